@@ -1,0 +1,32 @@
+# The two commands of README: `make run` (the main job) and `make test` (the whole suite).
+# Both create .venv and install the project on first use; nothing is installed by hand.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile
+
+lint: $(STAMP)
+	$(BIN)/ruff check harness bot commands tests bench examples
+	$(BIN)/mypy --strict harness
+	$(BIN)/lint-imports
+
+test: lint
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/dispatch.py
+	$(BIN)/python bench/remote.py
+
+clean:
+	rm -rf $(VENV) .data .pytest_cache .mypy_cache .ruff_cache

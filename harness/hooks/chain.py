@@ -1,0 +1,82 @@
+"""The executor loop: one plain async pass over a point's registrations (pluggy's ``_multicall``).
+
+Ordering is decided at registration (see :mod:`harness.hooks.manager`); this loop
+only runs, checks replacements and stops the ``in`` phase once a result is set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from pydantic import ValidationError
+
+from harness.hooks.contexts import HookContext
+from harness.hooks.errors import HookAbort, HookValidationError
+from harness.hooks.executor import Registration
+
+Scrub = Callable[[HookContext], HookContext]
+
+
+async def run_chain(
+    registrations: Sequence[Registration],
+    ctx: HookContext,
+    *,
+    until_result: bool = False,
+    scrub: Scrub | None = None,
+) -> HookContext:
+    """Run ``registrations`` in order, threading the context through them.
+
+    Args:
+        registrations: the point's executors, already sorted; never mutated here.
+        ctx: the context the first executor receives.
+        until_result: ``in`` semantics: stop as soon as the context carries a result
+            (so a lower-priority body that sets one replaces the default body).
+        scrub: applied to every replacement before the next executor sees it.
+
+    Returns:
+        The context returned by the last executor that replaced it, or ``ctx``.
+
+    Raises:
+        HookAbort: an executor cancelled the operation; ``point`` and ``executor`` are set.
+        HookValidationError: an executor returned something other than a valid context
+            of the point's type.
+    """
+    cls = type(ctx)
+    for reg in registrations:
+        if until_result and ctx.result is not None:
+            break
+        try:
+            out = await reg.executor(ctx)
+        except HookAbort as abort:
+            abort.point = abort.point or reg.point
+            abort.executor = abort.executor or reg.name
+            raise
+        except Exception as error:
+            error.add_note(f"raised by hook executor {reg.name} at {reg.point}")
+            raise
+        if out is None:
+            continue
+        if type(out) is not cls:
+            raise HookValidationError(
+                point=reg.point,
+                executor=reg.name,
+                detail=f"expected {cls.__name__} or None, got {type(out).__name__}",
+            )
+        try:
+            # model_copy(update=...) skips validation, so a replacement is re-validated here.
+            ctx = cls.model_validate(out.__dict__)
+        except ValidationError as error:
+            raise HookValidationError(
+                point=reg.point, executor=reg.name, detail=_summarise(error)
+            ) from None
+        if scrub is not None:
+            ctx = scrub(ctx)
+    return ctx
+
+
+def _summarise(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors(include_url=False, include_input=False):
+        where = ".".join(str(loc) for loc in item["loc"]) or "<root>"
+        parts.append(f"{where}: {item['msg']}")
+    return "; ".join(parts)

@@ -1,0 +1,37 @@
+"""Contexts of every message in and out of a task's chat thread."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from harness.hooks.contexts.base import Frozen, HookContext
+
+
+class ChannelMessage(Frozen):
+    """A message in a chat channel, in the harness's own terms."""
+
+    channel: str
+    thread: str = ""
+    user: str = ""
+    text: str = ""
+    ts: str = ""
+    blocks: tuple[dict[str, Any], ...] = ()
+
+
+class ChannelSentContext(HookContext):
+    """The harness posts to a thread; the body returns the message as posted (with its ts)."""
+
+    operation: ClassVar[str] = "channel.sent"
+    message: ChannelMessage
+    result: ChannelMessage | None = None
+
+
+class ChannelReceivedContext(HookContext):
+    """A message arrives from the chat; the body returns it normalised for the task."""
+
+    operation: ClassVar[str] = "channel.received"
+    message: ChannelMessage
+    raw: dict[str, Any] = Field(default_factory=dict)
+    result: ChannelMessage | None = None

@@ -1,0 +1,109 @@
+"""Errors of the hook mechanism; the tree is drawn in :mod:`harness.errors`.
+
+Constructors take typed keyword fields and build the message from them, so the
+text that reaches a log, a Slack reply or Temporal's history is always complete.
+"""
+
+from __future__ import annotations
+
+from harness.errors import HarnessError
+
+
+class HookError(HarnessError):
+    """Base class for errors of the hook mechanism."""
+
+
+class HookAbort(HookError):
+    """Raised by an executor to cancel the operation.
+
+    ``refusal`` says the operation was refused on purpose (policy, permissions),
+    as opposed to abandoned because something is wrong; callers turn a refusal
+    into a ``refused: <reason>`` reply and anything else into a failure. ``point``
+    and ``executor`` are filled in by the manager when the executor left them out.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        refusal: bool = False,
+        point: str | None = None,
+        executor: str | None = None,
+    ) -> None:
+        self.reason = reason
+        self.refusal = refusal
+        self.point = point
+        self.executor = executor
+        super().__init__(reason)
+
+    def __str__(self) -> str:
+        where = f" at {self.point}" if self.point else ""
+        who = f" by {self.executor}" if self.executor else ""
+        kind = "refused" if self.refusal else "aborted"
+        return f"{kind}{where}{who}: {self.reason}"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_abort, (self.reason, self.refusal, self.point, self.executor))
+
+
+def _rebuild_abort(
+    reason: str, refusal: bool, point: str | None, executor: str | None
+) -> HookAbort:
+    return HookAbort(reason, refusal=refusal, point=point, executor=executor)
+
+
+class HookTransportError(HookError):
+    """A remote executor failed: unreachable, too slow, or answered out of contract.
+
+    Never swallowed: the operation fails, so Temporal's retry path and
+    ``activity.failed`` run. ``cause`` is already redacted (it ends up in history).
+    """
+
+    def __init__(self, *, point: str, endpoint: str, cause: str) -> None:
+        self.point = point
+        self.endpoint = endpoint
+        self.cause = cause
+        super().__init__(f"remote executor {endpoint} failed at {point}: {cause}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_transport, (self.point, self.endpoint, self.cause))
+
+
+def _rebuild_transport(point: str, endpoint: str, cause: str) -> HookTransportError:
+    return HookTransportError(point=point, endpoint=endpoint, cause=cause)
+
+
+class HookValidationError(HookError):
+    """An executor returned something that is not a valid context for its point."""
+
+    def __init__(self, *, point: str, executor: str, detail: str) -> None:
+        self.point = point
+        self.executor = executor
+        self.detail = detail
+        super().__init__(f"executor {executor} at {point} returned an invalid context: {detail}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_validation, (self.point, self.executor, self.detail))
+
+
+def _rebuild_validation(point: str, executor: str, detail: str) -> HookValidationError:
+    return HookValidationError(point=point, executor=executor, detail=detail)
+
+
+class UnknownHookPointError(HookError, ValueError):
+    """A point or operation name that is not in the catalogue."""
+
+    def __init__(self, *, name: str, hint: str = "") -> None:
+        self.name = name
+        extra = f"; did you mean {hint!r}?" if hint else ""
+        super().__init__(
+            f"unknown hook point {name!r}: expected '<operation>.<phase>' with an operation "
+            f"from the catalogue and a phase in pre, in, post{extra}"
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_unknown, (self.name,))
+
+
+def _rebuild_unknown(name: str) -> UnknownHookPointError:
+    return UnknownHookPointError(name=name)

@@ -1,0 +1,66 @@
+"""What can run at a hook point: the executor and observer protocols, and registration handles.
+
+Executors are structural (like httpx transports): any async callable
+``(ctx) -> ctx | None`` qualifies, local function or remote proxy alike.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, TypeVar, final, runtime_checkable
+
+from harness.hooks.contexts import HookContext
+
+C = TypeVar("C", bound=HookContext)
+
+
+class Executor(Protocol):
+    """An async callable taking the context and returning a replacement or ``None``."""
+
+    async def __call__(self, ctx: HookContext, /) -> HookContext | None: ...
+
+
+@runtime_checkable
+class AbandonObserver(Protocol):
+    """A pre executor that opened something (a span, a lock) and must hear when the body failed.
+
+    Called synchronously by :meth:`HookManager.abandon`; what it raises is logged
+    and suppressed, so one broken observer cannot hide the operation's own error.
+    """
+
+    def abandon(self, point: str, ctx: HookContext, error: BaseException) -> None: ...
+
+
+def executor_name(executor: object) -> str:
+    """A readable name for logs and errors: ``name`` attribute, qualified name, or class name."""
+    name = getattr(executor, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    qualname = getattr(executor, "__qualname__", None)
+    if isinstance(qualname, str):
+        module = getattr(executor, "__module__", "")
+        return f"{module}.{qualname}" if module else qualname
+    return type(executor).__qualname__
+
+
+@final
+class Registration:
+    """Handle returned by :meth:`HookManager.register`; pass it to ``unregister``."""
+
+    __slots__ = ("executor", "name", "point", "priority", "sequence")
+
+    def __init__(
+        self, point: str, executor: Executor, priority: int, sequence: int, name: str
+    ) -> None:
+        self.point = point
+        self.executor = executor
+        self.priority = priority
+        self.sequence = sequence
+        self.name = name
+
+    @property
+    def sort_key(self) -> tuple[int, int]:
+        """Lower priority first; equal priorities keep registration order."""
+        return (self.priority, self.sequence)
+
+    def __repr__(self) -> str:
+        return f"<Registration {self.point} priority={self.priority} {self.name}>"

@@ -1,0 +1,180 @@
+"""HookManager: registers executors at points and runs an operation's pre, in and post chains.
+
+Sorting happens at registration (``bisect.insort`` on ``(priority, sequence)``);
+the run path only reads immutable tuples. What the default bodies do lives in the
+built-in plugin, not here; where operations run is :mod:`harness.temporal`'s concern.
+"""
+
+from __future__ import annotations
+
+import bisect
+import inspect
+import itertools
+import logging
+from collections import deque
+from collections.abc import Sequence
+from typing import Final, NamedTuple, TypeVar
+
+from harness.hooks.catalogue import DEFAULT_PRIORITY, OPERATIONS, POINTS, split_point
+from harness.hooks.chain import run_chain
+from harness.hooks.contexts import CONTEXT_TYPES, HookContext
+from harness.hooks.errors import HookAbort, HookValidationError
+from harness.hooks.executor import AbandonObserver, Executor, Registration, executor_name
+from harness.hooks.redactor import Redactor
+
+log = logging.getLogger(__name__)
+
+C = TypeVar("C", bound=HookContext)
+
+_EMPTY: Final[tuple[Registration, ...]] = ()
+
+
+class AbortRecord(NamedTuple):
+    """An abort as the manager saw it: where, by whom, why, and for which correlation id."""
+
+    point: str
+    executor: str
+    reason: str
+    refusal: bool
+    correlation_id: str
+
+
+class HookManager:
+    """The registry of executors and the runner of operations.
+
+    Args:
+        redactor: scrubs every context before executors see it and every output;
+            a default :class:`Redactor` when omitted.
+        abort_history: how many recent aborts :attr:`aborts` keeps.
+    """
+
+    def __init__(self, *, redactor: Redactor | None = None, abort_history: int = 100) -> None:
+        self.redactor = redactor or Redactor()
+        self.aborts: deque[AbortRecord] = deque(maxlen=abort_history)
+        self._registrations: dict[str, list[Registration]] = {p: [] for p in POINTS}
+        self._chains: dict[str, tuple[Registration, ...]] = {p: _EMPTY for p in POINTS}
+        self._sequence = itertools.count()
+        self._run_chain = run_chain
+
+    def register(
+        self, point: str, executor: Executor, *, priority: int = DEFAULT_PRIORITY
+    ) -> Registration:
+        """Add ``executor`` at ``point``; lower priorities run first, ties in registration order.
+
+        Raises:
+            UnknownHookPointError: ``point`` is not ``<operation>.<phase>`` of the catalogue.
+            TypeError: ``executor`` is not an async callable.
+        """
+        split_point(point)
+        if not _is_async_callable(executor):
+            raise TypeError(
+                f"executor {executor_name(executor)} for {point} must be an async callable "
+                "(async def, or an object with an async __call__)"
+            )
+        reg = Registration(point, executor, priority, next(self._sequence), executor_name(executor))
+        bisect.insort(self._registrations[point], reg, key=lambda r: r.sort_key)
+        self._chains[point] = tuple(self._registrations[point])
+        log.debug("registered %s at %s (priority %d)", reg.name, point, priority)
+        return reg
+
+    def unregister(self, registration: Registration) -> None:
+        """Remove a registration; removing one twice is an error.
+
+        Raises:
+            ValueError: ``registration`` is not (or no longer) registered.
+        """
+        regs = self._registrations.get(registration.point, [])
+        if registration not in regs:
+            raise ValueError(f"{registration!r} is not registered")
+        regs.remove(registration)
+        self._chains[registration.point] = tuple(regs)
+
+    def registrations(self, point: str) -> Sequence[Registration]:
+        """The registrations at ``point`` in the order they run."""
+        split_point(point)
+        return self._chains[point]
+
+    async def run(self, operation: str, ctx: C) -> C:
+        """Run ``operation``: pre chain, in chain (the body), post chain.
+
+        Returns:
+            The context after post, redacted.
+
+        Raises:
+            HookAbort: an executor cancelled the operation (also kept in :attr:`aborts`).
+            HookValidationError: an executor returned an invalid replacement.
+            Exception: whatever the body or a post executor raised, after abandon ran.
+        """
+        cls = CONTEXT_TYPES.get(operation)
+        if cls is None or type(ctx) is not cls:
+            raise HookValidationError(
+                point=operation,
+                executor="<caller>",
+                detail=f"run() needs a {cls.__name__ if cls else 'catalogue operation'}"
+                f" context, got {type(ctx).__name__}",
+            )
+        chains = self._chains
+        scrub = self.redactor.redact
+        pre = chains[operation + ".pre"]
+        body = chains[operation + ".in"]
+        post = chains[operation + ".post"]
+        current: HookContext = scrub(ctx)
+        try:
+            if pre:
+                current = await self._run_chain(pre, current, scrub=scrub)
+            if body:
+                current = await self._run_chain(body, current, until_result=True, scrub=scrub)
+            if post:
+                current = await self._run_chain(post, current, scrub=scrub)
+        except BaseException as error:
+            # What a pre executor opened (a span, a lock) must be closed whatever failed after it.
+            if pre:
+                self.abandon(operation + ".pre", current, error)
+            if isinstance(error, HookAbort):
+                self._record(error, current)
+            raise
+        # The input was scrubbed above and every replacement as the chain took it, so the
+        # output, being one of them, is scrubbed already.
+        return current  # type: ignore[return-value]  # the chain keeps the context's type
+
+    def abandon(self, point: str, ctx: HookContext, error: BaseException) -> None:
+        """Tell every :class:`AbandonObserver` at ``point`` that the operation failed.
+
+        Synchronous, so it also works from ``finally`` blocks and cancellation paths;
+        an observer's own failure is logged and suppressed.
+        """
+        for reg in self._chains.get(point, _EMPTY):
+            if isinstance(reg.executor, AbandonObserver):
+                try:
+                    reg.executor.abandon(point, ctx, error)
+                except Exception:
+                    log.exception("abandon observer %s at %s failed (suppressed)", reg.name, point)
+
+    def _record(self, abort: HookAbort, ctx: HookContext) -> None:
+        record = AbortRecord(
+            point=abort.point or "",
+            executor=abort.executor or "",
+            reason=self.redactor.redact_text(abort.reason),
+            refusal=abort.refusal,
+            correlation_id=ctx.correlation_id,
+        )
+        self.aborts.append(record)
+        log.info(
+            "%s at %s by %s: %s (correlation %s)",
+            "refusal" if abort.refusal else "abort",
+            record.point,
+            record.executor,
+            record.reason,
+            record.correlation_id or "-",
+        )
+
+    def __repr__(self) -> str:
+        count = sum(len(regs) for regs in self._chains.values())
+        return f"<HookManager {count} executors on {len(OPERATIONS)} operations>"
+
+
+def _is_async_callable(obj: object) -> bool:
+    if inspect.iscoroutinefunction(obj):
+        return True
+    call = getattr(obj, "__call__", None)  # noqa: B004  # objects with an async __call__ qualify
+    return call is not None and inspect.iscoroutinefunction(call)

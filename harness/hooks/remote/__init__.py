@@ -1,0 +1,1 @@
+"""Remote executors: hook points served by another process over JSON-RPC 2.0 or MCP."""
