@@ -1,0 +1,243 @@
+"""The wire under the remote executors: JSON-RPC 2.0 envelopes, error codes, and error mapping.
+
+It knows envelopes and transports, not hooks: the payload is opaque (``Any`` or a
+type the caller picks), and :func:`map_transport_errors` is the one boundary where
+foreign exceptions (HTTP clients, JSON, pydantic, MCP, anyio) become a
+:class:`~harness.hooks.errors.HookTransportError`. What a payload means is decided
+by the executors in :mod:`harness.hooks.remote.jsonrpc` and :mod:`harness.hooks.remote.mcp`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Final, Generic, Literal, TypeVar
+
+import aiohttp
+import anyio
+import httpx
+import pydantic_core
+from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from harness.errors import HarnessError
+from harness.hooks.errors import HookTransportError
+from harness.hooks.redactor import Redactor
+from harness.http.errors import HttpClientError
+
+JSONRPC_VERSION: Final = "2.0"
+
+# The codes JSON-RPC 2.0 reserves (section 5.1) ...
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
+METHOD_NOT_FOUND: Final = -32601
+INVALID_PARAMS: Final = -32602
+INTERNAL_ERROR: Final = -32603
+# ... and ours, from the "server error" range -32000..-32099 the spec leaves to implementations.
+ABORT: Final = -32001
+"""The remote asks to cancel the operation: ``error.data = {"abort": {"reason", "refusal"}}``.
+
+This is how a remote policy vetoes: an executor turns it into a ``HookAbort``, not a
+transport failure, because the remote answered in contract and meant it.
+"""
+
+MAX_CAUSE_CHARS: Final = 500
+"""Longest cause text kept: it lands in Temporal's history, so a 1 MiB HTML page must not."""
+
+RequestId = int | str
+ResultT = TypeVar("ResultT")
+
+
+class _Envelope(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class RpcRequest(_Envelope):
+    """A JSON-RPC 2.0 request; a missing ``id`` makes it a notification."""
+
+    jsonrpc: Literal["2.0"]
+    method: str
+    params: dict[str, Any] = {}
+    id: RequestId | None = None
+
+
+class RpcError(_Envelope):
+    """The ``error`` member of a response."""
+
+    code: int
+    message: str
+    data: Any = None
+
+
+class RpcResponse(_Envelope, Generic[ResultT]):
+    """A JSON-RPC 2.0 response: exactly one of ``result`` (which may be null) and ``error``.
+
+    Parametrize it (``RpcResponse[SomeModel]``) to validate the result in the same
+    pass as the envelope, in JSON mode.
+    """
+
+    jsonrpc: Literal["2.0"]
+    id: RequestId | None
+    result: ResultT | None = None
+    error: RpcError | None = None
+
+    @model_validator(mode="after")
+    def _result_xor_error(self) -> RpcResponse[ResultT]:
+        has_result = "result" in self.model_fields_set
+        has_error = "error" in self.model_fields_set and self.error is not None
+        if has_result == has_error:
+            raise ValueError("a response carries exactly one of 'result' and 'error'")
+        return self
+
+
+class AbortRequest(BaseModel):
+    """The payload of an :data:`ABORT` error: why, and whether it is a deliberate refusal."""
+
+    model_config = ConfigDict(frozen=True)
+
+    reason: str
+    refusal: bool = False
+
+
+class _AbortData(BaseModel):
+    abort: AbortRequest
+
+
+class WireError(HarnessError):
+    """A reply that parsed but breaks the contract (wrong id, an error object, ...).
+
+    Raised inside :func:`map_transport_errors`, which turns it into a transport error
+    like every other failure, so all of them are worded and redacted in one place.
+    """
+
+
+def encode_request(request_id: RequestId, method: str, params: dict[str, Any]) -> bytes:
+    """The JSON of an :class:`RpcRequest`; pydantic models inside ``params`` are serialized.
+
+    Built from a plain dict rather than through the model: this is the hot path, and
+    a test checks the bytes validate as :class:`RpcRequest`.
+    """
+    return pydantic_core.to_json(
+        {"jsonrpc": JSONRPC_VERSION, "id": request_id, "method": method, "params": params}
+    )
+
+
+def encode_result(request_id: RequestId | None, result: object) -> bytes:
+    """The JSON of a success response carrying ``result`` (``None`` is sent as null)."""
+    return pydantic_core.to_json({"jsonrpc": JSONRPC_VERSION, "id": request_id, "result": result})
+
+
+def encode_error(request_id: RequestId | None, error: RpcError) -> bytes:
+    """The JSON of an error response."""
+    return pydantic_core.to_json(
+        {"jsonrpc": JSONRPC_VERSION, "id": request_id, "error": error.model_dump()}
+    )
+
+
+def abort_error(reason: str, *, refusal: bool = False) -> RpcError:
+    """The error object by which a remote asks to cancel the operation (see :data:`ABORT`)."""
+    data = {"abort": AbortRequest(reason=reason, refusal=refusal).model_dump()}
+    return RpcError(code=ABORT, message=reason, data=data)
+
+
+def abort_of(error: RpcError) -> AbortRequest | None:
+    """The abort an error object asks for, or ``None`` if it is an ordinary error."""
+    if error.code != ABORT:
+        return None
+    try:
+        return _AbortData.model_validate(error.data).abort
+    except ValidationError:
+        return None  # an -32001 without our payload is just an error from someone else
+
+
+def describe_error(error: RpcError) -> str:
+    """One line for an error object: code, message, and data when there is any."""
+    text = f"JSON-RPC error {error.code}: {error.message}"
+    if error.data is not None:
+        text += f" (data: {pydantic_core.to_json(error.data).decode()})"
+    return text
+
+
+# Everything a transport, a decoder or a validator may raise about a peer's behaviour.
+# ValueError covers json.JSONDecodeError, UnicodeDecodeError and pydantic's ValidationError;
+# OSError covers TimeoutError and socket errors.
+_FOREIGN: Final[tuple[type[Exception], ...]] = (
+    HttpClientError,
+    WireError,
+    ValueError,
+    OSError,
+    EOFError,
+    MCPError,
+    anyio.ClosedResourceError,
+    anyio.BrokenResourceError,
+    anyio.EndOfStream,
+    aiohttp.ClientError,
+    httpx.HTTPError,
+)
+
+
+@contextmanager
+def map_transport_errors(point: str, endpoint: str, redactor: Redactor) -> Iterator[None]:
+    """Turn any transport or protocol failure inside the block into a ``HookTransportError``.
+
+    ``HookAbort``, ``HookTransportError``, cancellation and programming errors
+    (``TypeError``, ``AttributeError``) pass through untouched. An ``ExceptionGroup``
+    (anyio task groups, as in the MCP client) is mapped when every leaf is a transport
+    failure, after its first leaf.
+
+    Args:
+        point: the hook point being served, for the error.
+        endpoint: where the remote is (URL, command line); redacted before use.
+        redactor: scrubs endpoint and cause, since both end up in Temporal's history.
+
+    Raises:
+        HookTransportError: ``from`` the original exception.
+    """
+    try:
+        yield
+    except _FOREIGN as exc:
+        raise _transport_error(point, endpoint, redactor, exc) from exc
+    except ExceptionGroup as group:
+        matched, rest = group.split(_FOREIGN)
+        if matched is None or rest is not None:
+            raise
+        leaf: BaseException = matched
+        while isinstance(leaf, BaseExceptionGroup):
+            leaf = leaf.exceptions[0]
+        raise _transport_error(point, endpoint, redactor, leaf) from group
+
+
+def _transport_error(
+    point: str, endpoint: str, redactor: Redactor, exc: BaseException
+) -> HookTransportError:
+    cause = _describe(exc)
+    if len(cause) > MAX_CAUSE_CHARS:
+        cause = cause[: MAX_CAUSE_CHARS - 3] + "..."
+    return HookTransportError(
+        point=point, endpoint=redactor.redact_text(endpoint), cause=redactor.redact_text(cause)
+    )
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, HttpClientError | WireError):
+        return str(exc)
+    if isinstance(exc, ValidationError):
+        return _describe_validation(exc)
+    if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
+        return f"reply is not JSON: {exc}"
+    if isinstance(exc, TimeoutError):
+        return f"timeout: {exc}" if str(exc) else "timeout"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _describe_validation(error: ValidationError) -> str:
+    # Inputs are left out on purpose: they are the peer's data and may be huge or secret.
+    items = error.errors(include_url=False, include_input=False)
+    if any(item["type"] == "json_invalid" for item in items):
+        return f"reply is not JSON: {items[0]['msg']}"
+    parts = []
+    for item in items:
+        where = ".".join(str(loc) for loc in item["loc"]) or "<root>"
+        parts.append(f"{where}: {item['msg']}")
+    return f"reply does not conform ({error.title}): " + "; ".join(parts)
