@@ -1,0 +1,220 @@
+"""One MCP client session to one server, opened on first use and kept open across calls.
+
+The mcp SDK's :class:`mcp.Client` is an async context manager whose task groups must
+be entered and left by the same task, while hook calls arrive from many tasks. So a
+private *owner* task holds each session open and callers only send requests through
+it. A session whose server went away is retired and the next call opens a new one.
+What a call means for hooks (tool names, the reply encoding, error mapping) lives in
+:mod:`harness.hooks.remote.mcp`; this module knows nothing about hooks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shlex
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final, final
+from urllib.parse import urlsplit, urlunsplit
+
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED, CallToolResult
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CONNECT_TIMEOUT: Final = 10.0
+"""Bound on each request of the handshake; a stdio server pays its interpreter start here."""
+
+
+@final
+class McpConnection:
+    """A lazily opened, shared MCP session to one server over stdio or streamable HTTP.
+
+    Several executors (say ``pre`` and ``post`` of one operation) may share one
+    connection, so one server process serves them all.
+
+    Args:
+        server: an ``http://`` or ``https://`` URL (streamable HTTP), or the command
+            line of a stdio server as a sequence (``["python", "hooks.py"]``).
+        env: extra environment variables for a stdio server.
+        cwd: working directory of a stdio server.
+        connect_timeout: bound on each handshake request, so a server that never
+            answers cannot hold the owner task open forever.
+
+    A connection belongs to the event loop that first uses it; :meth:`aclose` it there.
+    """
+
+    def __init__(
+        self,
+        server: str | Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | Path | None = None,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    ) -> None:
+        if isinstance(server, str):
+            if urlsplit(server).scheme not in ("http", "https"):
+                raise ValueError(
+                    f"MCP server {server!r}: pass an http(s) URL, or a stdio command as a list"
+                )
+            self._params: StdioServerParameters | str = server
+            self.endpoint = _display_url(server)
+        else:
+            argv = list(server)
+            if not argv:
+                raise ValueError("MCP stdio server command is empty")
+            self._params = StdioServerParameters(
+                command=argv[0], args=argv[1:], env=dict(env) if env else None, cwd=cwd
+            )
+            self.endpoint = shlex.join(argv)
+        self._connect_timeout = connect_timeout
+        self._owner: _Owner | None = None
+        self._retired: set[asyncio.Task[None]] = set()
+        self._lock = asyncio.Lock()
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], *, timeout: float | None = None
+    ) -> CallToolResult:
+        """Call tool ``name`` over the shared session, opening it first if needed.
+
+        Args:
+            name: the tool.
+            arguments: its arguments, JSON-ready.
+            timeout: how long to wait for the reply once the request is written; the
+                SDK then sends the server a courtesy cancel. Callers still bound the
+                whole call (connecting included) with their own deadline; cancelling
+                one call leaves the session open for the others.
+
+        Returns:
+            The tool's result as the SDK parsed it; ``is_error`` results included.
+
+        Raises:
+            Exception: whatever the SDK raised (``MCPError``, transport or spawn
+                errors); callers map it at their error boundary.
+        """
+        owner = await self._ready_owner()
+        try:
+            return await owner.client.call_tool(name, arguments, read_timeout_seconds=timeout)
+        except BaseException as error:
+            if _session_is_gone(error):
+                # The server exited or the transport broke: a new process (or HTTP
+                # session) on the next call, rather than failing every call from now on.
+                self._retire(owner)
+            raise
+
+    async def aclose(self) -> None:
+        """Close the session and wait until its server process (if any) is stopped."""
+        async with self._lock:
+            if self._owner is not None:
+                self._retire(self._owner)
+            retired = list(self._retired)
+        await asyncio.gather(*retired, return_exceptions=True)
+
+    async def _ready_owner(self) -> _Owner:
+        owner = self._owner
+        if owner is not None and owner.usable():
+            return owner
+        async with self._lock:
+            owner = self._owner
+            if owner is None or not owner.usable():
+                if owner is not None:
+                    self._retire(owner)
+                owner = self._owner = _Owner(self._params, self.endpoint, self._connect_timeout)
+                self._retired.add(owner.task)
+                owner.task.add_done_callback(self._retired.discard)
+        await owner.wait_ready()
+        return owner
+
+    def _retire(self, owner: _Owner) -> None:
+        owner.close()
+        if self._owner is owner:
+            self._owner = None
+
+    def __repr__(self) -> str:
+        state = "open" if self._owner is not None and self._owner.usable() else "closed"
+        return f"<McpConnection {self.endpoint} {state}>"
+
+
+class _Owner:
+    """The task that holds one :class:`mcp.Client` open until it is told to close."""
+
+    def __init__(
+        self, params: StdioServerParameters | str, endpoint: str, connect_timeout: float
+    ) -> None:
+        self._params = params
+        self._connect_timeout = connect_timeout
+        loop = asyncio.get_running_loop()
+        self._ready: asyncio.Future[Client] = loop.create_future()
+        # A caller that timed out stops waiting; the outcome is still consumed here so
+        # asyncio does not log "exception was never retrieved".
+        self._ready.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self._closing = asyncio.Event()
+        self.client: Client
+        self.task = loop.create_task(self._run(), name=f"mcp-session {endpoint}")
+
+    def usable(self) -> bool:
+        return not self.task.done() and not self._closing.is_set()
+
+    async def wait_ready(self) -> None:
+        # shield: a caller's deadline must not cancel the shared handshake future.
+        self.client = await asyncio.shield(self._ready)
+
+    def close(self) -> None:
+        self._closing.set()
+        if not self._ready.done():
+            self.task.cancel()
+
+    async def _run(self) -> None:
+        transport = (
+            streamable_http_client(self._params)
+            if isinstance(self._params, str)
+            else stdio_client(self._params)
+        )
+        try:
+            # The client-wide read timeout bounds the handshake (and the one tools/list
+            # the SDK sends before a tool's first result); hook calls pass their own.
+            async with Client(
+                transport, cache=None, read_timeout_seconds=self._connect_timeout
+            ) as client:
+                self._ready.set_result(client)
+                await self._closing.wait()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as error:  # handed to the waiting caller, mapped there
+            if not self._ready.done():
+                self._ready.set_exception(_first_leaf(error))
+            else:
+                log.debug("MCP session ended: %r", error)
+        finally:
+            if not self._ready.done():
+                # Closed while connecting: a plain error for the waiter, not its own
+                # cancellation (which would read as the caller having been cancelled).
+                self._ready.set_exception(ConnectionError("MCP session closed before it opened"))
+
+
+def _session_is_gone(error: BaseException) -> bool:
+    if isinstance(error, asyncio.CancelledError | TimeoutError):
+        return False  # the caller gave up; the session itself may be fine
+    if isinstance(error, MCPError):
+        return error.code == CONNECTION_CLOSED
+    return True
+
+
+def _first_leaf(error: BaseException) -> BaseException:
+    """The first real error inside (possibly nested) task-group exception groups."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
+
+
+def _display_url(url: str) -> str:
+    """``url`` without credentials or query, fit for logs and Temporal history."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))

@@ -1,0 +1,76 @@
+"""Structure rules of STYLE.md that can be checked mechanically."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import harness.hooks
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("harness", "bot", "commands")
+DESIGN_SURFACE = {
+    "OPERATIONS", "PHASES", "context_type", "HookManager", "HookAbort",
+    "HookTransportError", "AbandonObserver", "Redactor", "JsonRpcExecutor", "McpExecutor",
+}  # fmt: skip
+
+
+def _modules(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def test_no_module_is_over_400_lines():
+    too_big = {
+        str(path.relative_to(ROOT)): n
+        for package in PACKAGES
+        for path in _modules(package)
+        if (n := len(path.read_text().splitlines())) > 400
+    }
+    assert too_big == {}
+
+
+def test_harness_never_imports_bot_or_commands():
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(
+            name for name in _imports(path) if name.split(".")[0] in ("bot", "commands")
+        )
+        for path in _modules("harness")
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_code_outside_the_hooks_package_uses_its_public_modules_only():
+    allowed = {"harness.hooks", "harness.hooks.contexts"}
+    offenders = {}
+    for package in PACKAGES:
+        for path in _modules(package):
+            if path.is_relative_to(ROOT / "harness" / "hooks"):
+                continue
+            private = sorted(
+                name for name in _imports(path)
+                if name.startswith("harness.hooks.") and name not in allowed
+                and not name.startswith("harness.hooks.contexts.")
+                and not name.startswith("harness.hooks.remote.")
+            )  # fmt: skip
+            if private:
+                offenders[str(path.relative_to(ROOT))] = private
+    assert offenders == {}
+
+
+def test_public_surface_contains_the_design_list_and_is_sorted():
+    exported = harness.hooks.__all__
+    assert DESIGN_SURFACE <= set(exported)
+    assert exported == sorted(exported, key=lambda n: (not n.isupper(), n))
+    for name in exported:
+        assert getattr(harness.hooks, name) is not None

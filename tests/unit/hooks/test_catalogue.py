@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import pytest
+
+from harness.hooks import OPERATIONS, PHASES, POINTS, UnknownHookPointError
+from harness.hooks.catalogue import check_operation, point, split_point
+
+DESIGN_CATALOGUE = """
+request.received, task.created, task.state_changed, task.complete, context.created,
+llm.invoked, tool_calls.extracted, tool.invoked, system_one.invoked, plan.created,
+step.started, step.finished, subtask.spawned, help.requested, help.decided,
+channel.sent, channel.received, compaction.trigger, compaction.keep,
+compaction.summarise, persistence.read, persistence.write, activity.failed,
+activity.retried, heartbeat.tick, shutdown, skill.loaded, skill.unloaded,
+agent.invoked, command.invoked
+"""
+
+
+def test_operations_are_the_design_catalogue_in_order():
+    expected = tuple(name.strip() for name in DESIGN_CATALOGUE.replace("\n", " ").split(","))
+    assert OPERATIONS == expected
+    assert len(OPERATIONS) == 30
+
+
+def test_phases_and_points():
+    assert PHASES == ("pre", "in", "post")
+    assert len(POINTS) == 90
+    assert "tool.invoked.pre" in POINTS
+    assert point("shutdown", "post") == "shutdown.post"
+
+
+def test_split_point_handles_operations_with_dots_and_without():
+    assert split_point("tool_calls.extracted.in") == ("tool_calls.extracted", "in")
+    assert split_point("shutdown.pre") == ("shutdown", "pre")
+
+
+@pytest.mark.parametrize("bad", ["tool.invoked", "tool.invoked.during", "tool.invokd.pre", ""])
+def test_unknown_point_is_a_clear_error(bad):
+    with pytest.raises(UnknownHookPointError) as info:
+        split_point(bad)
+    assert repr(bad) in str(info.value)
+    assert "<operation>.<phase>" in str(info.value)
+
+
+def test_unknown_point_suggests_the_close_one():
+    with pytest.raises(UnknownHookPointError, match="did you mean 'tool.invoked.pre'"):
+        split_point("tool.invokd.pre")
+
+
+def test_unknown_operation_is_a_value_error_too():
+    with pytest.raises(ValueError, match="unknown hook point 'tools.invoked'"):
+        check_operation("tools.invoked")
