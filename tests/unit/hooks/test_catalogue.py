@@ -43,10 +43,10 @@ def test_unknown_point_is_a_clear_error(bad):
 
 
 def test_unknown_point_suggests_the_close_one():
-    with pytest.raises(UnknownHookPointError, match="did you mean 'tool.invoked.pre'"):
+    with pytest.raises(UnknownHookPointError, match=r"did you mean .tool\.invoked\.pre."):
         split_point("tool.invokd.pre")
 
 
 def test_unknown_operation_is_a_value_error_too():
-    with pytest.raises(ValueError, match="unknown hook point 'tools.invoked'"):
+    with pytest.raises(ValueError, match=r"unknown hook point .tools\.invoked."):
         check_operation("tools.invoked")

@@ -37,8 +37,15 @@ def test_context_type_accepts_points_and_rejects_unknown_names():
 @pytest.mark.parametrize("op", OPERATIONS)
 def test_every_context_carries_the_common_fields(op):
     fields = context_type(op).model_fields
-    for name in ("task", "participants", "entities", "correlation_id", "attempt",
-                 "idempotency_key", "result"):
+    for name in (
+        "task",
+        "participants",
+        "entities",
+        "correlation_id",
+        "attempt",
+        "idempotency_key",
+        "result",
+    ):
         assert name in fields, f"{op} lacks {name}"
 
 

@@ -18,7 +18,6 @@ from harness.hooks import (
 )
 from harness.hooks.contexts import (
     CommandInvokedContext,
-    ToolInvokedContext,
     ToolResult,
 )
 
@@ -102,8 +101,12 @@ async def test_pre_replacement_becomes_the_operations_input(manager, recorder, t
     manager.register("tool.invoked.pre", recorder.executor("rewrite", rewrite))
     manager.register(
         "tool.invoked.in",
-        recorder.executor("body", lambda c: c.model_copy(
-            update={"result": ToolResult(content=f"ran {c.call.arguments['q']}")})),
+        recorder.executor(
+            "body",
+            lambda c: c.model_copy(
+                update={"result": ToolResult(content=f"ran {c.call.arguments['q']}")}
+            ),
+        ),
         priority=BUILTIN_BODY_PRIORITY,
     )
     out = await manager.run("tool.invoked", tool_ctx)
@@ -128,32 +131,50 @@ async def test_pre_veto_cancels_the_operation_and_surfaces_as_typed_abort(
     assert recorder.pop_trace() == []
     record = manager.aborts[-1]
     assert (record.point, record.reason, record.correlation_id) == (
-        "tool.invoked.pre", "shell is not allowed", "corr-1")
+        "tool.invoked.pre",
+        "shell is not allowed",
+        "corr-1",
+    )
 
 
 async def test_default_body_at_1000_runs_when_nothing_replaces_it(manager, recorder, tool_ctx):
-    manager.register("tool.invoked.in", recorder.executor("default", set_result("default")),
-                     priority=BUILTIN_BODY_PRIORITY)
+    manager.register(
+        "tool.invoked.in",
+        recorder.executor("default", set_result("default")),
+        priority=BUILTIN_BODY_PRIORITY,
+    )
     out = await manager.run("tool.invoked", tool_ctx)
     assert out.result == ToolResult(content="default")
     assert recorder.pop_trace() == ["default"]
 
 
 async def test_lower_priority_body_that_sets_result_replaces_default(manager, recorder, tool_ctx):
-    manager.register("tool.invoked.in", recorder.executor("default", set_result("default")),
-                     priority=BUILTIN_BODY_PRIORITY)
-    manager.register("tool.invoked.in", recorder.executor("custom", set_result("custom")),
-                     priority=BUILTIN_BODY_PRIORITY - 1)
-    manager.register("tool.invoked.in", recorder.executor("later", set_result("later")),
-                     priority=BUILTIN_BODY_PRIORITY + 1)
+    manager.register(
+        "tool.invoked.in",
+        recorder.executor("default", set_result("default")),
+        priority=BUILTIN_BODY_PRIORITY,
+    )
+    manager.register(
+        "tool.invoked.in",
+        recorder.executor("custom", set_result("custom")),
+        priority=BUILTIN_BODY_PRIORITY - 1,
+    )
+    manager.register(
+        "tool.invoked.in",
+        recorder.executor("later", set_result("later")),
+        priority=BUILTIN_BODY_PRIORITY + 1,
+    )
     out = await manager.run("tool.invoked", tool_ctx)
     assert out.result == ToolResult(content="custom")
     assert recorder.pop_trace() == ["custom"]
 
 
 async def test_in_executor_without_result_lets_the_default_body_run(manager, recorder, tool_ctx):
-    manager.register("tool.invoked.in", recorder.executor("default", set_result("default")),
-                     priority=BUILTIN_BODY_PRIORITY)
+    manager.register(
+        "tool.invoked.in",
+        recorder.executor("default", set_result("default")),
+        priority=BUILTIN_BODY_PRIORITY,
+    )
     manager.register("tool.invoked.in", recorder.executor("observer"), priority=1)
     out = await manager.run("tool.invoked", tool_ctx)
     assert out.result == ToolResult(content="default")

@@ -26,7 +26,7 @@ SECRETS = {
     "github": "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
     "github fine-grained": "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
     "aws access key": "AKIAIOSFODNN7EXAMPLE",
-    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9Pl",
 }
 
 
@@ -45,7 +45,10 @@ def test_default_patterns_mask_known_token_formats(redactor, secret):
     ("text", "expected"),
     [
         ("Authorization: Bearer abc.def-ghi_jkl", "Authorization: Bearer [REDACTED]"),
-        ('curl -H "Authorization: Basic dXNlcjpwYXNz"', 'curl -H "Authorization: Basic [REDACTED]"'),
+        (
+            'curl -H "Authorization: Basic dXNlcjpwYXNz"',
+            'curl -H "Authorization: Basic [REDACTED]"',
+        ),
         ("x-api-key: 12345", "x-api-key: [REDACTED]"),
         ("https://h/cb?token=abc123&page=2", "https://h/cb?token=[REDACTED]&page=2"),
         ("PASSWORD=hunter2", "PASSWORD=[REDACTED]"),
@@ -103,24 +106,31 @@ def test_clean_values_come_back_as_the_same_objects(redactor):
 def test_users_add_patterns_and_named_fields():
     redactor = Redactor(patterns=[r"ACME-\d{6}"], fields=["ssn"])
     assert redactor.redact_text("id ACME-123456 ok") == "id [REDACTED] ok"
-    assert redactor.redact({"SSN": "123-45-6789", "name": "x"}) == {"SSN": "[REDACTED]", "name": "x"}
+    assert redactor.redact({"SSN": "123-45-6789", "name": "x"}) == {
+        "SSN": "[REDACTED]",
+        "name": "x",
+    }
     redactor.add_field("Session-Id")
     assert redactor.redact({"session_id": "abc"}) == {"session_id": "[REDACTED]"}
 
 
 def test_user_pattern_with_whitespace_still_masks_inside_models():
     redactor = Redactor(patterns=[r"secret\s+word\s+\w+"])
-    ctx = ToolInvokedContext(call=ToolCall(id="1", name="x", arguments={"a": "the secret\nword hello"}))
+    ctx = ToolInvokedContext(
+        call=ToolCall(id="1", name="x", arguments={"a": "the secret\nword hello"})
+    )
     assert redactor.redact(ctx).call.arguments["a"] == "the [REDACTED]"
 
 
 def test_without_defaults_only_user_rules_apply():
     redactor = Redactor(patterns=[r"zzz"], defaults=False)
-    assert redactor.redact_text(f"{SECRETS['slack bot']} zzz") == f"{SECRETS['slack bot']} [REDACTED]"
+    assert (
+        redactor.redact_text(f"{SECRETS['slack bot']} zzz") == f"{SECRETS['slack bot']} [REDACTED]"
+    )
 
 
 def test_bad_user_pattern_fails_at_construction():
-    with pytest.raises(Exception, match="unterminated|missing"):
+    with pytest.raises(Exception, match=r"unterminated|missing"):
         Redactor(patterns=["(unclosed"])
 
 
@@ -134,8 +144,11 @@ async def test_executors_never_see_the_secret_in_the_input():
     for phase in ("pre", "in", "post"):
         manager.register(f"channel.sent.{phase}", spy)
     ctx = ChannelSentContext(
-        message=ChannelMessage(channel="C", text=f"deploy with {SECRETS['openai']}",
-                               blocks=({"elements": [{"text": {"text": SECRETS["slack app"]}}]},)),
+        message=ChannelMessage(
+            channel="C",
+            text=f"deploy with {SECRETS['openai']}",
+            blocks=({"elements": [{"text": {"text": SECRETS["slack app"]}}]},),
+        ),
     )
     await manager.run("channel.sent", ctx)
     assert len(seen) == 3
@@ -164,7 +177,7 @@ async def test_secrets_a_body_puts_in_the_output_are_masked_before_post_and_retu
 # The fast path (one scan of the JSON text) must never let through what the full walk masks.
 _leaves = st.one_of(
     st.text(max_size=20),
-    st.sampled_from(list(SECRETS.values()) + ["Bearer abcdefgh12345", "token=x", "hunter2"]),
+    st.sampled_from([*list(SECRETS.values()), "Bearer abcdefgh12345", "token=x", "hunter2"]),
     st.integers(),
     st.none(),
 )
