@@ -1,0 +1,60 @@
+"""Settings of the worker and its client, from ``HARNESS_*`` environment variables and ``.env``.
+
+The defaults run everything on one machine (a dev server on 127.0.0.1:7233, data
+under ``.data``). Settings are read once, at process start, by the worker and the
+bot; workflow code never reads them (it gets what it needs in its input).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from harness.temporal import TASK_QUEUE
+
+
+class Settings(BaseSettings):
+    """Where Temporal is, where data lives, and how long activities may take and retry.
+
+    Every field is ``HARNESS_<FIELD>`` in the environment, e.g.
+    ``HARNESS_TEMPORAL_ADDRESS=temporal.internal:7233``.
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="HARNESS_", env_file=".env", extra="ignore", frozen=True
+    )
+
+    temporal_address: str = "127.0.0.1:7233"
+    temporal_namespace: str = "default"
+    task_queue: str = TASK_QUEUE
+    data_dir: Path = Path(".data")
+    artefact_store: Path | None = None
+    """SQLite file of task artefacts; ``<data_dir>/artefacts.sqlite3`` when unset."""
+
+    activity_start_to_close_seconds: float = Field(default=120.0, gt=0)
+    activity_heartbeat_seconds: float = Field(default=10.0, gt=0)
+    """A worker that stops heartbeating for this long is presumed dead; the attempt fails."""
+
+    retry_max_attempts: int = Field(default=5, ge=1)
+    retry_initial_backoff_seconds: float = Field(default=1.0, ge=0)
+    retry_backoff_multiplier: float = Field(default=2.0, ge=1)
+    retry_max_backoff_seconds: float = Field(default=60.0, ge=0)
+
+    shutdown_grace_seconds: float = Field(default=10.0, ge=0)
+    """How long in-flight activities may finish after a stop signal before being handed back."""
+    sticky_queue_timeout_seconds: float = Field(default=10.0, gt=0)
+    """How long a workflow task waits for the worker that cached it before any worker takes it."""
+
+    plugins: list[str] = Field(default_factory=list)
+    """``module:function`` paths called with ``(manager, settings)`` at worker start.
+
+    The hook for configured executors until executor configuration has its own format;
+    given as JSON in the environment: ``HARNESS_PLUGINS='["mypkg.hooks:register"]'``.
+    """
+
+    @property
+    def artefact_store_path(self) -> Path:
+        """The SQLite file of the artefact store."""
+        return self.artefact_store or self.data_dir / "artefacts.sqlite3"

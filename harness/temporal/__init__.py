@@ -1,0 +1,41 @@
+"""Durability: the task workflow, the hook-wrapped activities and the worker that runs them.
+
+Only names live here, so that the bot, the settings and the workflow sandbox can
+import them without pulling in activity code. Activity names are explicit strings
+and take a version suffix when their payload changes (STYLE.md rule 10).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+TASK_QUEUE: Final = "tiny-harness"
+"""The task queue a worker polls unless ``HARNESS_TASK_QUEUE`` says otherwise."""
+
+TASK_WORKFLOW: Final = "task-v1"
+
+TASK_CREATED: Final = "task-created-v1"
+TASK_STATE_CHANGED: Final = "task-state-changed-v1"
+TASK_COMPLETE: Final = "task-complete-v1"
+PERSISTENCE_READ: Final = "persistence-read-v1"
+PERSISTENCE_WRITE: Final = "persistence-write-v1"
+SUBTASK_SPAWNED: Final = "subtask-spawned-v1"
+COMMAND_INVOKED: Final = "command-invoked-v1"
+DISPATCH_HOOKS: Final = "dispatch-hooks-v1"
+
+ACTIVITY_OPERATIONS: Final[dict[str, str]] = {
+    TASK_CREATED: "task.created",
+    TASK_STATE_CHANGED: "task.state_changed",
+    TASK_COMPLETE: "task.complete",
+    PERSISTENCE_READ: "persistence.read",
+    PERSISTENCE_WRITE: "persistence.write",
+    SUBTASK_SPAWNED: "subtask.spawned",
+    COMMAND_INVOKED: "command.invoked",
+}
+"""The operation each activity performs; ``dispatch_hooks`` runs the one its input names."""
+
+ABORT_ERROR_TYPE: Final = "HookAbort"
+"""``ApplicationError.type`` of an operation cancelled by an executor (non-retryable)."""
+
+GAVE_UP_ERROR_TYPE: Final = "TaskGaveUp"
+"""``ApplicationError.type`` the workflow raises when ``activity.failed`` decides to stop."""
