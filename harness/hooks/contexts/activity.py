@@ -23,6 +23,8 @@ class ActivityFailedContext(HookContext):
     failed_operation: str = ""
     error_type: str = ""
     error_message: str = ""
+    retryable: bool = True
+    """False when the failure says trying again cannot help (an abort, an invalid context)."""
     max_attempts: int = 3
     result: RetryDecision | None = None
 
