@@ -1,7 +1,148 @@
-"""Placeholder while the remote executors are written (issue 2, in progress)."""
+"""JsonRpcExecutor: a hook executor served by another process over JSON-RPC 2.0 on HTTP.
+
+It adapts the wire (:mod:`harness.hooks.remote.wire`) to the executor shape: the
+request is ``{"method": <point>, "params": {"context": ...}}`` and the result is a
+replacement context or null. HTTP itself is a provider (:mod:`harness.http`); the
+server side helper is :mod:`harness.hooks.remote.jsonrpc_server`.
+
+Failures are never passed through: anything but a conforming reply raises
+``HookTransportError`` (DESIGN.md, "Remote executors"), except the one error the
+remote sends on purpose to veto, code :data:`~harness.hooks.remote.wire.ABORT`,
+which becomes ``HookAbort``.
+"""
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Mapping
+from typing import Final, final
 
-class JsonRpcExecutor:  # pragma: no cover - replaced by the real executor in this issue
-    pass
+from harness.hooks.catalogue import split_point
+from harness.hooks.contexts import HookContext, context_type
+from harness.hooks.errors import HookAbort
+from harness.hooks.redactor import Redactor
+from harness.hooks.remote.wire import (
+    RpcResponse,
+    WireError,
+    abort_of,
+    describe_error,
+    encode_request,
+    map_transport_errors,
+)
+from harness.http import AiohttpClient
+from harness.providers import HttpClient, HttpResponse
+
+DEFAULT_TIMEOUT: Final = 5.0
+DEFAULT_MAX_REPLY_BYTES: Final = 1 << 20
+_SNIPPET_CHARS: Final = 200
+
+
+@final
+class JsonRpcExecutor:
+    """Calls a remote JSON-RPC 2.0 server for one hook point.
+
+    The point is given at construction, not learned at registration, because the
+    manager hands executors only the context: register the executor at the point it
+    was built for. A context of another operation's type is refused with
+    ``HookTransportError`` before anything is sent.
+
+    Args:
+        url: the server's endpoint; it may carry a token, so it is redacted wherever shown.
+        point: the hook point served, ``<operation>.<phase>``; also the JSON-RPC method.
+        http: the HTTP client provider; when omitted the executor makes an
+            :class:`~harness.http.AiohttpClient` and closes it in :meth:`aclose`.
+        timeout: seconds for the whole call, connect to last byte.
+        max_reply_bytes: largest reply accepted.
+        headers: extra request headers (e.g. ``Authorization``).
+        name: how logs, errors and abort records name this executor.
+        redactor: scrubs endpoint, error text and abort reasons.
+
+    Raises:
+        UnknownHookPointError: ``point`` is not in the catalogue.
+        ValueError: ``timeout`` or ``max_reply_bytes`` is not positive.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        point: str,
+        http: HttpClient | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
+        headers: Mapping[str, str] | None = None,
+        name: str | None = None,
+        redactor: Redactor | None = None,
+    ) -> None:
+        operation, _ = split_point(point)
+        if timeout <= 0 or max_reply_bytes <= 0:
+            raise ValueError("timeout and max_reply_bytes must be positive")
+        self.url = url
+        self.point = point
+        self.context_type = context_type(operation)
+        self.timeout = timeout
+        self.max_reply_bytes = max_reply_bytes
+        self._reply_model: type[RpcResponse[HookContext]] = RpcResponse[self.context_type]  # type: ignore[name-defined]  # a runtime-chosen parameter, as pydantic allows
+        self._http: HttpClient = http if http is not None else AiohttpClient()
+        self._owns_http = http is None
+        self._headers = {"content-type": "application/json", **(headers or {})}
+        self._redactor = redactor or Redactor()
+        self.endpoint = self._redactor.redact_text(url)
+        self.name = name or f"jsonrpc:{self.endpoint}#{point}"
+        # Unique per executor, which is what JSON-RPC needs: the reply must echo our id.
+        self._ids = itertools.count(1)
+
+    async def __call__(self, ctx: HookContext, /) -> HookContext | None:
+        """Send ``ctx`` to the remote and return its replacement, or ``None`` to pass through.
+
+        Raises:
+            HookAbort: the remote vetoed (error code ``ABORT`` with an ``abort`` payload).
+            HookTransportError: anything else that is not a conforming reply: timeout,
+                refused or reset connection, non-2xx status, a body that is not JSON,
+                a wrong ``jsonrpc`` version or ``id``, an ``error`` object, a result that
+                is not a valid context for the point, a reply over the size cap.
+        """
+        request_id = next(self._ids)
+        with map_transport_errors(self.point, self.endpoint, self._redactor):
+            if type(ctx) is not self.context_type:
+                raise WireError(
+                    f"executor serves {self.point} ({self.context_type.__name__}) but was "
+                    f"given a {type(ctx).__name__}; register it at the point it was built for"
+                )
+            body = encode_request(request_id, self.point, {"context": ctx})
+            resp = await self._http.post(
+                self.url,
+                body=body,
+                headers=self._headers,
+                timeout=self.timeout,
+                max_bytes=self.max_reply_bytes,
+            )
+            if not 200 <= resp.status < 300:
+                raise WireError(_describe_status(resp))
+            reply = self._reply_model.model_validate_json(resp.body)
+            # An error reply may carry a null id (the server could not read ours); a
+            # result must always echo it.
+            if reply.id != request_id and (reply.error is None or reply.id is not None):
+                raise WireError(f"reply id {reply.id!r} does not match request id {request_id}")
+            if reply.error is not None:
+                abort = abort_of(reply.error)
+                if abort is not None:
+                    raise HookAbort(self._redactor.redact_text(abort.reason), refusal=abort.refusal)
+                raise WireError(describe_error(reply.error))
+            return reply.result
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if this executor made it; a given one stays the caller's."""
+        if self._owns_http:
+            await self._http.aclose()
+
+    def __repr__(self) -> str:
+        return f"<JsonRpcExecutor {self.point} -> {self.endpoint}>"
+
+
+def _describe_status(resp: HttpResponse) -> str:
+    kind = resp.headers.get("content-type", "no content-type")
+    text = " ".join(resp.body[: _SNIPPET_CHARS * 4].decode("utf-8", "replace").split())
+    if len(text) > _SNIPPET_CHARS:
+        text = text[:_SNIPPET_CHARS] + "..."
+    return f"HTTP {resp.status} ({kind}): {text or '<empty body>'}"

@@ -47,6 +47,7 @@ MAX_CAUSE_CHARS: Final = 500
 
 RequestId = int | str
 ResultT = TypeVar("ResultT")
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 class _Envelope(BaseModel):
@@ -133,6 +134,28 @@ def encode_error(request_id: RequestId | None, error: RpcError) -> bytes:
     return pydantic_core.to_json(
         {"jsonrpc": JSONRPC_VERSION, "id": request_id, "error": error.model_dump()}
     )
+
+
+def decode_request(body: bytes) -> RpcRequest | RpcError:
+    """Parse a request body, or say why not as the error object to send back.
+
+    Batches (JSON arrays) are not supported and come back as ``INVALID_REQUEST``.
+    """
+    try:
+        return RpcRequest.model_validate_json(body)
+    except ValidationError as exc:
+        if any(item["type"] == "json_invalid" for item in exc.errors(include_url=False)):
+            return RpcError(code=PARSE_ERROR, message="Parse error: body is not JSON")
+        detail = summarise_validation(exc)
+        return RpcError(code=INVALID_REQUEST, message=f"Invalid Request: {detail}")
+
+
+def decode_params(model: type[ModelT], data: object) -> ModelT | RpcError:
+    """Validate ``data`` as ``model``, or return the ``INVALID_PARAMS`` error to send back."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        return RpcError(code=INVALID_PARAMS, message=f"Invalid params: {summarise_validation(exc)}")
 
 
 def abort_error(reason: str, *, refusal: bool = False) -> RpcError:
@@ -232,12 +255,16 @@ def _describe(exc: BaseException) -> str:
 
 
 def _describe_validation(error: ValidationError) -> str:
-    # Inputs are left out on purpose: they are the peer's data and may be huge or secret.
     items = error.errors(include_url=False, include_input=False)
     if any(item["type"] == "json_invalid" for item in items):
         return f"reply is not JSON: {items[0]['msg']}"
+    return f"reply does not conform ({error.title}): {summarise_validation(error)}"
+
+
+def summarise_validation(error: ValidationError) -> str:
+    """``loc: msg`` for each problem, joined; inputs are left out, being the peer's data."""
     parts = []
-    for item in items:
+    for item in error.errors(include_url=False, include_input=False):
         where = ".".join(str(loc) for loc in item["loc"]) or "<root>"
         parts.append(f"{where}: {item['msg']}")
-    return f"reply does not conform ({error.title}): " + "; ".join(parts)
+    return "; ".join(parts)

@@ -1,0 +1,128 @@
+"""Server side of :class:`~harness.hooks.remote.jsonrpc.JsonRpcExecutor`: functions in, app out.
+
+So a remote executor is a few lines: plain functions keyed by hook point, each taking
+the typed context and returning a replacement or ``None``, raising ``HookAbort`` to
+veto. It speaks the wire of :mod:`harness.hooks.remote.wire`; it does not run a chain
+(one function per point) and does not redact (the calling harness does, both ways).
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final, TypeAlias
+
+from aiohttp import web
+
+from harness.hooks.catalogue import split_point
+from harness.hooks.contexts import HookContext, context_type
+from harness.hooks.errors import HookAbort
+from harness.hooks.remote.wire import (
+    INTERNAL_ERROR,
+    METHOD_NOT_FOUND,
+    RpcError,
+    abort_error,
+    decode_params,
+    decode_request,
+    encode_error,
+    encode_result,
+)
+
+log = logging.getLogger(__name__)
+
+# ``Any`` in, so a handler may annotate its parameter with its own context class.
+Handler: TypeAlias = (
+    Callable[[Any], Awaitable[HookContext | None]] | Callable[[Any], HookContext | None]
+)
+
+_JSON: Final = "application/json"
+
+
+class JsonRpcDispatcher:
+    """Turns one JSON-RPC request body into one response body; no HTTP in it.
+
+    Args:
+        handlers: a function per hook point; sync or async.
+
+    Raises:
+        UnknownHookPointError: a key is not a point of the catalogue (at construction,
+            so a typo fails when the server starts, not on the first call).
+    """
+
+    def __init__(self, handlers: Mapping[str, Handler]) -> None:
+        self._table: dict[str, tuple[type[HookContext], Handler]] = {}
+        for point, handler in handlers.items():
+            operation, _ = split_point(point)
+            self._table[point] = (context_type(operation), handler)
+
+    async def dispatch(self, body: bytes) -> bytes | None:
+        """The response to ``body``, or ``None`` for a notification (a request without id).
+
+        A handler's ``HookAbort`` becomes the ``ABORT`` error (the veto convention of
+        :mod:`harness.hooks.remote.wire`); any other exception becomes ``INTERNAL_ERROR``
+        with its text, which the caller redacts.
+        """
+        request = decode_request(body)
+        if isinstance(request, RpcError):
+            return encode_error(None, request)
+        rid = request.id
+        entry = self._table.get(request.method)
+        if entry is None:
+            known = ", ".join(sorted(self._table)) or "none"
+            error = RpcError(
+                code=METHOD_NOT_FOUND,
+                message=f"Method not found: {request.method!r} (served: {known})",
+            )
+            return encode_error(rid, error)
+        cls, handler = entry
+        ctx = decode_params(cls, request.params.get("context"))
+        if isinstance(ctx, RpcError):
+            return encode_error(rid, ctx)
+        try:
+            out = handler(ctx)
+            if inspect.isawaitable(out):
+                out = await out
+        except HookAbort as abort:
+            return encode_error(rid, abort_error(abort.reason, refusal=abort.refusal))
+        except Exception as exc:
+            log.exception("handler for %s failed", request.method)
+            text = f"{type(exc).__name__}: {exc}"
+            return encode_error(rid, RpcError(code=INTERNAL_ERROR, message=text))
+        if out is not None and type(out) is not cls:
+            text = f"handler returned {type(out).__name__}, expected {cls.__name__} or None"
+            return encode_error(rid, RpcError(code=INTERNAL_ERROR, message=text))
+        if "id" not in request.model_fields_set:
+            return None
+        return encode_result(rid, out)
+
+
+def jsonrpc_app(handlers: Mapping[str, Handler], *, path: str = "/") -> web.Application:
+    """An aiohttp application serving ``handlers`` as JSON-RPC 2.0 at ``path``.
+
+    Every JSON-RPC reply, error or not, is sent with HTTP 200, as JSON-RPC over HTTP
+    usually is; the executor treats any other status as a transport failure.
+
+    Args:
+        handlers: a function per hook point (``"tool.invoked.pre"``) taking that
+            point's context and returning a replacement or ``None``; it may raise
+            ``HookAbort`` to veto the operation.
+        path: the URL path to POST to.
+
+    Returns:
+        The application; run it with ``web.run_app`` or an ``AppRunner``.
+
+    Raises:
+        UnknownHookPointError: a key is not a point of the catalogue.
+    """
+    dispatcher = JsonRpcDispatcher(handlers)
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        reply = await dispatcher.dispatch(await request.read())
+        if reply is None:
+            return web.Response(status=204)
+        return web.Response(body=reply, content_type=_JSON)
+
+    app = web.Application()
+    app.router.add_post(path, handle)
+    return app
