@@ -1,1 +1,23 @@
 """Remote executors: hook points served by another process over JSON-RPC 2.0 or MCP."""
+
+from __future__ import annotations
+
+from harness.hooks.remote.mcp import McpExecutor
+from harness.hooks.remote.mcp_connection import McpConnection
+from harness.hooks.remote.mcp_server import (
+    HookTools,
+    hook_server,
+    serve_from_command_line,
+    serve_http,
+    serve_stdio,
+)
+
+__all__ = [
+    "HookTools",
+    "McpConnection",
+    "McpExecutor",
+    "hook_server",
+    "serve_from_command_line",
+    "serve_http",
+    "serve_stdio",
+]

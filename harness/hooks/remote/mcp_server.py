@@ -1,0 +1,190 @@
+"""Serve plain Python functions as hook tools ``hooks.<operation>.<phase>`` on an MCP server.
+
+The server side of :class:`~harness.hooks.remote.mcp.McpExecutor`: each function
+receives the point's typed context and returns a replacement or ``None``, or raises
+:class:`~harness.hooks.errors.HookAbort` to veto, exactly like a local executor::
+
+    async def confine(ctx: ToolInvokedContext) -> ToolInvokedContext | None: ...
+
+    if __name__ == "__main__":
+        serve_from_command_line({"tool.invoked.pre": confine})   # stdio, or --http --port N
+
+Replies use :mod:`~harness.hooks.remote.reply`; a function that raises anything else
+answers with an ``isError`` result. Built on the SDK's low-level ``Server`` so the
+result is exactly the encoding the executor reads, nothing inferred from annotations.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Final, final
+
+import anyio
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    INVALID_PARAMS,
+    CallToolRequestParams,
+    CallToolResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+    TextContent,
+    Tool,
+)
+
+from harness.hooks.catalogue import split_point
+from harness.hooks.contexts import HookContext, context_type
+from harness.hooks.errors import HookAbort
+from harness.hooks.remote.reply import abort_reply, dumps, reply_of, tool_name
+
+log = logging.getLogger(__name__)
+
+HookFunction = Callable[[Any], Awaitable[HookContext | None] | HookContext | None]
+"""A plain function (sync or async) from a point's context to a replacement or ``None``."""
+
+DEFAULT_NAME: Final = "tiny-harness-hooks"
+DEFAULT_PATH: Final = "/mcp"
+
+
+@final
+class HookTools:
+    """Hook functions keyed by point, as the ``tools/list`` and ``tools/call`` handlers.
+
+    Use :func:`hook_server` for a ready server; compose these handlers into your own
+    low-level ``Server`` when it serves other tools too.
+
+    Args:
+        hooks: ``{"tool.invoked.pre": fn, ...}``.
+
+    Raises:
+        UnknownHookPointError: a key is not a point of the catalogue.
+    """
+
+    def __init__(self, hooks: Mapping[str, HookFunction]) -> None:
+        self._hooks: dict[str, tuple[str, HookFunction]] = {}
+        self._tools: list[Tool] = []
+        for point, fn in hooks.items():
+            split_point(point)
+            name = tool_name(point)
+            self._hooks[name] = (point, fn)
+            self._tools.append(_tool(point, name, fn))
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        """The names of the tools served, ``hooks.<point>`` each."""
+        return tuple(self._hooks)
+
+    async def list_tools(
+        self, _request: ServerRequestContext[Any], _params: PaginatedRequestParams | None
+    ) -> ListToolsResult:
+        """Handler of ``tools/list``: one tool per hook point."""
+        return ListToolsResult(tools=list(self._tools))
+
+    async def call_tool(
+        self, _request: ServerRequestContext[Any], params: CallToolRequestParams
+    ) -> CallToolResult:
+        """Handler of ``tools/call``: validate the context, run the function, encode its outcome.
+
+        Raises:
+            MCPError: ``INVALID_PARAMS`` for a tool this server does not serve (a
+                protocol error, as the MCP spec asks for unknown tools).
+        """
+        entry = self._hooks.get(params.name)
+        if entry is None:
+            raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {params.name}")
+        point, fn = entry
+        raw = (params.arguments or {}).get("context")
+        try:
+            ctx = context_type(point).model_validate(raw)
+        except ValueError as error:  # pydantic's ValidationError: the caller sent a bad context
+            return _error(f"arguments.context is not a valid {point} context: {error}")
+        try:
+            out = fn(ctx)
+            if inspect.isawaitable(out):
+                out = await out
+        except HookAbort as abort:
+            return _reply(abort_reply(abort))
+        except Exception as error:  # the function's own failure becomes an isError result
+            log.exception("hook function for %s raised", point)
+            return _error(f"{type(error).__name__}: {error}")
+        if out is not None and type(out) is not type(ctx):
+            return _error(f"returned {type(out).__name__}, expected {type(ctx).__name__} or None")
+        return _reply(reply_of(out))
+
+
+def hook_server(hooks: Mapping[str, HookFunction], *, name: str = DEFAULT_NAME) -> Server[Any]:
+    """An MCP server whose tools are ``hooks`` (see :class:`HookTools`)."""
+    tools = HookTools(hooks)
+    return Server(name, on_list_tools=tools.list_tools, on_call_tool=tools.call_tool)
+
+
+async def serve_stdio(server: Server[Any]) -> None:
+    """Serve ``server`` over this process's stdin and stdout until stdin closes."""
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+async def serve_http(
+    server: Server[Any], *, host: str = "127.0.0.1", port: int = 8000, path: str = DEFAULT_PATH
+) -> None:
+    """Serve ``server`` over streamable HTTP at ``http://host:port/path`` until cancelled."""
+    import uvicorn  # the HTTP stack loads only for servers that use it
+
+    app = server.streamable_http_app(streamable_http_path=path, host=host)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    await uvicorn.Server(config).serve()
+
+
+def serve_from_command_line(
+    hooks: Mapping[str, HookFunction],
+    argv: Sequence[str] | None = None,
+    *,
+    name: str = DEFAULT_NAME,
+) -> None:
+    """Run a hook server as a script: stdio by default, ``--http [--host H] [--port N]``.
+
+    Args:
+        hooks: the functions to serve, keyed by point.
+        argv: the arguments (``sys.argv[1:]`` when ``None``).
+        name: the server's name in the MCP handshake.
+    """
+    parser = argparse.ArgumentParser(description=f"MCP hook server {name}")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP, not stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--path", default=DEFAULT_PATH)
+    args = parser.parse_args(argv)
+    server = hook_server(hooks, name=name)
+    if args.http:
+        anyio.run(lambda: serve_http(server, host=args.host, port=args.port, path=args.path))
+    else:
+        anyio.run(serve_stdio, server)
+
+
+def _tool(point: str, name: str, fn: HookFunction) -> Tool:
+    schema = context_type(point).model_json_schema()
+    defs = schema.pop("$defs", None)
+    input_schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"context": schema},
+        "required": ["context"],
+    }
+    if defs:
+        input_schema["$defs"] = defs  # refs read "#/$defs/...", so they stay at the root
+    doc = inspect.getdoc(fn) or ""
+    summary = doc.splitlines()[0] if doc else f"hook executor at {point}"
+    return Tool(name=name, description=summary, input_schema=input_schema)
+
+
+def _reply(payload: dict[str, Any]) -> CallToolResult:
+    # Text too, for clients that ignore structuredContent (the executor reads either).
+    return CallToolResult(content=[TextContent(text=dumps(payload))], structured_content=payload)
+
+
+def _error(text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(text=text)], is_error=True)

@@ -1,0 +1,90 @@
+"""The hook reply: what a remote executor answers, as one JSON object.
+
+``{"context": {...}}`` replaces the context, ``{"context": null}`` passes through, and
+``{"abort": {"reason": ..., "refusal": ...}}`` vetoes the operation. The abort object
+is :class:`~harness.hooks.remote.wire.AbortRequest`, the same one JSON-RPC carries in
+an ``ABORT`` error's data, so a policy answers alike over every transport. MCP sends
+this object as a tool result; the in-memory executor round-trips it as JSON. JSON-RPC
+uses its own envelope (``result`` / ``error``) instead, see :mod:`.wire`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import pydantic_core
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from harness.hooks.contexts import HookContext, context_type
+from harness.hooks.errors import HookAbort
+from harness.hooks.redactor import Redactor
+from harness.hooks.remote.wire import AbortRequest
+
+TOOL_PREFIX: Final = "hooks."
+
+
+class HookReply(BaseModel):
+    """One reply: exactly one of ``context`` (which may be null) and ``abort``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    context: dict[str, Any] | None = None
+    abort: AbortRequest | None = None
+
+    @model_validator(mode="after")
+    def _context_xor_abort(self) -> HookReply:
+        has_context = "context" in self.model_fields_set
+        has_abort = "abort" in self.model_fields_set and self.abort is not None
+        if has_context == has_abort:
+            raise ValueError("a hook reply carries exactly one of 'context' and 'abort'")
+        return self
+
+
+def tool_name(point: str) -> str:
+    """The MCP tool serving ``point``: ``hooks.<operation>.<phase>``."""
+    return TOOL_PREFIX + point
+
+
+def encode_context(ctx: HookContext) -> dict[str, Any]:
+    """``ctx`` as the JSON-ready dict a remote receives (and sends back)."""
+    return ctx.model_dump(mode="json")
+
+
+def reply_of(out: HookContext | None) -> dict[str, Any]:
+    """The reply for an executor's outcome: a replacement, or ``None`` for pass-through."""
+    return {"context": None if out is None else encode_context(out)}
+
+
+def abort_reply(abort: HookAbort) -> dict[str, Any]:
+    """The reply by which a remote vetoes the operation."""
+    return {"abort": AbortRequest(reason=abort.reason, refusal=abort.refusal).model_dump()}
+
+
+def decode_reply(point: str, payload: object, redactor: Redactor) -> HookContext | None:
+    """Read a reply for ``point``: the replacement context, or ``None``.
+
+    Args:
+        point: the hook point asked; the replacement must validate as its context.
+        payload: the parsed JSON object, or its text or bytes.
+        redactor: scrubs an abort's reason, which is recorded and may reach Slack.
+
+    Raises:
+        HookAbort: the reply is an abort (a deliberate answer, not a failure).
+        ValueError: the reply is not JSON, not a reply object, or its context does
+            not validate (pydantic's ``ValidationError`` is a ``ValueError``); the
+            transport's error boundary turns it into a ``HookTransportError``.
+    """
+    if isinstance(payload, str | bytes):
+        reply = HookReply.model_validate_json(payload)
+    else:
+        reply = HookReply.model_validate(payload)
+    if reply.abort is not None:
+        raise HookAbort(redactor.redact_text(reply.abort.reason), refusal=reply.abort.refusal)
+    if reply.context is None:
+        return None
+    return context_type(point).model_validate(reply.context)
+
+
+def dumps(payload: dict[str, Any]) -> str:
+    """The JSON text of a reply, for transports that carry text."""
+    return pydantic_core.to_json(payload).decode()
