@@ -17,6 +17,7 @@ from typing import Any, Final, Generic, Literal, TypeVar
 import aiohttp
 import anyio
 import httpx
+import httpx2
 import pydantic_core
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
@@ -197,6 +198,7 @@ _FOREIGN: Final[tuple[type[Exception], ...]] = (
     anyio.EndOfStream,
     aiohttp.ClientError,
     httpx.HTTPError,
+    httpx2.HTTPError,  # the MCP SDK's streamable HTTP client (connect refused, reset)
 )
 
 
