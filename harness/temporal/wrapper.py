@@ -1,0 +1,162 @@
+"""The hooked activity wrapper: an activity's body *is* its operation's pre, in and post chains.
+
+:func:`hooked` turns a typed method declaration into an activity that runs
+``HookManager.run(operation, ctx)``, heartbeats while the chain runs (remote executors
+and model calls can be slow, and a dead worker must be noticed in seconds), passes
+cancellation into the chain, and maps errors to Temporal failures. Retries are not
+decided here: activities run once per attempt and the workflow decides (DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Final, TypeVar
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from harness.hooks import HookAbort, HookContext, HookManager, HookTransportError
+from harness.hooks.contexts import HeartbeatTickContext
+from harness.providers import Clock, SystemClock
+from harness.temporal import ABORT_ERROR_TYPE
+
+log = logging.getLogger(__name__)
+
+HOOKED_ATTRIBUTE: Final = "__hooked_operation__"
+"""Set on every hooked activity: its operation, or ``"*"`` when the input's type decides it."""
+
+HEARTBEAT_STOPPED_ERROR_TYPE: Final = "HeartbeatStopped"
+
+C = TypeVar("C", bound=HookContext)
+H = TypeVar("H", bound="ActivityHost")
+
+
+class ActivityHost:
+    """Holds what hooked activities need (Temporal's "activity methods on an object" pattern).
+
+    Args:
+        manager: runs the chains.
+        clock: measures how long an operation has run, for ``heartbeat.tick``.
+        heartbeat_seconds: heartbeat interval when the activity has no heartbeat timeout;
+            otherwise a third of that timeout.
+    """
+
+    def __init__(
+        self, manager: HookManager, *, clock: Clock | None = None, heartbeat_seconds: float = 3.0
+    ) -> None:
+        self.manager = manager
+        self.clock: Clock = clock or SystemClock()
+        self.heartbeat_seconds = heartbeat_seconds
+        self.in_flight = 0
+
+    def activities(self) -> list[Callable[..., Any]]:
+        """Every activity method of this host, bound, as the worker registers them."""
+        cls = type(self)
+        return [
+            getattr(self, name)
+            for name in sorted(dir(cls))
+            if hasattr(getattr(cls, name), "__temporal_activity_definition")
+        ]
+
+
+def hooked(
+    operation: str | None = None,
+) -> Callable[[Callable[[H, C], Awaitable[C]]], Callable[[H, C], Awaitable[C]]]:
+    """Make a method's activity body the hook chain of ``operation``.
+
+    The decorated method runs first and returns the context the chain starts from
+    (usually its argument unchanged); then pre, in and post run. Put
+    ``@activity.defn(name=...)`` above it.
+
+    Args:
+        operation: the catalogue operation; ``None`` takes it from the input's type
+            (``dispatch_hooks`` runs whichever of its operations it is given).
+
+    Returns:
+        The decorator.
+    """
+
+    def decorate(declared: Callable[[H, C], Awaitable[C]]) -> Callable[[H, C], Awaitable[C]]:
+        @functools.wraps(declared)
+        async def run(self: H, ctx: C) -> C:
+            start = await declared(self, ctx)
+            return await run_hooked(self, operation or type(start).operation, start)
+
+        setattr(run, HOOKED_ATTRIBUTE, operation or "*")
+        return run
+
+    return decorate
+
+
+async def run_hooked(host: ActivityHost, operation: str, ctx: C) -> C:
+    """Run ``operation``'s chains inside the current activity, heartbeating until they end.
+
+    Raises:
+        ApplicationError: type ``HookAbort`` (non-retryable, details ``{reason, refusal,
+            point, executor}``) when an executor aborted; ``HeartbeatStopped`` when a
+            ``heartbeat.tick`` executor said stop; otherwise the original error's type name.
+        asyncio.CancelledError: the activity was cancelled; the chain was cancelled too.
+    """
+    info = activity.info()
+    timeout = info.heartbeat_timeout.total_seconds() if info.heartbeat_timeout else 0.0
+    interval = timeout / 3 if timeout else host.heartbeat_seconds
+    started = host.clock.monotonic()
+    host.in_flight += 1
+    chain = asyncio.ensure_future(host.manager.run(operation, ctx))
+    try:
+        while True:
+            done, _ = await asyncio.wait({chain}, timeout=interval)
+            if done:
+                return chain.result()
+            activity.heartbeat(operation)
+            tick = await host.manager.run(
+                "heartbeat.tick",
+                HeartbeatTickContext(
+                    task=ctx.task,
+                    participants=ctx.participants,
+                    entities=ctx.entities,
+                    correlation_id=ctx.correlation_id,
+                    attempt=ctx.attempt,
+                    idempotency_key=ctx.idempotency_key,
+                    activity=info.activity_type,
+                    elapsed_seconds=host.clock.monotonic() - started,
+                    detail=operation,
+                ),
+            )
+            if tick.result is False:
+                raise ApplicationError(
+                    f"heartbeat.tick stopped {operation} after "
+                    f"{tick.elapsed_seconds:.1f}s: {tick.detail}",
+                    type=HEARTBEAT_STOPPED_ERROR_TYPE,
+                    non_retryable=True,
+                )
+    except HookAbort as abort:
+        details = {
+            "reason": abort.reason,
+            "refusal": abort.refusal,
+            "point": abort.point or "",
+            "executor": abort.executor or "",
+        }
+        raise ApplicationError(
+            str(abort), details, type=ABORT_ERROR_TYPE, non_retryable=True
+        ) from None
+    except HookTransportError as error:
+        details = {"point": error.point, "endpoint": error.endpoint, "cause": error.cause}
+        raise ApplicationError(str(error), details, type=type(error).__name__) from None
+    except (ApplicationError, asyncio.CancelledError):
+        raise
+    except Exception as error:
+        # The traceback stays in this worker's log; history gets the type and a redacted text.
+        log.exception("%s failed in activity %s", operation, info.activity_type)
+        message = host.manager.redactor.redact_text(str(error))
+        raise ApplicationError(message, type=type(error).__name__) from None
+    finally:
+        host.in_flight -= 1
+        if not chain.done():
+            chain.cancel()
+            with contextlib.suppress(BaseException):
+                await chain
