@@ -9,17 +9,17 @@ receives the point's typed context and returns a replacement or ``None``, or rai
     if __name__ == "__main__":
         serve_from_command_line({"tool.invoked.pre": confine})   # stdio, or --http --port N
 
-Replies use :mod:`~harness.hooks.remote.reply`; a function that raises anything else
-answers with an ``isError`` result. Built on the SDK's low-level ``Server`` so the
-result is exactly the encoding the executor reads, nothing inferred from annotations.
+Replies use :mod:`~harness.hooks.remote.reply` (which also runs the function); a
+function that raises anything else answers with an ``isError`` result. Built on the
+SDK's low-level ``Server`` so the result is exactly the encoding the executor reads,
+nothing inferred from annotations.
 """
 
 from __future__ import annotations
 
 import argparse
 import inspect
-import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, final
 
 import anyio
@@ -38,14 +38,8 @@ from mcp_types import (
 )
 
 from harness.hooks.catalogue import split_point
-from harness.hooks.contexts import HookContext, context_type
-from harness.hooks.errors import HookAbort
-from harness.hooks.remote.reply import abort_reply, dumps, reply_of, tool_name
-
-log = logging.getLogger(__name__)
-
-HookFunction = Callable[[Any], Awaitable[HookContext | None] | HookContext | None]
-"""A plain function (sync or async) from a point's context to a replacement or ``None``."""
+from harness.hooks.contexts import context_type
+from harness.hooks.remote.reply import HookFunction, HookFunctionError, answer, dumps, tool_name
 
 DEFAULT_NAME: Final = "tiny-harness-hooks"
 DEFAULT_PATH: Final = "/mcp"
@@ -98,23 +92,11 @@ class HookTools:
         if entry is None:
             raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {params.name}")
         point, fn = entry
-        raw = (params.arguments or {}).get("context")
         try:
-            ctx = context_type(point).model_validate(raw)
-        except ValueError as error:  # pydantic's ValidationError: the caller sent a bad context
-            return _error(f"arguments.context is not a valid {point} context: {error}")
-        try:
-            out = fn(ctx)
-            if inspect.isawaitable(out):
-                out = await out
-        except HookAbort as abort:
-            return _reply(abort_reply(abort))
-        except Exception as error:  # the function's own failure becomes an isError result
-            log.exception("hook function for %s raised", point)
-            return _error(f"{type(error).__name__}: {error}")
-        if out is not None and type(out) is not type(ctx):
-            return _error(f"returned {type(out).__name__}, expected {type(ctx).__name__} or None")
-        return _reply(reply_of(out))
+            payload = await answer(point, fn, (params.arguments or {}).get("context"))
+        except HookFunctionError as error:
+            return _error(str(error))
+        return _reply(payload)
 
 
 def hook_server(hooks: Mapping[str, HookFunction], *, name: str = DEFAULT_NAME) -> Server[Any]:

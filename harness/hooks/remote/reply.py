@@ -10,6 +10,9 @@ uses its own envelope (``result`` / ``error``) instead, see :mod:`.wire`.
 
 from __future__ import annotations
 
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 import pydantic_core
@@ -18,9 +21,22 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from harness.hooks.contexts import HookContext, context_type
 from harness.hooks.errors import HookAbort
 from harness.hooks.redactor import Redactor
-from harness.hooks.remote.wire import AbortRequest
+from harness.hooks.remote.wire import AbortRequest, WireError
+
+log = logging.getLogger(__name__)
 
 TOOL_PREFIX: Final = "hooks."
+
+HookFunction = Callable[[Any], Awaitable[HookContext | None] | HookContext | None]
+"""What a hook server serves: a plain function (sync or async) from a point's context to
+a replacement or ``None``; ``Any`` in, so it may annotate its own context class."""
+
+
+class HookFunctionError(WireError):
+    """The served function failed or broke its contract; the server answers with an error.
+
+    A :class:`WireError`, so in-process it maps to a transport error like a remote one.
+    """
 
 
 class HookReply(BaseModel):
@@ -83,6 +99,43 @@ def decode_reply(point: str, payload: object, redactor: Redactor) -> HookContext
     if reply.context is None:
         return None
     return context_type(point).model_validate(reply.context)
+
+
+async def answer(point: str, fn: HookFunction, raw_context: object) -> dict[str, Any]:
+    """The server side of one call: validate the context, run ``fn``, encode its outcome.
+
+    Args:
+        point: the point served; ``raw_context`` must validate as its context.
+        fn: the hook function.
+        raw_context: the ``context`` argument as received (parsed JSON).
+
+    Returns:
+        The reply: the replacement, pass-through, or the abort ``fn`` raised.
+
+    Raises:
+        HookFunctionError: the context is invalid, ``fn`` raised something other than
+            ``HookAbort``, or it returned something other than its context type or ``None``.
+    """
+    cls = context_type(point)
+    try:
+        ctx = cls.model_validate(raw_context)
+    except ValueError as error:  # pydantic's ValidationError: the caller sent a bad context
+        detail = f"arguments.context is not a valid {point} context: {error}"
+        raise HookFunctionError(detail) from error
+    try:
+        out = fn(ctx)
+        if inspect.isawaitable(out):
+            out = await out
+    except HookAbort as abort:
+        return abort_reply(abort)
+    except Exception as error:  # the function's own failure is the reply, not the server's
+        log.exception("hook function for %s raised", point)
+        raise HookFunctionError(f"hook function raised {type(error).__name__}: {error}") from error
+    if out is not None and type(out) is not cls:
+        raise HookFunctionError(
+            f"hook function returned {type(out).__name__}, expected {cls.__name__} or None"
+        )
+    return reply_of(out)
 
 
 def dumps(payload: dict[str, Any]) -> str:
