@@ -1,0 +1,28 @@
+"""Errors :class:`harness.temporal.client.HarnessClient` raises, so callers never catch Temporal's::
+
+HarnessError                  harness.errors
+└── TaskError                 a request to a task did not go through
+    ├── TaskRejected          the task refused it (finished, invalid, or it failed)
+    └── TaskUnavailable       Temporal could not be reached, or the task does not exist
+"""
+
+from __future__ import annotations
+
+from harness.errors import HarnessError
+
+
+class TaskError(HarnessError):
+    """A request to a task did not go through."""
+
+    def __init__(self, *, task_id: str, reason: str) -> None:
+        self.task_id = task_id
+        self.reason = reason
+        super().__init__(f"task {task_id}: {reason}")
+
+
+class TaskRejected(TaskError):
+    """The task refused the request: it has finished, the input is invalid, or it failed."""
+
+
+class TaskUnavailable(TaskError):
+    """Temporal could not be reached, or no such task exists."""

@@ -1,0 +1,189 @@
+"""Workflow-owned retries: run an operation's activity, and decide each retry through hooks.
+
+Workflow code (runs in the sandbox, deterministic). Every activity is started with
+Temporal's retries off; on failure ``activity.failed`` decides whether and when to
+try again and ``activity.retried`` confirms the backoff, both via ``dispatch_hooks``
+(DESIGN.md, "Semantics"). The idempotency key is fixed per operation, the attempt
+number grows, and giving up raises a ``TaskGaveUp`` :class:`ApplicationError`.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TypeVar
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import (
+    ActivityError,
+    ApplicationError,
+    CancelledError,
+    TimeoutError,
+)
+
+with workflow.unsafe.imports_passed_through():
+    from harness.hooks.contexts import (
+        ActivityFailedContext,
+        ActivityRetriedContext,
+        HookContext,
+    )
+    from harness.temporal import ABORT_ERROR_TYPE, DISPATCH_HOOKS, GAVE_UP_ERROR_TYPE
+    from harness.temporal.models import ActivityPolicy, GaveUp
+
+C = TypeVar("C", bound=HookContext)
+_ONCE = RetryPolicy(maximum_attempts=1)
+
+
+class OperationRunner:
+    """Runs hook-wrapped operations as activities for one workflow run.
+
+    Args:
+        policy: timeouts and the default number of attempts.
+    """
+
+    def __init__(self, policy: ActivityPolicy) -> None:
+        info = workflow.info()
+        self.policy = policy
+        # Run id too: a task id can be reused by a later run, whose writes are new ones.
+        self._prefix = f"{info.workflow_id}/{info.run_id}"
+        self._count = 0
+
+    async def run(self, activity: str, ctx: C, *, max_attempts: int | None = None) -> C:
+        """Run ``activity`` on ``ctx`` until it succeeds or ``activity.failed`` gives up.
+
+        Args:
+            activity: the activity name (the operation is the context's).
+            ctx: the context; ``attempt`` and ``idempotency_key`` are set here.
+            max_attempts: overrides the policy (commands get one attempt).
+
+        Returns:
+            The context the activity returned (after pre, in and post).
+
+        Raises:
+            ApplicationError: type ``TaskGaveUp`` with :class:`GaveUp` details.
+        """
+        self._count += 1
+        key = f"{self._prefix}/{self._count}"
+        limit = max_attempts or self.policy.max_attempts
+        operation = type(ctx).operation
+        attempt = 1
+        while True:
+            current = ctx.model_copy(update={"attempt": attempt, "idempotency_key": key})
+            try:
+                return await self._execute(activity, current, type(ctx))
+            except ActivityError as error:
+                failure = _describe(error, operation)
+            decided = await self._dispatch(
+                ActivityFailedContext(
+                    **_common(ctx),
+                    attempt=attempt,
+                    idempotency_key=f"{key}/failed/{attempt}",
+                    activity=activity,
+                    failed_operation=operation,
+                    error_type=failure.error_type,
+                    error_message=failure.error_message,
+                    retryable=failure.retryable,
+                    max_attempts=limit,
+                ),
+                failure,
+                attempt,
+            )
+            decision = decided.result
+            if decision is None or not decision.retry:
+                reason = decision.reason if decision else "no activity.failed body decided"
+                raise _gave_up(failure.model_copy(update={"attempt": attempt, "reason": reason}))
+            retried = await self._dispatch(
+                ActivityRetriedContext(
+                    **_common(ctx),
+                    attempt=attempt + 1,
+                    idempotency_key=f"{key}/retried/{attempt + 1}",
+                    activity=activity,
+                    failed_operation=operation,
+                    backoff_seconds=decision.backoff_seconds,
+                ),
+                failure,
+                attempt,
+            )
+            backoff = decision.backoff_seconds if retried.result is None else retried.result
+            if backoff > 0:
+                await workflow.sleep(backoff)
+            attempt += 1
+
+    async def _execute(self, activity: str, ctx: C, result_type: type[C]) -> C:
+        result: C = await workflow.execute_activity(
+            activity,
+            ctx,
+            result_type=result_type,
+            start_to_close_timeout=timedelta(seconds=self.policy.start_to_close_seconds),
+            heartbeat_timeout=timedelta(seconds=self.policy.heartbeat_seconds),
+            retry_policy=_ONCE,
+            summary=f"{type(ctx).operation} attempt {ctx.attempt}",
+        )
+        return result
+
+    async def _dispatch(self, ctx: C, failure: GaveUp, attempt: int) -> C:
+        """Run a retry hook; if that fails too there is nothing left to decide with: give up."""
+        try:
+            return await self._execute(DISPATCH_HOOKS, ctx, type(ctx))
+        except ActivityError as error:
+            hook = type(ctx).operation
+            cause = _describe(error, hook)
+            verb = "aborted" if cause.abort_point else "failed"
+            reason = f"{hook} {verb}: {cause.error_message}"
+            update = {"attempt": attempt, "reason": reason}
+            raise _gave_up(failure.model_copy(update=update)) from None
+
+
+def _common(ctx: HookContext) -> dict[str, object]:
+    return {
+        "task": ctx.task,
+        "participants": ctx.participants,
+        "entities": ctx.entities,
+        "correlation_id": ctx.correlation_id,
+    }
+
+
+class _Failure(GaveUp):
+    retryable: bool = True
+
+
+def _describe(error: ActivityError, operation: str) -> _Failure:
+    cause = error.cause
+    if isinstance(cause, CancelledError):
+        raise error  # the workflow itself is being cancelled: not a failure to retry
+    if isinstance(cause, ApplicationError):
+        abort: dict[str, object] = {}
+        if cause.type == ABORT_ERROR_TYPE and cause.details and isinstance(cause.details[0], dict):
+            abort = cause.details[0]
+        return _Failure(
+            operation=operation,
+            attempt=0,
+            reason="",
+            error_type=cause.type or "ApplicationError",
+            error_message=cause.message,
+            abort_point=str(abort.get("point", "")),
+            abort_reason=str(abort.get("reason", "")),
+            retryable=not cause.non_retryable,
+        )
+    if isinstance(cause, TimeoutError):
+        kind = cause.type.name if cause.type else "UNKNOWN"
+        return _Failure(
+            operation=operation,
+            attempt=0,
+            reason="",
+            error_type=f"Timeout.{kind}",
+            error_message=str(cause),
+        )
+    text = str(cause) if cause else str(error)
+    kind = type(cause).__name__ if cause else type(error).__name__
+    return _Failure(operation=operation, attempt=0, reason="", error_type=kind, error_message=text)
+
+
+def _gave_up(failure: GaveUp) -> ApplicationError:
+    details = GaveUp.model_validate(failure.model_dump(exclude={"retryable"}))
+    return ApplicationError(
+        f"{details.operation} gave up after attempt {details.attempt}: {details.reason}",
+        details.model_dump(),
+        type=GAVE_UP_ERROR_TYPE,
+        non_retryable=True,
+    )

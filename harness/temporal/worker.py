@@ -1,0 +1,147 @@
+"""The worker entry point: build the HookManager, register plugins, run the Temporal worker.
+
+``python -m harness.worker`` and the ``tiny-harness-worker`` script call :func:`main`.
+A stop signal runs the ``shutdown`` operation, then in-flight activities get
+``shutdown_grace_seconds`` to finish before they are cancelled and handed back to
+Temporal (the workflow retries them on the next worker).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import signal
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Worker
+
+from harness.config import Settings
+from harness.hooks import POINTS, HookManager
+from harness.hooks.builtin import RetryDefaults, register_builtin
+from harness.hooks.contexts import ShutdownContext
+from harness.providers import SystemClock, system_random
+from harness.store import ArtefactStore, SqliteArtefactStore
+from harness.temporal.activities import HarnessActivities
+from harness.temporal.workflows import TaskWorkflow
+
+log = logging.getLogger(__name__)
+
+Plugin = Callable[[HookManager, Settings], Any]
+
+
+def build_manager(settings: Settings, store: ArtefactStore) -> HookManager:
+    """A manager with the built-in plugin and every configured plugin registered.
+
+    Configured executors arrive through ``settings.plugins`` (``module:function``
+    paths, each called with the manager and the settings) until executor
+    configuration gets its own format.
+
+    Raises:
+        ImportError, AttributeError: a plugin path does not resolve.
+    """
+    manager = HookManager()
+    retry = RetryDefaults(
+        initial_seconds=settings.retry_initial_backoff_seconds,
+        multiplier=settings.retry_backoff_multiplier,
+        maximum_seconds=settings.retry_max_backoff_seconds,
+    )
+    register_builtin(manager, store=store, random=system_random(), retry=retry)
+    for path in settings.plugins:
+        load_plugin(path)(manager, settings)
+    return manager
+
+
+def load_plugin(path: str) -> Plugin:
+    """Resolve ``module:function``."""
+    module, _, name = path.partition(":")
+    plugin: Plugin = getattr(importlib.import_module(module), name or "register")
+    return plugin
+
+
+def describe(manager: HookManager) -> list[str]:
+    """One line per registration, in run order: ``point priority name``."""
+    return [
+        f"{reg.point} {reg.priority} {reg.name}"
+        for point in POINTS
+        for reg in manager.registrations(point)
+    ]
+
+
+def build_worker(client: Client, settings: Settings, activities: HarnessActivities) -> Worker:
+    """The Temporal worker running :class:`TaskWorkflow` and every hooked activity."""
+    return Worker(
+        client,
+        task_queue=settings.task_queue,
+        workflows=[TaskWorkflow],
+        activities=activities.activities(),
+        graceful_shutdown_timeout=timedelta(seconds=settings.shutdown_grace_seconds),
+        sticky_queue_schedule_to_start_timeout=timedelta(
+            seconds=settings.sticky_queue_timeout_seconds
+        ),
+    )
+
+
+async def serve(
+    settings: Settings, stop: asyncio.Event, *, client: Client | None = None,
+    manager: HookManager | None = None,
+) -> str:  # fmt: skip
+    """Run a worker until ``stop`` is set, then shut down gracefully.
+
+    Returns:
+        What the ``shutdown`` operation's body reported.
+    """
+    store = SqliteArtefactStore(settings.artefact_store_path)
+    manager = manager or build_manager(settings, store)
+    for line in describe(manager):
+        log.info("registered %s", line)
+    client = client or await Client.connect(
+        settings.temporal_address,
+        namespace=settings.temporal_namespace,
+        data_converter=pydantic_data_converter,
+    )
+    activities = HarnessActivities(
+        manager, clock=SystemClock(), heartbeat_seconds=settings.activity_heartbeat_seconds / 3
+    )
+    worker = build_worker(client, settings, activities)
+    log.info("worker on %s, task queue %s", settings.temporal_address, settings.task_queue)
+    running = asyncio.create_task(worker.run())
+    stopping = asyncio.create_task(stop.wait())
+    try:
+        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if running.done():  # the worker died on its own (e.g. a fatal poll error)
+            running.result()
+        done = await manager.run(
+            "shutdown", ShutdownContext(reason="stop requested", in_flight=activities.in_flight)
+        )
+        log.info("%s", done.result)
+        await worker.shutdown()
+        await running
+    finally:
+        stopping.cancel()
+        store.close()
+    return done.result or ""
+
+
+def main() -> None:
+    """Run the worker until SIGINT or SIGTERM."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    settings = Settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await serve(settings, stop)
+
+    asyncio.run(run())
+
+
+if __name__ == "__main__":
+    main()
