@@ -1,0 +1,105 @@
+"""The slash commands: one module per command, registered on ``command.invoked`` as a plugin.
+
+:data:`COMMANDS` is the registry ``/help`` is generated from; :func:`register_all`
+installs the identity seal, the role guard and every command's filtered body on a
+:class:`~harness.hooks.HookManager`. Nothing here knows Slack (``bot/``) or Temporal
+(``harness/temporal``): bodies compute a :class:`CommandResult`, the workflow applies it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from pydantic import BaseModel
+
+from commands import effort, help, invite, model, status, subtask
+from commands.guard import (
+    SEAL_CHECK_PRIORITY,
+    SEAL_CLOSE_PRIORITY,
+    SEAL_PRIORITY,
+    IdentitySeal,
+    RoleGuard,
+)
+from commands.outcome import outcome_reply, run_command
+from commands.spec import (
+    DEFAULT_MODELS,
+    CommandConfig,
+    CommandSpec,
+    UsageError,
+    command_name,
+    for_command,
+    spec_executor,
+)
+from harness.hooks import BUILTIN_BODY_PRIORITY, ROLE_GUARD_PRIORITY, HookManager, Registration
+
+COMMANDS: Final[Mapping[str, CommandSpec[BaseModel]]] = {
+    spec.name: spec  # type: ignore[misc]  # each spec is invariant in its own Args type
+    for spec in (
+        model.SPEC,
+        effort.SPEC,
+        subtask.SPEC,
+        status.SPEC,
+        invite.SPEC,
+        help.SPEC,
+    )
+}
+
+
+def register_all(
+    manager: HookManager,
+    *,
+    models: Iterable[str] = DEFAULT_MODELS,
+    commands: Mapping[str, CommandSpec[BaseModel]] = COMMANDS,
+) -> list[Registration]:
+    """Register the seal, the guard and every command body on ``manager``.
+
+    Args:
+        manager: the worker's hook manager.
+        models: the model names ``/model <x>`` accepts; at least one.
+        commands: the registry to install (tests pass a subset).
+
+    Returns:
+        The registrations, so a caller can unregister them.
+
+    Raises:
+        ValueError: ``models`` is empty.
+    """
+    names = tuple(dict.fromkeys(m.strip() for m in models if m.strip()))
+    if not names:
+        raise ValueError("register_all needs at least one model name for /model")
+    config = CommandConfig(models=names, commands=tuple(commands.values()))
+    seal = IdentitySeal()
+    regs = [
+        manager.register("command.invoked.pre", seal.opener(), priority=SEAL_PRIORITY),
+        manager.register("command.invoked.pre", seal.checker(), priority=SEAL_CHECK_PRIORITY),
+        manager.register("command.invoked.pre", RoleGuard(commands), priority=ROLE_GUARD_PRIORITY),
+        manager.register("command.invoked.post", seal.closer(), priority=SEAL_CLOSE_PRIORITY),
+    ]
+    for name, spec in commands.items():
+        body = for_command(name, spec_executor(spec, config))
+        regs.append(manager.register("command.invoked.in", body, priority=BUILTIN_BODY_PRIORITY))
+    return regs
+
+
+def plugin(manager: HookManager, settings: Any) -> list[Registration]:  # noqa: ANN401  # worker plugins take the harness Settings, which this package must not import
+    """Worker plugin entry (``HARNESS_PLUGINS='["commands:plugin"]'``).
+
+    Uses ``settings.models`` when the settings have it, else :data:`DEFAULT_MODELS`.
+    """
+    return register_all(manager, models=getattr(settings, "models", None) or DEFAULT_MODELS)
+
+
+__all__ = [
+    "COMMANDS",
+    "DEFAULT_MODELS",
+    "CommandConfig",
+    "CommandSpec",
+    "UsageError",
+    "command_name",
+    "for_command",
+    "outcome_reply",
+    "plugin",
+    "register_all",
+    "run_command",
+]

@@ -1,0 +1,63 @@
+"""``/status``: the task as its snapshot shows it (model, effort, state, people, sub-tasks)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from commands.spec import Args, CommandConfig, CommandSpec, UsageError
+from harness.hooks.contexts import CommandInvokedContext, CommandResult, Role, TaskSnapshot
+
+NAME: Final = "status"
+USAGE: Final = "/status"
+_ROLE_ORDER: Final = {Role.OWNER: 0, Role.COLLABORATOR: 1, Role.WATCHER: 2, Role.NONE: 3}
+
+
+class StatusArgs(Args):
+    """No arguments."""
+
+
+def parse(text: str) -> StatusArgs:
+    """Nothing.
+
+    Raises:
+        UsageError: any text.
+    """
+    if text.strip():
+        raise UsageError(command=NAME, problem="`/status` takes no arguments", usage=USAGE)
+    return StatusArgs()
+
+
+def render(snapshot: TaskSnapshot) -> str:
+    """The snapshot as a few lines of Slack mrkdwn."""
+    title = snapshot.title or snapshot.ref.task_id
+    people = sorted(snapshot.participants, key=lambda p: (_ROLE_ORDER[p.role], p.user_id))
+    lines = [
+        f"*{title}* — {snapshot.status}",
+        f"model: `{snapshot.model or '(default)'}` · effort: `{snapshot.effort}`",
+        "people: " + (", ".join(f"<@{p.user_id}> ({p.role})" for p in people) or "none"),
+    ]
+    if snapshot.subtasks:
+        lines.append("sub-tasks:")
+        lines += [f"• {s.title} — {s.status} (`{s.task_id}`)" for s in snapshot.subtasks]
+    else:
+        lines.append("sub-tasks: none")
+    return "\n".join(lines)
+
+
+async def body(
+    ctx: CommandInvokedContext, args: StatusArgs, config: CommandConfig
+) -> CommandResult:
+    """Render the snapshot the workflow attached."""
+    if ctx.snapshot is None:
+        return CommandResult(reply="no task state is available yet")
+    return CommandResult(reply=render(ctx.snapshot))
+
+
+SPEC: Final = CommandSpec(
+    name=NAME,
+    summary="show the task: state, model, effort, people, sub-tasks",
+    usage=USAGE,
+    args=StatusArgs,
+    parse=parse,
+    body=body,
+)

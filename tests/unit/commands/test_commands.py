@@ -1,0 +1,145 @@
+"""Each command's parse and body, run through a real HookManager with the commands plugin."""
+
+from __future__ import annotations
+
+import pytest
+
+from commands import COMMANDS, UsageError, effort, invite, model, run_command, subtask
+from harness.hooks.contexts import CommandEffect
+
+from .conftest import SNAPSHOT
+
+
+async def test_model_without_argument_shows_current_and_available(manager, ctx):
+    result = await run_command(manager, ctx("model"))
+    assert result.reply == "model: `offline` (available: `gpt-x`, `claude-y`, `offline`)"
+    assert result.effects == ()
+
+
+async def test_model_with_configured_name_returns_set_model_effect(manager, ctx):
+    result = await run_command(manager, ctx("/model", "GPT-X"))
+    assert result.effects == (CommandEffect(kind="set_model", value="gpt-x"),)
+    assert result.reply == "model set to `gpt-x` (was `offline`)"
+
+
+async def test_model_unknown_name_lists_available_and_changes_nothing(manager, ctx):
+    result = await run_command(manager, ctx("model", "gpt-9"))
+    assert result.reply == "unknown model `gpt-9`; available: `gpt-x`, `claude-y`, `offline`"
+    assert result.effects == ()
+
+
+async def test_model_same_as_current_has_no_effect(manager, ctx):
+    result = await run_command(manager, ctx("model", "offline"))
+    assert result.effects == ()
+    assert "already" in result.reply
+
+
+def test_model_parse_rejects_two_words_with_usage():
+    with pytest.raises(UsageError, match=r"usage: /model \[name\]"):
+        model.parse("gpt-x claude-y")
+
+
+@pytest.mark.parametrize("text", ["low", "Medium", " HIGH "])
+def test_effort_parse_accepts_levels_in_any_case(text):
+    assert effort.parse(text).level == text.strip().lower()
+
+
+async def test_effort_bad_value_is_a_usage_reply_without_effect(manager, ctx):
+    result = await run_command(manager, ctx("effort", "extreme"))
+    assert result.reply == (
+        "effort must be one of low, medium, high\nusage: `/effort [low|medium|high]`"
+    )
+    assert result.effects == ()
+
+
+async def test_effort_sets_and_shows(manager, ctx):
+    shown = await run_command(manager, ctx("effort"))
+    assert shown.reply == "effort: `medium` (choose from low, medium, high)"
+    result = await run_command(manager, ctx("effort", "high"))
+    assert result.effects == (CommandEffect(kind="set_effort", value="high"),)
+
+
+async def test_subtask_empty_text_is_usage_error(manager, ctx):
+    result = await run_command(manager, ctx("sub-task", "   "))
+    assert result.effects == ()
+    assert result.reply.startswith("say what the sub-task should do\nusage: `/sub-task")
+
+
+async def test_subtask_returns_spawn_effect_inheriting_model_and_effort(manager, ctx):
+    result = await run_command(manager, ctx("sub-task", "summarise the logs\nin detail", "UCOLLAB"))
+    (effect,) = result.effects
+    assert effect.kind == "spawn_subtask"
+    assert effect.subtask is not None
+    assert effect.subtask.title == "summarise the logs"
+    assert effect.subtask.prompt == "summarise the logs\nin detail"
+    assert effect.subtask.requested_by == "UCOLLAB"
+    assert (effect.subtask.model, effect.subtask.effort) == ("offline", "medium")
+    assert result.reply == "starting sub-task “summarise the logs”"
+
+
+def test_subtask_title_is_cut_with_ellipsis():
+    title = subtask.title_of("x" * 200)
+    assert len(title) == subtask.TITLE_CHARS and title.endswith("…")
+
+
+async def test_status_renders_snapshot(manager, ctx):
+    result = await run_command(manager, ctx("status", sender="UWATCH"))
+    assert result.reply.splitlines() == [
+        "*fix the flaky test* — running",
+        "model: `offline` · effort: `medium`",
+        "people: <@UOWNER> (owner), <@UCOLLAB> (collaborator), <@UWATCH> (watcher)",
+        "sub-tasks:",
+        "• read logs — running (`slack-T1-C1/sub-1`)",
+    ]
+
+
+async def test_status_takes_no_arguments(manager, ctx):
+    result = await run_command(manager, ctx("status", "now"))
+    assert "takes no arguments" in result.reply
+
+
+async def test_help_is_generated_per_role(manager, ctx):
+    owner = (await run_command(manager, ctx("help"))).reply
+    watcher = (await run_command(manager, ctx("help", sender="UWATCH"))).reply
+    for spec in COMMANDS.values():
+        assert f"`{spec.usage}`" in owner
+    assert "you are *watcher*" in watcher
+    assert "• `/model` — show the task's model, or set it (you can only look)" in watcher
+    assert "/sub-task" not in watcher and "/invite" not in watcher
+
+
+async def test_invite_by_owner_grants_role(manager, ctx):
+    result = await run_command(manager, ctx("invite", "<@UNEW|new.person> collaborator"))
+    assert result.effects == (
+        CommandEffect(kind="grant_role", user_id="UNEW", value="collaborator"),
+    )
+    assert result.reply == "<@UNEW> is now a collaborator of this task"
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("@someone watcher", "is not a Slack mention"),
+        ("<@UNEW> owner", "watcher or collaborator"),
+        ("<@UNEW>", "name one person and one role"),
+    ],
+)
+def test_invite_parse_errors_explain(text, problem):
+    with pytest.raises(UsageError, match=problem):
+        invite.parse(text)
+
+
+async def test_invite_cannot_demote_the_owner_or_repeat_a_role(manager, ctx):
+    owner = await run_command(manager, ctx("invite", "<@UOWNER> watcher"))
+    again = await run_command(manager, ctx("invite", "<@UWATCH> watcher"))
+    assert owner.effects == () and "keeps that role" in owner.reply
+    assert again.effects == () and again.reply == "<@UWATCH> is already a watcher"
+
+
+async def test_unknown_command_says_so(manager, ctx):
+    result = await run_command(manager, ctx("teleport", "mars"))
+    assert result.reply == "unknown command `/teleport`; try `/help`"
+
+
+def test_snapshot_fixture_is_running():
+    assert SNAPSHOT.status == "running"
