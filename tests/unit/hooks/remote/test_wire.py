@@ -1,0 +1,159 @@
+"""The wire: envelope models, the abort convention, and the one error-mapping boundary."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from harness.hooks import HookAbort, HookTransportError, Redactor
+from harness.hooks.contexts import ToolInvokedContext
+from harness.hooks.remote import wire
+from harness.hooks.remote.wire import (
+    ABORT,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    RpcError,
+    RpcRequest,
+    RpcResponse,
+    WireError,
+    abort_error,
+    abort_of,
+    decode_params,
+    decode_request,
+    encode_error,
+    encode_request,
+    encode_result,
+    map_transport_errors,
+)
+from harness.http import HttpClientError
+
+SLACK_TOKEN = "xoxb-1111111111-2222222222-abcdefghijklmnop"
+
+
+def test_encoded_request_is_a_valid_envelope_carrying_the_context_as_json(tool_ctx):
+    body = encode_request(3, "tool.invoked.pre", {"context": tool_ctx})
+    request = RpcRequest.model_validate_json(body)
+    assert (request.jsonrpc, request.id, request.method) == ("2.0", 3, "tool.invoked.pre")
+    assert request.params["context"] == tool_ctx.model_dump(mode="json")
+
+
+def test_response_may_carry_a_null_result():
+    reply = RpcResponse[ToolInvokedContext].model_validate_json(
+        b'{"jsonrpc": "2.0", "id": 1, "result": null}'
+    )
+    assert reply.result is None and reply.error is None
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"jsonrpc": "2.0", "id": 1}',
+        b'{"jsonrpc": "2.0", "id": 1, "result": null, "error": {"code": 1, "message": "x"}}',
+        b'{"jsonrpc": "1.0", "id": 1, "result": null}',
+        b'{"jsonrpc": "2.0", "id": 1, "result": null, "extra": 1}',
+    ],
+    ids=["neither", "both", "version-1.0", "extra-member"],
+)
+def test_response_out_of_spec_is_rejected(body):
+    with pytest.raises(ValidationError):
+        RpcResponse[ToolInvokedContext].model_validate_json(body)
+
+
+def test_parametrized_response_validates_the_result_type(tool_ctx):
+    good = encode_result(1, tool_ctx)
+    assert RpcResponse[ToolInvokedContext].model_validate_json(good).result == tool_ctx
+    with pytest.raises(ValidationError, match=r"result\.call"):
+        RpcResponse[ToolInvokedContext].model_validate_json(
+            b'{"jsonrpc": "2.0", "id": 1, "result": {"call": {"id": "c"}}}'
+        )
+
+
+def test_abort_error_round_trips_and_ordinary_errors_are_not_aborts():
+    body = encode_error(5, abort_error("no", refusal=True))
+    reply = RpcResponse[ToolInvokedContext].model_validate_json(body)
+    assert reply.id == 5 and reply.error is not None and reply.error.code == ABORT
+    request = abort_of(reply.error)
+    assert request is not None and (request.reason, request.refusal) == ("no", True)
+    assert abort_of(RpcError(code=-32000, message="no")) is None
+    assert abort_of(RpcError(code=ABORT, message="no", data={"other": 1})) is None
+
+
+def test_decode_request_answers_parse_and_invalid_request_errors():
+    assert isinstance(decode_request(b'{"jsonrpc":"2.0","method":"m","id":1}'), RpcRequest)
+    parse = decode_request(b"<html>")
+    invalid = decode_request(b'[{"jsonrpc": "2.0", "method": "m", "id": 1}]')
+    assert isinstance(parse, RpcError) and parse.code == PARSE_ERROR
+    assert isinstance(invalid, RpcError) and invalid.code == INVALID_REQUEST
+
+
+def test_decode_params_answers_invalid_params(tool_ctx):
+    assert decode_params(ToolInvokedContext, tool_ctx.model_dump(mode="json")) == tool_ctx
+    error = decode_params(ToolInvokedContext, {"call": {}})
+    assert isinstance(error, RpcError) and error.code == INVALID_PARAMS
+    assert "call.id: Field required" in error.message
+
+
+def mapped(exc: BaseException, endpoint: str = "http://policy:8080/rpc") -> HookTransportError:
+    with pytest.raises(HookTransportError) as info:
+        with map_transport_errors("tool.invoked.pre", endpoint, Redactor()):
+            raise exc
+    assert info.value.point == "tool.invoked.pre"
+    return info.value
+
+
+@pytest.mark.parametrize(
+    ("exc", "cause"),
+    [
+        (HttpClientError(kind="timeout", url="u", detail="no reply"), "timeout: no reply"),
+        (WireError("reply id 2 does not match request id 1"), "reply id 2 does not match"),
+        (json.JSONDecodeError("Expecting value", "<html>", 0), "reply is not JSON"),
+        (ConnectionResetError(104, "Connection reset by peer"), "ConnectionResetError"),
+        (TimeoutError(), "timeout"),
+    ],
+    ids=["http-client", "wire", "json", "os", "timeout"],
+)
+def test_foreign_failures_become_transport_errors_with_their_cause(exc, cause):
+    error = mapped(exc)
+    assert cause in error.cause
+    assert error.__cause__ is exc
+
+
+def test_validation_error_cause_names_the_fields_and_never_the_input():
+    with pytest.raises(ValidationError) as info:
+        ToolInvokedContext.model_validate({"call": {"id": "c", "name": 42}})
+    error = mapped(info.value)
+    assert "call.name" in error.cause and "42" not in error.cause
+
+
+def test_cause_and_endpoint_are_redacted_and_capped():
+    text = f"upstream said Authorization: Bearer abcdef1234567890 {SLACK_TOKEN} " + "x" * 900
+    error = mapped(
+        WireError(text),
+        endpoint="http://policy/rpc?token=s3cr3t-value",
+    )
+    text = str(error)
+    assert SLACK_TOKEN not in text and "abcdef1234567890" not in text and "s3cr3t" not in text
+    assert "[REDACTED]" in error.cause and "[REDACTED]" in error.endpoint
+    assert len(error.cause) <= wire.MAX_CAUSE_CHARS
+
+
+def test_aborts_and_programming_errors_pass_through_untouched():
+    for exc in (HookAbort("vetoed", refusal=True), TypeError("bug"), KeyError("bug")):
+        with pytest.raises(type(exc)) as info:
+            with map_transport_errors("tool.invoked.pre", "e", Redactor()):
+                raise exc
+        assert info.value is exc
+
+
+def test_exception_group_of_transport_failures_is_mapped_after_its_first_leaf():
+    group = ExceptionGroup("task group", [ConnectionResetError("reset"), EOFError()])
+    error = mapped(group)
+    assert "ConnectionResetError: reset" in error.cause
+    assert error.__cause__ is group
+    mixed = ExceptionGroup("task group", [ConnectionResetError("reset"), TypeError("bug")])
+    with pytest.raises(ExceptionGroup):
+        with map_transport_errors("tool.invoked.pre", "e", Redactor()):
+            raise mixed
