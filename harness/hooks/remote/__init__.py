@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from harness.hooks.remote.jsonrpc import JsonRpcExecutor
+from harness.hooks.remote.jsonrpc_server import JsonRpcDispatcher, jsonrpc_app
 from harness.hooks.remote.mcp import McpExecutor
 from harness.hooks.remote.mcp_connection import McpConnection
 from harness.hooks.remote.mcp_server import (
@@ -14,9 +16,12 @@ from harness.hooks.remote.mcp_server import (
 
 __all__ = [
     "HookTools",
+    "JsonRpcDispatcher",
+    "JsonRpcExecutor",
     "McpConnection",
     "McpExecutor",
     "hook_server",
+    "jsonrpc_app",
     "serve_from_command_line",
     "serve_http",
     "serve_stdio",
