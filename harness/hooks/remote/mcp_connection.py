@@ -96,15 +96,24 @@ class McpConnection:
             Exception: whatever the SDK raised (``MCPError``, transport or spawn
                 errors); callers map it at their error boundary.
         """
-        owner = await self._ready_owner()
+        owner, client = await self._ready_owner()
         try:
-            return await owner.client.call_tool(name, arguments, read_timeout_seconds=timeout)
+            return await client.call_tool(name, arguments, read_timeout_seconds=timeout)
         except BaseException as error:
             if _session_is_gone(error):
                 # The server exited or the transport broke: a new process (or HTTP
                 # session) on the next call, rather than failing every call from now on.
                 self._retire(owner)
             raise
+
+    async def connect(self) -> None:
+        """Open the session now rather than on the first call (a stdio server's start
+        then does not count against the first hook call's deadline).
+
+        Raises:
+            Exception: whatever spawning or the handshake raised.
+        """
+        await self._ready_owner()
 
     async def aclose(self) -> None:
         """Close the session and wait until its server process (if any) is stopped."""
@@ -114,10 +123,10 @@ class McpConnection:
             retired = list(self._retired)
         await asyncio.gather(*retired, return_exceptions=True)
 
-    async def _ready_owner(self) -> _Owner:
+    async def _ready_owner(self) -> tuple[_Owner, Client]:
         owner = self._owner
         if owner is not None and owner.usable():
-            return owner
+            return owner, await owner.wait_ready()
         async with self._lock:
             owner = self._owner
             if owner is None or not owner.usable():
@@ -126,8 +135,7 @@ class McpConnection:
                 owner = self._owner = _Owner(self._params, self.endpoint, self._connect_timeout)
                 self._retired.add(owner.task)
                 owner.task.add_done_callback(self._retired.discard)
-        await owner.wait_ready()
-        return owner
+        return owner, await owner.wait_ready()
 
     def _retire(self, owner: _Owner) -> None:
         owner.close()
@@ -153,15 +161,14 @@ class _Owner:
         # asyncio does not log "exception was never retrieved".
         self._ready.add_done_callback(lambda f: f.cancelled() or f.exception())
         self._closing = asyncio.Event()
-        self.client: Client
         self.task = loop.create_task(self._run(), name=f"mcp-session {endpoint}")
 
     def usable(self) -> bool:
         return not self.task.done() and not self._closing.is_set()
 
-    async def wait_ready(self) -> None:
-        # shield: a caller's deadline must not cancel the shared handshake future.
-        self.client = await asyncio.shield(self._ready)
+    async def wait_ready(self) -> Client:
+        # shield: one caller's deadline must not cancel the handshake others wait for.
+        return await asyncio.shield(self._ready)
 
     def close(self) -> None:
         self._closing.set()

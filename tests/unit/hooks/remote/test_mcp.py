@@ -276,3 +276,14 @@ def test_endpoint_is_redacted_and_url_credentials_are_dropped():
 def test_bad_construction_fails_at_once(server, point, error):
     with pytest.raises(error):
         McpExecutor(server, point=point)
+
+
+async def test_a_call_that_times_out_while_connecting_leaves_the_session_usable():
+    connection = McpConnection(SERVER)
+    try:
+        with pytest.raises(HookTransportError):
+            await McpExecutor(connection, point="tool.invoked.pre", timeout=0.05)(call("pass"))
+        # The handshake went on without the caller; later calls wait for it and succeed.
+        assert await McpExecutor(connection, point="tool.invoked.pre")(call("pass")) is None
+    finally:
+        await connection.aclose()
