@@ -1,0 +1,143 @@
+"""Every activity the worker registers runs its operation's chain through the hook wrapper."""
+
+from __future__ import annotations
+
+import asyncio
+from uuid import uuid4
+
+from temporalio.worker import Worker
+
+from harness.hooks import HookAbort
+from harness.hooks.contexts import (
+    ActivityFailedContext,
+    ActivityRetriedContext,
+    HookContext,
+    TaskRef,
+    context_type,
+)
+from harness.temporal import ACTIVITY_OPERATIONS, DISPATCH_HOOKS
+from harness.temporal.activities import HarnessActivities
+from harness.temporal.wrapper import HOOKED_ATTRIBUTE
+
+from .probe import Probe
+
+REF = TaskRef(task_id="task/T/probe")
+
+
+def sample(operation: str) -> HookContext:
+    """A minimal valid context of each operation the activities perform."""
+    fields = {
+        "task.created": {"spec": {"title": "t", "owner": "U1"}},
+        "task.state_changed": {"from_status": "created", "to_status": "running"},
+        "task.complete": {"status": "succeeded"},
+        "persistence.read": {"key": "probe/k"},
+        "persistence.write": {"key": "probe/k", "content": "x"},
+        "subtask.spawned": {"spec": {"title": "s", "requested_by": "U1"}},
+        "command.invoked": {"command": "status", "sender": "U1"},
+        "activity.failed": {"activity": "a", "error_type": "E"},
+        "activity.retried": {"activity": "a", "backoff_seconds": 0.1},
+    }[operation]
+    return context_type(operation).model_validate(
+        {"task": REF, "correlation_id": "probe", **fields}
+    )
+
+
+async def probe(client, task_queue, name, ctx, cancel_after=0.0):
+    return await client.execute_workflow(
+        "probe", args=[name, ctx.model_dump(mode="json"), cancel_after],
+        id=f"probe-{uuid4()}", task_queue=task_queue,
+    )  # fmt: skip
+
+
+async def test_every_registered_activity_runs_its_chain_through_the_wrapper(
+    client, task_queue, manager, recorder
+):
+    activities = HarnessActivities(manager)
+    registered = {a.__temporal_activity_definition.name: a for a in activities.activities()}
+    assert set(registered) == {*ACTIVITY_OPERATIONS, DISPATCH_HOOKS}
+    cases = [(name, op) for name, op in ACTIVITY_OPERATIONS.items()]
+    cases += [(DISPATCH_HOOKS, "activity.failed"), (DISPATCH_HOOKS, "activity.retried")]
+    recorder.attach(manager, {op for _, op in cases})
+    async with Worker(client, task_queue=task_queue, workflows=[Probe],
+                      activities=activities.activities()):  # fmt: skip
+        for name, operation in cases:
+            assert getattr(registered[name], HOOKED_ATTRIBUTE) in (operation, "*")
+            recorder.trace.clear()
+            out = await probe(client, task_queue, name, sample(operation))
+            assert "ok" in out, (name, out)
+            points = [p for p, _ in recorder.trace]
+            assert points == [f"{operation}.{ph}" for ph in ("pre", "in", "post")], name
+            returned = context_type(operation).model_validate(out["ok"])
+            if operation != "command.invoked":  # its bodies come with the commands plugin
+                assert returned.result is not None, name
+
+
+async def test_an_abort_becomes_a_non_retryable_hook_abort_failure(client, task_queue, manager):
+    async def veto(ctx):
+        raise HookAbort("not today", refusal=True)
+
+    manager.register("persistence.write.pre", veto)
+    activities = HarnessActivities(manager)
+    async with Worker(client, task_queue=task_queue, workflows=[Probe],
+                      activities=activities.activities()):  # fmt: skip
+        out = await probe(client, task_queue, "persistence-write-v1",
+                          sample("persistence.write"))  # fmt: skip
+    error = out["error"]
+    assert error["type"] == "HookAbort" and error["non_retryable"] is True
+    [details] = error["details"]
+    assert details["reason"] == "not today" and details["refusal"] is True
+    assert details["point"] == "persistence.write.pre" and "veto" in details["executor"]
+    assert manager.aborts[-1].reason == "not today"
+
+
+async def test_other_errors_keep_their_type_name_and_stay_retryable(client, task_queue, manager):
+    async def broken(ctx):
+        raise KeyError("missing")
+
+    manager.register("task.complete.in", broken, priority=10)
+    activities = HarnessActivities(manager)
+    async with Worker(client, task_queue=task_queue, workflows=[Probe],
+                      activities=activities.activities()):  # fmt: skip
+        out = await probe(client, task_queue, "task-complete-v1", sample("task.complete"))
+    assert out["error"]["type"] == "KeyError"
+    assert out["error"]["non_retryable"] is False
+
+
+async def test_cancellation_reaches_the_running_chain(client, task_queue, manager):
+    started, seen = asyncio.Event(), []
+
+    class Observer:
+        async def __call__(self, ctx):
+            return None
+
+        def abandon(self, point, ctx, error):
+            seen.append((point, type(error).__name__))
+
+    async def slow_body(ctx):
+        started.set()
+        await asyncio.sleep(30)
+
+    manager.register("persistence.read.pre", Observer())
+    manager.register("persistence.read.in", slow_body, priority=10)
+    activities = HarnessActivities(manager)
+    async with Worker(client, task_queue=task_queue, workflows=[Probe],
+                      activities=activities.activities()):  # fmt: skip
+        out = await probe(client, task_queue, "persistence-read-v1",
+                          sample("persistence.read"), cancel_after=0.3)  # fmt: skip
+        assert started.is_set()
+    assert out["error"]["type"] == "CancelledError"
+    assert seen == [("persistence.read.pre", "CancelledError")]
+    assert activities.in_flight == 0
+
+
+async def test_dispatch_hooks_tells_failed_from_retried_by_the_context_fields(
+    client, task_queue, manager
+):
+    activities = HarnessActivities(manager)
+    async with Worker(client, task_queue=task_queue, workflows=[Probe],
+                      activities=activities.activities()):  # fmt: skip
+        failed = await probe(client, task_queue, DISPATCH_HOOKS, sample("activity.failed"))
+        retried = await probe(client, task_queue, DISPATCH_HOOKS, sample("activity.retried"))
+    decision = ActivityFailedContext.model_validate(failed["ok"]).result
+    assert decision.retry is True and decision.backoff_seconds > 0
+    assert ActivityRetriedContext.model_validate(retried["ok"]).result == 0.1
