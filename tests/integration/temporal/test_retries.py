@@ -1,0 +1,94 @@
+"""Workflow-owned retries: activity.failed decides, activity.retried sets the backoff."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from temporalio.api.enums.v1 import EventType
+
+from harness.hooks import HookAbort
+from harness.hooks.contexts import TaskSpec
+from harness.temporal.errors import TaskRejected
+
+from .conftest import assert_replays
+
+
+async def start(harness, channel):
+    return await harness.start_task(TaskSpec(title="t", owner="U1"), team="T", channel=channel)
+
+
+async def test_persistent_failure_gives_up_after_max_attempts_and_fails_the_task(
+    harness, manager, worker, recorder, client
+):
+    recorder.attach(manager, ["task.created", "activity.failed", "activity.retried"])
+
+    async def always_fails(ctx):
+        raise ConnectionError("model endpoint down")
+
+    manager.register("task.created.pre", always_fails)
+    ref = await start(harness, "R1")
+    with pytest.raises(TaskRejected, match="gave up after 4 attempts: ConnectionError"):
+        await harness.outcome(ref.task_id)
+    assert [c.attempt for c in recorder.seen("task.created.pre")] == [1, 2, 3, 4]
+    failed = recorder.seen("activity.failed.post")
+    assert [c.attempt for c in failed] == [1, 2, 3, 4]
+    assert [c.result.retry for c in failed] == [True, True, True, False]
+    assert [c.attempt for c in recorder.seen("activity.retried.post")] == [2, 3, 4]
+    await assert_replays(client, [ref.task_id])
+
+
+async def test_an_abort_in_activity_failed_pre_gives_up_at_once(harness, manager, worker, client):
+    async def fails(ctx):
+        raise ConnectionError("down")
+
+    async def stop_retrying(ctx):
+        raise HookAbort("budget exhausted")
+
+    manager.register("task.created.pre", fails)
+    manager.register("activity.failed.pre", stop_retrying)
+    ref = await start(harness, "R2")
+    with pytest.raises(TaskRejected, match=r"activity\.failed aborted: .*budget exhausted"):
+        await harness.outcome(ref.task_id)
+    await assert_replays(client, [ref.task_id])
+
+
+async def test_executors_choose_the_backoff_and_the_workflow_sleeps_it(
+    harness, manager, worker, client
+):
+    failures = [1]
+
+    async def fails_once(ctx):
+        if failures:
+            failures.pop()
+            raise ConnectionError("blip")
+
+    async def slower(ctx):
+        return ctx.model_copy(update={"result": 0.75})
+
+    manager.register("task.created.pre", fails_once)
+    manager.register("activity.retried.in", slower, priority=10)
+    ref = await start(harness, "R3")
+    await harness.finish(ref.task_id)
+    assert (await harness.outcome(ref.task_id)).status == "succeeded"
+    history = await client.get_workflow_handle(ref.task_id).fetch_history()
+    timers = [
+        e.timer_started_event_attributes.start_to_fire_timeout.ToTimedelta()
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_TIMER_STARTED
+    ]
+    assert timers == [timedelta(seconds=0.75)]
+    await assert_replays(client, [ref.task_id])
+
+
+async def test_a_non_retryable_failure_is_not_retried(harness, manager, worker, recorder, client):
+    recorder.attach(manager, ["task.created"])
+
+    async def refuse(ctx):
+        raise HookAbort("no such project", refusal=True)
+
+    manager.register("task.created.pre", refuse)
+    ref = await start(harness, "R4")
+    with pytest.raises(TaskRejected, match="HookAbort"):
+        await harness.outcome(ref.task_id)
+    assert [c.attempt for c in recorder.seen("task.created.pre")] == [1]
