@@ -13,16 +13,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
+from types import TracebackType
 from typing import Any, Final, final
 from urllib.parse import urlsplit, urlunsplit
 
 from mcp import Client, StdioServerParameters
+from mcp.client import Transport
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_types import CONNECTION_CLOSED, CallToolResult
+from mcp.shared.message import SessionMessage
+from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, CallToolResult
 
 log = logging.getLogger(__name__)
 
@@ -160,26 +164,29 @@ class _Owner:
         # A caller that timed out stops waiting; the outcome is still consumed here so
         # asyncio does not log "exception was never retrieved".
         self._ready.add_done_callback(lambda f: f.cancelled() or f.exception())
-        self._closing = asyncio.Event()
+        # Set to close, and also by the transport when the server's side ended (a stdio
+        # server exited): then the next call opens a new session instead of failing.
+        self._stop = asyncio.Event()
         self.task = loop.create_task(self._run(), name=f"mcp-session {endpoint}")
 
     def usable(self) -> bool:
-        return not self.task.done() and not self._closing.is_set()
+        return not self.task.done() and not self._stop.is_set()
 
     async def wait_ready(self) -> Client:
         # shield: one caller's deadline must not cancel the handshake others wait for.
         return await asyncio.shield(self._ready)
 
     def close(self) -> None:
-        self._closing.set()
+        self._stop.set()
         if not self._ready.done():
             self.task.cancel()
 
     async def _run(self) -> None:
-        transport = (
+        transport = _watched(
             streamable_http_client(self._params)
             if isinstance(self._params, str)
-            else stdio_client(self._params)
+            else stdio_client(self._params),
+            self._stop,
         )
         try:
             # The client-wide read timeout bounds the handshake (and the one tools/list
@@ -188,7 +195,7 @@ class _Owner:
                 transport, cache=None, read_timeout_seconds=self._connect_timeout
             ) as client:
                 self._ready.set_result(client)
-                await self._closing.wait()
+                await self._stop.wait()
         except asyncio.CancelledError:
             raise
         except BaseException as error:  # handed to the waiting caller, mapped there
@@ -204,11 +211,63 @@ class _Owner:
 
 
 def _session_is_gone(error: BaseException) -> bool:
+    """Whether a failed call means the session is unusable (inspected, not mapped, here)."""
     if isinstance(error, asyncio.CancelledError | TimeoutError):
         return False  # the caller gave up; the session itself may be fine
     if isinstance(error, MCPError):
-        return error.code == CONNECTION_CLOSED
+        # INVALID_REQUEST is how the SDK reports an HTTP server that forgot our session
+        # (404 after a restart); anything else is the server answering, session intact.
+        return error.code in (CONNECTION_CLOSED, INVALID_REQUEST)
     return True
+
+
+@asynccontextmanager
+async def _watched(transport: Transport, ended: asyncio.Event) -> AsyncIterator[Any]:
+    """``transport`` whose read stream sets ``ended`` when it ends."""
+    async with transport as (read_stream, write_stream):
+        yield _EndWatch(read_stream, ended), write_stream
+
+
+class _EndWatch:
+    """A transport read stream that records its end (EOF, closed, or broken)."""
+
+    def __init__(self, stream: Any, ended: asyncio.Event) -> None:  # noqa: ANN401  # ReadStream
+        self._stream = stream
+        self._ended = ended
+
+    async def receive(self) -> SessionMessage | Exception:
+        try:
+            return await self._stream.receive()  # type: ignore[no-any-return]  # ReadStream
+        except Exception:  # any end of the stream, whatever the library calls it
+            self._ended.set()
+            raise
+
+    def __aiter__(self) -> _EndWatch:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self._stream.__anext__()  # type: ignore[no-any-return]  # ReadStream
+        except Exception:  # StopAsyncIteration included
+            self._ended.set()
+            raise
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> _EndWatch:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        await self._stream.aclose()
+
+    def __getattr__(self, name: str) -> Any:  # noqa: ANN401  # e.g. the SDK's last_context
+        return getattr(self._stream, name)
 
 
 def _first_leaf(error: BaseException) -> BaseException:

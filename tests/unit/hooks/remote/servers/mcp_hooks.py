@@ -8,6 +8,7 @@ imports only the installed ``harness`` package.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from typing import Any
 
@@ -21,7 +22,7 @@ from harness.hooks.remote import HookTools, serve_stdio
 
 
 async def behave(ctx: ToolInvokedContext) -> ToolInvokedContext | None:
-    """Pass, rewrite, veto, fail, hang or exit, as the call's name says."""
+    """Pass, rewrite, veto, fail, hang or exit (now or after replying), as the call's name says."""
     name = ctx.call.name
     if name == "pass":
         return None
@@ -41,6 +42,8 @@ async def behave(ctx: ToolInvokedContext) -> ToolInvokedContext | None:
         await anyio.sleep(30)
     if name == "exit":
         os._exit(3)  # the process dies with the call in flight
+    if name == "exit-later":
+        asyncio.get_running_loop().call_later(0.05, os._exit, 4)  # dies between calls
     return None
 
 
