@@ -1,0 +1,64 @@
+"""Reply texts the bot writes itself: errors talking to the task, "working on it", task starts.
+
+Replies a command produces (``refused: …``, ``/<name> failed: …``) come from the
+task (see ``commands.outcome``); this module only covers what happens before or
+around that, so every failure a user can meet reads the same.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from harness.temporal.errors import TaskError, TaskRejected
+
+UNREACHABLE: Final = (
+    "the harness is not reachable right now (its Temporal server did not answer); "
+    "nothing was changed — please try again in a minute"
+)
+
+
+def working(command: str, args: str) -> str:
+    """The ack text when the task did not answer within the ack budget."""
+    shown = f"/{command}" + (f" {args}" if args else "")
+    return f"working on `{shown}` …"
+
+
+def no_task(command: str) -> str:
+    """The reply in a channel without a task."""
+    return (
+        f"there is no task in this channel yet, so `/{command}` has nothing to act on; "
+        "mention me with what you need to start one"
+    )
+
+
+def is_missing(error: TaskError) -> bool:
+    """Whether ``error`` says the task does not exist (as opposed to Temporal being down)."""
+    reason = error.reason.lower()
+    return "not found" in reason or "not_found" in reason
+
+
+def for_error(command: str, error: BaseException) -> str:
+    """What the sender reads when sending ``/<command>`` to the task failed."""
+    if isinstance(error, TaskRejected):
+        return f"the task did not take `/{command}`: {error.reason}"
+    if isinstance(error, TaskError) and is_missing(error):
+        return no_task(command)
+    if isinstance(error, TaskError | TimeoutError | OSError):
+        return UNREACHABLE
+    return f"/{command} failed: {type(error).__name__}"
+
+
+def timed_out(command: str, seconds: float) -> str:
+    """The follow-up when the task gave no answer before the reply deadline."""
+    return (
+        f"`/{command}` got no answer from the task within {seconds:.0f} s; it was not "
+        "confirmed — check `/status` before trying again"
+    )
+
+
+def task_started(task_id: str) -> str:
+    """Posted in the thread of the mention that started a task."""
+    return (
+        f"started task `{task_id}`; reply in this thread to talk to it. "
+        "`/status`, `/model`, `/effort`, `/help` work in this channel"
+    )

@@ -1,0 +1,96 @@
+"""Slash command listeners: ack within Slack's 3 s whatever the task does, reply when it answers.
+
+Each command is sent as one Temporal update. If the answer comes within the ack
+budget it *is* the ack; otherwise the ack says "working on it" and the answer
+follows through ``response_url``. The update id is Slack's ``trigger_id``, so a
+slow update is still applied at most once, and Temporal being down is a clear reply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Iterable
+from typing import Any, final
+
+from slack_bolt.async_app import AsyncApp, AsyncRespond
+from slack_bolt.context.ack.async_ack import AsyncAck
+
+from bot import replies
+from bot.config import BotSettings
+from bot.gateway import Harness, task_id
+from bot.payloads import command_context, slash_place
+
+log = logging.getLogger(__name__)
+
+COMMANDS: tuple[str, ...] = ("/model", "/effort", "/sub-task", "/status", "/help", "/invite")
+"""The commands the manifest declares; any other reaching the app gets the unknown reply."""
+
+
+@final
+class SlashHandler:
+    """The listener for every slash command.
+
+    Args:
+        harness: where commands go.
+        settings: the ack budget and reply deadline.
+    """
+
+    def __init__(self, harness: Harness, settings: BotSettings) -> None:
+        self.harness = harness
+        self.budget = settings.ack_budget_seconds
+        self.deadline = settings.reply_deadline_seconds
+        self._followups: set[asyncio.Task[None]] = set()
+
+    async def __call__(self, ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond) -> None:
+        """Ack with the reply if it is ready within the budget, else ack and follow up."""
+        team, channel = slash_place(body)
+        ctx = command_context(body, task_id=task_id(team, channel))
+        pending = asyncio.ensure_future(self._reply(ctx.command, self.harness.send_command(ctx)))
+        done, _ = await asyncio.wait({pending}, timeout=self.budget)
+        if done:
+            await ack(text=pending.result(), response_type="ephemeral")
+            return
+        await ack(text=replies.working(ctx.command, ctx.args), response_type="ephemeral")
+        followup = asyncio.create_task(self._follow_up(ctx.command, pending, respond))
+        self._followups.add(followup)
+        followup.add_done_callback(self._followups.discard)
+
+    async def _reply(self, command: str, sending: Any) -> str:  # noqa: ANN401  # the client's coroutine
+        try:
+            reply: str = await sending
+        except Exception as error:
+            log.warning("/%s did not reach its task: %s", command, error)
+            return replies.for_error(command, error)
+        return reply
+
+    async def _follow_up(
+        self, command: str, pending: asyncio.Future[str], respond: AsyncRespond
+    ) -> None:
+        try:
+            text = await asyncio.wait_for(asyncio.shield(pending), self.deadline - self.budget)
+        except TimeoutError:
+            text = replies.timed_out(command, self.deadline)
+        try:
+            await respond(text=text, response_type="ephemeral", replace_original=True)
+        except Exception:
+            log.exception("could not post the reply to /%s via response_url", command)
+
+    async def drain(self) -> None:
+        """Wait for every follow-up in flight (graceful shutdown, tests)."""
+        if self._followups:
+            await asyncio.gather(*self._followups, return_exceptions=True)
+
+
+async def unknown_command(ack: AsyncAck, body: dict[str, Any]) -> None:
+    """Ack a command this app does not implement with a pointer to ``/help``."""
+    name = str(body.get("command", "")).lstrip("/")
+    await ack(text=f"unknown command `/{name}`; try `/help`", response_type="ephemeral")
+
+
+def register(app: AsyncApp, handler: SlashHandler, commands: Iterable[str] = COMMANDS) -> None:
+    """Register ``handler`` for each command, and :func:`unknown_command` for the rest."""
+    for command in commands:
+        app.command(command)(handler)
+    app.command(re.compile(r"^/"))(unknown_command)
