@@ -1,0 +1,94 @@
+"""Crash test: SIGKILL the worker in the middle of an activity; a new worker finishes the task."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from harness.hooks.contexts import ChannelMessage, CommandInvokedContext, TaskSpec, TaskStatus
+from harness.temporal.activities import HarnessActivities
+from harness.temporal.worker import build_worker
+
+from .conftest import assert_replays, worker_env
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+async def wait_for(path: Path, process: subprocess.Popen, timeout: float = 20.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        assert process.poll() is None, "worker subprocess died on its own"
+        if path.exists() and path.read_text():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{path} not written in {timeout} s")
+
+
+async def test_sigkill_mid_activity_loses_nothing_and_applies_nothing_twice(
+    client, settings, harness, manager, recorder, store, tmp_path
+):
+    log, marker = tmp_path / "worker-a.jsonl", tmp_path / "marker"
+    env = worker_env(
+        settings,
+        HARNESS_PLUGINS=json.dumps(["tests.integration.temporal.plugins:crash_plugin"]),
+        HARNESS_TEST_LOG=str(log),
+        HARNESS_TEST_MARKER=str(marker),
+    )
+    worker_a = subprocess.Popen([sys.executable, "-m", "harness.worker"], cwd=ROOT, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        ref = await harness.start_task(TaskSpec(title="t", owner="U1", model="m-1"),
+                                       team="T", channel="K1")  # fmt: skip
+        first = ChannelMessage(channel="K1", user="U1", text="first", ts="1.1")
+        assert await harness.send_message(ref.task_id, first) == 1
+        command = CommandInvokedContext(task=ref, command="model", args="m-2", sender="U1",
+                                        correlation_id="cmd-model")  # fmt: skip
+        assert await harness.send_command(command) == "ok"
+        blocked = ChannelMessage(channel="K1", user="U1", text="block-me", ts="1.2")
+        sending = asyncio.create_task(harness.send_message(ref.task_id, blocked))
+        await wait_for(marker, worker_a)
+    finally:
+        worker_a.send_signal(signal.SIGKILL)
+        worker_a.wait()
+    key = marker.read_text()
+    assert not sending.done()
+    before = [json.loads(line) for line in log.read_text().splitlines()]
+
+    recorder.attach(manager, ["task.created", "task.state_changed", "persistence.write",
+                              "activity.failed", "command.invoked"])  # fmt: skip
+    activities = HarnessActivities(manager, heartbeat_seconds=0.5)
+    async with build_worker(client, settings, activities):
+        assert await asyncio.wait_for(sending, 20) == 2
+        assert await harness.send_message(ref.task_id, blocked) == 2  # a client retry
+        await harness.finish(ref.task_id)
+        outcome = await harness.outcome(ref.task_id)
+        snapshot = await harness.snapshot(ref.task_id)
+        transcript = await harness.transcript(ref.task_id)
+        await assert_replays(client, [ref.task_id])
+
+    assert outcome.status == TaskStatus.SUCCEEDED
+    assert snapshot.model == "m-2"
+    assert [m.text for m in transcript] == ["first", "block-me"]
+    # The store holds each write once: the retried write found its idempotency key.
+    versions = await store.versions(f"{ref.task_id}/transcript")
+    assert [len(json.loads(v.content)) for v in versions] == [1, 2]
+    [retry] = recorder.seen("persistence.write.pre")
+    assert (retry.idempotency_key, retry.attempt) == (key, 2)
+    assert recorder.seen("persistence.write.post")[0].result.version == 2
+    [failed] = recorder.seen("activity.failed.post")
+    assert failed.failed_operation == "persistence.write"
+    assert failed.error_type == "Timeout.HEARTBEAT"
+
+    # Worker A did the first part exactly once, worker B the rest, nothing in both.
+    def points(entries, point):
+        return [e for e in entries if e["point"] == point]
+
+    assert len(points(before, "task.created.post")) == 1
+    assert [e["ctx"]["result"] for e in points(before, "task.state_changed.post")] == ["running"]
+    assert len(points(before, "command.invoked.post")) == 1
+    assert recorder.seen("task.created.pre") == [] and recorder.seen("command.invoked.pre") == []
+    changes = [(c.from_status, c.result) for c in recorder.seen("task.state_changed.post")]
+    assert changes == [(TaskStatus.RUNNING, TaskStatus.SUCCEEDED)]
