@@ -10,9 +10,8 @@ by the executors in :mod:`harness.hooks.remote.jsonrpc` and :mod:`harness.hooks.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any, Final, Generic, Literal, TypeVar
+from types import TracebackType
+from typing import Any, Final, Generic, Literal, TypeVar, final
 
 import aiohttp
 import anyio
@@ -202,10 +201,10 @@ _FOREIGN: Final[tuple[type[Exception], ...]] = (
 )
 
 
-@contextmanager
-def map_transport_errors(point: str, endpoint: str, redactor: Redactor) -> Iterator[None]:
+def map_transport_errors(point: str, endpoint: str, redactor: Redactor) -> _TransportErrorMap:
     """Turn any transport or protocol failure inside the block into a ``HookTransportError``.
 
+    Use as ``with map_transport_errors(point, endpoint, redactor): ...``.
     ``HookAbort``, ``HookTransportError``, cancellation and programming errors
     (``TypeError``, ``AttributeError``) pass through untouched. An ``ExceptionGroup``
     (anyio task groups, as in the MCP client) is mapped when every leaf is a transport
@@ -216,21 +215,45 @@ def map_transport_errors(point: str, endpoint: str, redactor: Redactor) -> Itera
         endpoint: where the remote is (URL, command line); redacted before use.
         redactor: scrubs endpoint and cause, since both end up in Temporal's history.
 
-    Raises:
-        HookTransportError: ``from`` the original exception.
+    Returns:
+        The context manager; it raises ``HookTransportError`` ``from`` the original exception.
     """
-    try:
-        yield
-    except _FOREIGN as exc:
-        raise _transport_error(point, endpoint, redactor, exc) from exc
-    except ExceptionGroup as group:
-        matched, rest = group.split(_FOREIGN)
-        if matched is None or rest is not None:
-            raise
-        leaf: BaseException = matched
-        while isinstance(leaf, BaseExceptionGroup):
-            leaf = leaf.exceptions[0]
-        raise _transport_error(point, endpoint, redactor, leaf) from group
+    return _TransportErrorMap(point, endpoint, redactor)
+
+
+@final
+class _TransportErrorMap:
+    # A class rather than @contextmanager: it is on every remote call's hot path, and a
+    # generator-based manager costs a generator frame and two resumptions per call.
+    __slots__ = ("endpoint", "point", "redactor")
+
+    def __init__(self, point: str, endpoint: str, redactor: Redactor) -> None:
+        self.point = point
+        self.endpoint = endpoint
+        self.redactor = redactor
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        # Returning None (never True) tells callers and mypy that nothing is swallowed.
+        if exc is None:
+            return
+        if isinstance(exc, _FOREIGN):
+            raise _transport_error(self.point, self.endpoint, self.redactor, exc) from exc
+        if isinstance(exc, ExceptionGroup):
+            matched, rest = exc.split(_FOREIGN)
+            if matched is None or rest is not None:
+                return
+            leaf: BaseException = matched
+            while isinstance(leaf, BaseExceptionGroup):
+                leaf = leaf.exceptions[0]
+            raise _transport_error(self.point, self.endpoint, self.redactor, leaf) from exc
 
 
 def _transport_error(
