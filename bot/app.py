@@ -50,7 +50,9 @@ def build_app(settings: BotSettings, client: Harness) -> Bot:
         settings: credentials, ports, budgets.
         client: the harness client (or anything shaped like :class:`bot.gateway.Harness`).
     """
-    web_client = AsyncWebClient(token=settings.token, base_url=settings.web_api_url)
+    # In local mode the token comes from authorize_locally; giving it here too makes bolt warn.
+    token = None if settings.local else settings.token
+    web_client = AsyncWebClient(token=token, base_url=settings.web_api_url)
     standin = SlackStandIn(settings.bot_user_id) if settings.local else None
 
     async def authorize_locally(enterprise_id: str | None, team_id: str | None) -> AuthorizeResult:
@@ -81,7 +83,7 @@ def build_web_app(settings: BotSettings, bot: Bot) -> web.Application:
     web_app = web.Application(client_max_size=settings.max_body_bytes)
     gate = SlackGate(bot.app, signing_secret=settings.secret,
                      max_body_bytes=settings.max_body_bytes)  # fmt: skip
-    web_app.router.add_post(settings.path, gate)
+    web_app.router.add_post(settings.path, gate.handle)
     if bot.standin is not None:
         web_app.router.add_routes(bot.standin.routes(STANDIN_PATH))
         log.info("local mode: Slack Web API calls go to the stand-in at %s", STANDIN_PATH)

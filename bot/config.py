@@ -27,7 +27,9 @@ class BotSettings(BaseSettings):
         reply_deadline_seconds: how long the follow-up waits before reporting a timeout.
     """
 
-    model_config = SettingsConfigDict(env_prefix="BOT_", env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="BOT_", env_file=".env", extra="ignore", populate_by_name=True
+    )
 
     signing_secret: str = Field(
         default="", validation_alias=AliasChoices("SLACK_SIGNING_SECRET", "BOT_SIGNING_SECRET")

@@ -38,7 +38,7 @@ class SlackGate:
         self.verifier = SignatureVerifier(signing_secret)
         self.max_body_bytes = max_body_bytes
 
-    async def __call__(self, request: web.Request) -> web.StreamResponse:
+    async def handle(self, request: web.Request) -> web.StreamResponse:
         """Answer one POST from Slack."""
         if request.content_length is not None and request.content_length > self.max_body_bytes:
             return _plain(413, "body too large")

@@ -1,0 +1,119 @@
+"""``python -m bot.say --user U1 "/model gpt-x"``: talk to the running bot as Slack would.
+
+Builds a Slack-format request (a slash command form body, or an ``app_mention``
+event for plain text), signs it with the bot's signing secret, posts it and prints
+the reply; a late reply is read back from the local stand-in's response URL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+import uuid
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import aiohttp
+from slack_sdk.signature import SignatureVerifier
+
+from bot.config import BotSettings
+from bot.standin import RESPONSE_PATH
+
+
+def signed_headers(
+    secret: str, body: str, content_type: str, timestamp: int | None = None
+) -> dict[str, str]:
+    """Headers Slack would send with ``body``, signed with ``secret``."""
+    ts = str(timestamp if timestamp is not None else int(time.time()))
+    signature = SignatureVerifier(secret).generate_signature(timestamp=ts, body=body)
+    return {
+        "Content-Type": content_type,
+        "X-Slack-Request-Timestamp": ts,
+        "X-Slack-Signature": signature or "",
+    }
+
+
+def slash_body(text: str, *, user: str, team: str, channel: str, response_url: str) -> str:
+    """A slash command form body for ``"/model gpt-x"``."""
+    command, _, args = text.partition(" ")
+    return urlencode({
+        "token": "local", "team_id": team, "team_domain": "local", "channel_id": channel,
+        "channel_name": "local", "user_id": user, "user_name": user, "command": command,
+        "text": args, "api_app_id": "ALOCAL", "response_url": response_url,
+        "trigger_id": f"{uuid.uuid4().int % 10**12}.local",
+    })  # fmt: skip
+
+
+def mention_body(text: str, *, user: str, team: str, channel: str, bot_user: str) -> str:
+    """An ``app_mention`` event for ``text``."""
+    ts = f"{time.time():.6f}"
+    event = {"type": "app_mention", "user": user, "text": f"<@{bot_user}> {text}", "ts": ts,
+             "channel": channel, "event_ts": ts}  # fmt: skip
+    return json.dumps({"token": "local", "team_id": team, "api_app_id": "ALOCAL",
+                       "event": event, "type": "event_callback",
+                       "event_id": f"Ev{uuid.uuid4().hex[:10].upper()}",
+                       "event_time": int(time.time())})  # fmt: skip
+
+
+async def say(args: argparse.Namespace, settings: BotSettings) -> int:
+    """Send one request and print what comes back; returns a process exit status."""
+    url = args.url or f"http://{settings.host}:{settings.port}{settings.path}"
+    base = "{0.scheme}://{0.netloc}".format(urlsplit(url))
+    key = uuid.uuid4().hex
+    if args.text.startswith("/"):
+        body = slash_body(args.text, user=args.user, team=args.team, channel=args.channel,
+                          response_url=base + RESPONSE_PATH + key)  # fmt: skip
+        content_type = "application/x-www-form-urlencoded"
+    else:
+        body = mention_body(args.text, user=args.user, team=args.team, channel=args.channel,
+                            bot_user=settings.bot_user_id)  # fmt: skip
+        content_type = "application/json"
+    headers = signed_headers(settings.secret, body, content_type)
+    async with aiohttp.ClientSession() as session:
+        async with session.post(url, data=body.encode(), headers=headers) as response:
+            text = await response.text()
+            print(
+                _reply_text(text) if response.status == 200 else f"HTTP {response.status}: {text}"
+            )
+            if response.status != 200:
+                return 1
+        if _reply_text(text).startswith("working on"):
+            await _follow(session, base + RESPONSE_PATH + key, settings.reply_deadline_seconds)
+    return 0
+
+
+async def _follow(session: aiohttp.ClientSession, url: str, deadline: float) -> None:
+    stop = time.monotonic() + deadline + 2
+    while time.monotonic() < stop:
+        async with session.get(url) as response:
+            posted: list[dict[str, Any]] = await response.json()
+        if posted:
+            print(posted[-1].get("text", ""))
+            return
+        await asyncio.sleep(0.2)
+    print("(no follow-up reply arrived)")
+
+
+def _reply_text(raw: str) -> str:
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return raw
+    return str(data.get("text", raw)) if isinstance(data, dict) else raw
+
+
+def main() -> None:
+    """Parse the command line and send."""
+    parser = argparse.ArgumentParser(prog="python -m bot.say", description=__doc__)
+    parser.add_argument("text", help='"/model gpt-x", or plain text to mention the bot with')
+    parser.add_argument("--user", default="ULOCAL")
+    parser.add_argument("--team", default="TLOCAL")
+    parser.add_argument("--channel", default="CLOCAL")
+    parser.add_argument("--url", default="", help="the bot's Slack endpoint")
+    raise SystemExit(asyncio.run(say(parser.parse_args(), BotSettings())))
+
+
+if __name__ == "__main__":
+    main()

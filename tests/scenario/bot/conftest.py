@@ -1,0 +1,154 @@
+"""The real bot on 127.0.0.1, signed recorded payloads, and (for most tests) a real worker.
+
+Temporal is helper fixtures of ``tests/integration/temporal`` (one dev server per
+session, a task queue per test); the worker runs the built-in plugin plus the
+``commands`` plugin, so every reply and state change below is the real one.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import AsyncIterator
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode
+
+import aiohttp
+import pytest
+from aiohttp import web
+from slack_sdk.signature import SignatureVerifier
+
+from bot.app import Bot, build_app, build_web_app
+from bot.config import BotSettings
+from bot.gateway import Harness
+from commands import register_all
+from harness.hooks import HookManager
+from harness.temporal.activities import HarnessActivities
+from harness.temporal.worker import build_manager, build_worker
+from tests.integration.temporal import conftest as temporal
+
+# The real-Temporal fixtures of the integration tier, shared rather than copied.
+temporal_address = temporal.temporal_address
+client = temporal.client
+task_queue = temporal.task_queue
+settings = temporal.settings
+store = temporal.store
+harness = temporal.harness
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "slack"
+MODELS = ("gpt-x", "claude-y", "offline")
+TEAM = "T0TEAM1"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def manager(settings, store) -> HookManager:
+    manager = build_manager(settings, store)
+    register_all(manager, models=MODELS)
+    return manager
+
+
+@pytest.fixture
+async def worker(client, settings, manager):
+    activities = HarnessActivities(manager, heartbeat_seconds=0.5)
+    async with build_worker(client, settings, activities) as running:
+        yield running
+
+
+class Slack:
+    """Sends recorded payloads to the bot as Slack does (bolt's test_slash_command shape)."""
+
+    signing_secret = "test-signing-secret"
+
+    def __init__(self, url: str, session: aiohttp.ClientSession, bot: Bot) -> None:
+        self.url = url
+        self.session = session
+        self.bot = bot
+        self.base = url.rsplit("/slack/events", 1)[0]
+
+    def build_headers(self, body: str, content_type: str, timestamp: str | None = None) -> dict:
+        import time
+
+        ts = timestamp or str(int(time.time()))
+        signature = SignatureVerifier(self.signing_secret).generate_signature(
+            timestamp=ts, body=body
+        )
+        return {
+            "Content-Type": content_type,
+            "X-Slack-Request-Timestamp": ts,
+            "X-Slack-Signature": signature,
+        }
+
+    async def post(self, body: str | bytes, headers: dict) -> tuple[int, str]:
+        async with self.session.post(self.url, data=body, headers=headers) as response:
+            return response.status, await response.text()
+
+    def slash_body(self, command: str, text: str, *, user: str, channel: str, key: str) -> str:
+        fields = dict(parse_qsl((FIXTURES / "slash_command.txt").read_text().strip()))
+        fields.update(
+            command=command, text=text, user_id=user, channel_id=channel,
+            response_url=f"{self.base}/_local/response/{key}",
+            trigger_id=f"{key}.{user}.{channel}",
+        )  # fmt: skip
+        return urlencode(fields)
+
+    async def slash(
+        self, command: str, text: str = "", *, user: str, channel: str, key: str = ""
+    ) -> tuple[int, str]:
+        """POST a signed slash command; returns status and the ack's text."""
+        import uuid
+
+        key = key or uuid.uuid4().hex
+        body = self.slash_body(command, text, user=user, channel=channel, key=key)
+        status, raw = await self.post(
+            body, self.build_headers(body, "application/x-www-form-urlencoded")
+        )
+        try:
+            return status, json.loads(raw)["text"]
+        except (ValueError, KeyError, TypeError):
+            return status, raw
+
+    def event_body(self, name: str, **event_overrides) -> str:
+        payload = json.loads((FIXTURES / name).read_text())
+        top = {k: event_overrides.pop(k) for k in list(event_overrides) if k in ("event_id",)}
+        payload.update(top)
+        payload["event"].update(event_overrides)
+        return json.dumps(payload)
+
+    async def event(self, name: str, extra_headers: dict | None = None, **overrides):
+        body = self.event_body(name, **overrides)
+        headers = self.build_headers(body, "application/json") | (extra_headers or {})
+        return await self.post(body, headers)
+
+    async def responses(self, key: str) -> list[dict]:
+        async with self.session.get(f"{self.base}/_local/response/{key}") as response:
+            return await response.json()
+
+
+async def serve_bot(harness: Harness, tmp_path: Path, **settings) -> AsyncIterator[Slack]:
+    port = free_port()
+    bot_settings = BotSettings(
+        _env_file=None, signing_secret=Slack.signing_secret, bot_token="", port=port,
+        data_dir=tmp_path, **settings,
+    )  # fmt: skip
+    bot = build_app(bot_settings, harness)
+    runner = web.AppRunner(build_web_app(bot_settings, bot))
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    try:
+        async with aiohttp.ClientSession() as session:
+            yield Slack(f"http://127.0.0.1:{port}/slack/events", session, bot)
+    finally:
+        await runner.cleanup()
+
+
+@pytest.fixture
+async def slack(harness, worker, tmp_path) -> AsyncIterator[Slack]:
+    """The bot in front of a real worker."""
+    async for sender in serve_bot(harness, tmp_path):
+        yield sender
