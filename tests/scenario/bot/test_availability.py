@@ -1,0 +1,74 @@
+"""Slack's 3 s ack limit holds when the task is slow and when Temporal is down."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+import uuid
+
+from bot.gateway import LazyHarness
+from harness.config import Settings
+from harness.hooks.contexts import TaskSpec
+from harness.temporal.client import HarnessClient
+
+from .conftest import TEAM, serve_bot
+
+
+async def test_temporal_down_gets_a_clear_reply_within_3_seconds(tmp_path):
+    with socket.socket() as sock:  # a port nobody listens on: Temporal is "stopped"
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    down = Settings(_env_file=None, temporal_address=f"127.0.0.1:{port}")
+
+    async def connect():
+        return await HarnessClient.connect(down)
+
+    async for slack in serve_bot(LazyHarness(connect), tmp_path, ack_budget_seconds=2.0):
+        started = time.monotonic()
+        status, reply = await slack.slash("/model", "gpt-x", user="U0OWNER", channel="C1")
+        elapsed = time.monotonic() - started
+    assert status == 200 and elapsed < 3.0
+    assert reply == (
+        "the harness is not reachable right now (its Temporal server did not answer); "
+        "nothing was changed — please try again in a minute"
+    )
+
+
+async def test_slow_task_acks_working_then_replies_via_response_url(
+    harness, manager, worker, tmp_path
+):
+    channel = f"C{uuid.uuid4().hex[:8].upper()}"
+    await harness.start_task(TaskSpec(title="t", owner="U0OWNER", model="offline"), team=TEAM,
+                             channel=channel)  # fmt: skip
+
+    async def slow(ctx):
+        await asyncio.sleep(0.6)
+
+    manager.register("command.invoked.pre", slow, priority=200)
+    async for slack in serve_bot(harness, tmp_path, ack_budget_seconds=0.2):
+        started = time.monotonic()
+        status, ack = await slack.slash("/effort", "low", user="U0OWNER", channel=channel,
+                                        key="slow1")  # fmt: skip
+        assert time.monotonic() - started < 0.6
+        assert (status, ack) == (200, "working on `/effort low` …")
+        await slack.bot.slash.drain()
+        posted = await slack.responses("slow1")
+    assert [p["text"] for p in posted] == ["effort set to `low` (was `medium`)"]
+    assert (await harness.snapshot(harness.task_id(TEAM, channel))).effort == "low"
+
+
+async def test_task_that_never_answers_gets_a_timeout_follow_up(harness, tmp_path):
+    """No worker polls this task queue: the update cannot finish."""
+    channel = f"C{uuid.uuid4().hex[:8].upper()}"
+    await harness.start_task(TaskSpec(title="t", owner="U0OWNER"), team=TEAM, channel=channel)
+    async for slack in serve_bot(harness, tmp_path, ack_budget_seconds=0.2,
+                                 reply_deadline_seconds=1.0):  # fmt: skip
+        _, ack = await slack.slash("/effort", "low", user="U0OWNER", channel=channel, key="never")
+        await slack.bot.slash.drain()
+        posted = await slack.responses("never")
+    assert ack == "working on `/effort low` …"
+    assert [p["text"] for p in posted] == [
+        "`/effort` got no answer from the task within 1 s; it was not confirmed — "
+        "check `/status` before trying again"
+    ]

@@ -1,0 +1,72 @@
+"""Mentions and thread replies become messages to a task, exactly once; bots and edits do not."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from .conftest import TEAM, serve_bot
+
+
+@pytest.fixture
+def channel():
+    return f"C{uuid.uuid4().hex[:8].upper()}"
+
+
+async def transcript(harness, channel):
+    return await harness.transcript(harness.task_id(TEAM, channel))
+
+
+async def test_mention_starts_the_channels_task_and_posts_in_thread(slack, harness, channel):
+    status, _ = await slack.event("app_mention.json", channel=channel)
+    assert status == 200
+    messages = await transcript(harness, channel)
+    assert [(m.user, m.text) for m in messages] == [
+        ("U0OWNER", "please summarise yesterday's deploy failures")
+    ]
+    method, args = slack.bot.standin.calls[-1]
+    assert method == "chat.postMessage" and args["thread_ts"] == "1700000100.000100"
+    assert args["text"].startswith(f"started task `{harness.task_id(TEAM, channel)}`")
+    snapshot = await harness.snapshot(harness.task_id(TEAM, channel))
+    assert [(p.user_id, p.role) for p in snapshot.participants] == [("U0OWNER", "owner")]
+
+
+async def test_retry_and_mention_pair_are_one_message(slack, harness, channel):
+    await slack.event("app_mention.json", channel=channel)
+    retry = await slack.event("app_mention.json", {"X-Slack-Retry-Num": "1",
+                              "X-Slack-Retry-Reason": "http_timeout"}, channel=channel)  # fmt: skip
+    pair = await slack.event("message_with_mention.json", channel=channel)
+    assert retry[0] == pair[0] == 200
+    assert len(await transcript(harness, channel)) == 1
+    assert sum(m == "chat.postMessage" for m, _ in slack.bot.standin.calls) == 1
+
+
+async def test_thread_reply_reaches_the_task_and_edits_and_bots_do_not(slack, harness, channel):
+    await slack.event("app_mention.json", channel=channel)
+    await slack.event("message_in_thread.json", channel=channel)
+    await slack.event("message_changed.json", channel=channel)
+    await slack.event("bot_message_in_thread.json", channel=channel)
+    messages = await transcript(harness, channel)
+    assert [(m.user, m.text) for m in messages] == [
+        ("U0OWNER", "please summarise yesterday's deploy failures"),
+        ("U0COLLAB", "also check the canary logs"),
+    ]
+
+
+async def test_plain_message_outside_a_task_thread_is_ignored(slack, harness, channel):
+    await slack.event("message_in_thread.json", channel=channel)
+    assert slack.bot.standin.calls == []
+    with pytest.raises(Exception, match="not found"):
+        await transcript(harness, channel)
+
+
+async def test_dedupe_survives_a_restart_of_the_bot(harness, worker, tmp_path, channel):
+    async for first in serve_bot(harness, tmp_path):
+        await first.event("app_mention.json", channel=channel)
+    async for second in serve_bot(harness, tmp_path):
+        status, _ = await second.event("app_mention.json", {"X-Slack-Retry-Num": "2"},
+                                       channel=channel)  # fmt: skip
+        assert status == 200
+        assert second.bot.standin.calls == []
+    assert len(await transcript(harness, channel)) == 1
