@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Sequence
-from datetime import timedelta
 
 from temporalio.client import Client, WorkflowFailureError, WorkflowUpdateFailedError
 from temporalio.common import WorkflowIDConflictPolicy
@@ -159,17 +158,15 @@ class HarnessClient:
         async with self._mapped(task_id):
             await self.temporal.get_workflow_handle(task_id).execute_update("finish", request)
 
-    async def outcome(self, task_id: str, *, timeout: float | None = None) -> TaskOutcome:
-        """Wait for the task to end and return how it ended.
+    async def outcome(self, task_id: str) -> TaskOutcome:
+        """Wait for the task to end and return how it ended (bound it with ``asyncio.timeout``).
 
         Raises:
             TaskRejected: the task failed (gave up); the reason is Temporal's failure message.
         """
         async with self._mapped(task_id):
             handle = self.temporal.get_workflow_handle(task_id, result_type=TaskOutcome)
-            outcome: TaskOutcome = await handle.result(
-                rpc_timeout=timedelta(seconds=timeout) if timeout else None
-            )
+            outcome: TaskOutcome = await handle.result()
         return outcome
 
     @contextlib.asynccontextmanager
