@@ -86,6 +86,31 @@ def build_worker(client: Client, settings: Settings, activities: HarnessActiviti
     )
 
 
+async def connect(settings: Settings, *, patience: float = 30.0) -> Client:
+    """Connect to Temporal, waiting up to ``patience`` seconds for it to come up.
+
+    ``make run`` starts the dev server and the worker together; the server needs a
+    moment before it accepts connections.
+
+    Raises:
+        RuntimeError: still unreachable after ``patience`` seconds.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + patience
+    while True:
+        try:
+            return await Client.connect(
+                settings.temporal_address,
+                namespace=settings.temporal_namespace,
+                data_converter=pydantic_data_converter,
+            )
+        except RuntimeError as error:  # how the SDK reports an unreachable server
+            if loop.time() >= deadline:
+                raise
+            log.info("waiting for Temporal at %s: %s", settings.temporal_address, error)
+            await asyncio.sleep(0.5)
+
+
 async def serve(
     settings: Settings, stop: asyncio.Event, *, client: Client | None = None,
     manager: HookManager | None = None,
@@ -99,11 +124,7 @@ async def serve(
     manager = manager or build_manager(settings, store)
     for line in describe(manager):
         log.info("registered %s", line)
-    client = client or await Client.connect(
-        settings.temporal_address,
-        namespace=settings.temporal_namespace,
-        data_converter=pydantic_data_converter,
-    )
+    client = client or await connect(settings)
     activities = HarnessActivities(
         manager, clock=SystemClock(), heartbeat_seconds=settings.activity_heartbeat_seconds / 3
     )
