@@ -58,6 +58,7 @@ def temporal_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         [temporal_binary(), "server", "start-dev", "--headless", "--ip", "127.0.0.1",
          "--port", str(port), "--db-filename", str(db), "--log-level", "error",
          "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
+         "--dynamic-config-value", 'history.timerProcessorMaxTimeShift="10ms"',
          "--sqlite-pragma", "journal_mode=WAL", "--sqlite-pragma", "synchronous=NORMAL"],
         stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
