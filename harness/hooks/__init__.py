@@ -7,6 +7,7 @@ behind it.
 
 from __future__ import annotations
 
+from harness.hooks.builtin import RetryDefaults, register_builtin
 from harness.hooks.catalogue import (
     BUILTIN_BODY_PRIORITY,
     DEFAULT_PRIORITY,
@@ -48,6 +49,8 @@ __all__ = [
     "McpExecutor",
     "Redactor",
     "Registration",
+    "RetryDefaults",
     "UnknownHookPointError",
     "context_type",
+    "register_builtin",
 ]

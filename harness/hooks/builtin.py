@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Final, final
+from typing import TYPE_CHECKING, Final, final
 
 from harness.hooks.catalogue import BUILTIN_BODY_PRIORITY
 from harness.hooks.contexts import (
@@ -32,7 +32,9 @@ from harness.hooks.errors import HookAbort
 from harness.hooks.executor import Registration
 from harness.hooks.manager import HookManager
 from harness.providers import RandomSource
-from harness.store import ArtefactStore
+
+if TYPE_CHECKING:  # the store is a dependency handed in, not something hooks import
+    from harness.store import ArtefactStore
 
 FINAL_STATUSES: Final = frozenset({TaskStatus.SUCCEEDED, TaskStatus.FAILED, TaskStatus.CANCELLED})
 

@@ -21,8 +21,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
 from harness.config import Settings
-from harness.hooks import POINTS, HookManager
-from harness.hooks.builtin import RetryDefaults, register_builtin
+from harness.hooks import POINTS, HookManager, RetryDefaults, register_builtin
 from harness.hooks.contexts import ShutdownContext
 from harness.providers import SystemClock, system_random
 from harness.store import ArtefactStore, SqliteArtefactStore
