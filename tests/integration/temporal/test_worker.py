@@ -85,3 +85,15 @@ async def test_python_m_harness_worker_logs_registrations_and_stops_on_sigterm(s
         in output
     )
     assert "worker stopping (stop requested); 0 activities in flight" in output
+
+
+async def test_the_worker_keeps_the_workflow_sandbox_on_and_passes_through_no_io_module(
+    client, settings, manager
+):
+    from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
+
+    worker = build_worker(client, settings, HarnessActivities(manager))
+    runner = worker.config(active_config=True)["workflow_runner"]
+    assert isinstance(runner, SandboxedWorkflowRunner)
+    passthrough = runner.restrictions.passthrough_modules
+    assert not {"harness", "harness.store", "harness.temporal.activities"} & passthrough
