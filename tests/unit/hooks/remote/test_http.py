@@ -60,7 +60,7 @@ async def test_hanging_server_times_out_within_the_deadline(http, bad_server):
     with pytest.raises(HttpClientError) as info:
         await post(http, bad_server.url("/hang"), timeout=0.3)
     assert info.value.kind == "timeout"
-    assert time.monotonic() - start < 0.3 + 0.5
+    assert time.monotonic() - start < 0.3 + 1.0  # slack for a loaded machine; the server waits 30 s
 
 
 async def test_dripping_server_cannot_stretch_the_total_deadline(http, bad_server):
@@ -69,7 +69,7 @@ async def test_dripping_server_cannot_stretch_the_total_deadline(http, bad_serve
     with pytest.raises(HttpClientError) as info:
         await post(http, bad_server.url("/drip"), timeout=0.4)
     assert info.value.kind == "timeout"
-    assert time.monotonic() - start < 0.4 + 0.5
+    assert time.monotonic() - start < 0.4 + 1.0  # the drip alone would take 10 s
 
 
 async def test_server_closing_mid_body_is_kind_closed(http, bad_server):

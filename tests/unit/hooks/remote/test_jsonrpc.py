@@ -86,14 +86,14 @@ async def test_recorded_abort_reply_becomes_hook_abort(call, bad_server, tool_ct
 async def test_hanging_server_fails_within_the_deadline(call, bad_server, tool_ctx):
     start = time.monotonic()
     error = await failure(call, bad_server.url("/hang"), tool_ctx, timeout=0.3)
-    assert time.monotonic() - start < 0.8
+    assert time.monotonic() - start < 1.3  # the server waits 30 s
     assert "timeout" in error.cause
 
 
 async def test_dripping_server_fails_at_the_total_deadline(call, bad_server, tool_ctx):
     start = time.monotonic()
     error = await failure(call, bad_server.url("/drip"), tool_ctx, timeout=0.4)
-    assert time.monotonic() - start < 0.9
+    assert time.monotonic() - start < 1.4  # the drip alone would take 10 s
     assert "timeout" in error.cause
 
 
