@@ -74,3 +74,15 @@ def test_public_surface_contains_the_design_list_and_is_sorted():
     assert exported == sorted(exported, key=lambda n: (not n.isupper(), n))
     for name in exported:
         assert getattr(harness.hooks, name) is not None
+
+
+def test_importing_the_hooks_package_does_not_load_the_remote_stack():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, harness.hooks; "
+        "print(sorted(m for m in ('aiohttp', 'httpx', 'mcp') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -7,6 +7,8 @@ behind it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from harness.hooks.builtin import RetryDefaults, register_builtin
 from harness.hooks.catalogue import (
     BUILTIN_BODY_PRIORITY,
@@ -27,8 +29,29 @@ from harness.hooks.errors import (
 from harness.hooks.executor import AbandonObserver, Executor, Registration
 from harness.hooks.manager import HookManager
 from harness.hooks.redactor import Redactor
-from harness.hooks.remote.jsonrpc import JsonRpcExecutor
-from harness.hooks.remote.mcp import McpExecutor
+
+if TYPE_CHECKING:
+    from harness.hooks.remote.jsonrpc import JsonRpcExecutor
+    from harness.hooks.remote.mcp import McpExecutor
+
+# The remote executors pull in aiohttp, httpx and the MCP SDK (~0.5 s): loaded on first
+# use, so a worker without remote executors, and every MCP hook server, starts fast.
+_LAZY = {
+    "JsonRpcExecutor": "harness.hooks.remote.jsonrpc",
+    "McpExecutor": "harness.hooks.remote.mcp",
+}
+
+
+def __getattr__(name: str) -> Any:  # noqa: ANN401  # module attribute protocol
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BUILTIN_BODY_PRIORITY",

@@ -63,9 +63,15 @@ class HookManager:
 
         Raises:
             UnknownHookPointError: ``point`` is not ``<operation>.<phase>`` of the catalogue.
+            ValueError: ``executor`` declares another ``point`` (remote executors do).
             TypeError: ``executor`` is not an async callable.
         """
         split_point(point)
+        bound = getattr(executor, "point", None)
+        if isinstance(bound, str) and bound != point:
+            # Remote executors are built for one point; serving another would send the
+            # wrong method or tool name and validate replies against the wrong context.
+            raise ValueError(f"executor {executor_name(executor)} serves {bound}, not {point}")
         if not _is_async_callable(executor):
             raise TypeError(
                 f"executor {executor_name(executor)} for {point} must be an async callable "
@@ -151,10 +157,13 @@ class HookManager:
                     log.exception("abandon observer %s at %s failed (suppressed)", reg.name, point)
 
     def _record(self, abort: HookAbort, ctx: HookContext) -> None:
+        # The reason travels on: into replies, logs and Temporal's history.
+        abort.reason = self.redactor.redact_text(abort.reason)
+        abort.args = (abort.reason,)
         record = AbortRecord(
             point=abort.point or "",
             executor=abort.executor or "",
-            reason=self.redactor.redact_text(abort.reason),
+            reason=abort.reason,
             refusal=abort.refusal,
             correlation_id=ctx.correlation_id,
         )

@@ -381,3 +381,29 @@ def test_abandon_can_be_called_directly_and_skips_plain_executors(manager, tool_
     span.open = 1
     manager.abandon("tool.invoked.pre", tool_ctx, RuntimeError("x"))
     assert span.open == 0
+
+
+def test_an_executor_bound_to_another_point_is_refused(manager):
+    class Remote:
+        point = "tool.invoked.pre"
+
+        async def __call__(self, ctx):
+            return None
+
+    manager.register("tool.invoked.pre", Remote())
+    with pytest.raises(ValueError, match=r"serves tool\.invoked\.pre, not tool\.invoked\.post"):
+        manager.register("tool.invoked.post", Remote())
+
+
+async def test_abort_reason_is_redacted_before_it_travels(manager, tool_ctx):
+    token = "xoxb-123456789012-abcdefghijkl"
+
+    async def leaky_veto(ctx):
+        raise HookAbort(f"token {token} is not allowed here", refusal=True)
+
+    manager.register("tool.invoked.pre", leaky_veto)
+    with pytest.raises(HookAbort) as info:
+        await manager.run("tool.invoked", tool_ctx)
+    assert token not in str(info.value) and token not in info.value.reason
+    assert token not in repr(info.value.args)
+    assert token not in manager.aborts[-1].reason
