@@ -46,21 +46,31 @@ def executor_name(executor: object) -> str:
 class Registration:
     """Handle returned by :meth:`HookManager.register`; pass it to ``unregister``."""
 
-    __slots__ = ("executor", "name", "point", "priority", "sequence")
+    __slots__ = ("executor", "mode", "name", "point", "priority", "rank", "sequence")
 
     def __init__(
-        self, point: str, executor: Executor, priority: int, sequence: int, name: str
+        self,
+        point: str,
+        executor: Executor,
+        priority: int,
+        sequence: int,
+        name: str,
+        mode: str = "normal",
+        rank: int = 0,
     ) -> None:
         self.point = point
         self.executor = executor
         self.priority = priority
         self.sequence = sequence
         self.name = name
+        self.mode = mode
+        self.rank = rank
 
     @property
-    def sort_key(self) -> tuple[int, int]:
-        """Lower priority first; equal priorities keep registration order."""
-        return (self.priority, self.sequence)
+    def sort_key(self) -> tuple[int, int, int]:
+        """Validators (rank 1) last, then lower priority first, then registration order."""
+        return (self.rank, self.priority, self.sequence)
 
     def __repr__(self) -> str:
-        return f"<Registration {self.point} priority={self.priority} {self.name}>"
+        mode = "" if self.mode == "normal" else f" mode={self.mode}"
+        return f"<Registration {self.point} priority={self.priority}{mode} {self.name}>"

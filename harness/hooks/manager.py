@@ -15,11 +15,13 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Final, NamedTuple, TypeVar
 
+from harness.hooks.audit import AuditLog
 from harness.hooks.catalogue import DEFAULT_PRIORITY, OPERATIONS, POINTS, split_point
 from harness.hooks.chain import run_chain
 from harness.hooks.contexts import CONTEXT_TYPES, HookContext
-from harness.hooks.errors import HookAbort, HookValidationError
+from harness.hooks.errors import HookAbort, HookTransportError, HookValidationError
 from harness.hooks.executor import AbandonObserver, Executor, Registration, executor_name
+from harness.hooks.modes import MODE_RANK, MODES, AuditExecutor, Mode, ValidatorExecutor
 from harness.hooks.redactor import Redactor
 
 log = logging.getLogger(__name__)
@@ -46,27 +48,54 @@ class HookManager:
         redactor: scrubs every context before executors see it and every output;
             a default :class:`Redactor` when omitted.
         abort_history: how many recent aborts :attr:`aborts` keeps.
+
+    Attributes:
+        audit: every abort, refusal, transport error and dry-run verdict (issue 6);
+            add sinks to persist it.
     """
 
     def __init__(self, *, redactor: Redactor | None = None, abort_history: int = 100) -> None:
         self.redactor = redactor or Redactor()
         self.aborts: deque[AbortRecord] = deque(maxlen=abort_history)
+        self.audit = AuditLog(self.redactor)
         self._registrations: dict[str, list[Registration]] = {p: [] for p in POINTS}
         self._chains: dict[str, tuple[Registration, ...]] = {p: _EMPTY for p in POINTS}
         self._sequence = itertools.count()
         self._run_chain = run_chain
 
     def register(
-        self, point: str, executor: Executor, *, priority: int = DEFAULT_PRIORITY
+        self,
+        point: str,
+        executor: Executor,
+        *,
+        priority: int = DEFAULT_PRIORITY,
+        mode: Mode = "normal",
     ) -> Registration:
         """Add ``executor`` at ``point``; lower priorities run first, ties in registration order.
 
+        Args:
+            point: ``<operation>.<phase>``.
+            executor: the async callable.
+            priority: lower runs first.
+            mode: ``normal``; ``validator`` (runs after every normal executor of the
+                point whatever its priority, may only pass or abort; pre and post only,
+                since a body's result is what post validates); or ``audit`` (runs, but
+                its veto or replacement is only recorded in :attr:`audit`).
+
         Raises:
             UnknownHookPointError: ``point`` is not ``<operation>.<phase>`` of the catalogue.
-            ValueError: ``executor`` declares another ``point`` (remote executors do).
+            ValueError: ``executor`` declares another ``point`` (remote executors do), the
+                mode is unknown, or a validator is registered at an ``in`` point.
             TypeError: ``executor`` is not an async callable.
         """
-        split_point(point)
+        _, phase = split_point(point)
+        if mode not in MODE_RANK:
+            raise ValueError(f"unknown mode {mode!r} for {point}: expected one of {MODES}")
+        if mode == "validator" and phase == "in":
+            raise ValueError(
+                f"a validator cannot run at {point}: the in chain stops at the first result; "
+                "validate the output at the post point instead"
+            )
         bound = getattr(executor, "point", None)
         if isinstance(bound, str) and bound != point:
             # Remote executors are built for one point; serving another would send the
@@ -77,10 +106,17 @@ class HookManager:
                 f"executor {executor_name(executor)} for {point} must be an async callable "
                 "(async def, or an object with an async __call__)"
             )
-        reg = Registration(point, executor, priority, next(self._sequence), executor_name(executor))
+        name = executor_name(executor)
+        if mode == "validator":
+            executor = ValidatorExecutor(executor, point=point, name=name)
+        elif mode == "audit":
+            executor = AuditExecutor(executor, point=point, name=name, audit=self.audit)
+        reg = Registration(
+            point, executor, priority, next(self._sequence), name, mode, MODE_RANK[mode]
+        )
         bisect.insort(self._registrations[point], reg, key=lambda r: r.sort_key)
         self._chains[point] = tuple(self._registrations[point])
-        log.debug("registered %s at %s (priority %d)", reg.name, point, priority)
+        log.debug("registered %s at %s (priority %d, %s)", reg.name, point, priority, mode)
         return reg
 
     def unregister(self, registration: Registration) -> None:
@@ -138,6 +174,14 @@ class HookManager:
                 self.abandon(operation + ".pre", current, error)
             if isinstance(error, HookAbort):
                 self._record(error, current)
+            elif isinstance(error, HookTransportError):
+                self.audit.record(
+                    "transport_error",
+                    point=error.point,
+                    executor=error.endpoint,
+                    reason=error.cause,
+                    ctx=current,
+                )
             raise
         # The input was scrubbed above and every replacement as the chain took it, so the
         # output, being one of them, is scrubbed already.
@@ -168,6 +212,13 @@ class HookManager:
             correlation_id=ctx.correlation_id,
         )
         self.aborts.append(record)
+        self.audit.record(
+            "refusal" if abort.refusal else "abort",
+            point=record.point,
+            executor=record.executor,
+            reason=record.reason,
+            ctx=ctx,
+        )
         log.info(
             "%s at %s by %s: %s (correlation %s)",
             "refusal" if abort.refusal else "abort",

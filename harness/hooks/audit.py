@@ -1,0 +1,109 @@
+"""The audit log: every abort, refusal, transport error, ignored failure and dry-run verdict.
+
+It is what makes "never a silent pass" checkable (issue 6): whatever an executor
+vetoed, failed at, or would have changed in audit mode is written here with the
+point, the executor, the reason and the correlation and task ids. It keeps the last
+records in memory and hands each one to its sinks (the worker adds a SQLite table
+beside the artefact store, :mod:`harness.audit_store`); it does not decide anything.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any, Final, Literal, Protocol, final
+
+from harness.hooks.contexts import HookContext
+from harness.hooks.redactor import Redactor
+
+log = logging.getLogger(__name__)
+
+AuditKind = Literal[
+    "abort", "refusal", "transport_error", "ignored_failure", "audit_veto", "audit_rewrite",
+    "audit_failure",
+]  # fmt: skip
+"""What happened: ``audit_*`` kinds come from executors in audit (dry-run) mode."""
+
+AUDIT_KINDS: Final[tuple[str, ...]] = AuditKind.__args__  # type: ignore[attr-defined]  # Literal keeps its values here
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class AuditRecord:
+    """One audited event; ``reason`` is redacted before the record exists."""
+
+    at: float
+    kind: str
+    point: str
+    executor: str
+    reason: str
+    correlation_id: str = ""
+    task_id: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The record as a JSON-ready mapping."""
+        return asdict(self)
+
+
+class AuditSink(Protocol):
+    """Where records go besides memory; synchronous, since aborts surface on sync paths too."""
+
+    def write(self, record: AuditRecord) -> None: ...
+
+
+@final
+class AuditLog:
+    """Recent records in memory, each also handed to every sink.
+
+    Args:
+        redactor: scrubs reasons (they may quote a tool argument or a header).
+        history: how many records :meth:`last` can return.
+        clock: wall-clock seconds since the epoch; a provider so tests can fix it.
+    """
+
+    def __init__(
+        self,
+        redactor: Redactor,
+        *,
+        history: int = 500,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.redactor = redactor
+        self.sinks: list[AuditSink] = []
+        self._recent: deque[AuditRecord] = deque(maxlen=history)
+        self._clock = clock
+
+    def record(
+        self, kind: AuditKind, *, point: str, executor: str, reason: str, ctx: HookContext | None
+    ) -> AuditRecord:
+        """Write one record; a sink that fails is logged and skipped, never raised into the chain.
+
+        Returns:
+            The record as written (reason redacted).
+        """
+        entry = AuditRecord(
+            at=self._clock(),
+            kind=kind,
+            point=point,
+            executor=executor,
+            reason=self.redactor.redact_text(reason),
+            correlation_id=ctx.correlation_id if ctx is not None else "",
+            task_id=ctx.task.task_id if ctx is not None and ctx.task is not None else "",
+        )
+        self._recent.append(entry)
+        for sink in self.sinks:
+            try:
+                sink.write(entry)
+            except Exception:
+                # The operation's own outcome must not change because the audit store is down.
+                log.exception("audit sink %r failed; record kept in memory only", sink)
+        return entry
+
+    def last(self, count: int = 20) -> list[AuditRecord]:
+        """The ``count`` most recent records seen by this process, oldest first."""
+        if count <= 0:
+            return []
+        return list(self._recent)[-count:]

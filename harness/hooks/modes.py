@@ -1,0 +1,112 @@
+"""Registration modes: how an executor's verdict is applied (issue 6, "validate after mutate").
+
+``normal`` executors pass, replace or abort. A ``validator`` runs after every normal
+executor of its point (the manager sorts it there at registration) and may only
+pass or abort, so no rewrite can follow its approval. An ``audit`` executor runs on
+live traffic but nothing it does is applied: a veto or a replacement is written to
+the audit log instead. The wrappers here enforce that; ordering is the manager's job.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal, final
+
+from harness.hooks.audit import AuditLog
+from harness.hooks.contexts import HookContext
+from harness.hooks.errors import HookAbort, HookValidationError
+from harness.hooks.executor import AbandonObserver, Executor
+
+Mode = Literal["normal", "validator", "audit"]
+MODES: Final[tuple[Mode, ...]] = ("normal", "validator", "audit")
+
+MODE_RANK: Final[dict[str, int]] = {"normal": 0, "audit": 0, "validator": 1}
+"""First element of the sort key: validators sort after everything else on a point."""
+
+
+class _Wrapped:
+    """Shared by the wrappers: forwards ``abandon`` so a wrapped observer still hears it."""
+
+    __slots__ = ("inner", "name", "point")
+
+    def __init__(self, inner: Executor, *, point: str, name: str) -> None:
+        self.inner = inner
+        self.point = point
+        self.name = name
+
+    def abandon(self, point: str, ctx: HookContext, error: BaseException) -> None:
+        """Pass the abandon on when the wrapped executor is an :class:`AbandonObserver`."""
+        if isinstance(self.inner, AbandonObserver):
+            self.inner.abandon(point, ctx, error)
+
+
+@final
+class ValidatorExecutor(_Wrapped):
+    """Runs a validator: ``None`` passes, ``HookAbort`` vetoes, a replacement is an error."""
+
+    __slots__ = ()
+
+    async def __call__(self, ctx: HookContext, /) -> HookContext | None:
+        """Run the validator on the final input (or output) of the point.
+
+        Raises:
+            HookAbort: the validator vetoed.
+            HookValidationError: the validator returned a replacement, which a validator
+                may not do (it would be a rewrite nobody validates).
+        """
+        out = await self.inner(ctx)
+        if out is not None:
+            raise HookValidationError(
+                point=self.point,
+                executor=self.name,
+                detail="a validator may only pass (return None) or abort; it returned a "
+                "replacement. Register it as a normal executor to rewrite.",
+            )
+        return None
+
+
+@final
+class AuditExecutor(_Wrapped):
+    """Runs an executor in dry-run mode: its veto, rewrite or failure is recorded, never applied."""
+
+    __slots__ = ("audit",)
+
+    def __init__(self, inner: Executor, *, point: str, name: str, audit: AuditLog) -> None:
+        super().__init__(inner, point=point, name=name)
+        self.audit = audit
+
+    async def __call__(self, ctx: HookContext, /) -> None:
+        """Run the executor, record what it would have done, and pass through."""
+        try:
+            out = await self.inner(ctx)
+        except HookAbort as abort:
+            kind = "refusal" if abort.refusal else "abort"
+            self.audit.record(
+                "audit_veto",
+                point=self.point,
+                executor=self.name,
+                reason=f"would {kind}: {abort.reason}",
+                ctx=ctx,
+            )
+            return None
+        except Exception as error:
+            # A policy on trial must not break live traffic; its failure is recorded instead.
+            self.audit.record(
+                "audit_failure",
+                point=self.point,
+                executor=self.name,
+                reason=f"{type(error).__name__}: {error}",
+                ctx=ctx,
+            )
+            return None
+        if out is not None:
+            changed = sorted(
+                name for name, value in out.__dict__.items() if ctx.__dict__.get(name) != value
+            )
+            self.audit.record(
+                "audit_rewrite",
+                point=self.point,
+                executor=self.name,
+                reason=f"would rewrite {', '.join(changed) or 'nothing (same values)'}",
+                ctx=ctx,
+            )
+        return None
