@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from harness.agent.profiles import AgentProfile
 from harness.temporal import TASK_QUEUE
 
 
@@ -53,6 +54,25 @@ class Settings(BaseSettings):
     The hook for configured executors until executor configuration has its own format;
     given as JSON in the environment: ``HARNESS_PLUGINS='["mypkg.hooks:register"]'``.
     """
+
+    # The agent loop (issue 5): model providers, tools, skills, named agents.
+    default_model: str = "offline"
+    """The model of a task that names none; ``offline`` needs no credentials."""
+    system_one_model: str = ""
+    """The fast model that triages requests; the task's model when empty."""
+    openai_api_key: SecretStr | None = None
+    openai_base_url: str | None = None
+    """An OpenAI-compatible server up to ``/v1`` (vLLM, Ollama); OpenAI's when only a key is set."""
+    openai_reasoning_effort: bool = True
+    """Send ``/effort`` as ``reasoning_effort`` (off for servers that reject it)."""
+    anthropic_api_key: SecretStr | None = None
+    anthropic_base_url: str = "https://api.anthropic.com"
+    model_timeout_seconds: float = Field(default=120.0, gt=0)
+    mcp_tool_servers: dict[str, str | list[str]] = Field(default_factory=dict)
+    """Tool servers by name: an http(s) URL or a stdio command line as a JSON list."""
+    skills_dir: Path = Path("skills")
+    agents: dict[str, AgentProfile] = Field(default_factory=dict)
+    """Named agents, as JSON: ``{"reviewer": {"instructions": "...", "tools": ["echo"]}}``."""
 
     @property
     def artefact_store_path(self) -> Path:

@@ -1,0 +1,93 @@
+"""Which provider serves a model name: the one place ``/model`` values are routed.
+
+Rules, first match wins: ``offline`` (or ``offline/…``) → the offline model;
+``anthropic/<m>`` or ``claude…`` → Anthropic; ``openai/<m>`` or anything else → the
+OpenAI-compatible provider. A ``vendor/`` prefix is stripped before the name is sent.
+When no vendor provider is configured at all, every name goes to the offline model
+(so a fresh checkout runs end to end); when some are configured, naming one that is
+not is an error that says which setting is missing, never a silent fallback.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Final, final
+
+from harness.hooks.contexts import LlmResponse
+from harness.models.base import ModelProvider, ModelRequest
+from harness.models.errors import ModelError
+from harness.models.offline import OFFLINE_MODEL, OfflineModel
+
+log = logging.getLogger(__name__)
+
+_MISSING: Final = {
+    "anthropic": "HARNESS_ANTHROPIC_API_KEY",
+    "openai": "HARNESS_OPENAI_API_KEY or HARNESS_OPENAI_BASE_URL",
+}
+
+
+@final
+class ModelRegistry:
+    """Routes model names to providers.
+
+    Args:
+        openai: the OpenAI-compatible provider, if configured.
+        anthropic: the Anthropic provider, if configured.
+        offline: the offline model (one is made when omitted).
+        default_model: the name used when a request names none.
+    """
+
+    def __init__(
+        self,
+        *,
+        openai: ModelProvider | None = None,
+        anthropic: ModelProvider | None = None,
+        offline: ModelProvider | None = None,
+        default_model: str = OFFLINE_MODEL,
+    ) -> None:
+        self.offline = offline or OfflineModel()
+        self._vendors: dict[str, ModelProvider | None] = {"openai": openai, "anthropic": anthropic}
+        self.default_model = default_model or OFFLINE_MODEL
+        if openai is None and anthropic is None:
+            log.info("no model provider configured: every model name uses the offline model")
+
+    @property
+    def offline_only(self) -> bool:
+        """Whether no vendor provider is configured."""
+        return all(p is None for p in self._vendors.values())
+
+    def resolve(self, model: str) -> tuple[ModelProvider, str]:
+        """The provider for ``model`` and the name to send it.
+
+        Raises:
+            ModelError: ``config`` when ``model`` routes to a provider not configured.
+        """
+        name = model or self.default_model
+        vendor, _, rest = name.partition("/")
+        if vendor == OFFLINE_MODEL or self.offline_only:
+            return self.offline, name
+        if vendor in self._vendors and rest:
+            target, sent = vendor, rest
+        elif name.startswith("claude"):
+            target, sent = "anthropic", name
+        else:
+            target, sent = "openai", name
+        provider = self._vendors[target]
+        if provider is None:
+            raise ModelError(
+                provider=target,
+                kind="config",
+                message=f"model {name!r} needs the {target} provider; set {_MISSING[target]}",
+            )
+        return provider, sent
+
+    async def complete(self, request: ModelRequest) -> LlmResponse:
+        """Resolve ``request.model`` and call its provider.
+
+        Raises:
+            ModelError: from :meth:`resolve` or the provider.
+        """
+        provider, sent = self.resolve(request.model)
+        if sent != request.model:
+            request = request.model_copy(update={"model": sent})
+        return await provider.complete(request)
