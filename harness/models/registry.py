@@ -11,12 +11,18 @@ not is an error that says which setting is missing, never a silent fallback.
 from __future__ import annotations
 
 import logging
-from typing import Final, final
+from typing import TYPE_CHECKING, Final, final
 
 from harness.hooks.contexts import LlmResponse
+from harness.models.anthropic import AnthropicProvider
 from harness.models.base import ModelProvider, ModelRequest
 from harness.models.errors import ModelError
 from harness.models.offline import OFFLINE_MODEL, OfflineModel
+from harness.models.openai_compat import DEFAULT_BASE_URL, OpenAICompatProvider
+from harness.providers import HttpClient
+
+if TYPE_CHECKING:
+    from harness.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +56,33 @@ class ModelRegistry:
         self.default_model = default_model or OFFLINE_MODEL
         if openai is None and anthropic is None:
             log.info("no model provider configured: every model name uses the offline model")
+
+    @classmethod
+    def from_settings(cls, settings: Settings, http: HttpClient) -> ModelRegistry:
+        """The providers the settings configure (keys and URLs from ``HARNESS_*``).
+
+        An OpenAI-compatible provider exists when a key or a base URL is set (local
+        servers need no key); Anthropic when its key is set.
+        """
+        openai_key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
+        openai = None
+        if openai_key or settings.openai_base_url:
+            openai = OpenAICompatProvider(
+                http,
+                api_key=openai_key,
+                base_url=settings.openai_base_url or DEFAULT_BASE_URL,
+                timeout=settings.model_timeout_seconds,
+                send_reasoning_effort=settings.openai_reasoning_effort,
+            )
+        anthropic = None
+        if settings.anthropic_api_key:
+            anthropic = AnthropicProvider(
+                http,
+                api_key=settings.anthropic_api_key.get_secret_value(),
+                base_url=settings.anthropic_base_url,
+                timeout=settings.model_timeout_seconds,
+            )
+        return cls(openai=openai, anthropic=anthropic, default_model=settings.default_model)
 
     @property
     def offline_only(self) -> bool:

@@ -1,0 +1,1 @@
+"""Real stand-ins for vendor services, run on loopback by the tests."""
