@@ -1,8 +1,11 @@
 """Event listeners: mentions and thread replies become requests to a task, once each.
 
-A mention outside a task's thread starts (or reaches) the channel's task and binds
-the mention's thread to it; a plain reply in a bound thread is a message to that
-task. Bots (including this one) and edits are never requests: an edit would repeat
+The bot only says which task a message seems to belong to (its thread's, from the
+ledger, or else the channel's); ``request.received`` in the worker decides the route
+(:meth:`HarnessClient.receive`). By the built-in route a mention outside a task's
+thread starts (or reaches) the channel's task and the bot binds the mention's thread
+to it; a plain reply in a bound thread is a message to that task.
+Bots (including this one) and edits are never requests: an edit would repeat
 what the task already has, a bot could start a loop. Duplicates are stopped earlier,
 by :class:`bot.middleware.DedupeEvents`.
 """
@@ -20,13 +23,11 @@ from bot.gateway import Harness, task_id
 from bot.ledger import Ledger
 from bot.payloads import (
     EventKind,
-    channel_message,
     classify,
     event_place,
     mentions,
     request_context,
 )
-from harness.hooks.contexts import TaskSpec
 from harness.temporal.errors import TaskError
 
 log = logging.getLogger(__name__)
@@ -64,26 +65,27 @@ class EventRouter:
             await self.route(body, say, bot_user)
 
     async def route(self, body: dict[str, Any], say: AsyncSay, bot_user: str) -> None:
-        """Send the message to its thread's task, starting the channel's task if needed."""
-        team, channel, thread, ts = event_place(body)
+        """Hand the message to the harness, bind its thread, and say when a task started."""
+        team, channel, thread, _ = event_place(body)
         place = f"{team}/{channel}/{thread}"
         bound = await self.ledger.task_of(place)
-        ctx = request_context(body, bot_user_id=bot_user, task_id=bound or task_id(team, channel))
+        ctx = request_context(body, bot_user_id=bot_user, task_id=bound or task_id(team, channel),
+                              bound=bound is not None)  # fmt: skip
         if not ctx.text:
             return
         try:
-            if bound is None:
-                spec = TaskSpec(title=ctx.text[:80], prompt=ctx.text, owner=ctx.sender)
-                ref = await self.harness.start_task(
-                    spec, team=team, channel=channel, correlation_id=ctx.correlation_id
-                )
-                await self.ledger.bind(place, ref.task_id)
-                await say(text=replies.task_started(ref.task_id), thread_ts=thread)
-                bound = ref.task_id
-            await self.harness.send_message(bound, channel_message(ctx, ts))
+            delivery = await self.harness.receive(ctx)
         except TaskError as error:
             log.warning("request %s not delivered: %s", ctx.event_id, error)
             await say(text=replies.for_error("request", error), thread_ts=thread)
+            return
+        if bound == delivery.task_id:
+            return
+        await self.ledger.bind(place, delivery.task_id)
+        started = delivery.started
+        text = replies.task_started(delivery.task_id) if started else replies.task_joined(
+            delivery.task_id)  # fmt: skip
+        await say(text=text, thread_ts=thread)
 
     def _bot_user(self, context: Any) -> str:  # noqa: ANN401  # bolt's context object
         found = getattr(context, "bot_user_id", None)

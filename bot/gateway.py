@@ -8,45 +8,37 @@ ack while Temporal is down: it connects on first use and again after a failure.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Protocol, final
 
 from harness.hooks.contexts import (
-    ChannelMessage,
     CommandInvokedContext,
-    Participant,
-    TaskRef,
+    CommandResult,
+    RequestReceivedContext,
     TaskSnapshot,
-    TaskSpec,
 )
 from harness.temporal.client import HarnessClient
 from harness.temporal.errors import TaskUnavailable
+from harness.temporal.models import Delivery
 
 
 class Harness(Protocol):
-    """Start, drive and read tasks (the subset of ``HarnessClient`` the bot calls)."""
+    """Drive and read tasks (the subset of ``HarnessClient`` the bot calls).
 
-    async def start_task(
-        self,
-        spec: TaskSpec,
-        *,
-        team: str,
-        channel: str,
-        thread: str = "",
-        participants: Sequence[Participant] = (),
-        correlation_id: str = "",
-    ) -> TaskRef: ...
+    The bot decides nothing about tasks itself: a command goes to the channel's task,
+    and where a plain message goes is decided by ``request.received`` in the worker.
+    """
 
     async def snapshot(self, task_id: str) -> TaskSnapshot: ...
 
-    async def send_command(self, ctx: CommandInvokedContext) -> str: ...
+    async def send_command(self, ctx: CommandInvokedContext) -> CommandResult: ...
 
-    async def send_message(self, task_id: str, message: ChannelMessage) -> int: ...
+    async def receive(self, request: RequestReceivedContext) -> Delivery: ...
 
 
-def task_id(team: str, channel: str, thread: str = "") -> str:
-    """The id of the task bound to a Slack place; the harness's own derivation."""
-    return HarnessClient.task_id(team, channel, thread)
+def task_id(team: str, channel: str) -> str:
+    """The id of a channel's task (one active task per channel); the harness's own derivation."""
+    return HarnessClient.task_id(team, channel)
 
 
 @final
@@ -82,31 +74,14 @@ class LazyHarness:
                     raise TaskUnavailable(task_id="-", reason="connect timed out") from None
         return self._client
 
-    async def start_task(
-        self,
-        spec: TaskSpec,
-        *,
-        team: str,
-        channel: str,
-        thread: str = "",
-        participants: Sequence[Participant] = (),
-        correlation_id: str = "",
-    ) -> TaskRef:
-        """See :class:`Harness`."""
-        client = await self.client()
-        return await client.start_task(
-            spec, team=team, channel=channel, thread=thread,
-            participants=participants, correlation_id=correlation_id,
-        )  # fmt: skip
-
     async def snapshot(self, task_id: str) -> TaskSnapshot:
         """See :class:`Harness`."""
         return await (await self.client()).snapshot(task_id)
 
-    async def send_command(self, ctx: CommandInvokedContext) -> str:
+    async def send_command(self, ctx: CommandInvokedContext) -> CommandResult:
         """See :class:`Harness`."""
         return await (await self.client()).send_command(ctx)
 
-    async def send_message(self, task_id: str, message: ChannelMessage) -> int:
+    async def receive(self, request: RequestReceivedContext) -> Delivery:
         """See :class:`Harness`."""
-        return await (await self.client()).send_message(task_id, message)
+        return await (await self.client()).receive(request)

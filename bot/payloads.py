@@ -13,7 +13,6 @@ from enum import StrEnum
 from typing import Any, Final
 
 from harness.hooks.contexts import (
-    ChannelMessage,
     CommandInvokedContext,
     RequestReceivedContext,
     Role,
@@ -124,23 +123,23 @@ def dedupe_keys(body: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def request_context(
-    body: Mapping[str, Any], *, bot_user_id: str, task_id: str
+    body: Mapping[str, Any], *, bot_user_id: str, task_id: str, bound: bool = False
 ) -> RequestReceivedContext:
-    """A message event as a ``request.received`` context addressed to ``task_id``."""
+    """A message event as a ``request.received`` context addressed to ``task_id``.
+
+    ``bound``: the message's thread already belongs to ``task_id``, so the task's ref
+    carries that thread and the default route only delivers (never opens a task).
+    Otherwise the ref has no thread and the route may open the channel's task.
+    """
     event = body.get("event") or {}
-    team, channel, thread, _ = event_place(body)
+    team, channel, thread, ts = event_place(body)
     return RequestReceivedContext(
-        task=TaskRef(task_id=task_id, team=team, channel=channel, thread=thread),
+        task=TaskRef(task_id=task_id, team=team, channel=channel, thread=thread if bound else ""),
         correlation_id=f"event/{body.get('event_id', '')}",
         text=strip_mention(str(event.get("text", "")), bot_user_id),
         sender=str(event.get("user", "")),
         channel=channel,
         thread=thread,
         event_id=str(body.get("event_id", "")),
+        ts=ts,
     )
-
-
-def channel_message(ctx: RequestReceivedContext, ts: str) -> ChannelMessage:
-    """The request as the transcript stores it."""
-    return ChannelMessage(channel=ctx.channel, thread=ctx.thread, user=ctx.sender,
-                          text=ctx.text, ts=ts)  # fmt: skip

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from harness.temporal.errors import TaskError, TaskRejected
+from harness.temporal.errors import TaskError, TaskNotFound, TaskRejected
 
 UNREACHABLE: Final = (
     "the harness is not reachable right now (its Temporal server did not answer); "
@@ -31,17 +31,11 @@ def no_task(command: str) -> str:
     )
 
 
-def is_missing(error: TaskError) -> bool:
-    """Whether ``error`` says the task does not exist (as opposed to Temporal being down)."""
-    reason = error.reason.lower()
-    return "not found" in reason or "not_found" in reason
-
-
 def for_error(command: str, error: BaseException) -> str:
     """What the sender reads when sending ``/<command>`` to the task failed."""
     if isinstance(error, TaskRejected):
         return f"the task did not take `/{command}`: {error.reason}"
-    if isinstance(error, TaskError) and is_missing(error):
+    if isinstance(error, TaskNotFound):
         return no_task(command)
     if isinstance(error, TaskError | TimeoutError | OSError):
         return UNREACHABLE
@@ -53,6 +47,14 @@ def timed_out(command: str, seconds: float) -> str:
     return (
         f"`/{command}` got no answer from the task within {seconds:.0f} s; it was not "
         "confirmed — check `/status` before trying again"
+    )
+
+
+def task_joined(task_id: str) -> str:
+    """Posted in the thread of a mention that reached the channel's running task."""
+    return (
+        f"this channel's task `{task_id}` is already running; your message went to it, "
+        "and replies in this thread will too"
     )
 
 

@@ -4,6 +4,8 @@ Each command is sent as one Temporal update. If the answer comes within the ack
 budget it *is* the ack; otherwise the ack says "working on it" and the answer
 follows through ``response_url``. The update id is Slack's ``trigger_id``, so a
 slow update is still applied at most once, and Temporal being down is a clear reply.
+The task says who sees a reply (:attr:`CommandResult.public`): changes go to the
+channel (``in_channel``), everything else only to the sender (``ephemeral``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from bot import replies
 from bot.config import BotSettings
 from bot.gateway import Harness, task_id
 from bot.payloads import command_context, slash_place
+from harness.hooks.contexts import CommandResult
 
 log = logging.getLogger(__name__)
 
@@ -50,30 +53,33 @@ class SlashHandler:
         pending = asyncio.ensure_future(self._reply(ctx.command, self.harness.send_command(ctx)))
         done, _ = await asyncio.wait({pending}, timeout=self.budget)
         if done:
-            await ack(text=pending.result(), response_type="ephemeral")
+            result = pending.result()
+            await ack(text=result.reply, response_type=response_type(result))
             return
         await ack(text=replies.working(ctx.command, ctx.args), response_type="ephemeral")
         followup = asyncio.create_task(self._follow_up(ctx.command, pending, respond))
         self._followups.add(followup)
         followup.add_done_callback(self._followups.discard)
 
-    async def _reply(self, command: str, sending: Any) -> str:  # noqa: ANN401  # the client's coroutine
+    async def _reply(self, command: str, sending: Any) -> CommandResult:  # noqa: ANN401  # the client's coroutine
         try:
-            reply: str = await sending
+            result: CommandResult = await sending
         except Exception as error:
             log.warning("/%s did not reach its task: %s", command, error)
-            return replies.for_error(command, error)
-        return reply
+            return CommandResult(reply=replies.for_error(command, error))
+        return result
 
     async def _follow_up(
-        self, command: str, pending: asyncio.Future[str], respond: AsyncRespond
+        self, command: str, pending: asyncio.Future[CommandResult], respond: AsyncRespond
     ) -> None:
         try:
-            text = await asyncio.wait_for(asyncio.shield(pending), self.deadline - self.budget)
+            result = await asyncio.wait_for(asyncio.shield(pending), self.deadline - self.budget)
         except TimeoutError:
-            text = replies.timed_out(command, self.deadline)
+            result = CommandResult(reply=replies.timed_out(command, self.deadline))
         try:
-            await respond(text=text, response_type="ephemeral", replace_original=True)
+            # A public reply is a new channel message; a private one replaces "working on …".
+            await respond(text=result.reply, response_type=response_type(result),
+                          replace_original=not result.public)  # fmt: skip
         except Exception:
             log.exception("could not post the reply to /%s via response_url", command)
 
@@ -81,6 +87,11 @@ class SlashHandler:
         """Wait for every follow-up in flight (graceful shutdown, tests)."""
         if self._followups:
             await asyncio.gather(*self._followups, return_exceptions=True)
+
+
+def response_type(result: CommandResult) -> str:
+    """Slack's ``response_type`` for a command's result."""
+    return "in_channel" if result.public else "ephemeral"
 
 
 async def unknown_command(ack: AsyncAck, body: dict[str, Any]) -> None:

@@ -49,6 +49,7 @@ async def body(
     return CommandResult(
         reply=f"effort set to `{args.level}` (was `{current}`)",
         effects=(CommandEffect(kind="set_effort", value=args.level),),
+        public=True,  # a change: everyone in the channel sees it
     )
 
 

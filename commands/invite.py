@@ -67,6 +67,7 @@ async def body(
     return CommandResult(
         reply=f"<@{args.user_id}> is now a {args.role} of this task",
         effects=(CommandEffect(kind="grant_role", user_id=args.user_id, value=args.role),),
+        public=True,  # a change: everyone in the channel sees it
     )
 
 

@@ -48,6 +48,7 @@ async def body(ctx: CommandInvokedContext, args: ModelArgs, config: CommandConfi
     return CommandResult(
         reply=f"model set to `{chosen}` (was `{current}`)",
         effects=(CommandEffect(kind="set_model", value=chosen),),
+        public=True,  # a change: everyone in the channel sees it
     )
 
 

@@ -1,8 +1,9 @@
 """``/sub-task <text>``: ask the task to spawn a child task doing ``text``.
 
 The body returns a ``spawn_subtask`` effect; the workflow starts the child workflow
-(running ``subtask.spawned``, whose body assigns the id) and can add its reference
-to the reply. There is no read-only form, so watchers are refused outright.
+(running ``subtask.spawned``, whose body assigns the id) and appends the child's id
+to the reply (`` as `task/…/sub-1` ``), since only it knows the id.
+There is no read-only form, so watchers are refused outright.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ async def body(
     return CommandResult(
         reply=f"starting sub-task “{spec.title}”",
         effects=(CommandEffect(kind="spawn_subtask", user_id=ctx.sender, subtask=spec),),
+        public=True,  # a change: everyone in the channel sees it
     )
 
 

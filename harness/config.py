@@ -48,6 +48,11 @@ class Settings(BaseSettings):
     sticky_queue_timeout_seconds: float = Field(default=10.0, gt=0)
     """How long a workflow task waits for the worker that cached it before any worker takes it."""
 
+    models: list[str] = Field(default_factory=lambda: ["offline"])
+    """Model names a task may use (``/model <x>`` accepts these); JSON in the environment:
+    ``HARNESS_MODELS='["offline", "gpt-4o"]'``. ``offline`` is the deterministic local model.
+    """
+
     plugins: list[str] = Field(default_factory=list)
     """``module:function`` paths called with ``(manager, settings)`` at worker start.
 

@@ -13,7 +13,8 @@ Each package declares its own errors in its own ``errors.py``; all derive from
     ├── WireError                      harness.hooks.remote.wire: a reply broke the protocol
     └── TaskError                      harness.temporal.errors
         ├── TaskRejected               the task refused the request (finished, invalid)
-        └── TaskUnavailable            Temporal or the task cannot be reached
+        ├── TaskNotFound               no task has that id
+        └── TaskUnavailable            Temporal cannot be reached
 
 Foreign exceptions become these at two boundaries only: the HTTP providers
 (:mod:`harness.http`) and :func:`harness.hooks.remote.wire.map_transport_errors`.

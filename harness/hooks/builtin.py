@@ -20,6 +20,8 @@ from harness.hooks.contexts import (
     HeartbeatTickContext,
     PersistenceReadContext,
     PersistenceWriteContext,
+    RequestReceivedContext,
+    RequestRoute,
     RetryDecision,
     ShutdownContext,
     SubtaskSpawnedContext,
@@ -68,6 +70,23 @@ class BuiltinPlugin:
         self.store = store
         self.random = random
         self.retry = retry
+
+    async def request_received(self, ctx: RequestReceivedContext) -> RequestReceivedContext:
+        """Route to the task the request names; a reply in that task's thread only reaches it.
+
+        The caller names the task: the one its thread is bound to (``task.thread`` set
+        to that thread), or the channel's task for anything else, which may then be
+        opened. So a reply in an old thread never starts a task by accident.
+
+        Raises:
+            HookAbort: the request names no task, or has no text.
+        """
+        if ctx.task is None or not ctx.text.strip():
+            raise HookAbort("a request needs a target task and some text")
+        in_its_thread = bool(ctx.task.thread) and ctx.task.thread == ctx.thread
+        route = RequestRoute(task_id=ctx.task.task_id, new_task=not in_its_thread,
+                             text=ctx.text.strip())  # fmt: skip
+        return ctx.model_copy(update={"result": route})
 
     async def task_created(self, ctx: TaskCreatedContext) -> TaskCreatedContext:
         """Accept the spec as given."""
@@ -164,6 +183,7 @@ def register_builtin(
     """
     plugin = BuiltinPlugin(store=store, random=random, retry=retry or RetryDefaults())
     bodies = {
+        "request.received": plugin.request_received,
         "task.created": plugin.task_created,
         "task.state_changed": plugin.task_state_changed,
         "task.complete": plugin.task_complete,

@@ -13,6 +13,9 @@ TASK_QUEUE: Final = "tiny-harness"
 """The task queue a worker polls unless ``HARNESS_TASK_QUEUE`` says otherwise."""
 
 TASK_WORKFLOW: Final = "task-v1"
+REQUEST_WORKFLOW: Final = "request-v1"
+
+REQUEST_RECEIVED: Final = "request-received-v1"
 
 TASK_CREATED: Final = "task-created-v1"
 TASK_STATE_CHANGED: Final = "task-state-changed-v1"
@@ -24,6 +27,7 @@ COMMAND_INVOKED: Final = "command-invoked-v1"
 DISPATCH_HOOKS: Final = "dispatch-hooks-v1"
 
 ACTIVITY_OPERATIONS: Final[dict[str, str]] = {
+    REQUEST_RECEIVED: "request.received",
     TASK_CREATED: "task.created",
     TASK_STATE_CHANGED: "task.state_changed",
     TASK_COMPLETE: "task.complete",

@@ -13,6 +13,7 @@ from harness.hooks.contexts import (
     CommandInvokedContext,
     PersistenceReadContext,
     PersistenceWriteContext,
+    RequestReceivedContext,
     SubtaskSpawnedContext,
     TaskCompleteContext,
     TaskCreatedContext,
@@ -22,6 +23,7 @@ from harness.temporal import (
     COMMAND_INVOKED,
     PERSISTENCE_READ,
     PERSISTENCE_WRITE,
+    REQUEST_RECEIVED,
     SUBTASK_SPAWNED,
     TASK_COMPLETE,
     TASK_CREATED,
@@ -37,6 +39,12 @@ class HarnessActivities(DispatchHooks):
     Method bodies only return their input: the operation's body is its ``in`` chain
     (default bodies come from :mod:`harness.hooks.builtin`).
     """
+
+    @activity.defn(name=REQUEST_RECEIVED)
+    @hooked("request.received")
+    async def request_received(self, ctx: RequestReceivedContext) -> RequestReceivedContext:
+        """A plain message arrived; returns where it goes (a new task or a running one)."""
+        return ctx
 
     @activity.defn(name=TASK_CREATED)
     @hooked("task.created")

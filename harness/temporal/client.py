@@ -2,7 +2,9 @@
 
 It wraps a Temporal client; the bot never sees workflow names, update names or
 Temporal exceptions (they become :mod:`harness.temporal.errors`). A task's id is
-derived from where it lives in Slack, so the same thread always reaches the same task.
+derived from its channel (one active task per channel, see
+:func:`harness.temporal.models.task_id_for`); the thread it started in is kept on
+its :class:`TaskRef`.
 """
 
 from __future__ import annotations
@@ -13,24 +15,29 @@ from collections.abc import AsyncIterator, Sequence
 from temporalio.client import Client, WorkflowFailureError, WorkflowUpdateFailedError
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from harness.config import Settings
 from harness.hooks.contexts import (
     ChannelMessage,
     CommandInvokedContext,
+    CommandResult,
     Participant,
+    RequestReceivedContext,
+    RequestRoute,
     TaskRef,
     TaskSnapshot,
     TaskSpec,
     TaskStatus,
 )
-from harness.temporal import TASK_WORKFLOW
-from harness.temporal.errors import TaskRejected, TaskUnavailable
+from harness.temporal import REQUEST_WORKFLOW, TASK_WORKFLOW
+from harness.temporal.errors import TaskNotFound, TaskRejected, TaskUnavailable
 from harness.temporal.models import (
     ActivityPolicy,
+    Delivery,
     FinishRequest,
+    RequestInput,
     TaskInput,
     TaskOutcome,
     task_id_for,
@@ -67,9 +74,9 @@ class HarnessClient:
         return cls(client, settings)
 
     @staticmethod
-    def task_id(team: str, channel: str, thread: str = "") -> str:
-        """The id of the task bound to a Slack team, channel and (optional) thread."""
-        return task_id_for(team, channel, thread)
+    def task_id(team: str, channel: str) -> str:
+        """The id of the task of a Slack team and channel (one active task per channel)."""
+        return task_id_for(team, channel)
 
     async def start_task(
         self,
@@ -81,25 +88,78 @@ class HarnessClient:
         participants: Sequence[Participant] = (),
         correlation_id: str = "",
     ) -> TaskRef:
-        """Start the task bound to this Slack place, or return it if it is already running."""
-        ref = TaskRef(task_id=self.task_id(team, channel, thread), team=team, channel=channel,
+        """Start the channel's task, bound to ``thread``; or return it if it is already running.
+
+        Args:
+            spec: what the task is asked to do, and its owner.
+            team: the Slack team.
+            channel: the channel; its task's id is :meth:`task_id` of team and channel.
+            thread: the thread the task talks in (kept on its ref; not part of the id).
+            participants: people and roles besides the owner.
+            correlation_id: carried by every context of the task.
+
+        Returns:
+            The ref of the new task (of the running one, the thread may differ).
+        """
+        ref = TaskRef(task_id=self.task_id(team, channel), team=team, channel=channel,
                       thread=thread)  # fmt: skip
-        policy = ActivityPolicy(
-            start_to_close_seconds=self.settings.activity_start_to_close_seconds,
-            heartbeat_seconds=self.settings.activity_heartbeat_seconds,
-            max_attempts=self.settings.retry_max_attempts,
-        )
+        await self._start(ref, spec, participants, correlation_id)
+        return ref
+
+    async def _start(
+        self, ref: TaskRef, spec: TaskSpec, participants: Sequence[Participant] = (),
+        correlation_id: str = "",
+    ) -> bool:  # fmt: skip
+        """Start the task workflow; ``False`` if one with this id was running already."""
+        policy = self._policy()
         task = TaskInput(ref=ref, spec=spec, participants=tuple(participants),
                          correlation_id=correlation_id, policy=policy)  # fmt: skip
         async with self._mapped(ref.task_id):
-            await self.temporal.start_workflow(
-                TASK_WORKFLOW,
-                task,
-                id=ref.task_id,
-                task_queue=self.settings.task_queue,
+            try:
+                await self.temporal.start_workflow(
+                    TASK_WORKFLOW, task, id=ref.task_id, task_queue=self.settings.task_queue,
+                    id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
+                )  # fmt: skip
+            except WorkflowAlreadyStartedError:
+                return False
+        return True
+
+    async def receive(self, request: RequestReceivedContext) -> Delivery:
+        """Route a plain message with ``request.received`` in the worker, then deliver it.
+
+        ``request.task`` names the task the caller believes it belongs to (see the
+        built-in body); the route the chain returns decides. A route with
+        ``new_task`` opens that task (owned by the sender) unless it runs already.
+        Running the same request twice (same ``correlation_id``) routes it once, and
+        the message (same ``ts``) is added once.
+
+        Raises:
+            TaskRejected: the chain refused the request, or the task has finished.
+            TaskNotFound: the route names a task that does not exist.
+            TaskUnavailable: Temporal could not be reached.
+        """
+        if request.task is None:
+            raise TaskRejected(task_id="-", reason="request has no target task")
+        target = request.task
+        policy = self._policy()
+        key = request.correlation_id or request.event_id or f"{target.task_id}/{request.ts}"
+        async with self._mapped(target.task_id):
+            route: RequestRoute = await self.temporal.execute_workflow(
+                REQUEST_WORKFLOW, RequestInput(request=request, policy=policy),
+                id=f"request/{key}", task_queue=self.settings.task_queue,
+                result_type=RequestRoute,
                 id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            )
-        return ref
+            )  # fmt: skip
+        started = False
+        if route.new_task:
+            spec = TaskSpec(title=route.text.splitlines()[0][:80], prompt=route.text,
+                            owner=request.sender)  # fmt: skip
+            ref = target.model_copy(update={"task_id": route.task_id, "thread": request.thread})
+            started = await self._start(ref, spec, correlation_id=request.correlation_id)
+        message = ChannelMessage(channel=request.channel, thread=request.thread,
+                                 user=request.sender, text=route.text, ts=request.ts)  # fmt: skip
+        position = await self.send_message(route.task_id, message)
+        return Delivery(task_id=route.task_id, started=started, position=position)
 
     async def snapshot(self, task_id: str) -> TaskSnapshot:
         """The task's current state (model, effort, status, participants, sub-tasks)."""
@@ -117,22 +177,28 @@ class HarnessClient:
             )
         return messages
 
-    async def send_command(self, ctx: CommandInvokedContext) -> str:
-        """Run a slash command on the task named by ``ctx.task``; returns the reply text.
+    async def send_command(self, ctx: CommandInvokedContext) -> CommandResult:
+        """Run a slash command on the task named by ``ctx.task``.
 
         The sender's role on ``ctx`` is ignored: the task derives it from its participants.
 
+        Returns:
+            The reply, the effects as the task applied them (a sub-task with its id) and
+            ``public``: whether the reply is for the whole channel or only the sender.
+
         Raises:
+            TaskNotFound: no task runs there (nothing was started in that channel).
             TaskRejected: the task has finished or the command targets another task.
+            TaskUnavailable: Temporal could not be reached.
         """
         if ctx.task is None:
             raise TaskRejected(task_id="-", reason="command has no target task")
         async with self._mapped(ctx.task.task_id):
             handle = self.temporal.get_workflow_handle(ctx.task.task_id)
-            reply: str = await handle.execute_update(
-                "command", ctx, result_type=str, id=ctx.correlation_id or None
+            result: CommandResult = await handle.execute_update(
+                "command", ctx, result_type=CommandResult, id=ctx.correlation_id or None
             )
-        return reply
+        return result
 
     async def send_message(self, task_id: str, message: ChannelMessage) -> int:
         """Add a message to the task's transcript; returns its position (from 1).
@@ -151,12 +217,19 @@ class HarnessClient:
 
     async def finish(
         self, task_id: str, status: TaskStatus = TaskStatus.SUCCEEDED, summary: str = "",
-        *, requested_by: str = "",
+        *, requested_by: str = "", children_grace_seconds: float = 10.0,
     ) -> None:  # fmt: skip
-        """Ask the task to end (once its sub-tasks have)."""
-        request = FinishRequest(status=status, summary=summary, requested_by=requested_by)
+        """Ask the task to end; sub-tasks still running after the grace period are cancelled."""
+        request = FinishRequest(status=status, summary=summary, requested_by=requested_by,
+                                children_grace_seconds=children_grace_seconds)  # fmt: skip
         async with self._mapped(task_id):
             await self.temporal.get_workflow_handle(task_id).execute_update("finish", request)
+
+    async def cancel(self, task_id: str) -> None:
+        """Cancel the task: it runs its ``cancelled`` transition and ``task.complete``, and
+        cancels its running sub-tasks; :meth:`outcome` then says ``cancelled``."""
+        async with self._mapped(task_id):
+            await self.temporal.get_workflow_handle(task_id).cancel()
 
     async def outcome(self, task_id: str) -> TaskOutcome:
         """Wait for the task to end and return how it ended (bound it with ``asyncio.timeout``).
@@ -168,6 +241,14 @@ class HarnessClient:
             handle = self.temporal.get_workflow_handle(task_id, result_type=TaskOutcome)
             outcome: TaskOutcome = await handle.result()
         return outcome
+
+    def _policy(self) -> ActivityPolicy:
+        """The activity policy new workflows get (workflow code cannot read settings)."""
+        return ActivityPolicy(
+            start_to_close_seconds=self.settings.activity_start_to_close_seconds,
+            heartbeat_seconds=self.settings.activity_heartbeat_seconds,
+            max_attempts=self.settings.retry_max_attempts,
+        )
 
     @contextlib.asynccontextmanager
     async def _mapped(self, task_id: str) -> AsyncIterator[None]:
@@ -182,6 +263,8 @@ class HarnessClient:
             if error.status == RPCStatusCode.NOT_FOUND and "completed" in error.message:
                 # Temporal answers an update to a closed workflow this way.
                 raise TaskRejected(task_id=task_id, reason="task has finished") from error
+            if error.status == RPCStatusCode.NOT_FOUND:
+                raise TaskNotFound(task_id=task_id, reason="no such task") from error
             raise TaskUnavailable(task_id=task_id, reason=error.message) from error
 
 

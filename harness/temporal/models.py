@@ -14,6 +14,7 @@ from harness.hooks.contexts import (
     ChannelMessage,
     Frozen,
     Participant,
+    RequestReceivedContext,
     TaskRef,
     TaskSpec,
     TaskStatus,
@@ -47,11 +48,35 @@ class TaskInput(Frozen):
 
 
 class FinishRequest(Frozen):
-    """Asks a task to end with a final status (the agent loop will decide this itself)."""
+    """Asks a task to end with a final status (the agent loop will decide this itself).
+
+    Sub-tasks still running get ``children_grace_seconds`` to end on their own; the
+    rest are cancelled (each runs its own ``cancelled`` transition and
+    ``task.complete``) and named in the parent's summary. A parent never waits
+    forever on a child, and never leaves one running unseen.
+    """
 
     status: TaskStatus = TaskStatus.SUCCEEDED
     summary: str = ""
     requested_by: str = ""
+    children_grace_seconds: float = Field(default=10.0, ge=0)
+
+
+class RequestInput(Frozen):
+    """What starts the short workflow that runs ``request.received`` in the worker."""
+
+    request: RequestReceivedContext
+    policy: ActivityPolicy = ActivityPolicy()
+
+
+class Delivery(Frozen):
+    """What became of a request: the task it reached, whether it started it, where it sits."""
+
+    task_id: str
+    started: bool
+    """A new task was started for it (``False``: it joined a running one)."""
+    position: int
+    """The message's position in the task's transcript (from 1)."""
 
 
 class TaskOutcome(Frozen):
@@ -73,9 +98,16 @@ class GaveUp(Frozen):
     abort_point: str = ""
     """The point of a ``HookAbort`` that caused it ("" otherwise); a ``.pre`` abort is a refusal."""
     abort_reason: str = ""
+    abort_refusal: bool = False
+    """The abort was raised as a refusal (``HookAbort(refusal=True)``), whatever its phase."""
 
 
-def task_id_for(team: str, channel: str, thread: str = "") -> str:
-    """The workflow id of the task bound to a Slack place (team, channel, optional thread)."""
-    parts = [team or "-", channel or "-"] + ([thread] if thread else [])
-    return "task/" + "/".join(parts)
+def task_id_for(team: str, channel: str) -> str:
+    """The workflow id of a channel's task: one active task per channel.
+
+    Slash commands carry no thread, so the channel is what both a command and a
+    thread reply can name; the thread a task was started from is kept on its
+    :class:`TaskRef`, and threads are mapped to tasks by whoever sees them (the bot).
+    A finished task's id is free again: the next request in the channel starts anew.
+    """
+    return f"task/{team or '-'}/{channel or '-'}"

@@ -163,6 +163,7 @@ def _describe(error: ActivityError, operation: str) -> _Failure:
             error_message=cause.message,
             abort_point=str(abort.get("point", "")),
             abort_reason=str(abort.get("reason", "")),
+            abort_refusal=abort.get("refusal") is True,
             retryable=not cause.non_retryable,
         )
     if isinstance(cause, TimeoutError):

@@ -26,6 +26,7 @@ from harness.hooks.contexts import ShutdownContext
 from harness.providers import SystemClock, system_random
 from harness.store import ArtefactStore, SqliteArtefactStore
 from harness.temporal.activities import HarnessActivities
+from harness.temporal.requests import RequestWorkflow
 from harness.temporal.workflows import TaskWorkflow
 
 log = logging.getLogger(__name__)
@@ -76,7 +77,7 @@ def build_worker(client: Client, settings: Settings, activities: HarnessActiviti
     return Worker(
         client,
         task_queue=settings.task_queue,
-        workflows=[TaskWorkflow],
+        workflows=[TaskWorkflow, RequestWorkflow],
         activities=activities.activities(),
         graceful_shutdown_timeout=timedelta(seconds=settings.shutdown_grace_seconds),
         sticky_queue_schedule_to_start_timeout=timedelta(

@@ -12,20 +12,18 @@ import asyncio
 from typing import Any
 
 from temporalio import workflow
-from temporalio.exceptions import ApplicationError, ChildWorkflowError
+from temporalio.exceptions import ApplicationError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
     from harness.hooks.contexts import (
         ChannelMessage,
         CommandEffect,
         CommandInvokedContext,
+        CommandResult,
         Participant,
         PersistenceReadContext,
         PersistenceWriteContext,
         Role,
-        SubtaskSpawnedContext,
-        SubtaskSpec,
-        SubtaskSummary,
         TaskCompleteContext,
         TaskCreatedContext,
         TaskSnapshot,
@@ -38,7 +36,6 @@ with workflow.unsafe.imports_passed_through():
         GAVE_UP_ERROR_TYPE,
         PERSISTENCE_READ,
         PERSISTENCE_WRITE,
-        SUBTASK_SPAWNED,
         TASK_COMPLETE,
         TASK_CREATED,
         TASK_STATE_CHANGED,
@@ -53,6 +50,7 @@ with workflow.unsafe.imports_passed_through():
         TaskOutcome,
     )
     from harness.temporal.retries import OperationRunner
+    from harness.temporal.subtasks import Children, with_cancelled
 
 _EFFORTS = ("low", "medium", "high")
 
@@ -74,15 +72,21 @@ class TaskWorkflow:
             task.spec.owner, Participant(user_id=task.spec.owner, role=Role.OWNER)
         )
         self._transcript: tuple[ChannelMessage, ...] = ()
-        self._children: dict[str, SubtaskSummary] = {}
         self._finish: FinishRequest | None = None
         self._started = False
         self._ops = OperationRunner(task.policy)
+        self._children = Children(task, self._ops)
         self._transcript_lock = asyncio.Lock()
 
     @workflow.run
     async def run(self, task: TaskInput) -> TaskOutcome:
-        """Create the task, run it until asked to finish and its sub-tasks ended, complete it."""
+        """Create the task, run it until asked to finish, end its sub-tasks, complete it.
+
+        Three ways out, each through ``task.state_changed`` and ``task.complete``:
+        finished on request, cancelled (Temporal cancellation; the outcome says
+        ``cancelled``), or failed when an operation gave up (then the workflow fails
+        with the ``TaskGaveUp`` error after reporting it).
+        """
         try:
             created = await self._ops.run(
                 TASK_CREATED, TaskCreatedContext(**self._common(), spec=task.spec)
@@ -96,29 +100,25 @@ class TaskWorkflow:
             await self._transition(TaskStatus.RUNNING, "started")
             self._started = True
             await workflow.wait_condition(lambda: self._finish is not None)
-            await workflow.wait_condition(
-                lambda: (
-                    workflow.all_handlers_finished()
-                    and all(c.status in FINAL_STATUSES for c in self._children.values())
-                )
-            )
             finish = self._finish or FinishRequest()
-            await self._transition(finish.status, finish.summary)
-            done = await self._ops.run(
-                TASK_COMPLETE,
-                TaskCompleteContext(
-                    **self._common(),
-                    status=self._status,
-                    summary=finish.summary,
-                    outputs={"transcript": self._key},
-                ),
-            )
-        except ApplicationError:
-            self._status = TaskStatus.FAILED
+            await workflow.wait_condition(workflow.all_handlers_finished)
+            left = await self._children.end(finish.children_grace_seconds)
+            status, summary = finish.status, with_cancelled(finish.summary, left)
+        except ApplicationError as error:
+            await self._report_failure(error)
             raise
-        return TaskOutcome(
-            task_id=self._ref.task_id, status=self._status, summary=done.result or finish.summary
-        )
+        except BaseException as error:
+            if not is_cancelled_exception(error):
+                raise
+            left = await self._children.end(0)
+            status, summary = TaskStatus.CANCELLED, with_cancelled("cancelled", left)
+        try:
+            await self._transition(status, summary)
+            done = await self._complete(summary)
+        except ApplicationError as error:
+            await self._report_failure(error)
+            raise
+        return TaskOutcome(task_id=self._ref.task_id, status=self._status, summary=done)
 
     @workflow.query(name="snapshot")
     def snapshot(self) -> TaskSnapshot:
@@ -130,7 +130,7 @@ class TaskWorkflow:
             model=self._model,
             effort=self._effort,
             participants=tuple(self._participants.values()),
-            subtasks=tuple(self._children.values()),
+            subtasks=self._children.summaries(),
         )
 
     @workflow.query(name="transcript")
@@ -168,8 +168,12 @@ class TaskWorkflow:
             raise ValueError("empty message")
 
     @workflow.update(name="command")
-    async def command(self, ctx: CommandInvokedContext) -> str:
-        """Run a slash command's hooks in an activity, apply its effects, return the reply."""
+    async def command(self, ctx: CommandInvokedContext) -> CommandResult:
+        """Run a slash command's hooks in an activity, apply its effects, return the result.
+
+        The result is the reply, the effects as applied (a spawned sub-task carries
+        its id) and whether the reply is for the channel or only the sender.
+        """
         await workflow.wait_condition(lambda: self._started)
         update = workflow.current_update_info()
         ctx = ctx.model_copy(
@@ -182,14 +186,15 @@ class TaskWorkflow:
         try:
             out = await self._ops.run(COMMAND_INVOKED, ctx, max_attempts=1)
             if out.sender != ctx.sender or out.role != ctx.role:
-                return f"/{ctx.command} failed: an executor changed the sender or the role"
+                return CommandResult(reply="refused: an executor changed the sender or the role")
             if out.result is None:
-                return f"/{ctx.command} failed: no handler for /{ctx.command}"
-            for effect in out.result.effects:
-                await self._apply(effect, ctx)
+                return CommandResult(reply=f"/{ctx.command} failed: no handler for /{ctx.command}")
+            applied = [await self._apply(effect, ctx) for effect in out.result.effects]
         except ApplicationError as error:
-            return _reply_for(ctx.command, error)
-        return out.result.reply
+            return CommandResult(reply=_reply_for(ctx.command, error))
+        spawned = [e.subtask.task_id for e in applied if e.subtask is not None]
+        reply = out.result.reply + "".join(f" as `{task_id}`" for task_id in spawned)
+        return out.result.model_copy(update={"reply": reply, "effects": tuple(applied)})
 
     @command.validator
     def _check_command(self, ctx: CommandInvokedContext) -> None:
@@ -231,6 +236,35 @@ class TaskWorkflow:
     def _apply_spec(self, spec: TaskSpec) -> None:
         self._title, self._model, self._effort = spec.title, spec.model, spec.effort
 
+    async def _complete(self, summary: str) -> str:
+        done = await self._ops.run(
+            TASK_COMPLETE,
+            TaskCompleteContext(
+                **self._common(),
+                status=self._status,
+                summary=summary,
+                outputs={"transcript": self._key},
+            ),
+        )
+        return done.result or summary
+
+    async def _report_failure(self, error: ApplicationError) -> None:
+        """Run the ``failed`` transition and ``task.complete`` for a task that gave up.
+
+        Through the same hooked activities (and retries) as any transition; if they
+        give up too there is nobody left to tell, so the task is marked failed here
+        and the original error stands. Never re-enters itself.
+        """
+        if self._status in FINAL_STATUSES:  # task.complete itself gave up: already reported
+            return
+        reason = error.message
+        try:
+            await self._transition(TaskStatus.FAILED, reason)
+            await self._complete(reason)
+        except ApplicationError as again:
+            workflow.logger.warning("could not report the failure of the task: %s", again)
+        self._status = TaskStatus.FAILED
+
     async def _transition(self, to: TaskStatus, reason: str) -> None:
         out = await self._ops.run(
             TASK_STATE_CHANGED,
@@ -240,7 +274,8 @@ class TaskWorkflow:
         )
         self._status = out.result or to
 
-    async def _apply(self, effect: CommandEffect, ctx: CommandInvokedContext) -> None:
+    async def _apply(self, effect: CommandEffect, ctx: CommandInvokedContext) -> CommandEffect:
+        """Apply one effect; returns it as applied (a sub-task with its final id)."""
         if effect.kind == "set_model":
             self._model = effect.value
         elif effect.kind == "set_effort":
@@ -251,61 +286,24 @@ class TaskWorkflow:
             role = Role(effect.value)
             self._participants[effect.user_id] = Participant(user_id=effect.user_id, role=role)
         elif effect.subtask is not None:
-            await self.spawn(effect.subtask, ctx.correlation_id)
-
-    async def spawn(self, spec: SubtaskSpec, correlation_id: str = "") -> SubtaskSummary:
-        """Run ``subtask.spawned`` and start the sub-task it returns as a child workflow."""
-        number = len(self._children) + 1
-        spec = spec.model_copy(
-            update={"task_id": spec.task_id or f"{self._ref.task_id}/sub-{number}"}
-        )
-        out = await self._ops.run(
-            SUBTASK_SPAWNED, SubtaskSpawnedContext(**self._common(correlation_id), spec=spec)
-        )
-        final = out.result or spec
-        child = TaskInput(
-            ref=self._ref.model_copy(
-                update={"task_id": final.task_id, "parent_id": self._ref.task_id}
-            ),
-            spec=TaskSpec(
-                title=final.title,
-                prompt=final.prompt,
-                owner=final.requested_by,
-                model=final.model or self._model,
-                effort=final.effort,
-                parent_id=self._ref.task_id,
-            ),
-            participants=tuple(self._participants.values()),
-            correlation_id=correlation_id or self._input.correlation_id,
-            policy=self._input.policy,
-        )
-        handle = await workflow.start_child_workflow(
-            TASK_WORKFLOW, child, id=final.task_id, result_type=TaskOutcome
-        )
-        summary = SubtaskSummary(
-            task_id=final.task_id, title=final.title, status=TaskStatus.RUNNING
-        )
-        self._children[final.task_id] = summary
-        # No handle kept: run() waits on the status this watcher sets.
-        asyncio.create_task(self._watch(summary, handle))  # noqa: RUF006
-        return summary
-
-    async def _watch(
-        self, summary: SubtaskSummary, handle: workflow.ChildWorkflowHandle[Any, TaskOutcome]
-    ) -> None:
-        """Report the child's completion to this (parent) task."""
-        try:
-            status = (await handle).status
-        except ChildWorkflowError:
-            status = TaskStatus.FAILED
-        self._children[summary.task_id] = summary.model_copy(update={"status": status})
+            final = await self._children.spawn(
+                effect.subtask, self._common(ctx.correlation_id), model=self._model,
+                participants=tuple(self._participants.values()),
+            )  # fmt: skip
+            return effect.model_copy(update={"subtask": final})
+        return effect
 
 
 def _reply_for(command: str, error: ApplicationError) -> str:
-    """``refused: <reason>`` for an abort in a pre chain, ``/<name> failed: …`` otherwise."""
+    """``refused: <reason>`` for a refusal, ``/<name> failed: …`` for anything else.
+
+    A refusal is a ``HookAbort`` from any pre executor (DESIGN.md "command.invoked"),
+    or one raised with ``refusal=True`` in any phase (the identity seal catches a
+    changed sender on post).
+    """
     if error.type == GAVE_UP_ERROR_TYPE and error.details:
         gave_up = GaveUp.model_validate(error.details[0])
-        if gave_up.abort_point.endswith(".pre"):
+        if gave_up.abort_refusal or gave_up.abort_point.endswith(".pre"):
             return f"refused: {gave_up.abort_reason}"
         return f"/{command} failed: {gave_up.error_message}"
     return f"/{command} failed: {error.message}"

@@ -19,10 +19,16 @@ class CommandEffect(Frozen):
 
 
 class CommandResult(Frozen):
-    """The reply to post and the effects to apply."""
+    """The reply to post, who sees it, and the effects to apply.
+
+    ``public`` is for replies everyone in the task's channel should see (a change of
+    model, effort or people, a new sub-task); refusals, errors and read-only answers
+    stay private to the sender, so a channel is not flooded with one person's lookups.
+    """
 
     reply: str
     effects: tuple[CommandEffect, ...] = ()
+    public: bool = False
 
 
 class CommandInvokedContext(HookContext):

@@ -55,7 +55,11 @@ class TaskSpec(Frozen):
 
 
 class RequestRoute(Frozen):
-    """Where an incoming request goes: a new task, or a message to an existing one."""
+    """Where an incoming request goes: a new task, or a message to an existing one.
+
+    ``new_task`` means "open the task ``task_id`` if it is not running, then deliver";
+    otherwise the request is only delivered, and fails if that task has ended.
+    """
 
     task_id: str
     new_task: bool
@@ -71,6 +75,8 @@ class RequestReceivedContext(HookContext):
     channel: str = ""
     thread: str = ""
     event_id: str = ""
+    ts: str = ""
+    """The message's own timestamp: a message delivered twice with one ``ts`` is kept once."""
     result: RequestRoute | None = None
 
 

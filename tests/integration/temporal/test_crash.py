@@ -46,7 +46,7 @@ async def test_sigkill_mid_activity_loses_nothing_and_applies_nothing_twice(
         assert await harness.send_message(ref.task_id, first) == 1
         command = CommandInvokedContext(task=ref, command="model", args="m-2", sender="U1",
                                         correlation_id="cmd-model")  # fmt: skip
-        assert await harness.send_command(command) == "ok"
+        assert (await harness.send_command(command)).reply == "ok"
         blocked = ChannelMessage(channel="K1", user="U1", text="block-me", ts="1.2")
         sending = asyncio.create_task(harness.send_message(ref.task_id, blocked))
         await wait_for(marker, worker_a)

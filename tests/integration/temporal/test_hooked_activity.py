@@ -34,6 +34,7 @@ def sample(operation: str) -> HookContext:
         "persistence.write": {"key": "probe/k", "content": "x"},
         "subtask.spawned": {"spec": {"title": "s", "requested_by": "U1"}},
         "command.invoked": {"command": "status", "sender": "U1"},
+        "request.received": {"text": "hello", "sender": "U1", "thread": "1.0"},
         "activity.failed": {"activity": "a", "error_type": "E"},
         "activity.retried": {"activity": "a", "backoff_seconds": 0.1},
     }[operation]

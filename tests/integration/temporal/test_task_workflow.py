@@ -76,16 +76,18 @@ async def test_task_lifecycle_runs_every_worker_operation_with_correct_contexts(
     ref = await harness.start_task(spec, team="T1", channel="C1", thread="1.0",
                                    correlation_id="corr-1")  # fmt: skip
     task_id = ref.task_id
-    assert task_id == harness.task_id("T1", "C1", "1.0")
+    assert task_id == harness.task_id("T1", "C1") and ref.thread == "1.0"
 
     message = ChannelMessage(channel="C1", thread="1.0", user="U1", text="hello", ts="1.1")
     assert await harness.send_message(task_id, message) == 1
     assert await harness.send_message(task_id, message) == 1  # same ts: not added twice
 
-    reply = await harness.send_command(CommandInvokedContext(
+    result = await harness.send_command(CommandInvokedContext(
         task=ref, command="sub-task", args="research", sender="U1", role=Role.OWNER,
         correlation_id="cmd-1"))  # fmt: skip
-    assert reply == "spawning research"
+    assert result.reply == f"spawning research as `{task_id}/sub-1`"
+    [effect] = result.effects
+    assert effect.subtask.task_id == f"{task_id}/sub-1"
     snapshot = await harness.snapshot(task_id)
     assert snapshot.status == TaskStatus.RUNNING
     assert snapshot.model == "m-1"
@@ -164,13 +166,15 @@ async def test_a_refused_command_changes_nothing_and_a_finished_task_rejects_upd
                                    team="T", channel="C2")  # fmt: skip
     stranger = CommandInvokedContext(task=ref, command="model", args="m-2", sender="U9",
                                      role=Role.OWNER)  # the claimed role is ignored  # fmt: skip
-    assert await harness.send_command(stranger) == "refused: only the owner may change the model"
+    refused = await harness.send_command(stranger)
+    assert refused.reply == "refused: only the owner may change the model"
+    assert refused.effects == () and not refused.public
     assert (await harness.snapshot(ref.task_id)).model == "m-1"
     owner = stranger.model_copy(update={"sender": "U1"})
-    assert await harness.send_command(owner) == "ok"
+    assert (await harness.send_command(owner)).reply == "ok"
     assert (await harness.snapshot(ref.task_id)).model == "m-2"
     unknown = owner.model_copy(update={"command": "nope"})
-    assert await harness.send_command(unknown) == "/nope failed: no handler for /nope"
+    assert (await harness.send_command(unknown)).reply == "/nope failed: no handler for /nope"
 
     await harness.finish(ref.task_id)
     await harness.outcome(ref.task_id)

@@ -55,7 +55,7 @@ def test_describe_lists_the_builtin_bodies_in_run_order(manager):
     assert (
         "persistence.write.in 1000 harness.hooks.builtin.BuiltinPlugin.persistence_write" in lines
     )
-    assert len([line for line in lines if " 1000 " in line]) == 10
+    assert len([line for line in lines if " 1000 " in line]) == 11
 
 
 async def test_python_m_harness_worker_logs_registrations_and_stops_on_sigterm(settings, tmp_path):

@@ -6,6 +6,8 @@ import uuid
 
 import pytest
 
+from harness.temporal.errors import TaskNotFound
+
 from .conftest import TEAM, serve_bot
 
 
@@ -57,7 +59,7 @@ async def test_thread_reply_reaches_the_task_and_edits_and_bots_do_not(slack, ha
 async def test_plain_message_outside_a_task_thread_is_ignored(slack, harness, channel):
     await slack.event("message_in_thread.json", channel=channel)
     assert slack.bot.standin.calls == []
-    with pytest.raises(Exception, match="not found"):
+    with pytest.raises(TaskNotFound):
         await transcript(harness, channel)
 
 
