@@ -26,7 +26,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
-from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, CallToolResult
+from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, CallToolResult, Tool
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +107,27 @@ class McpConnection:
             if _session_is_gone(error):
                 # The server exited or the transport broke: a new process (or HTTP
                 # session) on the next call, rather than failing every call from now on.
+                self._retire(owner)
+            raise
+
+    async def list_tools(self) -> list[Tool]:
+        """Every tool the server offers (all pages), over the shared session.
+
+        Raises:
+            Exception: whatever the SDK raised; callers map it at their error boundary.
+        """
+        owner, client = await self._ready_owner()
+        tools: list[Tool] = []
+        cursor: str | None = None
+        try:
+            while True:
+                page = await client.list_tools(cursor=cursor, cache_mode="refresh")
+                tools.extend(page.tools)
+                cursor = page.next_cursor
+                if cursor is None:
+                    return tools
+        except BaseException as error:
+            if _session_is_gone(error):
                 self._retire(owner)
             raise
 
