@@ -60,6 +60,11 @@ class Settings(BaseSettings):
     given as JSON in the environment: ``HARNESS_PLUGINS='["mypkg.hooks:register"]'``.
     """
 
+    hooks_config: Path | None = None
+    """Executor configuration file (TOML: executors, policy, retry, chain budget, tracing);
+    loaded at worker start after the built-in plugin, all or nothing. See ``examples/hooks.toml``.
+    """
+
     # The agent loop (issue 5): model providers, tools, skills, named agents.
     default_model: str = "offline"
     """The model of a task that names none; ``offline`` needs no credentials."""

@@ -8,6 +8,8 @@ Each package declares its own errors in its own ``errors.py``; all derive from
     │   ├── HookAbort                  an executor cancelled the operation (maybe a refusal)
     │   ├── HookTransportError         a remote executor could not be reached or answered badly
     │   ├── HookValidationError        an executor returned a replacement that is not valid
+    │   ├── HookTimeoutError           an executor or a chain ran past its time budget
+    │   ├── HookConfigError            the executor configuration file is wrong
     │   └── UnknownHookPointError      a point name outside the catalogue
     ├── HttpClientError                harness.http.errors: an HTTP provider's call failed
     ├── WireError                      harness.hooks.remote.wire: a reply broke the protocol

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from harness.hooks.audit import AuditRecord
 from harness.hooks.builtin import RetryDefaults, register_builtin
 from harness.hooks.catalogue import (
     BUILTIN_BODY_PRIORITY,
@@ -21,7 +22,9 @@ from harness.hooks.catalogue import (
 from harness.hooks.contexts import HookContext, context_type
 from harness.hooks.errors import (
     HookAbort,
+    HookConfigError,
     HookError,
+    HookTimeoutError,
     HookTransportError,
     HookValidationError,
     UnknownHookPointError,
@@ -31,6 +34,7 @@ from harness.hooks.manager import HookManager
 from harness.hooks.redactor import Redactor
 
 if TYPE_CHECKING:
+    from harness.hooks.config import HooksConfig, describe_chains, load_hooks_config
     from harness.hooks.remote.jsonrpc import JsonRpcExecutor
     from harness.hooks.remote.mcp import McpExecutor
 
@@ -39,6 +43,10 @@ if TYPE_CHECKING:
 _LAZY = {
     "JsonRpcExecutor": "harness.hooks.remote.jsonrpc",
     "McpExecutor": "harness.hooks.remote.mcp",
+    # Configuration may build remote executors; it is only needed by a worker that has one.
+    "HooksConfig": "harness.hooks.config",
+    "describe_chains": "harness.hooks.config",
+    "load_hooks_config": "harness.hooks.config",
 }
 
 
@@ -61,13 +69,17 @@ __all__ = [
     "POINTS",
     "ROLE_GUARD_PRIORITY",
     "AbandonObserver",
+    "AuditRecord",
     "Executor",
     "HookAbort",
+    "HookConfigError",
     "HookContext",
     "HookError",
     "HookManager",
+    "HookTimeoutError",
     "HookTransportError",
     "HookValidationError",
+    "HooksConfig",
     "JsonRpcExecutor",
     "McpExecutor",
     "Redactor",
@@ -75,5 +87,7 @@ __all__ = [
     "RetryDefaults",
     "UnknownHookPointError",
     "context_type",
+    "describe_chains",
+    "load_hooks_config",
     "register_builtin",
 ]

@@ -102,6 +102,21 @@ class AuditLog:
                 log.exception("audit sink %r failed; record kept in memory only", sink)
         return entry
 
+    def recent(self, count: int = 20, *, task_id: str | None = None) -> list[AuditRecord]:
+        """The last records, from the first sink that keeps history (the store), else memory.
+
+        What ``/status`` calls: a worker restarted since still shows older records.
+        """
+        for sink in self.sinks:
+            last = getattr(sink, "last", None)
+            if callable(last):
+                found: list[AuditRecord] = last(count, task_id=task_id)
+                return found
+        records = self._recent if task_id is None else [
+            r for r in self._recent if r.task_id == task_id
+        ]  # fmt: skip
+        return list(records)[-count:] if count > 0 else []
+
     def last(self, count: int = 20) -> list[AuditRecord]:
         """The ``count`` most recent records seen by this process, oldest first."""
         if count <= 0:

@@ -54,6 +54,11 @@ class RetryDefaults:
     multiplier: float = 2.0
     maximum_seconds: float = 60.0
     jitter: float = 0.2
+    max_attempts: int | None = None
+    """A cap on attempts (the hooks configuration's ``[retry]``); the context's own limit,
+    e.g. one attempt for commands, still applies."""
+    non_retryable: frozenset[str] = frozenset()
+    """Error type names that are never retried."""
 
 
 @final
@@ -139,9 +144,10 @@ class BuiltinPlugin:
 
     async def activity_failed(self, ctx: ActivityFailedContext) -> ActivityFailedContext:
         """Retry with exponential backoff and jitter until ``max_attempts`` is reached."""
-        if not ctx.retryable:
+        limit = min(ctx.max_attempts, self.retry.max_attempts or ctx.max_attempts)
+        if not ctx.retryable or ctx.error_type in self.retry.non_retryable:
             decision = RetryDecision(retry=False, reason=f"{ctx.error_type}: {ctx.error_message}")
-        elif ctx.attempt >= ctx.max_attempts:
+        elif ctx.attempt >= limit:
             decision = RetryDecision(
                 retry=False,
                 reason=f"gave up after {ctx.attempt} attempts: "

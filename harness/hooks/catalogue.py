@@ -58,6 +58,12 @@ ROLE_GUARD_PRIORITY: Final = 100
 DEFAULT_PRIORITY: Final = 500
 """Priority of an executor registered without one: after guards, before default bodies."""
 
+OUTERMOST_PRIORITY: Final = -1_000_000_000
+"""Runs before everything on a point: tracing opens its span here, so the span wraps all."""
+
+INNERMOST_PRIORITY: Final = 1_000_000_000
+"""Runs after everything on a point (as a validator, after validators too): spans close here."""
+
 _OPERATION_SET: Final = frozenset(OPERATIONS)
 _POINT_SET: Final = frozenset(POINTS)
 

@@ -107,3 +107,47 @@ class UnknownHookPointError(HookError, ValueError):
 
 def _rebuild_unknown(name: str) -> UnknownHookPointError:
     return UnknownHookPointError(name=name)
+
+
+class HookTimeoutError(HookError, TimeoutError):
+    """An executor, or a whole chain, ran past the time configured for it (issue 6).
+
+    ``scope`` is ``"executor"`` (its own timeout) or ``"chain"`` (the point's overall
+    budget); either way the operation fails, through the retry path like any failure.
+    """
+
+    def __init__(self, *, point: str, scope: str, seconds: float, executor: str = "") -> None:
+        self.point = point
+        self.scope = scope
+        self.seconds = seconds
+        self.executor = executor
+        who = f"executor {executor}" if scope == "executor" else "the chain"
+        super().__init__(f"{who} at {point} exceeded its time budget of {seconds:g}s")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_timeout, (self.point, self.scope, self.seconds, self.executor))
+
+
+def _rebuild_timeout(point: str, scope: str, seconds: float, executor: str) -> HookTimeoutError:
+    return HookTimeoutError(point=point, scope=scope, seconds=seconds, executor=executor)
+
+
+class HookConfigError(HookError, ValueError):
+    """The executor configuration file is wrong; nothing from it was registered.
+
+    ``problems`` holds one line per problem, each naming the line (when known), the
+    entry and the field, so an operator fixes them all in one pass.
+    """
+
+    def __init__(self, *, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = problems
+        listing = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"invalid hooks configuration {source}:\n{listing}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_config, (self.source, self.problems))
+
+
+def _rebuild_config(source: str, problems: list[str]) -> HookConfigError:
+    return HookConfigError(source=source, problems=problems)

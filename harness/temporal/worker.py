@@ -20,8 +20,9 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
+from harness.audit_store import SqliteAuditStore
 from harness.config import Settings
-from harness.hooks import POINTS, HookManager, RetryDefaults, register_builtin
+from harness.hooks import POINTS, HookManager, RetryDefaults, load_hooks_config, register_builtin
 from harness.hooks.contexts import ShutdownContext
 from harness.providers import SystemClock, system_random
 from harness.store import ArtefactStore, SqliteArtefactStore
@@ -43,16 +44,23 @@ def build_manager(settings: Settings, store: ArtefactStore) -> HookManager:
 
     Raises:
         ImportError, AttributeError: a plugin path does not resolve.
+        HookConfigError: ``settings.hooks_config`` is invalid (every problem named).
     """
     manager = HookManager()
+    manager.audit.sinks.append(SqliteAuditStore(settings.artefact_store_path))
+    # Read and resolved before anything registers: a bad file fails the start, all or nothing.
+    hooks = load_hooks_config(settings.hooks_config) if settings.hooks_config else None
     retry = RetryDefaults(
         initial_seconds=settings.retry_initial_backoff_seconds,
         multiplier=settings.retry_backoff_multiplier,
         maximum_seconds=settings.retry_max_backoff_seconds,
     )
+    retry = hooks.retry_defaults(retry) if hooks else retry
     register_builtin(manager, store=store, random=system_random(), retry=retry)
     for path in settings.plugins:
         load_plugin(path)(manager, settings)
+    if hooks is not None:
+        hooks.apply(manager)  # logs the resulting chain of every point
     return manager
 
 

@@ -1,0 +1,182 @@
+"""The executor configuration file's shape, validated by pydantic (issue 6).
+
+Only what one file can say, checked field by field: points and patterns expand
+against the catalogue here, regexes compile, URLs and import paths are well formed.
+Resolving what the file names (importing, reading env vars, spawning nothing yet)
+is :mod:`.loader`'s job; building and registering executors is :mod:`.plan`'s.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from typing import Any, Final, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from harness.hooks.catalogue import DEFAULT_PRIORITY, POINTS
+from harness.hooks.config.wrappers import FailurePolicy
+from harness.hooks.modes import Mode
+from harness.hooks.policy import PolicyRule
+
+Kind = Literal["local", "jsonrpc", "mcp"]
+
+_ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ENV_REF: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_IMPORT_PATH: Final = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def expand_points(patterns: list[str]) -> tuple[str, ...]:
+    """Every catalogue point matched by any pattern, in catalogue order.
+
+    Raises:
+        ValueError: a pattern matches no point (a typo must not silently configure nothing).
+    """
+    found: set[str] = set()
+    for pattern in patterns:
+        hits = set(fnmatch.filter(POINTS, pattern))
+        if not hits:
+            raise ValueError(
+                f"{pattern!r} matches no hook point (expected '<operation>.<phase>', "
+                "e.g. 'tool.invoked.pre', 'llm.*.post', '*.pre')"
+            )
+        found |= hits
+    return tuple(p for p in POINTS if p in found)
+
+
+def check_url(url: str) -> str:
+    """``url`` if it is an absolute http(s) URL with a host.
+
+    Raises:
+        ValueError: it is not.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{url!r} is not an http:// or https:// URL with a host")
+    return url
+
+
+class ExecutorEntry(_Section):
+    """One ``[[executor]]`` table: what runs, where, in which order and how it may fail."""
+
+    name: str = ""
+    points: tuple[str, ...]
+    kind: Kind
+    target: str | None = None
+    """``local``: ``module:attr``, an async executor or a factory returning one."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """``local`` factories: keyword arguments."""
+    url: str | None = None
+    command: tuple[str, ...] | None = None
+    """``mcp`` over stdio; ``python`` means the worker's own interpreter."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """``jsonrpc``: header name -> env var name, or a template such as ``Bearer ${TOKEN}``."""
+    timeout: float | None = Field(default=None, gt=0)
+    priority: int = DEFAULT_PRIORITY
+    mode: Mode = "normal"
+    on_failure: FailurePolicy = "fail"
+    match: dict[str, re.Pattern[str]] = Field(default_factory=dict)
+    """Context field (``tool``, ``command`` or a dotted path) -> regex it must fully match."""
+
+    @field_validator("points", mode="before")
+    @classmethod
+    def _expand(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = [value]
+        if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+            if not value:
+                raise ValueError("lists no point")
+            return expand_points(list(value))
+        return value
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        return None if value is None else check_url(value)
+
+    @field_validator("headers")
+    @classmethod
+    def _headers(cls, value: dict[str, str]) -> dict[str, str]:
+        for header, source in value.items():
+            if not _ENV_NAME.fullmatch(source) and not _ENV_REF.search(source):
+                raise ValueError(
+                    f"header {header!r} must name an environment variable (or use ${{VAR}}); "
+                    "secrets are never written in the configuration file"
+                )
+        return value
+
+    @model_validator(mode="after")
+    def _fits_kind(self) -> ExecutorEntry:
+        given = {f for f in ("target", "url", "command") if getattr(self, f) is not None}
+        wanted = {"local": {"target"}, "jsonrpc": {"url"}, "mcp": {"url", "command"}}[self.kind]
+        if extra := given - wanted:
+            raise ValueError(f"{self.kind} executors take no {', '.join(sorted(extra))}")
+        if self.kind == "mcp" and len(given) != 1:
+            raise ValueError("an mcp executor needs exactly one of url or command")
+        if self.kind != "mcp" and not given:
+            raise ValueError(f"a {self.kind} executor needs {next(iter(wanted))}")
+        if self.target is not None and not _IMPORT_PATH.fullmatch(self.target):
+            raise ValueError(f"target {self.target!r} is not an import path 'module:attr'")
+        if self.command is not None and not self.command:
+            raise ValueError("command is empty")
+        if self.options and self.kind != "local":
+            raise ValueError("options apply to local executors only")
+        if self.headers and self.kind != "jsonrpc":
+            raise ValueError("headers apply to jsonrpc executors only")
+        if self.mode == "validator" and (bad := [p for p in self.points if p.endswith(".in")]):
+            raise ValueError(f"a validator cannot run at an in point ({', '.join(bad)})")
+        return self
+
+    def label(self, index: int) -> str:
+        """How errors and listings name this entry."""
+        return self.name or f"executor[{index}]"
+
+
+class PolicySection(_Section):
+    """``[policy]``: rule executor at ``tool.invoked.pre`` and ``command.invoked.pre``."""
+
+    priority: int = 50
+    mode: Mode = "normal"
+    default: Literal["allow", "deny"] = "allow"
+    rules: tuple[PolicyRule, ...] = ()
+
+
+class RetrySection(_Section):
+    """``[retry]``: the default ``activity.failed`` body's schedule and limits."""
+
+    max_attempts: int | None = Field(default=None, ge=1)
+    """A cap on attempts; the workflow's own limit (e.g. one for commands) still applies."""
+    initial_seconds: float | None = Field(default=None, ge=0)
+    multiplier: float | None = Field(default=None, ge=1)
+    maximum_seconds: float | None = Field(default=None, ge=0)
+    jitter: float | None = Field(default=None, ge=0, le=1)
+    non_retryable: tuple[str, ...] = ()
+    """Error type names (``ValueError``, ``HookTransportError``) never retried."""
+
+
+class ChainSection(_Section):
+    """``[chain]``: limits every chain of every point shares."""
+
+    budget_seconds: float | None = Field(default=None, gt=0)
+
+
+class ObservabilitySection(_Section):
+    """``[observability]``: the OpenTelemetry executor and the JSON operation log."""
+
+    tracing: bool = False
+    logs: bool = False
+
+
+class HooksFile(_Section):
+    """The whole file."""
+
+    executor: tuple[ExecutorEntry, ...] = ()
+    policy: PolicySection | None = None
+    retry: RetrySection | None = None
+    chain: ChainSection = ChainSection()
+    observability: ObservabilitySection = ObservabilitySection()
