@@ -200,6 +200,23 @@ class HookManager:
                 except Exception:
                     log.exception("abandon observer %s at %s failed (suppressed)", reg.name, point)
 
+    async def aclose(self) -> None:
+        """Close every registered executor that holds connections (has ``aclose``), once each.
+
+        The worker calls it when it stops; a failure to close is logged, not raised.
+        """
+        seen: set[int] = set()
+        for regs in self._chains.values():
+            for reg in regs:
+                close = getattr(reg.executor, "aclose", None)
+                if close is None or id(reg.executor) in seen:
+                    continue
+                seen.add(id(reg.executor))
+                try:
+                    await close()
+                except Exception:
+                    log.exception("closing executor %s failed (suppressed)", reg.name)
+
     def _record(self, abort: HookAbort, ctx: HookContext) -> None:
         # The reason travels on: into replies, logs and Temporal's history.
         abort.reason = self.redactor.redact_text(abort.reason)

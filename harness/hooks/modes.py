@@ -33,6 +33,12 @@ class _Wrapped:
         self.point = point
         self.name = name
 
+    async def aclose(self) -> None:
+        """Close the wrapped executor when it holds connections."""
+        close = getattr(self.inner, "aclose", None)
+        if close is not None:
+            await close()
+
     def abandon(self, point: str, ctx: HookContext, error: BaseException) -> None:
         """Pass the abandon on when the wrapped executor is an :class:`AbandonObserver`."""
         if isinstance(self.inner, AbandonObserver):

@@ -152,6 +152,7 @@ async def serve(
         await running
     finally:
         stopping.cancel()
+        await manager.aclose()  # configured remote executors' HTTP pools and MCP sessions
         store.close()
     return done.result or ""
 

@@ -11,7 +11,7 @@ import dataclasses
 import inspect
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, final
@@ -123,7 +123,7 @@ class HooksConfig:
         for resolved in self.entries:
             entry = resolved.entry
             try:
-                for point, inner in _executors(resolved, manager):
+                for point, inner, closers in _executors(resolved, manager):
                     wrapped = ConfiguredExecutor(
                         inner,
                         point=point,
@@ -133,6 +133,7 @@ class HooksConfig:
                         timeout=entry.timeout if entry.kind == "local" else None,
                         on_failure=entry.on_failure,
                         audit=manager.audit,
+                        closers=closers,
                     )
                     planned.append((point, wrapped, entry.priority, entry.mode))
             except Exception as error:  # a factory or constructor: report, register nothing
@@ -164,27 +165,35 @@ class HooksConfig:
             applied.registrations += register_tracing(manager)
 
 
-def _executors(resolved: ResolvedEntry, manager: HookManager) -> list[tuple[str, Executor]]:
+Built = tuple[str, Executor, tuple[Callable[[], Awaitable[None]], ...]]
+
+
+def _executors(resolved: ResolvedEntry, manager: HookManager) -> list[Built]:
+    """Each point's executor and what closes its connections (once per entry)."""
     entry = resolved.entry
     if entry.kind == "local":
         if not resolved.is_factory:
-            return [(p, resolved.target) for p in entry.points]  # type: ignore[misc]  # checked async callable at load
+            return [(p, resolved.target, ()) for p in entry.points]  # type: ignore[misc]  # checked async callable at load
         factory: Callable[..., Executor] = resolved.target  # type: ignore[assignment]  # checked callable at load
         if "point" in inspect.signature(factory).parameters:
-            return [(p, _check(factory(point=p, **entry.options), resolved)) for p in entry.points]
-        shared = _check(factory(**entry.options), resolved)
-        return [(p, shared) for p in entry.points]
+            made = [(p, _check(factory(point=p, **entry.options), resolved)) for p in entry.points]
+        else:
+            shared = _check(factory(**entry.options), resolved)
+            made = [(p, shared) for p in entry.points]
+        return [(p, ex, _closer(ex) if i == 0 or ex is not made[0][1] else ())
+                for i, (p, ex) in enumerate(made)]  # fmt: skip
     if entry.kind == "jsonrpc":
         from harness.hooks.remote.jsonrpc import DEFAULT_TIMEOUT, JsonRpcExecutor
 
         assert entry.url is not None  # the schema requires it
-        return [
-            (p, JsonRpcExecutor(
+        built: list[Built] = []
+        for p in entry.points:
+            remote = JsonRpcExecutor(
                 entry.url, point=p, headers=resolved.headers, name=f"{resolved.label}#{p}",
                 redactor=manager.redactor, timeout=entry.timeout or DEFAULT_TIMEOUT,
-            ))
-            for p in entry.points
-        ]  # fmt: skip
+            )  # fmt: skip
+            built.append((p, remote, (remote.aclose,)))
+        return built
     from harness.hooks.remote.mcp import DEFAULT_TIMEOUT as MCP_TIMEOUT
     from harness.hooks.remote.mcp import McpExecutor
     from harness.hooks.remote.mcp_connection import McpConnection
@@ -194,9 +203,15 @@ def _executors(resolved: ResolvedEntry, manager: HookManager) -> list[tuple[str,
     connection = McpConnection(server, cwd=resolved.cwd)  # one session for all its points
     return [
         (p, McpExecutor(connection, point=p, redactor=manager.redactor,
-                        name=f"{resolved.label}#{p}", timeout=entry.timeout or MCP_TIMEOUT))
-        for p in entry.points
+                        name=f"{resolved.label}#{p}", timeout=entry.timeout or MCP_TIMEOUT),
+         (connection.aclose,) if i == 0 else ())
+        for i, p in enumerate(entry.points)
     ]  # fmt: skip
+
+
+def _closer(executor: object) -> tuple[Callable[[], Awaitable[None]], ...]:
+    close = getattr(executor, "aclose", None)
+    return (close,) if callable(close) else ()
 
 
 def _check(executor: object, resolved: ResolvedEntry) -> Executor:

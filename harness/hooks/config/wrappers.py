@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Final, Literal, final
 
 from harness.hooks.audit import AuditLog
@@ -67,9 +67,12 @@ class ConfiguredExecutor:
             and passes through. A ``HookAbort`` is a verdict, not a failure: it always
             propagates.
         audit: where ignored failures are recorded.
+        closers: release what the executor holds (HTTP pools, MCP sessions) at :meth:`aclose`.
     """
 
-    __slots__ = ("audit", "inner", "kind", "matchers", "name", "on_failure", "point", "timeout")
+    __slots__ = (
+        "audit", "closers", "inner", "kind", "matchers", "name", "on_failure", "point", "timeout"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -82,6 +85,7 @@ class ConfiguredExecutor:
         timeout: float | None,
         on_failure: FailurePolicy,
         audit: AuditLog,
+        closers: Sequence[Callable[[], Awaitable[None]]] = (),
     ) -> None:
         self.inner = inner
         self.point = point
@@ -91,6 +95,7 @@ class ConfiguredExecutor:
         self.timeout = timeout
         self.on_failure = on_failure
         self.audit = audit
+        self.closers = tuple(closers)
 
     async def __call__(self, ctx: HookContext, /) -> HookContext | None:
         """Run the entry's executor on ``ctx`` as configured.
@@ -126,6 +131,11 @@ class ConfiguredExecutor:
                 ctx=ctx,
             )
             return None
+
+    async def aclose(self) -> None:
+        """Release the executor's connections (the manager's ``aclose`` calls this at shutdown)."""
+        for close in self.closers:
+            await close()
 
     def abandon(self, point: str, ctx: HookContext, error: BaseException) -> None:
         """Forward to the executor when it observes abandons (a span, a lock it opened)."""
