@@ -8,8 +8,9 @@ speak the vendors' HTTP APIs over the harness's :class:`~harness.providers.HttpC
 
 from __future__ import annotations
 
+from harness.agent.tokens import estimate_tokens
 from harness.models.anthropic import AnthropicProvider
-from harness.models.base import ModelProvider, ModelRequest, Purpose, estimate_tokens
+from harness.models.base import ModelProvider, ModelRequest, Purpose
 from harness.models.errors import MODEL_ERROR_KINDS, ModelError, ModelErrorKind
 from harness.models.offline import OFFLINE_MODEL, OfflineModel
 from harness.models.openai_compat import OpenAICompatProvider

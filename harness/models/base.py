@@ -65,17 +65,3 @@ class ModelProvider(Protocol):
     name: str
 
     async def complete(self, request: ModelRequest) -> LlmResponse: ...
-
-
-def estimate_tokens(messages: tuple[Message, ...] | list[Message]) -> int:
-    """A rough token count: four characters a token plus a few per message.
-
-    Used for compaction budgets and the offline model's usage figures; deliberately
-    not a tokenizer (no vendor dependency, and budgets carry slack anyway).
-    """
-    total = 0
-    for message in messages:
-        chars = len(message.content)
-        chars += sum(len(c.name) + len(str(c.arguments)) for c in message.tool_calls)
-        total += 4 + (chars + 3) // 4
-    return total

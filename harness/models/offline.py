@@ -25,8 +25,9 @@ import json
 import re
 from typing import Any, Final, final
 
+from harness.agent.tokens import estimate_tokens
 from harness.hooks.contexts import LlmResponse, Message, ToolCall, Usage
-from harness.models.base import ModelRequest, estimate_tokens
+from harness.models.base import ModelRequest
 
 OFFLINE_MODEL: Final = "offline"
 """The model name that always selects this provider, configured or not."""

@@ -1,0 +1,147 @@
+"""AgentLoop: the order in which the agent's operations run, and nothing else.
+
+Design note — how the workflow drives it. Every step below is one operation, and an
+:class:`OperationRunner` performs it: in unit tests the :class:`~harness.hooks.HookManager`
+itself (``await manager.run(op, ctx)``); in the task workflow an adapter that runs one
+hooked activity per operation (``workflow.execute_activity`` of the activity for that
+operation, with the context as its one pydantic input) and turns an activity failure
+of type ``HookAbort`` back into :class:`~harness.hooks.HookAbort` (reason, refusal,
+point from its details), so the loop sees the same thing in both places. The loop
+itself does no I/O, reads no clock and draws no random numbers: it is deterministic
+workflow code, and its :class:`~harness.agent.state.AgentState` is the workflow's to keep.
+
+For one request (``handle``)::
+
+    system_one.invoked                      triage: answer / plan / ask
+      ask    -> help.requested, wait, help.decided, then the turns below
+      answer -> (text) reply | (no text) the turns below
+      plan   -> plan.created; per step: step.started,
+                (agent.invoked | the turns below), step.finished
+    turns, until the model stops calling tools or max_turns:
+      compaction.trigger [-> compaction.keep -> compaction.summarise]
+      context.created -> llm.invoked -> tool_calls.extracted
+      per call: ask_human      -> help.requested, wait, help.decided
+                needs approval -> help.requested, wait, help.decided [-> tool.invoked]
+                otherwise      -> tool.invoked
+
+A :class:`~harness.hooks.HookAbort` on ``tool.invoked`` (a pre executor's veto, or any
+abort of that one call) does not end the loop: it becomes that call's tool result,
+``refused: <reason>`` (or ``aborted: <reason>``) with ``is_error``, and the model sees
+it on its next turn. Aborts of any other operation propagate (a task failure or
+refusal, as DESIGN.md says). Waiting for people is a :class:`HelpWaiter`: in the
+workflow a ``wait_condition`` on state an update handler sets when a Slack button is
+clicked (no activity, no worker slot held); a click that ``help.decided`` refuses (a
+watcher's) is reported with :meth:`HelpWaiter.refused` and the loop waits again.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, TypeVar
+
+from harness.agent.loop_steps import LoopSteps
+from harness.hooks import HookAbort, HookContext
+from harness.hooks.contexts import (
+    AgentInvokedContext,
+    Message,
+    PlanCreatedContext,
+    StepFinishedContext,
+    StepOutcome,
+    StepStartedContext,
+    SystemOneInvokedContext,
+    Triage,
+)
+
+C = TypeVar("C", bound=HookContext)
+
+
+class OperationRunner(Protocol):
+    """Performs one operation: its pre, in and post chains (HookManager.run's shape)."""
+
+    async def run(self, operation: str, ctx: C) -> C: ...
+
+
+class AgentLoop(LoopSteps):
+    """Sequences one task's agent operations over an :class:`OperationRunner`.
+
+    Args:
+        runner: performs each operation (a HookManager, or the workflow's activity adapter).
+        waiter: waits for people's answers to help requests.
+        state: the task's loop state; changed in place.
+        identity: task ref, participants and correlation id every context carries.
+    """
+
+    async def handle(self, request: str, *, sender: str = "") -> str:
+        """Answer one request from the thread, running every operation it needs.
+
+        Returns:
+            The reply to post (also appended to the transcript).
+
+        Raises:
+            HookAbort: an operation other than a single tool call was aborted.
+        """
+        self.state.transcript.append(Message(role="user", content=request, name=sender))
+        triage = await self._triage(request)
+        if triage.decision == "answer" and triage.answer:
+            return self._reply(triage.answer)
+        if triage.decision == "ask":
+            answer = await self.ask(triage.question or "Can you tell me more?", ())
+            self.state.transcript.append(Message(role="user", content=answer))
+        if triage.decision == "plan":
+            return await self._run_plan(request)
+        return await self.run_turns()
+
+    async def _triage(self, request: str) -> Triage:
+        model = self.state.system_one_model or self.state.model
+        ctx = await self.run(
+            SystemOneInvokedContext,
+            model=model,
+            request=request,
+            transcript=tuple(self.state.transcript[:-1]),
+        )
+        return ctx.result or Triage(decision="answer", answer="")
+
+    async def _run_plan(self, goal: str) -> str:
+        planned = await self.run(PlanCreatedContext, goal=goal)
+        steps = planned.result.steps if planned.result else ()
+        lines = []
+        for index, step in enumerate(steps):
+            started = await self.run(StepStartedContext, index=index, step=step)
+            step = started.result or step
+            task = step.detail or step.title
+            if step.agent:
+                invoked = await self.run(
+                    AgentInvokedContext, agent=step.agent, input=task, model=self.state.model
+                )
+                output = invoked.result.text if invoked.result else ""
+                self.state.transcript.append(
+                    Message(role="assistant", content=f"[{step.agent}] {output}")
+                )
+            else:
+                title = f"Step {index + 1} of {len(steps)}: {step.title}"
+                content = title if task == step.title else f"{title}\n{task}"
+                self.state.transcript.append(Message(role="user", content=content))
+                output = await self.run_turns()
+            finished = await self.run(StepFinishedContext, index=index, step=step, output=output)
+            outcome = finished.result or StepOutcome(status="done", summary=output)
+            lines.append(f"{index + 1}. {step.title} — {outcome.status}: {outcome.summary}")
+        return self._reply("\n".join(lines))
+
+    def _reply(self, text: str) -> str:
+        self.state.transcript.append(Message(role="assistant", content=text))
+        return text
+
+    def context_fields(self) -> dict[str, Any]:
+        """Identity fields plus a fresh, deterministic idempotency key."""
+        self.state.sequence += 1
+        identity = self.identity
+        return {
+            "task": identity.task,
+            "participants": identity.participants,
+            "correlation_id": identity.correlation_id,
+            "idempotency_key": f"{identity.correlation_id or identity.task.task_id}:"
+            f"{self.state.sequence}",
+            "entities": {"model": self.state.model, "effort": self.state.effort},
+        }
+
+
+__all__ = ["AgentLoop", "HookAbort", "OperationRunner"]

@@ -1,0 +1,227 @@
+"""The turn machinery of the agent loop: model turns, tool calls, help requests, compaction.
+
+Split from the loop's top level (triage, plans) only to keep modules small; the
+design note on how the workflow drives all of it is in :mod:`harness.agent.loop`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from harness.agent.compaction import apply_compaction
+from harness.agent.state import ASK_HUMAN, AgentState, LoopIdentity
+from harness.agent.tokens import estimate_tokens
+from harness.hooks import HookAbort, HookContext
+from harness.hooks.contexts import (
+    CompactionKeepContext,
+    CompactionSummariseContext,
+    CompactionTriggerContext,
+    ContextCreatedContext,
+    Frozen,
+    HelpDecidedContext,
+    HelpDecision,
+    HelpRequest,
+    HelpRequestedContext,
+    LlmInvokedContext,
+    Message,
+    SkillLoadedContext,
+    SkillUnloadedContext,
+    ToolCall,
+    ToolCallsExtractedContext,
+    ToolInvokedContext,
+    ToolResult,
+)
+
+if TYPE_CHECKING:
+    from harness.agent.loop import OperationRunner
+
+C = TypeVar("C", bound=HookContext)
+
+
+class HelpAnswer(Frozen):
+    """A person's answer to a help request, before ``help.decided`` judges it."""
+
+    decided_by: str
+    choice: str
+
+
+class HelpWaiter(Protocol):
+    """Where the loop waits for people (see :mod:`harness.agent.loop` for the workflow's)."""
+
+    async def wait(self, request: HelpRequest) -> HelpAnswer:
+        """Post ``request`` (as returned by ``help.requested``) and wait for an answer."""
+        ...
+
+    async def refused(self, answer: HelpAnswer, reason: str) -> None:
+        """Tell whoever gave ``answer`` that it was refused; the loop then waits again."""
+        ...
+
+
+class LoopSteps:
+    """Turns of the main model, each tool call, help requests and compaction."""
+
+    def __init__(
+        self,
+        runner: OperationRunner,
+        waiter: HelpWaiter,
+        state: AgentState,
+        identity: LoopIdentity,
+    ) -> None:
+        self.runner = runner
+        self.waiter = waiter
+        self.state = state
+        self.identity = identity
+
+    def context_fields(self) -> dict[str, Any]:  # pragma: no cover - AgentLoop defines it
+        raise NotImplementedError
+
+    async def run(self, cls: type[C], **fields: Any) -> C:  # noqa: ANN401  # context fields
+        """Build a ``cls`` context with the identity fields and perform its operation."""
+        ctx = cls(**self.context_fields(), **fields)
+        return await self.runner.run(cls.operation, ctx)
+
+    async def run_turns(self) -> str:
+        """Call the model until it answers without tool calls (or ``max_turns`` is reached).
+
+        Returns:
+            The model's last text (also in the transcript).
+        """
+        state = self.state
+        text = ""
+        for _ in range(state.max_turns):
+            await self.compact_if_needed()
+            prompt = await self.run(
+                ContextCreatedContext,
+                transcript=tuple(state.transcript),
+                skills=tuple(skill.name for skill in state.skills),
+                agent=state.agent,
+                instructions=state.instructions,
+                token_budget=state.token_budget,
+            )
+            messages = prompt.result if prompt.result is not None else tuple(state.transcript)
+            called = await self.run(
+                LlmInvokedContext,
+                model=state.model,
+                effort=state.effort,
+                messages=messages,
+                tools=state.offered_tools(),
+            )
+            response = called.result
+            if response is None:
+                raise HookAbort("llm.invoked produced no response", point="llm.invoked.in")
+            extracted = await self.run(ToolCallsExtractedContext, response=response)
+            calls = extracted.result if extracted.result is not None else response.tool_calls
+            text = response.text
+            state.transcript.append(Message(role="assistant", content=text, tool_calls=calls))
+            if not calls:
+                return text
+            for call in calls:
+                result = await self.call_tool(call)
+                state.transcript.append(
+                    Message(
+                        role="tool", tool_call_id=call.id, name=call.name, content=result.content
+                    )
+                )
+        note = f"(stopped after {state.max_turns} model turns without a final answer)"
+        state.transcript.append(Message(role="assistant", content=note))
+        return note
+
+    async def call_tool(self, call: ToolCall) -> ToolResult:
+        """One tool call: ``ask_human``, an approval first, or ``tool.invoked`` directly."""
+        if call.name == ASK_HUMAN and self.state.can_ask:
+            question = str(call.arguments.get("question") or "The agent needs your input.")
+            options = call.arguments.get("options") or ()
+            answer = await self.ask(question, tuple(str(o) for o in options))
+            return ToolResult(content=answer)
+        if call.name in self.state.catalogue.approval:
+            decision = await self.decide(
+                HelpRequest(
+                    request_id=self._help_id(),
+                    kind="approval",
+                    question=f"Approve {call.name}?",
+                    tool_call=call,
+                )
+            )
+            if not decision.approved:
+                return ToolResult(
+                    content=f"refused: {decision.decided_by} did not approve ({decision.choice})",
+                    is_error=True,
+                )
+        server = call.name.split("__", 1)[0] if "__" in call.name else ""
+        try:
+            ctx = await self.run(ToolInvokedContext, call=call, server=server)
+        except HookAbort as abort:
+            # One vetoed call is an answer the model must see, not the end of the task.
+            kind = "refused" if abort.refusal else "aborted"
+            return ToolResult(content=f"{kind}: {abort.reason}", is_error=True)
+        return ctx.result or ToolResult(content="(the tool returned nothing)", is_error=True)
+
+    async def ask(self, question: str, options: tuple[str, ...]) -> str:
+        """Ask the task's people ``question``; the answer as text for the model."""
+        request = HelpRequest(
+            request_id=self._help_id(), kind="question", question=question, options=options
+        )
+        decision = await self.decide(request)
+        return f"{decision.decided_by} answered: {decision.choice}"
+
+    async def decide(self, request: HelpRequest) -> HelpDecision:
+        """``help.requested``, then wait until ``help.decided`` accepts an answer."""
+        posted = await self.run(HelpRequestedContext, request=request)
+        request = posted.result or request
+        while True:
+            answer = await self.waiter.wait(request)
+            try:
+                decided = await self.run(
+                    HelpDecidedContext,
+                    request=request,
+                    decided_by=answer.decided_by,
+                    choice=answer.choice,
+                )
+            except HookAbort as abort:
+                if not abort.refusal:
+                    raise
+                await self.waiter.refused(answer, abort.reason)
+                continue
+            if decided.result is not None:
+                return decided.result
+            return HelpDecision(
+                request_id=request.request_id, decided_by=answer.decided_by, choice=answer.choice
+            )
+
+    async def compact_if_needed(self) -> bool:
+        """Compact the transcript when ``compaction.trigger`` says so; whether it did."""
+        state = self.state
+        count = estimate_tokens(state.transcript)
+        trigger = await self.run(
+            CompactionTriggerContext, token_count=count, token_budget=state.token_budget
+        )
+        if not trigger.result:
+            return False
+        messages = tuple(state.transcript)
+        kept = await self.run(CompactionKeepContext, messages=messages)
+        keep = set(kept.result if kept.result is not None else range(len(messages)))
+        dropped = tuple(m for i, m in enumerate(messages) if i not in keep)
+        if not dropped:
+            return False
+        summary = await self.run(CompactionSummariseContext, messages=dropped, model=state.model)
+        state.transcript = apply_compaction(messages, keep, summary.result or "")
+        return True
+
+    async def load_skill(self, name: str, path: str = "") -> None:
+        """``skill.loaded``: add the skill (instructions and tools) to this task's context."""
+        loaded = await self.run(SkillLoadedContext, name=name, path=path)
+        if loaded.result is not None:
+            self.state.skills = [s for s in self.state.skills if s.name != name]
+            self.state.skills.append(loaded.result)
+
+    async def unload_skill(self, name: str) -> bool:
+        """``skill.unloaded``, if the skill is loaded; whether it was."""
+        if not any(s.name == name for s in self.state.skills):
+            return False
+        done = await self.run(SkillUnloadedContext, name=name)
+        if done.result:
+            self.state.skills = [s for s in self.state.skills if s.name != name]
+        return bool(done.result)
+
+    def _help_id(self) -> str:
+        return f"help-{self.identity.task.task_id}-{self.state.sequence + 1}"

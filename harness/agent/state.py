@@ -1,0 +1,97 @@
+"""What the agent loop remembers between operations: the task's transcript and settings.
+
+Plain serialisable data (pydantic), so the workflow can keep it in its state and carry
+it across continue-as-new; nothing here does I/O. The loop driver that changes it is
+:mod:`harness.agent.loop`.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from pydantic import BaseModel, Field
+
+from harness.hooks.contexts import (
+    Effort,
+    Frozen,
+    Message,
+    Participant,
+    Skill,
+    TaskRef,
+    ToolSpec,
+)
+
+ASK_HUMAN: Final = "ask_human"
+"""The tool through which a model asks the task's people a question (``help.requested``)."""
+
+ASK_HUMAN_SPEC: Final = ToolSpec(
+    name=ASK_HUMAN,
+    description="Ask the people in this task's thread a question and wait for their answer.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "question": {"type": "string"},
+            "options": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["question"],
+    },
+)
+
+
+class ToolCatalogue(Frozen):
+    """The tools a worker offers, as the loop needs them: specs, and which need approval."""
+
+    specs: tuple[ToolSpec, ...] = ()
+    approval: tuple[str, ...] = ()
+
+
+class LoopIdentity(Frozen):
+    """What every context the loop builds carries (DESIGN.md, "Semantics")."""
+
+    task: TaskRef
+    participants: tuple[Participant, ...] = ()
+    correlation_id: str = ""
+
+
+class AgentState(BaseModel):
+    """The mutable state of one task's agent loop.
+
+    ``sequence`` numbers the operations the loop ran; it makes idempotency keys and
+    help request ids deterministic (the workflow replays the same numbers).
+    ``tools`` names the catalogue's tools offered by default (``None``: all of them);
+    loaded skills add theirs.
+    """
+
+    transcript: list[Message] = Field(default_factory=list)
+    skills: list[Skill] = Field(default_factory=list)
+    model: str = ""
+    effort: Effort = "medium"
+    system_one_model: str = ""
+    agent: str = ""
+    instructions: str = ""
+    catalogue: ToolCatalogue = ToolCatalogue()
+    tools: list[str] | None = None
+    can_ask: bool = True
+    token_budget: int = 8000
+    max_turns: int = 8
+    sequence: int = 0
+
+    def offered_tools(self) -> tuple[ToolSpec, ...]:
+        """The specs offered to the model now: default tools, skills' tools, ``ask_human``.
+
+        Tools needing approval are not offered when nobody can be asked (a named
+        agent's own loop), rather than offered and then always refused.
+        """
+        wanted = set(self.tools) if self.tools is not None else None
+        for skill in self.skills:
+            if wanted is not None:
+                wanted.update(skill.tools)
+        specs = [
+            spec
+            for spec in self.catalogue.specs
+            if (wanted is None or spec.name in wanted)
+            and (self.can_ask or spec.name not in self.catalogue.approval)
+        ]
+        if self.can_ask:
+            specs.append(ASK_HUMAN_SPEC)
+        return tuple(specs)

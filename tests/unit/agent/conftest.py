@@ -1,0 +1,130 @@
+"""The agent loop in-process: a real HookManager with the built-in and agent bodies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from harness.agent.loop import AgentLoop
+from harness.agent.loop_steps import HelpAnswer
+from harness.agent.plugin import catalogue_of, register_agent_builtin
+from harness.agent.profiles import AgentProfile
+from harness.agent.state import AgentState, LoopIdentity
+from harness.hooks import OPERATIONS, HookManager, register_builtin
+from harness.hooks.contexts import HelpRequest, Participant, Role, TaskRef
+from harness.models import ModelRegistry
+from harness.skills import SkillLoader
+from harness.store import SqliteArtefactStore
+from harness.tools import ToolRegistry, builtin_tools
+
+SKILLS = Path(__file__).parents[3] / "skills"
+PARTICIPANTS = (
+    Participant(user_id="U_OWNER", role=Role.OWNER),
+    Participant(user_id="U_WATCHER", role=Role.WATCHER),
+)
+
+
+class FixedClock:
+    def now(self) -> datetime:
+        return datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
+
+    def monotonic(self) -> float:
+        return 0.0
+
+
+@dataclass
+class ScriptedPeople:
+    """Answers help requests from a script; records what was asked and refused."""
+
+    answers: list[HelpAnswer] = field(default_factory=list)
+    asked: list[HelpRequest] = field(default_factory=list)
+    refusals: list[tuple[str, str]] = field(default_factory=list)
+
+    async def wait(self, request: HelpRequest) -> HelpAnswer:
+        self.asked.append(request)
+        return self.answers.pop(0)
+
+    async def refused(self, answer: HelpAnswer, reason: str) -> None:
+        self.refusals.append((answer.decided_by, reason))
+
+
+@dataclass
+class Trace:
+    """A recorder on all 90 points: ``(point, ctx)`` in the order they ran."""
+
+    seen: list[tuple[str, object]] = field(default_factory=list)
+
+    def operations(self) -> set[str]:
+        return {point.rsplit(".", 1)[0] for point, _ in self.seen}
+
+    def contexts(self, point: str) -> list:
+        return [ctx for p, ctx in self.seen if p == point]
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = SqliteArtefactStore(tmp_path / "artefacts.sqlite3")
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def tools(store) -> ToolRegistry:
+    return ToolRegistry(builtin_tools(clock=FixedClock(), store=store))
+
+
+def build_manager(models, tools, store, *, agents=None, keep_last=20) -> HookManager:
+    import random
+
+    manager = HookManager()
+    register_builtin(manager, store=store, random=random.Random(1))
+    register_agent_builtin(
+        manager,
+        models=models,
+        tools=tools,
+        skills=SkillLoader(SKILLS),
+        agents=agents or {"reviewer": AgentProfile(instructions="Review.", tools=("echo",))},
+        keep_last=keep_last,
+    )
+    return manager
+
+
+@pytest.fixture
+def manager(tools, store) -> HookManager:
+    return build_manager(ModelRegistry(), tools, store)
+
+
+@pytest.fixture
+def trace(manager) -> Trace:
+    trace = Trace()
+    for operation in OPERATIONS:
+        for phase in ("pre", "in", "post"):
+            point = f"{operation}.{phase}"
+
+            async def record(ctx, point=point):
+                trace.seen.append((point, ctx))
+
+            manager.register(point, record, priority=1 if phase != "post" else 2000)
+    return trace
+
+
+@pytest.fixture
+def people() -> ScriptedPeople:
+    return ScriptedPeople()
+
+
+def make_loop(manager, people, registry, **state) -> AgentLoop:
+    state.setdefault("model", "offline")
+    return AgentLoop(
+        manager,
+        people,
+        AgentState(catalogue=catalogue_of(registry), **state),
+        LoopIdentity(
+            task=TaskRef(task_id="T1", channel="C1", thread="171.1"),
+            participants=PARTICIPANTS,
+            correlation_id="corr-1",
+        ),
+    )
