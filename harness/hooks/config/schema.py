@@ -8,6 +8,7 @@ is :mod:`.loader`'s job; building and registering executors is :mod:`.plan`'s.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import re
 from typing import Any, Final, Literal
@@ -41,9 +42,11 @@ def expand_points(patterns: list[str]) -> tuple[str, ...]:
     for pattern in patterns:
         hits = set(fnmatch.filter(POINTS, pattern))
         if not hits:
+            close = difflib.get_close_matches(pattern, POINTS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
             raise ValueError(
                 f"{pattern!r} matches no hook point (expected '<operation>.<phase>', "
-                "e.g. 'tool.invoked.pre', 'llm.*.post', '*.pre')"
+                f"e.g. 'tool.invoked.pre', 'llm.*.post', '*.pre'){hint}"
             )
         found |= hits
     return tuple(p for p in POINTS if p in found)
