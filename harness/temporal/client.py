@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import AsyncIterator, Sequence
 
 from temporalio.client import Client, WorkflowFailureError, WorkflowUpdateFailedError
-from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
@@ -142,14 +142,21 @@ class HarnessClient:
             raise TaskRejected(task_id="-", reason="request has no target task")
         target = request.task
         policy = self._policy()
-        key = request.correlation_id or request.event_id or f"{target.task_id}/{request.ts}"
+        # Per target too: an event id is unique in one Slack workspace, not across them.
+        key = f"request/{target.task_id}/{request.correlation_id or request.event_id or request.ts}"
         async with self._mapped(target.task_id):
-            route: RequestRoute = await self.temporal.execute_workflow(
-                REQUEST_WORKFLOW, RequestInput(request=request, policy=policy),
-                id=f"request/{key}", task_queue=self.settings.task_queue,
-                result_type=RequestRoute,
-                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            )  # fmt: skip
+            try:
+                route: RequestRoute = await self.temporal.execute_workflow(
+                    REQUEST_WORKFLOW, RequestInput(request=request, policy=policy),
+                    id=key, task_queue=self.settings.task_queue,
+                    result_type=RequestRoute,
+                    id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                    id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+                )  # fmt: skip
+            except WorkflowAlreadyStartedError:  # routed before: the first decision stands
+                handle = self.temporal.get_workflow_handle(key,
+                                                           result_type=RequestRoute)  # fmt: skip
+                route = await handle.result()
         started = False
         if route.new_task:
             spec = TaskSpec(title=route.text.splitlines()[0][:80], prompt=route.text,

@@ -32,6 +32,7 @@ from harness.hooks import PHASES, HookContext, HookManager
 from harness.store import SqliteArtefactStore
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.client import HarnessClient
+from harness.temporal.requests import RequestWorkflow
 from harness.temporal.worker import build_manager, build_worker
 from harness.temporal.workflows import TaskWorkflow
 
@@ -169,7 +170,8 @@ def recorder() -> Recorder:
 
 async def assert_replays(client: Client, workflow_ids: Iterable[str]) -> int:
     """Replay each workflow's recorded history; none may hold a WorkflowTaskFailed event."""
-    replayer = Replayer(workflows=[TaskWorkflow], data_converter=pydantic_data_converter)
+    replayer = Replayer(workflows=[TaskWorkflow, RequestWorkflow],
+                        data_converter=pydantic_data_converter)  # fmt: skip
     count = 0
     for workflow_id in workflow_ids:
         history = await client.get_workflow_handle(workflow_id).fetch_history()

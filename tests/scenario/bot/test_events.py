@@ -72,3 +72,22 @@ async def test_dedupe_survives_a_restart_of_the_bot(harness, worker, tmp_path, c
         assert status == 200
         assert second.bot.standin.calls == []
     assert len(await transcript(harness, channel)) == 1
+
+
+async def test_a_second_mention_joins_the_running_task_and_binds_its_thread(
+    slack, harness, channel
+):
+    await slack.event("app_mention.json", channel=channel)
+    await slack.event("app_mention.json", channel=channel, event_id="Ev0SECOND",
+                      ts="1700000200.000100", event_ts="1700000200.000100")  # fmt: skip
+    await slack.event("message_in_thread.json", channel=channel, thread_ts="1700000200.000100",
+                      ts="1700000201.000100")  # fmt: skip
+    task_id = harness.task_id(TEAM, channel)
+    assert [m.thread for m in await transcript(harness, channel)] == [
+        "1700000100.000100", "1700000200.000100", "1700000200.000100",
+    ]  # fmt: skip
+    posts = [args for method, args in slack.bot.standin.calls if method == "chat.postMessage"]
+    assert [(p["thread_ts"], p["text"].split(";")[0]) for p in posts] == [
+        ("1700000100.000100", f"started task `{task_id}`"),
+        ("1700000200.000100", f"this channel's task `{task_id}` is already running"),
+    ]
