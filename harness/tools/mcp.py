@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 
 from harness.hooks.contexts import ToolResult, ToolSpec
-from harness.hooks.remote import McpConnection
+from harness.hooks.remote.mcp_connection import McpConnection
 from harness.tools.errors import ToolError, ToolUnavailable
 
 SEPARATOR: Final = "__"
