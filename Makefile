@@ -28,6 +28,7 @@ test: lint
 bench: $(STAMP)
 	$(BIN)/python bench/dispatch.py
 	$(BIN)/python bench/remote.py
+	$(BIN)/python bench/slack_ack.py
 
 clean:
 	rm -rf $(VENV) .data .pytest_cache .mypy_cache .ruff_cache

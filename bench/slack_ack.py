@@ -1,0 +1,319 @@
+"""Slash-command ack latency of the real bot, side by side with its floor, in one run.
+
+Ours: signed ``/model x`` requests (alternating between two models, so every one is a
+real state change) POSTed to ``python -m bot`` (aiohttp + signature gate + bolt) in its
+own process, which sends a Temporal update to the channel's task on a real
+``python -m harness.worker`` (built-in and ``commands`` plugins) on a tuned dev server.
+The ack *is* the reply, so this is the full round trip a Slack user waits for.
+
+Floor (issue 4): a bare slack-bolt ``AsyncApp`` (``process_before_response=True``,
+signature verification on) that only acks, served by aiohttp in its own process, plus
+one bare Temporal update that runs one activity, on the same dev server. The floor's
+p50 is the sum of the two p50s (ours does both, in sequence).
+
+Sequential requests, then rounds of 50 concurrent ones. Everything listens on
+127.0.0.1 and is started and stopped by this script; the last line is one JSON
+object, ``ratio`` = ours / floor, sequential p50.
+
+Run: ``.venv/bin/python bench/slack_ack.py [--requests 200] [--concurrency 50]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import urlencode
+
+import aiohttp
+from slack_sdk.signature import SignatureVerifier
+from temporalio import activity, workflow
+from temporalio.client import Client
+from temporalio.worker import UnsandboxedWorkflowRunner, Worker
+
+from harness.config import Settings
+from harness.hooks.contexts import TaskSpec
+from harness.temporal.client import HarnessClient
+
+SECRET = "bench-signing-secret"
+TEAM, CHANNEL, OWNER = "TBENCH", "CBENCH", "UBENCHOWNER"
+MODELS = ("offline", "gpt-x")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_port(port: int, proc: subprocess.Popen, name: str, patience: float = 30) -> None:
+    deadline = time.monotonic() + patience
+    while True:
+        if proc.poll() is not None:
+            raise SystemExit(f"{name} exited with {proc.returncode} before listening")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            return
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{name} did not listen on {port} within {patience:.0f} s")
+        time.sleep(0.05)
+
+
+def temporal_binary() -> str:
+    return shutil.which("temporal") or str(Path(sys.executable).with_name("temporal"))
+
+
+# --- the floor's two halves -------------------------------------------------------------
+
+
+def serve_bare_bolt(port: int) -> None:
+    """A slack-bolt app that only acks (signature verified), over aiohttp."""
+    from aiohttp import web
+    from slack_bolt.async_app import AsyncApp
+    from slack_bolt.authorization import AuthorizeResult
+    from slack_bolt.request.async_request import AsyncBoltRequest
+
+    async def authorize(enterprise_id, team_id):
+        return AuthorizeResult(
+            enterprise_id=enterprise_id, team_id=team_id, bot_token="xoxb-bench",
+            bot_user_id="UBOT", bot_id="BBOT",
+        )  # fmt: skip
+
+    app = AsyncApp(signing_secret=SECRET, authorize=authorize, process_before_response=True,
+                   request_verification_enabled=True)  # fmt: skip
+
+    @app.command(re.compile(r"^/"))
+    async def ack_only(ack):
+        await ack(text="ok", response_type="ephemeral")
+
+    async def handle(request: web.Request) -> web.Response:
+        body = await request.text()
+        response = await app.async_dispatch(
+            AsyncBoltRequest(body=body, headers=dict(request.headers))
+        )
+        return web.Response(status=response.status, body=response.body,
+                            headers={"Content-Type": "application/json"})  # fmt: skip
+
+    web_app = web.Application()
+    web_app.router.add_post("/slack/events", handle)
+    web.run_app(web_app, host="127.0.0.1", port=port, print=None, access_log=None)
+
+
+@activity.defn(name="bench-echo")
+async def echo(value: str) -> str:
+    return value
+
+
+@workflow.defn(name="bench-floor")
+class FloorWorkflow:
+    """One update that runs one activity: the least a Temporal-backed command can cost."""
+
+    def __init__(self) -> None:
+        self.done = False
+
+    @workflow.run
+    async def run(self) -> None:
+        await workflow.wait_condition(lambda: self.done)
+
+    @workflow.update
+    async def touch(self, value: str) -> str:
+        return await workflow.execute_activity(
+            echo, value, start_to_close_timeout=timedelta(seconds=10)
+        )
+
+    @workflow.signal
+    def stop(self) -> None:
+        self.done = True
+
+
+# --- measuring ---------------------------------------------------------------------------
+
+
+def stats(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    return {
+        "p50_ms": round(statistics.median(ordered) * 1000, 2),
+        "p99_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000, 2),
+    }
+
+
+class Slash:
+    """Signs and posts ``/model x`` as Slack does; every one changes its channel's model."""
+
+    def __init__(self, session: aiohttp.ClientSession, url: str, *, strict: bool) -> None:
+        self.session, self.url, self.strict = session, url, strict
+        self.counts: dict[str, int] = {}
+
+    async def __call__(self, lane: int = 0) -> float:
+        channel = f"{CHANNEL}{lane}"
+        count = self.counts[channel] = self.counts.get(channel, 0) + 1
+        body = urlencode({
+            "team_id": TEAM, "channel_id": channel, "user_id": OWNER, "command": "/model",
+            "text": MODELS[count % 2], "response_url": "http://127.0.0.1:9/unused",
+            "trigger_id": f"bench.{uuid.uuid4().hex}",
+        })  # fmt: skip
+        ts = str(int(time.time()))
+        headers = {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "X-Slack-Request-Timestamp": ts,
+            "X-Slack-Signature": SignatureVerifier(SECRET).generate_signature(timestamp=ts,
+                                                                              body=body),
+        }  # fmt: skip
+        started = time.perf_counter()
+        async with self.session.post(self.url, data=body.encode(), headers=headers) as response:
+            text = await response.text()
+        elapsed = time.perf_counter() - started
+        expected = "model set to" if self.strict else '"ok"'
+        if response.status != 200 or expected not in text:
+            raise SystemExit(f"unexpected reply {response.status}: {text}")
+        return elapsed
+
+
+async def measure(call, requests: int, concurrency: int) -> dict[str, dict[str, float]]:
+    """Sequential calls on lane 0, then rounds of ``concurrency`` calls, one per lane.
+
+    A lane is one channel's task (one workflow): Temporal admits 10 in-flight updates
+    per workflow by default, and 50 people typing in one channel at once is not the
+    load a Slack app sees; 50 channels at once is.
+    """
+    for lane in range(concurrency):  # warm-up: connections, caches, sticky queues
+        await call(lane)
+    seq = [await call() for _ in range(requests)]
+    conc: list[float] = []
+    for _ in range(max(1, requests // concurrency)):
+        conc += await asyncio.gather(*(call(lane) for lane in range(concurrency)))
+    return {"seq": stats(seq), "conc": stats(conc)}
+
+
+async def bench(args: argparse.Namespace, address: str, bot_url: str, bare_url: str) -> dict:
+    settings = Settings(_env_file=None, temporal_address=address, task_queue=args.queue)
+    client = await HarnessClient.connect(settings)
+    spec = TaskSpec(title="bench", owner=OWNER, model="offline")
+    for lane in range(args.concurrency):
+        await client.start_task(spec, team=TEAM, channel=f"{CHANNEL}{lane}")
+    connector = aiohttp.TCPConnector(limit=args.concurrency * 2)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        ours = await measure(Slash(session, bot_url, strict=True), args.requests, args.concurrency)
+        bolt = await measure(Slash(session, bare_url, strict=False), args.requests,
+                             args.concurrency)  # fmt: skip
+
+    temporal: Client = client.temporal
+    queue = f"bench-floor-{uuid.uuid4().hex[:8]}"
+    async with Worker(temporal, task_queue=queue, workflows=[FloorWorkflow], activities=[echo],
+                      workflow_runner=UnsandboxedWorkflowRunner()):  # fmt: skip
+        handles = [
+            await temporal.start_workflow(FloorWorkflow.run, id=f"{queue}/{lane}", task_queue=queue)
+            for lane in range(args.concurrency)
+        ]
+
+        async def update(lane: int = 0) -> float:
+            started = time.perf_counter()
+            await handles[lane].execute_update(FloorWorkflow.touch, "x")
+            return time.perf_counter() - started
+
+        update_floor = await measure(update, args.requests, args.concurrency)
+        for handle in handles:
+            await handle.signal(FloorWorkflow.stop)
+    return {"ours": ours, "bolt_ack": bolt, "update": update_floor}
+
+
+def report(figures: dict) -> None:
+    floor = {
+        mode: {k: round(figures["bolt_ack"][mode][k] + figures["update"][mode][k], 2)
+               for k in ("p50_ms", "p99_ms")}
+        for mode in ("seq", "conc")
+    }  # fmt: skip
+    rows = [
+        ("ours: bot + worker", figures["ours"]),
+        ("floor: bolt ack-only", figures["bolt_ack"]),
+        ("floor: bare update + 1 activity", figures["update"]),
+        ("floor: sum", floor),
+    ]
+    print(f"{'':34} {'seq p50':>9} {'seq p99':>9} {'c50 p50':>9} {'c50 p99':>9}   (ms)")
+    for name, f in rows:
+        print(f"{name:34} {f['seq']['p50_ms']:9.2f} {f['seq']['p99_ms']:9.2f} "
+              f"{f['conc']['p50_ms']:9.2f} {f['conc']['p99_ms']:9.2f}")  # fmt: skip
+    ratio = figures["ours"]["seq"]["p50_ms"] / floor["seq"]["p50_ms"]
+    conc_ratio = figures["ours"]["conc"]["p50_ms"] / floor["conc"]["p50_ms"]
+    print(
+        f"ours / floor: seq p50 {ratio:.2f}x, 50-concurrent p50 {conc_ratio:.2f}x; "
+        f"50-concurrent p99 {figures['ours']['conc']['p99_ms']:.0f} ms (Slack's limit: 3000 ms)"
+    )
+    print(json.dumps({**figures, "floor": floor, "ratio": round(ratio, 3),
+                      "ratio_conc": round(conc_ratio, 3)}))  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=50)
+    parser.add_argument("--bare-bolt", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.bare_bolt:
+        serve_bare_bolt(args.bare_bolt)
+        return
+    args.queue = f"bench-{uuid.uuid4().hex[:8]}"
+    data = Path(tempfile.mkdtemp(prefix="slack-ack-"))
+    temporal_port, bot_port, bare_port = free_port(), free_port(), free_port()
+    address = f"127.0.0.1:{temporal_port}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HARNESS_TEMPORAL_ADDRESS": address,
+           "HARNESS_TASK_QUEUE": args.queue, "HARNESS_DATA_DIR": str(data),
+           "HARNESS_PLUGINS": '["commands:plugin"]', "HARNESS_MODELS": json.dumps(MODELS),
+           "BOT_SIGNING_SECRET": SECRET, "BOT_PORT": str(bot_port), "BOT_BOT_TOKEN": "",
+           "SLACK_BOT_TOKEN": "", "SLACK_APP_TOKEN": ""}  # fmt: skip
+    log = (data / "processes.log").open("wb")
+    procs: list[subprocess.Popen] = []
+
+    def spawn(*command: str) -> subprocess.Popen:
+        proc = subprocess.Popen(command, env=env, cwd=data, stdout=log, stderr=subprocess.STDOUT)
+        procs.append(proc)
+        return proc
+
+    try:
+        server = spawn(
+            temporal_binary(), "server", "start-dev", "--headless", "--ip", "127.0.0.1",
+            "--port", str(temporal_port), "--ui-port", str(free_port()),
+            "--db-filename", str(data / "temporal.db"), "--log-level", "error",
+            "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
+            "--dynamic-config-value", 'history.timerProcessorMaxTimeShift="10ms"',
+            "--sqlite-pragma", "journal_mode=WAL", "--sqlite-pragma", "synchronous=NORMAL",
+        )  # fmt: skip
+        wait_port(temporal_port, server, "temporal dev server")
+        spawn(sys.executable, "-m", "harness.worker")
+        wait_port(bot_port, spawn(sys.executable, "-m", "bot"), "bot")
+        bare = spawn(sys.executable, str(Path(__file__).resolve()), "--bare-bolt", str(bare_port))
+        wait_port(bare_port, bare, "bare bolt app")
+        figures = asyncio.run(asyncio.wait_for(
+            bench(args, address, f"http://127.0.0.1:{bot_port}/slack/events",
+                  f"http://127.0.0.1:{bare_port}/slack/events"),
+            timeout=600,
+        ))  # fmt: skip
+        report(figures)
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+        for proc in reversed(procs):
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        log.close()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
