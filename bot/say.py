@@ -2,7 +2,9 @@
 
 Builds a Slack-format request (a slash command form body, or an ``app_mention``
 event for plain text), signs it with the bot's signing secret, posts it and prints
-the reply; a late reply is read back from the local stand-in's response URL.
+the reply; a late reply is read back from the local stand-in's response URL, and
+what the bot posts in answer to a mention is read back from the stand-in too.
+Works against the bot in local mode (``make run`` without Slack credentials).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import aiohttp
 from slack_sdk.signature import SignatureVerifier
 
 from bot.config import BotSettings
-from bot.standin import RESPONSE_PATH
+from bot.standin import POSTS_PATH, RESPONSE_PATH
 
 
 def signed_headers(
@@ -46,11 +48,15 @@ def slash_body(text: str, *, user: str, team: str, channel: str, response_url: s
     })  # fmt: skip
 
 
-def mention_body(text: str, *, user: str, team: str, channel: str, bot_user: str) -> str:
-    """An ``app_mention`` event for ``text``."""
+def mention_body(
+    text: str, *, user: str, team: str, channel: str, bot_user: str, thread: str = ""
+) -> str:
+    """An ``app_mention`` event for ``text``; with ``thread``, a plain reply in that thread."""
     ts = f"{time.time():.6f}"
     event = {"type": "app_mention", "user": user, "text": f"<@{bot_user}> {text}", "ts": ts,
              "channel": channel, "event_ts": ts}  # fmt: skip
+    if thread:
+        event.update(type="message", text=text, thread_ts=thread, channel_type="channel")
     return json.dumps({"token": "local", "team_id": team, "api_app_id": "ALOCAL",
                        "event": event, "type": "event_callback",
                        "event_id": f"Ev{uuid.uuid4().hex[:10].upper()}",
@@ -68,20 +74,59 @@ async def say(args: argparse.Namespace, settings: BotSettings) -> int:
         content_type = "application/x-www-form-urlencoded"
     else:
         body = mention_body(args.text, user=args.user, team=args.team, channel=args.channel,
-                            bot_user=settings.bot_user_id)  # fmt: skip
+                            bot_user=settings.bot_user_id, thread=args.thread)  # fmt: skip
         content_type = "application/json"
     headers = signed_headers(settings.secret, body, content_type)
     async with aiohttp.ClientSession() as session:
-        async with session.post(url, data=body.encode(), headers=headers) as response:
-            text = await response.text()
-            print(
-                _reply_text(text) if response.status == 200 else f"HTTP {response.status}: {text}"
-            )
-            if response.status != 200:
-                return 1
+        before = await _posts(session, base) if content_type == "application/json" else []
+        try:
+            async with session.post(url, data=body.encode(), headers=headers) as response:
+                status, text = response.status, await response.text()
+        except aiohttp.ClientConnectionError:
+            print(f"no bot is listening at {url}; start it with `make run` (or `python -m bot`)")
+            return 1
+        if status != 200:
+            print(f"HTTP {status}: {text}")
+            if status == 401:
+                print("(signature rejected: the bot uses another signing secret than this shell)")
+            return 1
+        if content_type == "application/json":
+            # A reply in a task's thread is only delivered; the bot posts nothing for it.
+            await _print_posts(session, base, len(before), patience=1.0 if args.thread else 5.0)
+            return 0
+        print(_reply_text(text))
+        if _response_type(text) == "in_channel":
+            print("(posted to the channel for everyone)")
         if _reply_text(text).startswith("working on"):
             await _follow(session, base + RESPONSE_PATH + key, settings.reply_deadline_seconds)
     return 0
+
+
+async def _posts(session: aiohttp.ClientSession, base: str) -> list[dict[str, Any]]:
+    """What the bot posted so far; empty when it talks to real Slack (no stand-in)."""
+    try:
+        async with session.get(base + POSTS_PATH) as response:
+            if response.status != 200:
+                return []
+            posts: list[dict[str, Any]] = await response.json()
+    except (aiohttp.ClientError, ValueError):
+        return []
+    return posts
+
+
+async def _print_posts(
+    session: aiohttp.ClientSession, base: str, seen: int, *, patience: float
+) -> None:
+    """Print the bot's posts in answer to an event (it answers after the ack)."""
+    stop = time.monotonic() + patience
+    while time.monotonic() < stop:
+        posts = (await _posts(session, base))[seen:]
+        if posts:
+            for post in posts:
+                print(f"bot in thread {post.get('thread_ts', '-')}: {post.get('text', '')}")
+            return
+        await asyncio.sleep(0.1)
+    print("accepted; the bot posted nothing in reply (a thread reply just reaches the task)")
 
 
 async def _follow(session: aiohttp.ClientSession, url: str, deadline: float) -> None:
@@ -94,6 +139,14 @@ async def _follow(session: aiohttp.ClientSession, url: str, deadline: float) -> 
             return
         await asyncio.sleep(0.2)
     print("(no follow-up reply arrived)")
+
+
+def _response_type(raw: str) -> str:
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return ""
+    return str(data.get("response_type", "")) if isinstance(data, dict) else ""
 
 
 def _reply_text(raw: str) -> str:
@@ -111,6 +164,7 @@ def main() -> None:
     parser.add_argument("--user", default="ULOCAL")
     parser.add_argument("--team", default="TLOCAL")
     parser.add_argument("--channel", default="CLOCAL")
+    parser.add_argument("--thread", default="", help="reply in this thread (a ts the bot printed)")
     parser.add_argument("--url", default="", help="the bot's Slack endpoint")
     raise SystemExit(asyncio.run(say(parser.parse_args(), BotSettings())))
 

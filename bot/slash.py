@@ -24,6 +24,7 @@ from bot.config import BotSettings
 from bot.gateway import Harness, task_id
 from bot.payloads import command_context, slash_place
 from harness.hooks.contexts import CommandResult
+from harness.temporal.errors import TaskNotFound
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,9 @@ class SlashHandler:
     async def _reply(self, command: str, sending: Any) -> CommandResult:  # noqa: ANN401  # the client's coroutine
         try:
             result: CommandResult = await sending
+        except TaskNotFound as error:  # an answer ("start one first"), not a fault
+            log.info("/%s: %s", command, error)
+            return CommandResult(reply=replies.for_error(command, error))
         except Exception as error:
             log.warning("/%s did not reach its task: %s", command, error)
             return CommandResult(reply=replies.for_error(command, error))

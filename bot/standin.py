@@ -18,6 +18,8 @@ from aiohttp import web
 log = logging.getLogger(__name__)
 
 RESPONSE_PATH: Final = "/_local/response/"
+POSTS_PATH: Final = "/_local/posts"
+"""``GET``: every ``chat.postMessage`` so far, oldest first (what ``bot.say`` prints)."""
 
 
 @final
@@ -39,6 +41,7 @@ class SlackStandIn:
             web.post(api_path + "{method}", self.api),
             web.post(RESPONSE_PATH + "{key}", self.respond),
             web.get(RESPONSE_PATH + "{key}", self.read_responses),
+            web.get(POSTS_PATH, self.read_posts),
         ]
 
     async def api(self, request: web.Request) -> web.Response:
@@ -59,6 +62,11 @@ class SlackStandIn:
         self.responses[request.match_info["key"]].append(payload)
         print(f"[slack stand-in] response: {payload.get('text', '')}", flush=True)
         return web.Response(text="ok")
+
+    async def read_posts(self, request: web.Request) -> web.Response:
+        """Every message the bot posted so far (for ``bot.say``)."""
+        posts = [args for method, args in self.calls if method == "chat.postMessage"]
+        return web.json_response(posts)
 
     async def read_responses(self, request: web.Request) -> web.Response:
         """What was posted to one response URL so far (for ``bot.say``)."""

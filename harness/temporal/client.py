@@ -110,7 +110,13 @@ class HarnessClient:
         self, ref: TaskRef, spec: TaskSpec, participants: Sequence[Participant] = (),
         correlation_id: str = "",
     ) -> bool:  # fmt: skip
-        """Start the task workflow; ``False`` if one with this id was running already."""
+        """Start the task workflow; ``False`` if one with this id was running already.
+
+        A spec naming no model gets the first configured one, so a task always shows
+        (and runs on) a real model, e.g. the offline model in local mode.
+        """
+        if not spec.model and self.settings.models:
+            spec = spec.model_copy(update={"model": self.settings.models[0]})
         policy = self._policy()
         task = TaskInput(ref=ref, spec=spec, participants=tuple(participants),
                          correlation_id=correlation_id, policy=policy)  # fmt: skip

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar
 
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from harness.hooks import HookAbort, HookContext, HookManager, HookTransportError
 from harness.hooks.contexts import HeartbeatTickContext
@@ -141,8 +141,12 @@ async def run_hooked(host: ActivityHost, operation: str, ctx: C) -> C:
             "point": abort.point or "",
             "executor": abort.executor or "",
         }
+        # A refusal is an answer, not a fault: BENIGN keeps Temporal from logging a
+        # traceback per refused command (the manager already logs it in one line).
+        benign = ApplicationErrorCategory.BENIGN
+        category = benign if abort.refusal else ApplicationErrorCategory.UNSPECIFIED
         raise ApplicationError(
-            str(abort), details, type=ABORT_ERROR_TYPE, non_retryable=True
+            str(abort), details, type=ABORT_ERROR_TYPE, non_retryable=True, category=category
         ) from None
     except HookTransportError as error:
         details = {"point": error.point, "endpoint": error.endpoint, "cause": error.cause}

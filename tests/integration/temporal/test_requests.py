@@ -46,6 +46,7 @@ async def test_a_mention_opens_the_channels_task_and_a_thread_reply_only_reaches
     assert [m.text for m in await harness.transcript(task_id)] == ["fix the build", "also lint"]
     snapshot = await harness.snapshot(task_id)
     assert snapshot.ref.thread == "1.0" and snapshot.participants[0].user_id == "U1"
+    assert snapshot.model == "offline"  # no model named: the first configured one
 
     recorder.trace.clear()
     await harness.send_command(CommandInvokedContext(
