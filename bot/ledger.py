@@ -8,12 +8,13 @@ retried event again (Slack retries for up to an hour). Claims are atomic
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Final, final
+
+from harness.sqlite import open_database
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS seen (key TEXT PRIMARY KEY, at REAL NOT NULL);
@@ -35,13 +36,9 @@ class Ledger:
     """
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.executescript(_SCHEMA)
+        self._db = open_database(path, _SCHEMA)
 
     async def claim(self, keys: Iterable[str]) -> bool:
         """Record ``keys``; ``True`` if none of them was seen before (the caller handles it)."""

@@ -8,12 +8,12 @@ the artefact store's SQLite file, in its own table; artefacts are :mod:`harness.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from pathlib import Path
 from typing import Final, final
 
 from harness.hooks import AuditRecord
+from harness.sqlite import open_database
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS hook_audit (
@@ -44,13 +44,9 @@ class SqliteAuditStore:
     """
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.executescript(_SCHEMA)
+        self._db = open_database(path, _SCHEMA)
 
     def write(self, record: AuditRecord) -> None:
         """Append ``record`` (its reason is already redacted)."""

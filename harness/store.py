@@ -9,12 +9,12 @@ idempotency key, because activities run at least once.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import threading
 from pathlib import Path
 from typing import Final, Protocol, final
 
 from harness.hooks.contexts import Artefact
+from harness.sqlite import open_database
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS artefact (
@@ -57,14 +57,9 @@ class SqliteArtefactStore:
     """
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.executescript(_SCHEMA)
+        self._db = open_database(path, _SCHEMA)
 
     async def read(self, key: str, version: int | None = None) -> Artefact | None:
         """See :meth:`ArtefactStore.read`."""
