@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from harness.temporal.errors import TaskError, TaskNotFound, TaskRejected
+from harness.temporal.errors import TaskBusy, TaskError, TaskNotFound, TaskRejected
 
 UNREACHABLE: Final = (
     "the harness is not reachable right now (its Temporal server did not answer); "
@@ -37,9 +37,20 @@ def for_error(command: str, error: BaseException) -> str:
         return f"the task did not take `/{command}`: {error.reason}"
     if isinstance(error, TaskNotFound):
         return no_task(command)
+    if isinstance(error, TaskBusy):
+        return busy(command, error.in_flight)
     if isinstance(error, TaskError | TimeoutError | OSError):
         return UNREACHABLE
     return f"/{command} failed: {type(error).__name__}"
+
+
+def busy(command: str, in_flight: int | None) -> str:
+    """The reply when the task stayed at its limit of concurrent requests (not an outage)."""
+    how = f"with {in_flight} other requests" if in_flight else "right now"
+    return (
+        f"this task is busy {how}, so `/{command}` was not applied; "
+        "nothing was changed — try again in a moment"
+    )
 
 
 def timed_out(command: str, seconds: float) -> str:

@@ -24,7 +24,7 @@ from bot.config import BotSettings
 from bot.gateway import Harness, task_id
 from bot.payloads import command_context, slash_place
 from harness.hooks.contexts import CommandResult
-from harness.temporal.errors import TaskNotFound
+from harness.temporal.errors import TaskBusy, TaskNotFound
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ class SlashHandler:
     async def _reply(self, command: str, sending: Any) -> CommandResult:  # noqa: ANN401  # the client's coroutine
         try:
             result: CommandResult = await sending
-        except TaskNotFound as error:  # an answer ("start one first"), not a fault
+        except (TaskNotFound, TaskBusy) as error:  # answers ("start one", "later"), not faults
             log.info("/%s: %s", command, error)
             return CommandResult(reply=replies.for_error(command, error))
         except Exception as error:

@@ -16,6 +16,7 @@ Each package declares its own errors in its own ``errors.py``; all derive from
     └── TaskError                      harness.temporal.errors
         ├── TaskRejected               the task refused the request (finished, invalid)
         ├── TaskNotFound               no task has that id
+        ├── TaskBusy                   the task is at Temporal's limit of in-flight requests
         └── TaskUnavailable            Temporal cannot be reached
 
 Foreign exceptions become these at two boundaries only: the HTTP providers

@@ -10,6 +10,7 @@ its :class:`TaskRef`.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import AsyncIterator, Sequence
 
 from temporalio.client import Client, WorkflowFailureError, WorkflowUpdateFailedError
@@ -32,7 +33,7 @@ from harness.hooks.contexts import (
     TaskStatus,
 )
 from harness.temporal import REQUEST_WORKFLOW, TASK_WORKFLOW
-from harness.temporal.errors import TaskNotFound, TaskRejected, TaskUnavailable
+from harness.temporal.errors import TaskBusy, TaskNotFound, TaskRejected, TaskUnavailable
 from harness.temporal.models import (
     ActivityPolicy,
     Delivery,
@@ -202,6 +203,7 @@ class HarnessClient:
         Raises:
             TaskNotFound: no task runs there (nothing was started in that channel).
             TaskRejected: the task has finished or the command targets another task.
+            TaskBusy: the task had its limit of requests in flight (10) for too long.
             TaskUnavailable: Temporal could not be reached.
         """
         if ctx.task is None:
@@ -278,7 +280,21 @@ class HarnessClient:
                 raise TaskRejected(task_id=task_id, reason="task has finished") from error
             if error.status == RPCStatusCode.NOT_FOUND:
                 raise TaskNotFound(task_id=task_id, reason="no such task") from error
+            if error.status == RPCStatusCode.RESOURCE_EXHAUSTED:
+                # Still exhausted after the SDK's own retries (~10 s): the server answered.
+                raise TaskBusy(task_id=task_id, reason=error.message,
+                               in_flight=_in_flight(error.message)) from error  # fmt: skip
             raise TaskUnavailable(task_id=task_id, reason=error.message) from error
+
+
+# Temporal's text for history.maxInFlightUpdates, e.g. "... has been reached (10)".
+_IN_FLIGHT = re.compile(r"in-flight updates has been reached \((\d+)\)")
+
+
+def _in_flight(message: str) -> int | None:
+    """The in-flight count in Temporal's message, or ``None`` for other limits (rate limits)."""
+    match = _IN_FLIGHT.search(message)
+    return int(match.group(1)) if match else None
 
 
 def _message(cause: BaseException) -> str:

@@ -4,6 +4,7 @@ HarnessError                  harness.errors
 └── TaskError                 a request to a task did not go through
     ├── TaskRejected          the task refused it (finished, invalid, or it failed)
     ├── TaskNotFound          no task with that id was ever started (or it was purged)
+    ├── TaskBusy              the task is at Temporal's limit of concurrent requests
     └── TaskUnavailable       Temporal could not be reached
 """
 
@@ -31,6 +32,26 @@ class TaskNotFound(TaskError):
     Separate from :class:`TaskUnavailable` so a caller can tell "start one first"
     from "try again later" without reading the message text.
     """
+
+
+class TaskBusy(TaskError):
+    """The task stayed at a concurrency limit: nothing was applied, and trying again later may work.
+
+    Temporal accepts at most 10 in-flight updates per workflow (and rate-limits
+    namespaces); past that it answers ``RESOURCE_EXHAUSTED``, which the SDK retries
+    for about ten seconds before giving up. Separate from :class:`TaskUnavailable`
+    because the server *did* answer: telling the user it is unreachable would send
+    them looking for an outage that is not there.
+
+    Args:
+        task_id: the busy task.
+        reason: Temporal's message.
+        in_flight: how many requests the task was already handling, when Temporal said.
+    """
+
+    def __init__(self, *, task_id: str, reason: str, in_flight: int | None = None) -> None:
+        self.in_flight = in_flight
+        super().__init__(task_id=task_id, reason=reason)
 
 
 class TaskUnavailable(TaskError):
