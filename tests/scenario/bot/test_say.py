@@ -1,0 +1,92 @@
+"""``python -m bot.say`` as a user runs it: a subprocess talking to the real bot over HTTP.
+
+The bot is the scenario tier's (real bolt app, real worker, local stand-in); the
+CLI reads its signing secret from the environment as it would in a shell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from .conftest import Slack, free_port
+
+ROOT = Path(__file__).resolve().parents[3]
+TEAM = "TLOCAL"  # bot.say's default team
+OWNER = "U0OWNER"
+
+
+async def say(*args: str, secret: str = Slack.signing_secret) -> tuple[int, list[str]]:
+    """Run ``python -m bot.say``; returns its exit status and printed lines."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "BOT_"))}
+    env.update(BOT_SIGNING_SECRET=secret, BOT_REPLY_DEADLINE_SECONDS="5")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot.say", *args, cwd=ROOT, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(process.communicate(), 30)
+    assert err.decode() == "", err.decode()
+    return process.returncode or 0, out.decode().splitlines()
+
+
+@pytest.fixture
+def channel() -> str:
+    return f"C{uuid.uuid4().hex[:8].upper()}"
+
+
+async def test_a_mention_prints_what_the_bot_posted_and_a_thread_reply_is_accepted(
+    slack, harness, channel
+):
+    status, lines = await say("please fix the build", "--user", OWNER, "--channel", channel,
+                              "--url", slack.url)  # fmt: skip
+    task_id = harness.task_id(TEAM, channel)
+    [(method, post)] = slack.bot.standin.calls[-1:]
+    assert method == "chat.postMessage"
+    assert status == 0
+    assert lines == [f"bot in thread {post['thread_ts']}: {post['text']}"]
+    assert post["text"].startswith(f"started task `{task_id}`")
+
+    status, lines = await say("and run the linter", "--user", OWNER, "--channel", channel,
+                              "--thread", post["thread_ts"], "--url", slack.url)  # fmt: skip
+    assert status == 0
+    assert lines == ["accepted; the bot posted nothing in reply (a thread reply just reaches "
+                     "the task)"]  # fmt: skip
+    texts = [m.text for m in await harness.transcript(task_id)]
+    assert texts == ["please fix the build", "and run the linter"]
+
+
+async def test_slash_commands_print_the_reply_and_say_when_it_went_to_the_channel(
+    slack, harness, channel
+):
+    await say("start", "--user", OWNER, "--channel", channel, "--url", slack.url)
+    status, lines = await say("/model", "--user", OWNER, "--channel", channel, "--url", slack.url)
+    assert status == 0
+    assert lines == ["model: `offline` (available: `gpt-x`, `claude-y`, `offline`)"]
+
+    status, lines = await say("/model gpt-x", "--user", OWNER, "--channel", channel,
+                              "--url", slack.url)  # fmt: skip
+    assert status == 0
+    assert lines == ["model set to `gpt-x` (was `offline`)", "(posted to the channel for everyone)"]
+    assert (await harness.snapshot(harness.task_id(TEAM, channel))).model == "gpt-x"
+
+
+async def test_a_wrong_signing_secret_is_explained_and_fails(slack, channel):
+    status, lines = await say("/model", "--channel", channel, "--url", slack.url,
+                              secret="not-the-bots-secret")  # fmt: skip
+    assert status == 1
+    assert lines == [
+        "HTTP 401: invalid signature or timestamp",
+        "(signature rejected: the bot uses another signing secret than this shell)",
+    ]
+
+
+async def test_no_bot_listening_is_explained_and_fails():
+    url = f"http://127.0.0.1:{free_port()}/slack/events"
+    status, lines = await say("/model", "--url", url)
+    assert status == 1
+    assert lines == [f"no bot is listening at {url}; start it with `make run` (or `python -m bot`)"]
