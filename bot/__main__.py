@@ -2,7 +2,8 @@
 
 Temporal may be down when the bot starts; the harness client connects on first
 use (:class:`bot.gateway.LazyHarness`), so commands get a clear error instead of
-the bot refusing to start.
+the bot refusing to start. A bad hooks configuration file, on the other hand, stops
+it at once (:func:`check_hooks`), as it stops the worker.
 """
 
 from __future__ import annotations
@@ -17,13 +18,37 @@ from bot.app import build_app, build_web_app
 from bot.config import BotSettings
 from bot.gateway import Harness, LazyHarness
 from harness.config import Settings
+from harness.hooks import HookConfigError
+from harness.plugins import effective_manager
 from harness.temporal.client import HarnessClient
 
 log = logging.getLogger("bot")
 
 
+async def check_hooks(settings: Settings) -> None:
+    """Validate ``HARNESS_HOOKS_CONFIG`` (and the plugins) as the worker will, logging its chains.
+
+    The bot runs no hooks itself, but it is the process a user watches first: a bad
+    file must stop it at start with the problem named (issue 6), not surface later
+    as every command failing in a worker log.
+
+    Raises:
+        HookConfigError: the file or a plugin path is wrong, every problem named.
+    """
+    if settings.hooks_config is None:
+        return
+    async with effective_manager(settings, config=settings.hooks_config):
+        pass  # applying the file logs the resulting chain of every point
+    log.info("hooks configuration %s is valid", settings.hooks_config)
+
+
 async def serve(settings: BotSettings, harness_settings: Settings) -> None:
-    """Run until cancelled."""
+    """Run until cancelled.
+
+    Raises:
+        HookConfigError: ``HARNESS_HOOKS_CONFIG`` is invalid; nothing was served.
+    """
+    await check_hooks(harness_settings)
 
     async def connect() -> Harness:
         return await HarnessClient.connect(harness_settings)
@@ -51,6 +76,9 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     try:
         asyncio.run(serve(BotSettings(), Settings()))
+    except HookConfigError as error:
+        log.error("not starting: %s", error)
+        raise SystemExit(2) from None
     except KeyboardInterrupt:
         pass
 

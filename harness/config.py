@@ -54,10 +54,13 @@ class Settings(BaseSettings):
     """
 
     plugins: list[str] = Field(default_factory=list)
-    """``module:function`` paths called with ``(manager, settings)`` at worker start.
+    """Code plugins: ``module:function`` paths called with ``(manager, settings)``.
 
-    The hook for configured executors until executor configuration has its own format;
-    given as JSON in the environment: ``HARNESS_PLUGINS='["mypkg.hooks:register"]'``.
+    For executors that need code to register, such as the slash commands
+    (``HARNESS_PLUGINS='["commands:plugin"]'``, JSON in the environment); executors that
+    an import path, a URL or a command describe belong in ``hooks_config``. The worker
+    calls them after the built-in plugin and before ``hooks_config``; the bot's start-up
+    check and ``python -m harness.hooks list`` load them the same way (:mod:`harness.plugins`).
     """
 
     hooks_config: Path | None = None

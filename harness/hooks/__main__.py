@@ -1,47 +1,40 @@
 """``python -m harness.hooks``: show the effective chains, or the last audited aborts.
 
-``list [--config FILE]`` registers the built-in plugin and the configuration file (by
-default ``HARNESS_HOOKS_CONFIG``) on a fresh manager and prints each point's chain in
-run order; it fails, naming every problem, on a file the worker would refuse. Plugins
-from ``HARNESS_PLUGINS`` are code, not configuration, and are not loaded here.
+``list [--config FILE]`` registers what the worker registers (the built-in plugin, the
+code plugins of ``HARNESS_PLUGINS`` such as the commands' role guard, and the
+configuration file, by default ``HARNESS_HOOKS_CONFIG``) on a fresh manager and prints
+each point's chain in run order; it fails, naming every problem, on a file or plugin
+path the worker would refuse.
 ``audit [--last N] [--task ID] [--db FILE]`` prints the last audit records.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from harness.hooks import POINTS, HookConfigError, HookManager, register_builtin
-from harness.hooks.config import load_hooks_config
+from harness.config import Settings
+from harness.hooks import POINTS, HookConfigError
 from harness.hooks.config.plan import executor_kind
 
 
-def _list(config: Path | None) -> int:
-    from harness.providers import system_random
-    from harness.store import SqliteArtefactStore
+async def _list(settings: Settings, config: Path | None) -> int:
+    from harness.plugins import effective_manager
 
-    manager = HookManager()
-    loaded = load_hooks_config(config) if config is not None else None
-    store = SqliteArtefactStore(Path(":memory:"))  # registered, never called: listing runs nothing
-    register_builtin(
-        manager, store=store, random=system_random(),
-        retry=loaded.retry_defaults() if loaded else None,
-    )  # fmt: skip
-    if loaded is not None:
-        loaded.apply(manager)
-    print(f"# chains from the built-in plugin{f' and {config}' if config else ''}")
-    for point in POINTS:
-        regs = manager.registrations(point)
-        if not regs:
-            continue
-        print(point)
-        for reg in regs:
-            kind = executor_kind(reg.executor)
-            print(f"  {reg.priority:>11}  {reg.name:<48} {kind:<8} {reg.mode}")
-    store.close()
+    async with effective_manager(settings, config=config) as manager:
+        sources = ["the built-in plugin", *settings.plugins, *([str(config)] if config else [])]
+        print(f"# chains from {', '.join(sources)}")
+        for point in POINTS:
+            regs = manager.registrations(point)
+            if not regs:
+                continue
+            print(point)
+            for reg in regs:
+                kind = executor_kind(reg.executor)
+                print(f"  {reg.priority:>11}  {reg.name:<48} {kind:<8} {reg.mode}")
     return 0
 
 
@@ -60,8 +53,6 @@ def _audit(db: Path, last: int, task: str | None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    from harness.config import Settings
-
     settings = Settings()
     parser = argparse.ArgumentParser(prog="python -m harness.hooks")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -74,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "list":
-            return _list(args.config)
+            return asyncio.run(_list(settings, args.config))
         return _audit(args.db, args.last, args.task)
     except HookConfigError as error:
         print(error, file=sys.stderr)

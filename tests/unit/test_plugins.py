@@ -1,0 +1,91 @@
+"""Code plugins by path, and the chains a worker would run, shown without a worker.
+
+The CLI runs as a user runs it (a subprocess); the plugin is the real ``commands``
+package, loaded by its ``module:function`` string.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from harness.config import Settings
+from harness.hooks import HookConfigError
+from harness.plugins import effective_manager, load_plugin
+
+
+def hooks_list(*args: str, plugins: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
+    env["HARNESS_PLUGINS"] = plugins
+    return subprocess.run([sys.executable, "-m", "harness.hooks", "list", *args], env=env,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+
+
+def chain(stdout: str, point: str) -> list[list[str]]:
+    lines = stdout.splitlines()
+    at = lines.index(point) + 1
+    rows = []
+    while at < len(lines) and lines[at].startswith(" "):
+        rows.append(lines[at].split())
+        at += 1
+    return rows
+
+
+def test_cli_list_shows_the_commands_plugin_from_harness_plugins():
+    run = hooks_list(plugins='["commands:plugin"]')
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[0] == "# chains from the built-in plugin, commands:plugin"
+    pre = chain(run.stdout, "command.invoked.pre")
+    assert ["100", "commands.guard.RoleGuard", "local", "normal"] in pre
+    bodies = [row[1] for row in chain(run.stdout, "command.invoked.in")]
+    assert bodies == ["model", "effort", "sub-task", "status", "invite", "help"]
+
+
+def test_cli_list_without_plugins_has_no_role_guard():
+    run = hooks_list(plugins="[]")
+    assert run.returncode == 0, run.stderr
+    assert "commands.guard.RoleGuard" not in run.stdout
+
+
+def test_cli_list_names_a_plugin_path_that_does_not_resolve():
+    run = hooks_list(plugins='["commands:nope"]')
+    assert run.returncode == 2
+    assert run.stderr.splitlines() == [
+        "invalid hooks configuration HARNESS_PLUGINS:",
+        "  - commands:nope: 'commands' has no attribute 'nope'",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "problem"),
+    [
+        ("no_such_module_xyz:register",
+         "no_such_module_xyz:register: cannot import 'no_such_module_xyz': "
+         "No module named 'no_such_module_xyz'"),
+        ("commands:COMMANDS", "commands:COMMANDS: is not callable"),
+    ],
+    ids=["missing-module", "not-callable"],
+)  # fmt: skip
+def test_load_plugin_names_the_problem(path, problem):
+    with pytest.raises(HookConfigError) as caught:
+        load_plugin(path)
+    assert (caught.value.source, caught.value.problems) == ("HARNESS_PLUGINS", [problem])
+
+
+async def test_effective_manager_registers_plugins_before_the_file(tmp_path):
+    """The worker's order: a file entry at the guard's priority runs after the guard."""
+    config = tmp_path / "hooks.toml"
+    config.write_text('[[executor]]\nname = "late"\nkind = "local"\n'
+                      'points = "command.invoked.pre"\npriority = 100\n'
+                      f'target = "{__name__}:passthrough"\n')  # fmt: skip
+    settings = Settings(_env_file=None, plugins=["commands:plugin"])  # type: ignore[call-arg]
+    async with effective_manager(settings, config=config) as manager:
+        names = [r.name for r in manager.registrations("command.invoked.pre") if r.priority == 100]
+    assert names == ["commands.guard.RoleGuard", "late"]
+
+
+async def passthrough(ctx):
+    return None
