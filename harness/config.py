@@ -87,6 +87,20 @@ class Settings(BaseSettings):
     agents: dict[str, AgentProfile] = Field(default_factory=dict)
     """Named agents, as JSON: ``{"reviewer": {"instructions": "...", "tools": ["echo"]}}``."""
 
+    agent_token_budget: int = Field(default=8000, ge=0)
+    """Tokens a task's transcript may hold before compaction (0: never compact)."""
+    agent_max_turns: int = Field(default=8, ge=1)
+    compaction_keep_last: int = Field(default=20, ge=1)
+    """Messages compaction keeps verbatim at the end of the transcript."""
+    history_event_limit: int = Field(default=10_000, ge=100)
+    """A task continues as new (carrying its loop state) once its history holds this many events."""
+
+    # Where ``channel.sent`` posts (issue 5): Slack's Web API, or the bot's local stand-in.
+    slack_api_url: str = "http://127.0.0.1:3000/_local/api/"
+    """Slack Web API base URL; the default is the local bot's stand-in (``make run``)."""
+    slack_bot_token: SecretStr | None = None
+    """The bot token ``channel.sent`` posts with; the stand-in accepts any when unset."""
+
     @property
     def artefact_store_path(self) -> Path:
         """The SQLite file of the artefact store."""

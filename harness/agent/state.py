@@ -95,3 +95,29 @@ class AgentState(BaseModel):
         if self.can_ask:
             specs.append(ASK_HUMAN_SPEC)
         return tuple(specs)
+
+
+LOOP_DEFAULTS_KEY: Final = "worker/loop-defaults"
+"""The key a worker answers ``persistence.read`` of with its :class:`LoopDefaults`."""
+
+
+class LoopDefaults(Frozen):
+    """What a task's loop takes from the worker's configuration, not from the task.
+
+    Workflow code cannot read settings or list tools, so the task reads these once
+    per run through ``persistence.read`` (a hooked operation like any other) and
+    keeps them in its :class:`AgentState`.
+    """
+
+    catalogue: ToolCatalogue = ToolCatalogue()
+    system_one_model: str = ""
+    token_budget: int = 8000
+    max_turns: int = 8
+    history_event_limit: int = 10_000
+
+    def apply(self, state: AgentState) -> None:
+        """Copy the defaults into ``state`` (the task's own model and effort are kept)."""
+        state.catalogue = self.catalogue
+        state.system_one_model = self.system_one_model
+        state.token_budget = self.token_budget
+        state.max_turns = self.max_turns

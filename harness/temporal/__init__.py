@@ -26,6 +26,20 @@ SUBTASK_SPAWNED: Final = "subtask-spawned-v1"
 COMMAND_INVOKED: Final = "command-invoked-v1"
 DISPATCH_HOOKS: Final = "dispatch-hooks-v1"
 
+LOOP_OPERATIONS: Final = (
+    "channel.received", "channel.sent", "context.created", "llm.invoked",
+    "tool_calls.extracted", "tool.invoked", "system_one.invoked", "plan.created",
+    "step.started", "step.finished", "help.requested", "help.decided",
+    "compaction.trigger", "compaction.keep", "compaction.summarise",
+    "skill.loaded", "skill.unloaded", "agent.invoked",
+)  # fmt: skip
+"""Operations of the agent loop and the channel, each with its own activity (issue 5)."""
+
+LOOP_ACTIVITIES: Final[dict[str, str]] = {
+    op: op.replace(".", "-").replace("_", "-") + "-v1" for op in LOOP_OPERATIONS
+}
+"""Operation -> activity name, e.g. ``tool.invoked`` -> ``tool-invoked-v1``."""
+
 ACTIVITY_OPERATIONS: Final[dict[str, str]] = {
     REQUEST_RECEIVED: "request.received",
     TASK_CREATED: "task.created",
@@ -35,6 +49,7 @@ ACTIVITY_OPERATIONS: Final[dict[str, str]] = {
     PERSISTENCE_WRITE: "persistence.write",
     SUBTASK_SPAWNED: "subtask.spawned",
     COMMAND_INVOKED: "command.invoked",
+    **{name: op for op, name in LOOP_ACTIVITIES.items()},
 }
 """The operation each activity performs; ``dispatch_hooks`` runs the one its input names."""
 

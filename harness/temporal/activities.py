@@ -2,7 +2,8 @@
 
 Each takes one pydantic context and returns it after pre, in and post ran (see
 :mod:`harness.temporal.wrapper`): activities compute, the workflow acts on what
-they return. ``dispatch_hooks`` is inherited from :mod:`harness.temporal.dispatch`.
+they return. ``dispatch_hooks`` is inherited from :mod:`harness.temporal.dispatch`, the
+agent loop's activities from :mod:`harness.temporal.loop_activities`.
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ from harness.temporal import (
     TASK_STATE_CHANGED,
 )
 from harness.temporal.dispatch import DispatchHooks
+from harness.temporal.loop_activities import LoopActivities
 from harness.temporal.wrapper import hooked
 
 
-class HarnessActivities(DispatchHooks):
+class HarnessActivities(DispatchHooks, LoopActivities):
     """Every activity the worker registers, as methods sharing one :class:`HookManager`.
 
     Method bodies only return their input: the operation's body is its ``in`` chain

@@ -10,6 +10,7 @@ from typing import Final
 
 from pydantic import Field, TypeAdapter
 
+from harness.agent.state import AgentState
 from harness.hooks.contexts import (
     ChannelMessage,
     Frozen,
@@ -45,6 +46,18 @@ class TaskInput(Frozen):
     participants: tuple[Participant, ...] = ()
     correlation_id: str = ""
     policy: ActivityPolicy = ActivityPolicy()
+    agent: AgentState | None = None
+    """The agent loop's state carried over by continue-as-new (``None``: a new task)."""
+    continued: bool = False
+    """A continued run: the task exists already, so ``task.created`` does not run again."""
+
+
+class HelpClick(Frozen):
+    """A click on a help request's button, as the bot forwards it to the task."""
+
+    request_id: str
+    user: str
+    choice: str
 
 
 class FinishRequest(Frozen):

@@ -20,6 +20,7 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
+from harness.agent.runtime import AgentRuntime
 from harness.audit_store import SqliteAuditStore
 from harness.config import Settings
 from harness.hooks import POINTS, HookManager, RetryDefaults, load_hooks_config, register_builtin
@@ -36,7 +37,7 @@ Plugin = Callable[[HookManager, Settings], Any]
 
 
 def build_manager(settings: Settings, store: ArtefactStore) -> HookManager:
-    """A manager with the built-in plugin and every configured plugin registered.
+    """A manager with the built-in plugins (task, agent loop, channel) and configured ones.
 
     Configured executors arrive through ``settings.plugins`` (``module:function``
     paths, each called with the manager and the settings) until executor
@@ -57,6 +58,7 @@ def build_manager(settings: Settings, store: ArtefactStore) -> HookManager:
     )
     retry = hooks.retry_defaults(retry) if hooks else retry
     register_builtin(manager, store=store, random=system_random(), retry=retry)
+    AgentRuntime(settings, store).register(manager)  # the agent loop's and the channel's bodies
     for path in settings.plugins:
         load_plugin(path)(manager, settings)
     if hooks is not None:
@@ -130,6 +132,9 @@ async def serve(
     """
     store = SqliteArtefactStore(settings.artefact_store_path)
     manager = manager or build_manager(settings, store)
+    runtime = AgentRuntime.of(manager)
+    if runtime is not None:
+        await runtime.start()  # MCP tool servers: listed once the event loop runs
     for line in describe(manager):
         log.info("registered %s", line)
     client = client or await connect(settings)

@@ -15,17 +15,21 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
+    from harness.agent.loop_steps import HelpAnswer
     from harness.hooks.contexts import (
         ChannelMessage,
+        ChannelReceivedContext,
         CommandEffect,
         CommandInvokedContext,
         CommandResult,
+        Effort,
         Participant,
         PersistenceReadContext,
         PersistenceWriteContext,
         Role,
         TaskCompleteContext,
         TaskCreatedContext,
+        TaskRef,
         TaskSnapshot,
         TaskSpec,
         TaskStateChangedContext,
@@ -34,6 +38,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.temporal import (
         COMMAND_INVOKED,
         GAVE_UP_ERROR_TYPE,
+        LOOP_ACTIVITIES,
         PERSISTENCE_READ,
         PERSISTENCE_WRITE,
         TASK_COMPLETE,
@@ -41,11 +46,13 @@ with workflow.unsafe.imports_passed_through():
         TASK_STATE_CHANGED,
         TASK_WORKFLOW,
     )
+    from harness.temporal.conversation import Conversation
     from harness.temporal.models import (
         FINAL_STATUSES,
         TRANSCRIPT,
         FinishRequest,
         GaveUp,
+        HelpClick,
         TaskInput,
         TaskOutcome,
     )
@@ -77,6 +84,7 @@ class TaskWorkflow:
         self._ops = OperationRunner(task.policy)
         self._children = Children(task, self._ops)
         self._transcript_lock = asyncio.Lock()
+        self._conversation = Conversation(self, self._ops, task.agent)
 
     @workflow.run
     async def run(self, task: TaskInput) -> TaskOutcome:
@@ -88,18 +96,28 @@ class TaskWorkflow:
         with the ``TaskGaveUp`` error after reporting it).
         """
         try:
-            created = await self._ops.run(
-                TASK_CREATED, TaskCreatedContext(**self._common(), spec=task.spec)
-            )
-            self._apply_spec(created.result or task.spec)
+            if task.continued:  # continue-as-new: the task exists, it is running
+                self._status = TaskStatus.RUNNING
+            else:
+                created = await self._ops.run(
+                    TASK_CREATED, TaskCreatedContext(**self._common(), spec=task.spec)
+                )
+                self._apply_spec(created.result or task.spec)
             stored = await self._ops.run(
                 PERSISTENCE_READ, PersistenceReadContext(**self._common(), key=self._key)
             )
             if stored.result is not None and stored.result.content:
                 self._transcript = TRANSCRIPT.validate_json(stored.result.content)
-            await self._transition(TaskStatus.RUNNING, "started")
+            if not task.continued:
+                await self._transition(TaskStatus.RUNNING, "started")
+                if task.spec.parent_id and task.spec.prompt:  # a sub-task works on its prompt
+                    self._conversation.receive(ChannelMessage(
+                        channel=self._ref.channel, thread=self._ref.thread,
+                        user=task.spec.owner, text=task.spec.prompt))  # fmt: skip
             self._started = True
-            await workflow.wait_condition(lambda: self._finish is not None)
+            await self._conversation.run_until(
+                lambda: self._finish is not None, self._children.running, self._continued
+            )
             finish = self._finish or FinishRequest()
             await workflow.wait_condition(workflow.all_handlers_finished)
             left = await self._children.end(finish.children_grace_seconds)
@@ -110,6 +128,7 @@ class TaskWorkflow:
         except BaseException as error:
             if not is_cancelled_exception(error):
                 raise
+            self._conversation.stop()
             left = await self._children.end(0)
             status, summary = TaskStatus.CANCELLED, with_cancelled("cancelled", left)
         try:
@@ -149,6 +168,11 @@ class TaskWorkflow:
             for index, seen in enumerate(self._transcript, start=1):
                 if message.ts and seen.ts == message.ts:
                     return index
+            received = await self._ops.run(
+                LOOP_ACTIVITIES["channel.received"],
+                ChannelReceivedContext(**self._common(message.ts), message=message),
+            )
+            message = received.result or message
             transcript = (*self._transcript, message)
             await self._ops.run(
                 PERSISTENCE_WRITE,
@@ -159,6 +183,7 @@ class TaskWorkflow:
                 ),
             )
             self._transcript = transcript
+            self._conversation.receive(message)
             return len(transcript)
 
     @message.validator
@@ -202,6 +227,19 @@ class TaskWorkflow:
         if ctx.task is not None and ctx.task.task_id != self._ref.task_id:
             raise ValueError(f"command addressed to {ctx.task.task_id}, not {self._ref.task_id}")
 
+    @workflow.update(name="help")
+    def help(self, click: HelpClick) -> None:
+        """A click on a help request's button; ``help.decided`` judges it in the loop."""
+        self._conversation.answer(
+            click.request_id, HelpAnswer(decided_by=click.user, choice=click.choice)
+        )
+
+    @help.validator
+    def _check_help(self, click: HelpClick) -> None:
+        self._check_open()
+        if not self._conversation.waiting_for(click.request_id):
+            raise ValueError(f"no open question {click.request_id} in this task")
+
     @workflow.update(name="finish")
     def finish(self, request: FinishRequest) -> None:
         """Ask the task to end with ``request.status`` once its sub-tasks ended."""
@@ -212,6 +250,48 @@ class TaskWorkflow:
         self._check_open()
         if request.status not in FINAL_STATUSES:
             raise ValueError(f"{request.status} is not a final status")
+
+    @property
+    def ref(self) -> TaskRef:
+        """The task's ref."""
+        return self._ref
+
+    @property
+    def participants(self) -> tuple[Participant, ...]:
+        """The task's people, with their roles."""
+        return tuple(self._participants.values())
+
+    @property
+    def model(self) -> str:
+        """The model ``/model`` set (the loop's requests use it)."""
+        return self._model
+
+    @property
+    def effort(self) -> Effort:
+        """The effort ``/effort`` set."""
+        return self._effort
+
+    @property
+    def status(self) -> TaskStatus:
+        """The task's status."""
+        return self._status
+
+    def correlation(self, correlation_id: str = "") -> str:
+        """The correlation id a context carries (the task's own when none is given)."""
+        return str(self._common(correlation_id)["correlation_id"])
+
+    async def transition(self, to: TaskStatus, reason: str) -> None:
+        """Change status through ``task.state_changed`` (the conversation waits for people)."""
+        await self._transition(to, reason)
+
+    def _continued(self) -> TaskInput:
+        """This task's input for its next run (continue-as-new), with everything it learnt."""
+        spec = self._input.spec.model_copy(
+            update={"title": self._title, "model": self._model, "effort": self._effort}
+        )
+        return self._input.model_copy(update={
+            "spec": spec, "participants": tuple(self._participants.values()),
+            "agent": self._conversation.state, "continued": True})  # fmt: skip
 
     def role_of(self, user_id: str) -> Role:
         """The role ``user_id`` holds in this task (``none`` for strangers)."""

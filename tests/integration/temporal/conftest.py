@@ -22,11 +22,15 @@ from pathlib import Path
 from uuid import uuid4
 
 import pytest
+from aiohttp import web
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer, Worker
 
+from bot.config import STANDIN_PATH
+from bot.standin import SlackStandIn
+from harness.agent.profiles import AgentProfile
 from harness.config import Settings
 from harness.hooks import PHASES, HookContext, HookManager
 from harness.store import SqliteArtefactStore
@@ -35,6 +39,9 @@ from harness.temporal.client import HarnessClient
 from harness.temporal.requests import RequestWorkflow
 from harness.temporal.worker import build_manager, build_worker
 from harness.temporal.workflows import TaskWorkflow
+
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _free_port() -> int:
@@ -92,13 +99,31 @@ async def client(temporal_address: str) -> Client:
             await asyncio.sleep(0.1)
 
 
+@pytest.fixture(scope="session")
+async def slack_api() -> AsyncIterator[SlackStandIn]:
+    """The bot's local Slack stand-in, served alone: where workers' ``channel.sent`` posts go."""
+    standin = SlackStandIn("UBOTLOCAL")
+    app = web.Application()
+    app.router.add_routes(standin.routes(STANDIN_PATH))
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    standin.url = f"http://127.0.0.1:{port}{STANDIN_PATH}"  # type: ignore[attr-defined]
+    yield standin
+    await runner.cleanup()
+
+
 @pytest.fixture
 def task_queue() -> str:
     return f"tq-{uuid4()}"
 
 
 @pytest.fixture
-def settings(temporal_address: str, task_queue: str, tmp_path: Path) -> Settings:
+def settings(
+    temporal_address: str, task_queue: str, tmp_path: Path, slack_api: SlackStandIn
+) -> Settings:
     """Short timeouts and backoffs, so failure paths take fractions of a second."""
     return Settings(
         _env_file=None,  # type: ignore[call-arg]  # pydantic-settings init kwarg
@@ -113,6 +138,9 @@ def settings(temporal_address: str, task_queue: str, tmp_path: Path) -> Settings
         retry_max_backoff_seconds=0.5,
         shutdown_grace_seconds=1,
         sticky_queue_timeout_seconds=1,
+        slack_api_url=slack_api.url,  # type: ignore[attr-defined]
+        skills_dir=ROOT / "skills",
+        agents={"reviewer": AgentProfile(instructions="Review.", tools=("echo",))},
     )
 
 
@@ -124,8 +152,10 @@ def store(settings: Settings) -> Iterator[SqliteArtefactStore]:
 
 
 @pytest.fixture
-def manager(settings: Settings, store: SqliteArtefactStore) -> HookManager:
-    return build_manager(settings, store)
+async def manager(settings: Settings, store: SqliteArtefactStore) -> AsyncIterator[HookManager]:
+    manager = build_manager(settings, store)
+    yield manager
+    await manager.aclose()  # the agent runtime's HTTP client, as the worker does at stop
 
 
 @pytest.fixture
@@ -197,6 +227,7 @@ def worker_env(settings: Settings, **extra: str) -> dict[str, str]:
         HARNESS_RETRY_MAX_BACKOFF_SECONDS=str(settings.retry_max_backoff_seconds),
         HARNESS_STICKY_QUEUE_TIMEOUT_SECONDS=str(settings.sticky_queue_timeout_seconds),
         HARNESS_SHUTDOWN_GRACE_SECONDS=str(settings.shutdown_grace_seconds),
+        HARNESS_SLACK_API_URL=settings.slack_api_url,
     )
     env.update(extra)
     return env

@@ -1,4 +1,8 @@
-"""Every activity the worker registers runs its operation's chain through the hook wrapper."""
+"""Every activity the worker registers runs its operation's chain through the hook wrapper.
+
+The list of activities is pinned: the task operations, ``dispatch_hooks`` and one
+activity per agent-loop and channel operation (issue 5), each with a default body.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +26,8 @@ from harness.temporal.wrapper import HOOKED_ATTRIBUTE
 from .probe import Probe
 
 REF = TaskRef(task_id="task/T/probe")
+OWNER = [{"user_id": "U1", "role": "owner"}]
+HELP = {"request_id": "h1", "kind": "question", "question": "which?", "options": ["a", "b"]}
 
 
 def sample(operation: str) -> HookContext:
@@ -37,9 +43,28 @@ def sample(operation: str) -> HookContext:
         "request.received": {"text": "hello", "sender": "U1", "thread": "1.0"},
         "activity.failed": {"activity": "a", "error_type": "E"},
         "activity.retried": {"activity": "a", "backoff_seconds": 0.1},
+        "channel.received": {"message": {"channel": "C1", "text": " hi "}},
+        "channel.sent": {"message": {"channel": "C1", "text": "hi"}},
+        "context.created": {"transcript": [{"role": "user", "content": "hi"}]},
+        "llm.invoked": {"model": "offline", "messages": [{"role": "user", "content": "hi"}]},
+        "tool_calls.extracted": {"response": {"tool_calls": [{"id": "c1", "name": "echo"}]}},
+        "tool.invoked": {"call": {"id": "c1", "name": "echo", "arguments": {"text": "x"}}},
+        "system_one.invoked": {"model": "offline", "request": "hello"},
+        "plan.created": {"goal": "plan: a; b"},
+        "step.started": {"index": 0, "step": {"title": "a"}},
+        "step.finished": {"index": 0, "step": {"title": "a"}, "output": "done"},
+        "help.requested": {"request": HELP},
+        "help.decided": {"request": HELP, "decided_by": "U1", "choice": "yes"},
+        "compaction.trigger": {"token_count": 10, "token_budget": 5},
+        "compaction.keep": {"messages": [{"role": "user", "content": "hi"}]},
+        "compaction.summarise": {"messages": [{"role": "user", "content": "hi"}],
+                                 "model": "offline"},  # fmt: skip
+        "skill.loaded": {"name": "arithmetic"},
+        "skill.unloaded": {"name": "arithmetic"},
+        "agent.invoked": {"agent": "reviewer", "input": "call echo {\"text\": \"x\"}"},
     }[operation]
     return context_type(operation).model_validate(
-        {"task": REF, "correlation_id": "probe", **fields}
+        {"task": REF, "correlation_id": "probe", "participants": OWNER, **fields}
     )
 
 
@@ -67,7 +92,10 @@ async def test_every_registered_activity_runs_its_chain_through_the_wrapper(
             out = await probe(client, task_queue, name, sample(operation))
             assert "ok" in out, (name, out)
             points = [p for p, _ in recorder.trace]
-            assert points == [f"{operation}.{ph}" for ph in ("pre", "in", "post")], name
+            own = [p for p in points if p.rsplit(".", 1)[0] == operation]
+            assert own == [f"{operation}.{ph}" for ph in ("pre", "in", "post")], name
+            # Only a named agent's loop runs operations inside its own (between in and post).
+            assert points[:2] == own[:2] and points[-1] == own[-1], name
             returned = context_type(operation).model_validate(out["ok"])
             if operation != "command.invoked":  # its bodies come with the commands plugin
                 assert returned.result is not None, name

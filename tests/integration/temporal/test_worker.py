@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from harness.hooks import OPERATIONS
 from harness.hooks.contexts import TaskSpec, TaskStatus
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.worker import build_worker, describe, serve
@@ -55,7 +56,12 @@ def test_describe_lists_the_builtin_bodies_in_run_order(manager):
     assert (
         "persistence.write.in 1000 harness.hooks.builtin.BuiltinPlugin.persistence_write" in lines
     )
-    assert len([line for line in lines if " 1000 " in line]) == 11
+    # Every operation has a default body except command.invoked (the commands plugin's).
+    with_body = {line.split(".in ", 1)[0] for line in lines if ".in 1000 " in line}
+    assert with_body == set(OPERATIONS) - {"command.invoked"}
+    assert len([line for line in lines if " 1000 " in line]) == 29
+    # The worker's loop defaults answer their own persistence.read key before the store.
+    assert any(line.startswith("persistence.read.in 900 ") for line in lines)
 
 
 async def test_python_m_harness_worker_logs_registrations_and_stops_on_sigterm(settings, tmp_path):

@@ -32,6 +32,7 @@ temporal_address = temporal.temporal_address
 client = temporal.client
 task_queue = temporal.task_queue
 settings = temporal.settings
+slack_api = temporal.slack_api
 store = temporal.store
 harness = temporal.harness
 
@@ -47,10 +48,11 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def manager(settings, store) -> HookManager:
+async def manager(settings, store) -> AsyncIterator[HookManager]:
     manager = build_manager(settings, store)
     register_all(manager, models=MODELS)
-    return manager
+    yield manager
+    await manager.aclose()
 
 
 @pytest.fixture

@@ -1,0 +1,241 @@
+"""Conversation: a task answering its thread with the agent loop, one message at a time.
+
+Workflow code (sandboxed, deterministic). The task workflow queues each message it
+receives; :meth:`Conversation.serve` runs the :class:`~harness.agent.loop.AgentLoop`
+for it (every step an activity, through :class:`~harness.temporal.agent_runner.LoopOperations`)
+and posts the reply with ``channel.sent``. The loop's state is plain data the
+workflow keeps and carries across continue-as-new. Waiting for people is a
+``wait_condition`` on answers the ``help`` update delivers: no activity runs and no
+worker slot is held while a question is open, and a worker restart loses nothing
+(the wait is replayed from history).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Protocol
+
+from temporalio import workflow
+from temporalio.exceptions import ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from harness.agent.loop import AgentLoop
+    from harness.agent.loop_steps import HelpAnswer
+    from harness.agent.state import LOOP_DEFAULTS_KEY, AgentState, LoopDefaults, LoopIdentity
+    from harness.channels import help_blocks
+    from harness.hooks import HookAbort
+    from harness.hooks.contexts import (
+        ChannelMessage,
+        ChannelSentContext,
+        Effort,
+        HelpRequest,
+        Participant,
+        PersistenceReadContext,
+        TaskRef,
+        TaskStatus,
+    )
+    from harness.temporal import PERSISTENCE_READ
+    from harness.temporal.agent_runner import LoopOperations
+    from harness.temporal.models import TaskInput
+    from harness.temporal.retries import OperationRunner
+
+
+class ConversationHost(Protocol):
+    """What the conversation needs from its task workflow."""
+
+    @property
+    def ref(self) -> TaskRef: ...
+
+    @property
+    def participants(self) -> tuple[Participant, ...]: ...
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def effort(self) -> Effort: ...
+
+    @property
+    def status(self) -> TaskStatus: ...
+
+    def correlation(self, correlation_id: str = "") -> str: ...
+
+    async def transition(self, to: TaskStatus, reason: str) -> None: ...
+
+
+class Conversation:
+    """The agent loop of one task, fed by its messages and the people's answers.
+
+    Args:
+        host: the task workflow.
+        ops: the workflow's operation runner.
+        state: the loop state (a continued run passes the previous run's).
+    """
+
+    def __init__(
+        self, host: ConversationHost, ops: OperationRunner, state: AgentState | None = None
+    ) -> None:
+        self._host = host
+        self._ops = ops
+        self._loop_ops = LoopOperations(ops)
+        self.state = state or AgentState()
+        self._configured = False
+        self._pending: list[ChannelMessage] = []
+        self._answers: dict[str, list[HelpAnswer]] = {}
+        self._posted: set[str] = set()
+        self.busy = False
+        self.history_limit = 0
+        self._serving: asyncio.Task[None] | None = None
+        self._asking = False
+
+    def receive(self, message: ChannelMessage) -> None:
+        """Queue ``message`` for the loop (the ``message`` update already stored it)."""
+        self._pending.append(message)
+
+    @property
+    def idle(self) -> bool:
+        """Nothing queued and nothing being answered."""
+        return not self._pending and not self.busy
+
+    def waiting_for(self, request_id: str) -> bool:
+        """Whether ``request_id`` is a question of the request being answered now."""
+        return request_id in self._answers
+
+    def answer(self, request_id: str, answer: HelpAnswer) -> None:
+        """A click on a help request's button (the ``help`` update); the loop judges it."""
+        self._answers.setdefault(request_id, []).append(answer)
+
+    async def run_until(
+        self,
+        finished: Callable[[], bool],
+        children: Callable[[], list[str]],
+        continued: Callable[[], TaskInput],
+    ) -> None:
+        """Answer messages until ``finished()``; continue as new when history grows long.
+
+        Continue-as-new happens only between requests (nothing queued or running, no
+        running sub-task that closing this run would cancel), carrying the loop state
+        in ``continued()``; the next run re-reads the transcript from the store.
+        """
+        while True:
+            serving = asyncio.create_task(self.serve(lambda: self._history_full(children)))
+            self._serving = serving
+            await workflow.wait_condition(lambda s=serving: finished() or s.done())  # type: ignore[misc]  # the default binds this iteration's task
+            if finished():
+                # Let the request in flight end (not cut off mid-activity); a question
+                # still open is simply abandoned.
+                await workflow.wait_condition(lambda: not self.busy or self._asking)
+                self.stop()
+                return
+            serving.result()
+            await workflow.wait_condition(workflow.all_handlers_finished)
+            if not finished() and self.idle:
+                workflow.continue_as_new(continued())
+
+    def stop(self) -> None:
+        """Stop answering (the task is ending): the request in progress is cancelled."""
+        if self._serving is not None and not self._serving.done():
+            self._serving.cancel()
+
+    def _history_full(self, children: Callable[[], list[str]]) -> bool:
+        info = workflow.info()
+        full = bool(self.history_limit) and info.get_current_history_length() >= self.history_limit
+        return (full or info.is_continue_as_new_suggested()) and not children()
+
+    async def serve(self, should_pause: Callable[[], bool]) -> None:
+        """Answer queued messages in order until cancelled or ``should_pause()`` after one."""
+        while True:
+            await workflow.wait_condition(lambda: bool(self._pending))
+            message = self._pending.pop(0)
+            self.busy = True
+            try:
+                await self._answer(message)
+            finally:
+                self.busy = False
+            if not self._pending and should_pause():
+                return
+
+    async def _answer(self, message: ChannelMessage) -> None:
+        host = self._host
+        if not self._configured:
+            await self._configure()
+        self.state.model, self.state.effort = host.model, host.effort
+        identity = LoopIdentity(
+            task=host.ref,
+            participants=host.participants,
+            correlation_id=host.correlation(message.ts),
+        )
+        loop = AgentLoop(self._loop_ops, self, self.state, identity)
+        try:
+            reply = await loop.handle(message.text, sender=message.user)
+        except HookAbort as abort:
+            kind = "refused" if abort.refusal else "stopped"
+            reply = f"{kind}: {abort.reason}"
+        except ApplicationError as error:
+            # One request failing is reported in its thread; the task goes on.
+            reply = f"failed: {error.message}"
+        finally:
+            self._answers.clear()  # this request's questions are over; later clicks are refused
+        await self.post(
+            ChannelMessage(channel=message.channel or host.ref.channel,
+                           thread=message.thread or host.ref.thread, text=reply or "(no answer)")
+        )  # fmt: skip
+
+    async def _configure(self) -> None:
+        """Read the worker's loop defaults (tools, budgets) once per run."""
+        read = await self._ops.run(
+            PERSISTENCE_READ,
+            PersistenceReadContext(**self._common(), key=LOOP_DEFAULTS_KEY),
+        )
+        if read.result is not None and read.result.content:
+            defaults = LoopDefaults.model_validate_json(read.result.content)
+            defaults.apply(self.state)
+            self.history_limit = defaults.history_event_limit
+        self._configured = True
+
+    async def post(self, message: ChannelMessage) -> ChannelMessage | None:
+        """``channel.sent``; a post that gives up is logged (the reply stays in the transcript)."""
+        try:
+            sent = await self._loop_ops.run(
+                "channel.sent", ChannelSentContext(**self._common(), message=message)
+            )
+        except (ApplicationError, HookAbort) as error:
+            workflow.logger.warning("could not post to the thread: %s", error)
+            return None
+        return sent.result
+
+    async def wait(self, request: HelpRequest) -> HelpAnswer:
+        """Post the question with buttons (once), then wait for a click (no worker slot held)."""
+        host = self._host
+        self._answers.setdefault(request.request_id, [])
+        if request.request_id not in self._posted:
+            self._posted.add(request.request_id)
+            await self.post(
+                ChannelMessage(channel=host.ref.channel, thread=host.ref.thread,
+                               text=request.question, blocks=help_blocks(request))
+            )  # fmt: skip
+        if host.status != TaskStatus.WAITING:
+            await host.transition(TaskStatus.WAITING, f"waiting for an answer: {request.question}")
+        answers = self._answers[request.request_id]
+        self._asking = True
+        try:
+            await workflow.wait_condition(lambda: bool(answers))
+        finally:
+            self._asking = False
+        answer = answers.pop(0)
+        await host.transition(TaskStatus.RUNNING, f"{answer.decided_by} answered")
+        return answer
+
+    async def refused(self, answer: HelpAnswer, reason: str) -> None:
+        """Tell only the person whose click was refused (an ephemeral post), then wait again."""
+        host = self._host
+        await self.post(
+            ChannelMessage(channel=host.ref.channel, thread=host.ref.thread,
+                           user=answer.decided_by, text=f"refused: {reason}")
+        )  # fmt: skip
+
+    def _common(self) -> dict[str, object]:
+        host = self._host
+        return {"task": host.ref, "participants": host.participants,
+                "correlation_id": host.correlation()}  # fmt: skip
