@@ -17,7 +17,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.authorization import AuthorizeResult
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import events, slash
+from bot import actions, events, slash
 from bot.config import STANDIN_PATH, BotSettings
 from bot.gate import SlackGate
 from bot.gateway import Harness
@@ -75,6 +75,7 @@ def build_app(settings: BotSettings, client: Harness) -> Bot:
     handler = slash.SlashHandler(client, settings)
     slash.register(app, handler)
     events.register(app, events.EventRouter(client, ledger, settings))
+    actions.register(app, actions.HelpButtons(client, ledger))
     return Bot(app=app, slash=handler, ledger=ledger, standin=standin)
 
 

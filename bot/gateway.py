@@ -19,7 +19,7 @@ from harness.hooks.contexts import (
 )
 from harness.temporal.client import HarnessClient
 from harness.temporal.errors import TaskUnavailable
-from harness.temporal.models import Delivery
+from harness.temporal.models import Delivery, HelpClick
 
 
 class Harness(Protocol):
@@ -34,6 +34,8 @@ class Harness(Protocol):
     async def send_command(self, ctx: CommandInvokedContext) -> CommandResult: ...
 
     async def receive(self, request: RequestReceivedContext) -> Delivery: ...
+
+    async def answer_help(self, task_id: str, click: HelpClick) -> None: ...
 
 
 def task_id(team: str, channel: str) -> str:
@@ -85,3 +87,7 @@ class LazyHarness:
     async def receive(self, request: RequestReceivedContext) -> Delivery:
         """See :class:`Harness`."""
         return await (await self.client()).receive(request)
+
+    async def answer_help(self, task_id: str, click: HelpClick) -> None:
+        """See :class:`Harness`."""
+        await (await self.client()).answer_help(task_id, click)

@@ -28,7 +28,15 @@ from harness.temporal.errors import TaskBusy, TaskNotFound
 
 log = logging.getLogger(__name__)
 
-COMMANDS: tuple[str, ...] = ("/model", "/effort", "/sub-task", "/status", "/help", "/invite")
+COMMANDS: tuple[str, ...] = (
+    "/model",
+    "/effort",
+    "/sub-task",
+    "/status",
+    "/help",
+    "/invite",
+    "/skill",
+)
 """The commands the manifest declares; any other reaching the app gets the unknown reply."""
 
 

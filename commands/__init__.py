@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel
 
-from commands import effort, help, invite, model, status, subtask
+from commands import effort, help, invite, model, skill, status, subtask
 from commands.guard import (
     SEAL_CHECK_PRIORITY,
     SEAL_CLOSE_PRIORITY,
@@ -41,6 +41,7 @@ COMMANDS: Final[Mapping[str, CommandSpec[BaseModel]]] = {
         subtask.SPEC,
         status.SPEC,
         invite.SPEC,
+        skill.SPEC,
         help.SPEC,
     )
 }

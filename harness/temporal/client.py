@@ -38,6 +38,7 @@ from harness.temporal.models import (
     ActivityPolicy,
     Delivery,
     FinishRequest,
+    HelpClick,
     RequestInput,
     TaskInput,
     TaskOutcome,
@@ -229,6 +230,16 @@ class HarnessClient:
                 id=f"message/{message.ts}" if message.ts else None,
             )
         return position
+
+    async def answer_help(self, task_id: str, click: HelpClick) -> None:
+        """Deliver a click on a help request's button; the task's ``help.decided`` judges it.
+
+        Raises:
+            TaskRejected: the task has no such open question (answered already, or ended).
+        """
+        async with self._mapped(task_id):
+            handle = self.temporal.get_workflow_handle(task_id)
+            await handle.execute_update("help", click)
 
     async def finish(
         self, task_id: str, status: TaskStatus = TaskStatus.SUCCEEDED, summary: str = "",

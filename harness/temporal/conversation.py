@@ -156,7 +156,22 @@ class Conversation:
             if not self._pending and should_pause():
                 return
 
-    async def _answer(self, message: ChannelMessage) -> None:
+    async def skill(self, name: str, *, load: bool) -> None:
+        """Load (``skill.loaded``) or unload (``skill.unloaded``) a skill for later requests.
+
+        Raises:
+            ApplicationError: the skill could not be loaded (the command's reply says why).
+        """
+        loop = await self._loop()
+        try:
+            if load:
+                await loop.load_skill(name)
+            elif not await loop.unload_skill(name):
+                raise ApplicationError(f"skill {name} is not loaded", non_retryable=True)
+        except HookAbort as abort:
+            raise ApplicationError(abort.reason, non_retryable=True) from None
+
+    async def _loop(self, correlation_id: str = "") -> AgentLoop:
         host = self._host
         if not self._configured:
             await self._configure()
@@ -164,10 +179,14 @@ class Conversation:
         identity = LoopIdentity(
             task=host.ref,
             participants=host.participants,
-            correlation_id=host.correlation(message.ts),
+            correlation_id=host.correlation(correlation_id),
         )
-        loop = AgentLoop(self._loop_ops, self, self.state, identity)
+        return AgentLoop(self._loop_ops, self, self.state, identity)
+
+    async def _answer(self, message: ChannelMessage) -> None:
+        host = self._host
         try:
+            loop = await self._loop(message.ts)
             reply = await loop.handle(message.text, sender=message.user)
         except HookAbort as abort:
             kind = "refused" if abort.refusal else "stopped"

@@ -365,6 +365,8 @@ class TaskWorkflow:
         elif effect.kind == "grant_role":
             role = Role(effect.value)
             self._participants[effect.user_id] = Participant(user_id=effect.user_id, role=role)
+        elif effect.kind in ("load_skill", "unload_skill"):
+            await self._conversation.skill(effect.value, load=effect.kind == "load_skill")
         elif effect.subtask is not None:
             final = await self._children.spawn(
                 effect.subtask, self._common(ctx.correlation_id), model=self._model,

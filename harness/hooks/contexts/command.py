@@ -12,7 +12,9 @@ from harness.hooks.contexts.task import TaskSnapshot
 class CommandEffect(Frozen):
     """A change the workflow applies after the command's activity returns (workflows act)."""
 
-    kind: Literal["set_model", "set_effort", "spawn_subtask", "grant_role"]
+    kind: Literal[
+        "set_model", "set_effort", "spawn_subtask", "grant_role", "load_skill", "unload_skill"
+    ]
     value: str = ""
     user_id: str = ""
     subtask: SubtaskSpec | None = None

@@ -1,0 +1,79 @@
+"""Interactive payloads: a click on a help request's button becomes a ``help`` update to its task.
+
+The worker posts each question with buttons whose action id is
+``help:<request id>:<option>`` (:func:`harness.channels.help_blocks`); the click is
+acked at once and forwarded with the clicker's user id. Whether that person may
+decide is the task's call (``help.decided`` in the worker), which answers a refused
+click with an ephemeral ``refused: …`` in the thread; a click the task cannot take
+(the question is closed, the task ended) is answered here, to the clicker only.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, Final, final
+
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
+
+from bot.gateway import Harness, task_id
+from bot.ledger import Ledger
+from harness.channels.slack import HELP_ACTION_PREFIX
+from harness.temporal.errors import TaskError
+from harness.temporal.models import HelpClick
+
+log = logging.getLogger(__name__)
+
+HELP_ACTION: Final = re.compile("^" + re.escape(HELP_ACTION_PREFIX))
+
+
+def help_click(body: dict[str, Any]) -> tuple[str, str, HelpClick] | None:
+    """``(team/channel/thread place, channel task id, click)`` of a ``block_actions`` payload."""
+    actions = body.get("actions") or []
+    ours = [a for a in actions if str(a.get("action_id", "")).startswith(HELP_ACTION_PREFIX)]
+    action = ours[0] if ours else None
+    if action is None:
+        return None
+    request_id = str(action["action_id"])[len(HELP_ACTION_PREFIX) :].rsplit(":", 1)[0]
+    team = str((body.get("team") or {}).get("id", ""))
+    container = body.get("container") or {}
+    message = body.get("message") or {}
+    channel = str((body.get("channel") or {}).get("id") or container.get("channel_id", ""))
+    thread = str(message.get("thread_ts") or container.get("thread_ts") or message.get("ts", ""))
+    user = str((body.get("user") or {}).get("id", ""))
+    click = HelpClick(request_id=request_id, user=user, choice=str(action.get("value", "")))
+    return f"{team}/{channel}/{thread}", task_id(team, channel), click
+
+
+@final
+class HelpButtons:
+    """The listener for help buttons.
+
+    Args:
+        harness: where clicks go.
+        ledger: thread -> task bindings (a question is asked in its task's thread).
+    """
+
+    def __init__(self, harness: Harness, ledger: Ledger) -> None:
+        self.harness = harness
+        self.ledger = ledger
+
+    async def __call__(self, ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond) -> None:
+        """Ack, then forward the click to the task the thread belongs to."""
+        await ack()
+        found = help_click(body)
+        if found is None:
+            return
+        place, channel_task, click = found
+        target = await self.ledger.task_of(place) or channel_task
+        try:
+            await self.harness.answer_help(target, click)
+        except TaskError as error:
+            log.info("help click %s not taken: %s", click.request_id, error)
+            await respond(text=f"refused: {error.reason}", response_type="ephemeral",
+                          replace_original=False)  # fmt: skip
+
+
+def register(app: AsyncApp, buttons: HelpButtons) -> None:
+    """Register the help buttons' listener on ``app``."""
+    app.action(HELP_ACTION)(buttons)
