@@ -21,7 +21,7 @@ import aiohttp
 from slack_sdk.signature import SignatureVerifier
 
 from bot.config import BotSettings
-from bot.standin import POSTS_PATH, RESPONSE_PATH
+from bot.standin import POSTS_PATH, RESPONSE_PATH, SHOWN_SUFFIX
 
 
 def signed_headers(
@@ -130,12 +130,16 @@ async def _print_posts(
 
 
 async def _follow(session: aiohttp.ClientSession, url: str, deadline: float) -> None:
+    """Print the late reply as the sender sees it (it replaced or deleted "working on …")."""
     stop = time.monotonic() + deadline + 2
     while time.monotonic() < stop:
-        async with session.get(url) as response:
-            posted: list[dict[str, Any]] = await response.json()
-        if posted:
-            print(posted[-1].get("text", ""))
+        async with session.get(url + SHOWN_SUFFIX) as response:
+            shown: dict[str, Any] = await response.json()
+        if shown["messages"]:
+            message = shown["messages"][-1]
+            print(message.get("text", ""))
+            if message.get("response_type") == "in_channel":
+                print("(posted to the channel for everyone)")
             return
         await asyncio.sleep(0.2)
     print("(no follow-up reply arrived)")

@@ -2,8 +2,9 @@
 
 Each command is sent as one Temporal update. If the answer comes within the ack
 budget it *is* the ack; otherwise the ack says "working on it" and the answer
-follows through ``response_url``. The update id is Slack's ``trigger_id``, so a
-slow update is still applied at most once, and Temporal being down is a clear reply.
+follows through ``response_url``, taking that note's place. The update id is Slack's
+``trigger_id``, so a slow update is still applied at most once, and Temporal being
+down is a clear reply.
 The task says who sees a reply (:attr:`CommandResult.public`): changes go to the
 channel (``in_channel``), everything else only to the sender (``ephemeral``).
 """
@@ -88,12 +89,22 @@ class SlashHandler:
             result = await asyncio.wait_for(asyncio.shield(pending), self.deadline - self.budget)
         except TimeoutError:
             result = CommandResult(reply=replies.timed_out(command, self.deadline))
+        if result.public:
+            # Slack cannot turn the private "working on …" note into a channel message by
+            # replacing it: delete the note while it is the only message ("original" is
+            # unambiguous), then post the reply for everyone, even if the delete failed.
+            await self._respond(command, respond, delete_original=True)
+            await self._respond(command, respond, text=result.reply, response_type="in_channel")
+        else:
+            await self._respond(command, respond, text=result.reply, response_type="ephemeral",
+                                replace_original=True)  # fmt: skip
+
+    @staticmethod
+    async def _respond(command: str, respond: AsyncRespond, **message: Any) -> None:  # noqa: ANN401  # bolt's respond keywords
         try:
-            # A public reply is a new channel message; a private one replaces "working on …".
-            await respond(text=result.reply, response_type=response_type(result),
-                          replace_original=not result.public)  # fmt: skip
+            await respond(**message)
         except Exception:
-            log.exception("could not post the reply to /%s via response_url", command)
+            log.exception("could not post to the response_url of /%s", command)
 
     async def drain(self) -> None:
         """Wait for every follow-up in flight (graceful shutdown, tests)."""

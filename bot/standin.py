@@ -2,8 +2,10 @@
 
 It answers every Web API method with ``ok`` (``auth.test`` with the configured bot
 user), prints what would have been posted and keeps it, so ``python -m bot.say`` and
-tests can read it back. It is a development seam shipped in the package (like
-httpx's ``MockTransport``), never used when a real bot token is configured.
+tests can read it back; posts to a response URL are also applied as Slack applies
+them (``replace_original``, ``delete_original``), so a test can ask what the sender
+would see, not only what was sent. It is a development seam shipped in the package
+(like httpx's ``MockTransport``), never used when a real bot token is configured.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import Any, Final, final
 
 from aiohttp import web
@@ -18,8 +21,42 @@ from aiohttp import web
 log = logging.getLogger(__name__)
 
 RESPONSE_PATH: Final = "/_local/response/"
+SHOWN_SUFFIX: Final = "/shown"
+"""``GET RESPONSE_PATH + key + SHOWN_SUFFIX``: :meth:`ResponseView.as_json` of that URL."""
 POSTS_PATH: Final = "/_local/posts"
 """``GET``: every ``chat.postMessage`` so far, oldest first (what ``bot.say`` prints)."""
+_FLAGS: Final = ("replace_original", "delete_original")
+
+
+@final
+@dataclass
+class ResponseView:
+    """What Slack shows for one response URL: the ack ("original") and what followed it.
+
+    ``original`` is ``"shown"`` until a post replaces or deletes it; ``messages`` are
+    the visible messages posted through the URL (a replacement first), without the flags.
+    """
+
+    original: str = "shown"
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+    def apply(self, payload: dict[str, Any]) -> None:
+        """Apply one post as Slack does."""
+        message = {k: v for k, v in payload.items() if k not in _FLAGS}
+        if _flag(payload.get("delete_original")):
+            self.original = "deleted"
+        elif _flag(payload.get("replace_original")):
+            if self.original == "replaced":
+                self.messages[0] = message
+            else:
+                self.original = "replaced"
+                self.messages.insert(0, message)
+        else:
+            self.messages.append(message)
+
+    def as_json(self) -> dict[str, Any]:
+        """``{"original": ..., "messages": [...]}``."""
+        return {"original": self.original, "messages": self.messages}
 
 
 @final
@@ -34,6 +71,7 @@ class SlackStandIn:
         self.bot_user_id = bot_user_id
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.responses: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
+        self.shown: defaultdict[str, ResponseView] = defaultdict(ResponseView)
 
     def routes(self, api_path: str) -> list[web.RouteDef]:
         """aiohttp routes for the Web API under ``api_path`` and the response URLs."""
@@ -41,6 +79,7 @@ class SlackStandIn:
             web.post(api_path + "{method}", self.api),
             web.post(RESPONSE_PATH + "{key}", self.respond),
             web.get(RESPONSE_PATH + "{key}", self.read_responses),
+            web.get(RESPONSE_PATH + "{key}" + SHOWN_SUFFIX, self.read_shown),
             web.get(POSTS_PATH, self.read_posts),
         ]
 
@@ -59,8 +98,11 @@ class SlackStandIn:
     async def respond(self, request: web.Request) -> web.Response:
         """A post to a response URL (the late reply of a slash command)."""
         payload = await _arguments(request)
-        self.responses[request.match_info["key"]].append(payload)
-        print(f"[slack stand-in] response: {payload.get('text', '')}", flush=True)
+        key = request.match_info["key"]
+        self.responses[key].append(payload)
+        self.shown[key].apply(payload)
+        shown = "(deletes the original)" if _flag(payload.get("delete_original")) else ""
+        print(f"[slack stand-in] response: {payload.get('text') or shown}", flush=True)
         return web.Response(text="ok")
 
     async def read_posts(self, request: web.Request) -> web.Response:
@@ -71,6 +113,16 @@ class SlackStandIn:
     async def read_responses(self, request: web.Request) -> web.Response:
         """What was posted to one response URL so far (for ``bot.say``)."""
         return web.json_response(self.responses.get(request.match_info["key"], []))
+
+    async def read_shown(self, request: web.Request) -> web.Response:
+        """What the sender sees from one response URL now (:class:`ResponseView`)."""
+        view = self.shown.get(request.match_info["key"], ResponseView())
+        return web.json_response(view.as_json())
+
+
+def _flag(value: object) -> bool:
+    """A JSON ``true`` or a form field ``"true"``."""
+    return value is True or str(value).lower() == "true"
 
 
 async def _arguments(request: web.Request) -> dict[str, Any]:

@@ -8,11 +8,18 @@ import time
 import uuid
 
 from bot.gateway import LazyHarness
+from bot.standin import RESPONSE_PATH, SHOWN_SUFFIX
 from harness.config import Settings
 from harness.hooks.contexts import TaskSpec
 from harness.temporal.client import HarnessClient
 
 from .conftest import TEAM, serve_bot
+
+
+async def shown_to_sender(slack, key):
+    """What the stand-in says Slack would show for one response URL."""
+    async with slack.session.get(f"{slack.base}{RESPONSE_PATH}{key}{SHOWN_SUFFIX}") as response:
+        return await response.json()
 
 
 async def test_temporal_down_gets_a_clear_reply_within_3_seconds(tmp_path):
@@ -53,9 +60,34 @@ async def test_slow_task_acks_working_then_replies_via_response_url(
         assert time.monotonic() - started < 0.6
         assert (status, ack) == (200, "working on `/effort low` …")
         await slack.bot.slash.drain()
-        posted = await slack.responses("slow1")
-    assert [p["text"] for p in posted] == ["effort set to `low` (was `medium`)"]
+        shown = await shown_to_sender(slack, "slow1")
+    # A change is public: the private note is deleted and the reply posted for everyone.
+    assert shown == {
+        "original": "deleted",
+        "messages": [{"text": "effort set to `low` (was `medium`)", "response_type": "in_channel"}],
+    }
     assert (await harness.snapshot(harness.task_id(TEAM, channel))).effort == "low"
+
+
+async def test_a_late_private_reply_replaces_the_working_note(harness, manager, worker, tmp_path):
+    channel = f"C{uuid.uuid4().hex[:8].upper()}"
+    await harness.start_task(TaskSpec(title="t", owner="U0OWNER", model="offline"), team=TEAM,
+                             channel=channel)  # fmt: skip
+
+    async def slow(ctx):
+        await asyncio.sleep(0.6)
+
+    manager.register("command.invoked.pre", slow, priority=200)
+    async for slack in serve_bot(harness, tmp_path, ack_budget_seconds=0.2):
+        _, ack = await slack.slash("/effort", "", user="U0OWNER", channel=channel, key="slow2")
+        await slack.bot.slash.drain()
+        shown = await shown_to_sender(slack, "slow2")
+    assert ack == "working on `/effort` …"
+    assert shown == {
+        "original": "replaced",
+        "messages": [{"text": "effort: `medium` (choose from low, medium, high)",
+                      "response_type": "ephemeral"}],
+    }  # fmt: skip
 
 
 async def test_task_that_never_answers_gets_a_timeout_follow_up(harness, tmp_path):

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Slack, free_port
+from harness.hooks.contexts import TaskSpec
+
+from .conftest import Slack, free_port, serve_bot
 
 ROOT = Path(__file__).resolve().parents[3]
 TEAM = "TLOCAL"  # bot.say's default team
@@ -90,3 +92,21 @@ async def test_no_bot_listening_is_explained_and_fails():
     status, lines = await say("/model", "--url", url)
     assert status == 1
     assert lines == [f"no bot is listening at {url}; start it with `make run` (or `python -m bot`)"]
+
+
+async def test_a_late_reply_is_printed_as_it_replaced_the_working_note(
+    harness, manager, worker, tmp_path, channel
+):
+    await harness.start_task(TaskSpec(title="t", owner=OWNER, model="offline"), team=TEAM,
+                             channel=channel)  # fmt: skip
+
+    async def slow(ctx):
+        await asyncio.sleep(0.6)
+
+    manager.register("command.invoked.pre", slow, priority=200)
+    async for slack in serve_bot(harness, tmp_path, ack_budget_seconds=0.2):
+        status, lines = await say("/effort low", "--user", OWNER, "--channel", channel,
+                                  "--url", slack.url)  # fmt: skip
+    assert status == 0
+    assert lines == ["working on `/effort low` …", "effort set to `low` (was `medium`)",
+                     "(posted to the channel for everyone)"]  # fmt: skip
