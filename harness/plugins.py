@@ -66,10 +66,12 @@ def register_plugins(manager: HookManager, settings: Settings) -> None:
 async def effective_manager(
     settings: Settings, *, config: Path | None = None
 ) -> AsyncIterator[HookManager]:
-    """A manager with the built-in plugin, the code plugins and the hooks file, as the worker has.
+    """A manager with the built-in plugins, the code plugins and the hooks file, as the worker has.
 
-    Nothing runs on it: the artefact store is in memory and never called, and the
-    remote executors the file built are closed on exit.
+    The order is :func:`harness.temporal.worker.build_manager`'s, so equal priorities
+    list as they run. Nothing runs on it: the artefact store is in memory and never
+    called, and what holds connections (remote executors, the agent runtime's HTTP
+    client) is closed on exit.
 
     Args:
         settings: the plugins and retry defaults (``settings.hooks_config`` is not read).
@@ -78,6 +80,7 @@ async def effective_manager(
     Raises:
         HookConfigError: the file or a plugin path is wrong, every problem named.
     """
+    from harness.agent.runtime import AgentRuntime
     from harness.providers import system_random
     from harness.store import SqliteArtefactStore
 
@@ -92,6 +95,7 @@ async def effective_manager(
     try:
         register_builtin(manager, store=store, random=system_random(),
                          retry=hooks.retry_defaults(retry) if hooks else retry)  # fmt: skip
+        AgentRuntime(settings, store).register(manager)  # the loop's and the channel's bodies
         register_plugins(manager, settings)
         if hooks is not None:
             hooks.apply(manager)
