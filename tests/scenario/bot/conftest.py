@@ -133,7 +133,7 @@ class Slack:
 
 
 async def serve_bot(harness: Harness, tmp_path: Path, **settings) -> AsyncIterator[Slack]:
-    port = free_port()
+    port = settings.pop("port", None) or free_port()
     bot_settings = BotSettings(
         _env_file=None, signing_secret=Slack.signing_secret, bot_token="", port=port,
         data_dir=tmp_path, **settings,
