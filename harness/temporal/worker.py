@@ -9,12 +9,9 @@ Temporal (the workflow retries them on the next worker).
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import signal
-from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
 
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -25,6 +22,7 @@ from harness.audit_store import SqliteAuditStore
 from harness.config import Settings
 from harness.hooks import POINTS, HookManager, RetryDefaults, load_hooks_config, register_builtin
 from harness.hooks.contexts import ShutdownContext
+from harness.plugins import register_plugins
 from harness.providers import SystemClock, system_random
 from harness.store import ArtefactStore, SqliteArtefactStore
 from harness.temporal.activities import HarnessActivities
@@ -33,19 +31,17 @@ from harness.temporal.workflows import TaskWorkflow
 
 log = logging.getLogger(__name__)
 
-Plugin = Callable[[HookManager, Settings], Any]
-
 
 def build_manager(settings: Settings, store: ArtefactStore) -> HookManager:
     """A manager with the built-in plugins (task, agent loop, channel) and configured ones.
 
-    Configured executors arrive through ``settings.plugins`` (``module:function``
-    paths, each called with the manager and the settings) until executor
-    configuration gets its own format.
+    Code plugins are ``settings.plugins`` (``module:function`` paths, each called with
+    the manager and the settings, see :mod:`harness.plugins`); executors described
+    without code come from ``settings.hooks_config``.
 
     Raises:
-        ImportError, AttributeError: a plugin path does not resolve.
-        HookConfigError: ``settings.hooks_config`` is invalid (every problem named).
+        HookConfigError: ``settings.hooks_config`` is invalid, or a plugin path does
+            not resolve (every problem named).
     """
     manager = HookManager()
     manager.audit.sinks.append(SqliteAuditStore(settings.artefact_store_path))
@@ -59,18 +55,10 @@ def build_manager(settings: Settings, store: ArtefactStore) -> HookManager:
     retry = hooks.retry_defaults(retry) if hooks else retry
     register_builtin(manager, store=store, random=system_random(), retry=retry)
     AgentRuntime(settings, store).register(manager)  # the agent loop's and the channel's bodies
-    for path in settings.plugins:
-        load_plugin(path)(manager, settings)
+    register_plugins(manager, settings)
     if hooks is not None:
         hooks.apply(manager)  # logs the resulting chain of every point
     return manager
-
-
-def load_plugin(path: str) -> Plugin:
-    """Resolve ``module:function``."""
-    module, _, name = path.partition(":")
-    plugin: Plugin = getattr(importlib.import_module(module), name or "register")
-    return plugin
 
 
 def describe(manager: HookManager) -> list[str]:
