@@ -40,7 +40,6 @@ from harness.temporal.requests import RequestWorkflow
 from harness.temporal.worker import build_manager, build_worker
 from harness.temporal.workflows import TaskWorkflow
 
-
 ROOT = Path(__file__).resolve().parents[3]
 
 
