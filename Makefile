@@ -19,7 +19,7 @@ run: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check harness bot commands tests bench examples
-	$(BIN)/mypy --strict harness
+	$(BIN)/mypy --strict harness bot commands
 	$(BIN)/lint-imports
 
 test: lint

@@ -34,7 +34,7 @@ def parse(text: str) -> SkillArgs:
         return SkillArgs()
     if len(words) != 2 or words[0] not in ("load", "unload"):
         raise UsageError(command=NAME, problem="say load or unload, and one skill", usage=USAGE)
-    return SkillArgs(action=words[0], name=words[1])  # type: ignore[arg-type]  # checked above
+    return SkillArgs(action=words[0], name=words[1])
 
 
 async def body(ctx: CommandInvokedContext, args: SkillArgs, config: CommandConfig) -> CommandResult:
