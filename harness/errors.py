@@ -21,6 +21,11 @@ Each package declares its own errors in its own ``errors.py``; all derive from
 
 Foreign exceptions become these at two boundaries only: the HTTP providers
 (:mod:`harness.http`) and :func:`harness.hooks.remote.wire.map_transport_errors`.
+
+Each error says whether another attempt may help (:attr:`HarnessError.retryable`),
+because the activity boundary keeps only a type name and a message: the wrapper
+turns a ``False`` into a non-retryable Temporal failure, so a misconfiguration fails
+the task on its first attempt instead of after every retry.
 """
 
 from __future__ import annotations
@@ -28,3 +33,25 @@ from __future__ import annotations
 
 class HarnessError(Exception):
     """Base class for errors raised deliberately by the harness."""
+
+    @property
+    def retryable(self) -> bool:
+        """Whether another attempt may succeed; yes unless the error knows better.
+
+        Most failures the harness raises are about something outside it (a server,
+        a network, a slow executor), so the default is to try again; errors about
+        the request itself or the configuration override this with ``False``.
+        """
+        return True
+
+
+def is_retryable(error: BaseException) -> bool:
+    """Whether ``error`` is worth another attempt (``retryable`` when it has one; else yes).
+
+    Args:
+        error: any exception an operation raised.
+
+    Returns:
+        ``False`` only when the error says so.
+    """
+    return getattr(error, "retryable", True) is not False

@@ -82,6 +82,11 @@ class HookValidationError(HookError):
         self.detail = detail
         super().__init__(f"executor {executor} at {point} returned an invalid context: {detail}")
 
+    @property
+    def retryable(self) -> bool:
+        """No: the same executor returns the same invalid context on every attempt."""
+        return False
+
     def __reduce__(self) -> tuple[object, ...]:
         return (_rebuild_validation, (self.point, self.executor, self.detail))
 
@@ -100,6 +105,11 @@ class UnknownHookPointError(HookError, ValueError):
             f"unknown hook point {name!r}: expected '<operation>.<phase>' with an operation "
             f"from the catalogue and a phase in pre, in, post{extra}"
         )
+
+    @property
+    def retryable(self) -> bool:
+        """No: the name is wrong in code or configuration, and stays wrong."""
+        return False
 
     def __reduce__(self) -> tuple[object, ...]:
         return (_rebuild_unknown, (self.name,))
@@ -144,6 +154,11 @@ class HookConfigError(HookError, ValueError):
         self.problems = problems
         listing = "\n".join(f"  - {p}" for p in problems)
         super().__init__(f"invalid hooks configuration {source}:\n{listing}")
+
+    @property
+    def retryable(self) -> bool:
+        """No: the file stays wrong until an operator fixes it."""
+        return False
 
     def __reduce__(self) -> tuple[object, ...]:
         return (_rebuild_config, (self.source, self.problems))

@@ -19,6 +19,7 @@ from typing import Any, Final, TypeVar
 from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
+from harness.errors import is_retryable
 from harness.hooks import HookAbort, HookContext, HookManager, HookTransportError
 from harness.hooks.contexts import HeartbeatTickContext
 from harness.providers import Clock, SystemClock
@@ -154,10 +155,15 @@ async def run_hooked(host: ActivityHost, operation: str, ctx: C) -> C:
     except (ApplicationError, asyncio.CancelledError):
         raise
     except Exception as error:
-        # The traceback stays in this worker's log; history gets the type and a redacted text.
+        # The traceback stays in this worker's log; history gets the type, a redacted
+        # text and whether retrying can help: only this side still has the exception,
+        # so an error that knows it is permanent (a model with no provider configured,
+        # a vendor's 4xx) must say so here or the workflow retries it max_attempts times.
         log.exception("%s failed in activity %s", operation, info.activity_type)
         message = host.manager.redactor.redact_text(str(error))
-        raise ApplicationError(message, type=type(error).__name__) from None
+        raise ApplicationError(
+            message, type=type(error).__name__, non_retryable=not is_retryable(error)
+        ) from None
     finally:
         host.in_flight -= 1
         if not chain.done():

@@ -4,7 +4,8 @@
 
     HarnessError
     └── ToolError                 a call the tool refuses: bad arguments, unknown tool.
-        │                         Becomes an ``is_error`` ToolResult the model reads.
+        │                         Becomes an ``is_error`` ToolResult the model reads;
+        │                         if one escapes the registry it is not retried.
         └── ToolUnavailable       the tool's backend failed (an MCP server gone, a
                                   timeout). Fails the ``tool.invoked`` operation, so
                                   the workflow's retry path runs.
@@ -28,6 +29,16 @@ class ToolError(HarnessError):
         self.detail = detail
         super().__init__(f"{tool}: {detail}")
 
+    @property
+    def retryable(self) -> bool:
+        """No: the same call fails the same way (bad arguments, unknown tool)."""
+        return False
+
 
 class ToolUnavailable(ToolError):
     """The tool could not be reached or did not answer; trying again may help."""
+
+    @property
+    def retryable(self) -> bool:
+        """Yes: the backend may be back on the next attempt."""
+        return True
