@@ -20,6 +20,7 @@ from harness.hooks import HookAbort, HookManager
 from harness.hooks.contexts import (
     AgentInvokedContext,
     AgentOutput,
+    HelpDecision,
     HelpRequest,
     Message,
     Skill,
@@ -115,4 +116,7 @@ class _NoPeople:
         raise HookAbort("a named agent cannot ask people for help", refusal=True)
 
     async def refused(self, answer: HelpAnswer, reason: str) -> None:
+        return None
+
+    async def accepted(self, decision: HelpDecision) -> None:
         return None

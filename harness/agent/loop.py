@@ -31,7 +31,9 @@ it on its next turn. Aborts of any other operation propagate (a task failure or
 refusal, as DESIGN.md says). Waiting for people is a :class:`HelpWaiter`: in the
 workflow a ``wait_condition`` on state an update handler sets when a Slack button is
 clicked (no activity, no worker slot held); a click that ``help.decided`` refuses (a
-watcher's) is reported with :meth:`HelpWaiter.refused` and the loop waits again.
+watcher's) is reported with :meth:`HelpWaiter.refused` and the loop waits again; an
+accepted one with :meth:`HelpWaiter.accepted`. A question without options has no
+buttons: in the workflow a decider's reply in the thread answers it.
 """
 
 from __future__ import annotations

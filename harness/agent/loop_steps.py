@@ -56,6 +56,14 @@ class HelpWaiter(Protocol):
         """Tell whoever gave ``answer`` that it was refused; the loop then waits again."""
         ...
 
+    async def accepted(self, decision: HelpDecision) -> None:
+        """``help.decided`` accepted an answer; the loop goes on (the task is running again).
+
+        Separate from :meth:`wait` because only after ``help.decided`` is it known
+        whether the wait is over: a refused answer leaves the question open.
+        """
+        ...
+
 
 class LoopSteps:
     """Turns of the main model, each tool call, help requests and compaction."""
@@ -182,11 +190,11 @@ class LoopSteps:
                     raise
                 await self.waiter.refused(answer, abort.reason)
                 continue
-            if decided.result is not None:
-                return decided.result
-            return HelpDecision(
+            decision = decided.result or HelpDecision(
                 request_id=request.request_id, decided_by=answer.decided_by, choice=answer.choice
             )
+            await self.waiter.accepted(decision)
+            return decision
 
     async def compact_if_needed(self) -> bool:
         """Compact the transcript when ``compaction.trigger`` says so; whether it did."""

@@ -7,6 +7,18 @@ events and buttons and forwarding them to the task.
 
 from __future__ import annotations
 
-from harness.channels.slack import SlackChannel, help_blocks, register_channel_builtin
+from harness.channels.slack import (
+    REPLY_HINT,
+    SlackChannel,
+    help_blocks,
+    question_text,
+    register_channel_builtin,
+)
 
-__all__ = ["SlackChannel", "help_blocks", "register_channel_builtin"]
+__all__ = [
+    "REPLY_HINT",
+    "SlackChannel",
+    "help_blocks",
+    "question_text",
+    "register_channel_builtin",
+]

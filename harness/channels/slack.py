@@ -28,21 +28,37 @@ HELP_ACTION_PREFIX: Final = "help:"
 
 MAX_REPLY_BYTES: Final = 64 * 1024
 
+REPLY_HINT: Final = "reply in this thread to answer"
+"""Shown with a question that has no buttons: the task takes the next reply as the answer."""
+
 
 class ChannelError(HarnessError):
     """Slack (or the stand-in) did not accept a post; the operation fails and is retried."""
 
 
+def question_text(request: HelpRequest) -> str:
+    """The text of a posted question; one without buttons says how to answer it.
+
+    Without the hint a question with no options reads like a remark, and nobody
+    knows the task is waiting for them.
+    """
+    return request.question if request.options else f"{request.question} ({REPLY_HINT})"
+
+
 def help_blocks(request: HelpRequest) -> tuple[dict[str, Any], ...]:
     """Slack blocks for a help request: the question and one button per option.
 
-    A question without options gets no buttons (people answer in the thread). The
-    button's ``value`` is the option itself, so the click payload says what was chosen.
+    A question without options gets no buttons and a line saying to reply in the
+    thread (the task takes a decider's reply as the answer). The button's ``value``
+    is the option itself, so the click payload says what was chosen.
     """
     blocks: list[dict[str, Any]] = [
         {"type": "section", "text": {"type": "mrkdwn", "text": request.question}}
     ]
-    if request.options:
+    if not request.options:
+        blocks.append({"type": "context",
+                       "elements": [{"type": "mrkdwn", "text": f"_{REPLY_HINT}_"}]})  # fmt: skip
+    else:
         blocks.append({
             "type": "actions",
             "block_id": f"help-{request.request_id}"[:255],

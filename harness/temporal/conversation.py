@@ -5,7 +5,8 @@ receives; :meth:`Conversation.serve` runs the :class:`~harness.agent.loop.AgentL
 for it (every step an activity, through :class:`~harness.temporal.agent_runner.LoopOperations`)
 and posts the reply with ``channel.sent``. The loop's state is plain data the
 workflow keeps and carries across continue-as-new. Waiting for people is a
-``wait_condition`` on answers the ``help`` update delivers: no activity runs and no
+``wait_condition`` on answers the ``help`` update delivers (or, for a question with no
+buttons, a reply in the thread the ``message`` update delivers): no activity runs and no
 worker slot is held while a question is open, and a worker restart loses nothing
 (the wait is replayed from history).
 """
@@ -23,12 +24,13 @@ with workflow.unsafe.imports_passed_through():
     from harness.agent.loop import AgentLoop
     from harness.agent.loop_steps import HelpAnswer
     from harness.agent.state import LOOP_DEFAULTS_KEY, AgentState, LoopDefaults, LoopIdentity
-    from harness.channels import help_blocks
+    from harness.channels import help_blocks, question_text
     from harness.hooks import HookAbort
     from harness.hooks.contexts import (
         ChannelMessage,
         ChannelSentContext,
         Effort,
+        HelpDecision,
         HelpRequest,
         Participant,
         PersistenceReadContext,
@@ -88,9 +90,22 @@ class Conversation:
         self.history_limit = 0
         self._serving: asyncio.Task[None] | None = None
         self._asking = False
+        self._open: HelpRequest | None = None
 
     def receive(self, message: ChannelMessage) -> None:
-        """Queue ``message`` for the loop (the ``message`` update already stored it)."""
+        """Queue ``message`` for the loop (the ``message`` update already stored it).
+
+        While a question without options is open, a reply in the task's thread is
+        its answer instead: such a question has no buttons, so a reply is the only
+        way to answer it. ``help.decided`` judges the sender as it judges a click (a
+        watcher is refused and the question stays open); the reply is not also
+        queued as a request.
+        """
+        question, thread = self._open, self._host.ref.thread
+        if question is not None and not question.options and message.thread in ("", thread):
+            self.answer(question.request_id, HelpAnswer(decided_by=message.user,
+                                                        choice=message.text))  # fmt: skip
+            return
         self._pending.append(message)
 
     @property
@@ -196,6 +211,7 @@ class Conversation:
             reply = f"failed: {error.message}"
         finally:
             self._answers.clear()  # this request's questions are over; later clicks are refused
+            self._open = None
         await self.post(
             ChannelMessage(channel=message.channel or host.ref.channel,
                            thread=message.thread or host.ref.thread, text=reply or "(no answer)")
@@ -225,14 +241,15 @@ class Conversation:
         return sent.result
 
     async def wait(self, request: HelpRequest) -> HelpAnswer:
-        """Post the question with buttons (once), then wait for a click (no worker slot held)."""
+        """Post the question (once), then wait for a click or reply (no worker slot held)."""
         host = self._host
         self._answers.setdefault(request.request_id, [])
+        self._open = request
         if request.request_id not in self._posted:
             self._posted.add(request.request_id)
             await self.post(
                 ChannelMessage(channel=host.ref.channel, thread=host.ref.thread,
-                               text=request.question, blocks=help_blocks(request))
+                               text=question_text(request), blocks=help_blocks(request))
             )  # fmt: skip
         if host.status != TaskStatus.WAITING:
             await host.transition(TaskStatus.WAITING, f"waiting for an answer: {request.question}")
@@ -242,9 +259,16 @@ class Conversation:
             await workflow.wait_condition(lambda: bool(answers))
         finally:
             self._asking = False
-        answer = answers.pop(0)
-        await host.transition(TaskStatus.RUNNING, f"{answer.decided_by} answered")
-        return answer
+        return answers.pop(0)
+
+    async def accepted(self, decision: HelpDecision) -> None:
+        """Back to ``running`` once ``help.decided`` accepted (a refused answer changes nothing).
+
+        Only now is the question closed to replies: one arriving while ``help.decided``
+        judged a watcher's answer is the next answer, not a new request.
+        """
+        self._open = None
+        await self._host.transition(TaskStatus.RUNNING, f"{decision.decided_by} answered")
 
     async def refused(self, answer: HelpAnswer, reason: str) -> None:
         """Tell only the person whose click was refused (an ephemeral post), then wait again."""

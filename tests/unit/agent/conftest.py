@@ -42,6 +42,7 @@ class ScriptedPeople:
     answers: list[HelpAnswer] = field(default_factory=list)
     asked: list[HelpRequest] = field(default_factory=list)
     refusals: list[tuple[str, str]] = field(default_factory=list)
+    accepted_by: list[str] = field(default_factory=list)
 
     async def wait(self, request: HelpRequest) -> HelpAnswer:
         self.asked.append(request)
@@ -49,6 +50,9 @@ class ScriptedPeople:
 
     async def refused(self, answer: HelpAnswer, reason: str) -> None:
         self.refusals.append((answer.decided_by, reason))
+
+    async def accepted(self, decision) -> None:
+        self.accepted_by.append(decision.decided_by)
 
 
 @dataclass

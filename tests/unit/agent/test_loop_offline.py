@@ -79,6 +79,7 @@ async def test_ask_triage_waits_for_a_decider_and_refuses_a_watcher(manager, peo
     assert people.refusals == [
         ("U_WATCHER", "U_WATCHER is a watcher; only the owner or a collaborator can answer")
     ]
+    assert people.accepted_by == ["U_OWNER"]  # the refused answer did not end the wait
     assert Message(role="user", content="U_OWNER answered: staging") in loop.state.transcript
 
 
