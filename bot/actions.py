@@ -19,7 +19,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 from bot.gateway import Harness, task_id
 from bot.ledger import Ledger
 from harness.channels.slack import HELP_ACTION_PREFIX
-from harness.temporal.errors import TaskError
+from harness.temporal.errors import TaskError, TaskTimedOut
 from harness.temporal.models import HelpClick
 
 log = logging.getLogger(__name__)
@@ -70,8 +70,9 @@ class HelpButtons:
             await self.harness.answer_help(target, click)
         except TaskError as error:
             log.info("help click %s not taken: %s", click.request_id, error)
-            await respond(text=f"refused: {error.reason}", response_type="ephemeral",
-                          replace_original=False)  # fmt: skip
+            # A timeout is not a refusal: the click may still count.
+            text = error.reason if isinstance(error, TaskTimedOut) else f"refused: {error.reason}"
+            await respond(text=text, response_type="ephemeral", replace_original=False)
 
 
 def register(app: AsyncApp, buttons: HelpButtons) -> None:

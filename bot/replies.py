@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from typing import Final
 
-from harness.temporal.errors import TaskBusy, TaskError, TaskNotFound, TaskRejected
+from harness.temporal.errors import (
+    TaskBusy,
+    TaskError,
+    TaskNotFound,
+    TaskRejected,
+    TaskTimedOut,
+)
 
 UNREACHABLE: Final = (
     "the harness is not reachable right now (its Temporal server did not answer); "
@@ -39,6 +45,8 @@ def for_error(command: str, error: BaseException) -> str:
         return no_task(command)
     if isinstance(error, TaskBusy):
         return busy(command, error.in_flight)
+    if isinstance(error, TaskTimedOut):
+        return no_answer(command)
     if isinstance(error, TaskError | TimeoutError | OSError):
         return UNREACHABLE
     return f"/{command} failed: {type(error).__name__}"
@@ -50,6 +58,18 @@ def busy(command: str, in_flight: int | None) -> str:
     return (
         f"this task is busy {how}, so `/{command}` was not applied; "
         "nothing was changed — try again in a moment"
+    )
+
+
+def no_answer(command: str) -> str:
+    """The reply when the task did not answer in time: it may still apply the command.
+
+    Not :data:`UNREACHABLE` ("nothing was changed"): the update stays with the task,
+    so sending it again blindly could apply it twice.
+    """
+    return (
+        f"the task did not answer `/{command}` in time; it may still be applied — "
+        "check `/status` before trying again"
     )
 
 

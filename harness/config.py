@@ -47,6 +47,9 @@ class Settings(BaseSettings):
     """How long in-flight activities may finish after a stop signal before being handed back."""
     sticky_queue_timeout_seconds: float = Field(default=10.0, gt=0)
     """How long a workflow task waits for the worker that cached it before any worker takes it."""
+    update_timeout_seconds: float | None = Field(default=None, gt=0)
+    """How long a request to a task (a command, a message, a click) waits for its answer;
+    unset waits as long as Temporal does. Past it the caller gets ``TaskTimedOut``."""
 
     models: list[str] = Field(default_factory=lambda: ["offline"])
     """Model names a task may use (``/model <x>`` accepts these); JSON in the environment:

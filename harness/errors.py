@@ -17,6 +17,7 @@ Each package declares its own errors in its own ``errors.py``; all derive from
         ├── TaskRejected               the task refused the request (finished, invalid)
         ├── TaskNotFound               no task has that id
         ├── TaskBusy                   the task is at Temporal's limit of in-flight requests
+        ├── TaskTimedOut               the task did not answer in time; the request may apply
         └── TaskUnavailable            Temporal cannot be reached
 
 Foreign exceptions become these at two boundaries only: the HTTP providers

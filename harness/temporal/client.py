@@ -9,11 +9,19 @@ its :class:`TaskRef`.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 from collections.abc import AsyncIterator, Sequence
+from datetime import timedelta
+from typing import Final
 
-from temporalio.client import Client, WorkflowFailureError, WorkflowUpdateFailedError
+from temporalio.client import (
+    Client,
+    WorkflowFailureError,
+    WorkflowUpdateFailedError,
+    WorkflowUpdateRPCTimeoutOrCancelledError,
+)
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
@@ -33,7 +41,13 @@ from harness.hooks.contexts import (
     TaskStatus,
 )
 from harness.temporal import REQUEST_WORKFLOW, TASK_WORKFLOW
-from harness.temporal.errors import TaskBusy, TaskNotFound, TaskRejected, TaskUnavailable
+from harness.temporal.errors import (
+    TaskBusy,
+    TaskNotFound,
+    TaskRejected,
+    TaskTimedOut,
+    TaskUnavailable,
+)
 from harness.temporal.models import (
     ActivityPolicy,
     Delivery,
@@ -205,6 +219,7 @@ class HarnessClient:
             TaskNotFound: no task runs there (nothing was started in that channel).
             TaskRejected: the task has finished or the command targets another task.
             TaskBusy: the task had its limit of requests in flight (10) for too long.
+            TaskTimedOut: no answer within ``update_timeout_seconds`` (it may still apply).
             TaskUnavailable: Temporal could not be reached.
         """
         if ctx.task is None:
@@ -212,8 +227,9 @@ class HarnessClient:
         async with self._mapped(ctx.task.task_id):
             handle = self.temporal.get_workflow_handle(ctx.task.task_id)
             result: CommandResult = await handle.execute_update(
-                "command", ctx, result_type=CommandResult, id=ctx.correlation_id or None
-            )
+                "command", ctx, result_type=CommandResult, id=ctx.correlation_id or None,
+                rpc_timeout=self._update_timeout,
+            )  # fmt: skip
         return result
 
     async def send_message(self, task_id: str, message: ChannelMessage) -> int:
@@ -228,6 +244,7 @@ class HarnessClient:
                 message,
                 result_type=int,
                 id=f"message/{message.ts}" if message.ts else None,
+                rpc_timeout=self._update_timeout,
             )
         return position
 
@@ -239,7 +256,7 @@ class HarnessClient:
         """
         async with self._mapped(task_id):
             handle = self.temporal.get_workflow_handle(task_id)
-            await handle.execute_update("help", click)
+            await handle.execute_update("help", click, rpc_timeout=self._update_timeout)
 
     async def finish(
         self, task_id: str, status: TaskStatus = TaskStatus.SUCCEEDED, summary: str = "",
@@ -249,7 +266,8 @@ class HarnessClient:
         request = FinishRequest(status=status, summary=summary, requested_by=requested_by,
                                 children_grace_seconds=children_grace_seconds)  # fmt: skip
         async with self._mapped(task_id):
-            await self.temporal.get_workflow_handle(task_id).execute_update("finish", request)
+            handle = self.temporal.get_workflow_handle(task_id)
+            await handle.execute_update("finish", request, rpc_timeout=self._update_timeout)
 
     async def cancel(self, task_id: str) -> None:
         """Cancel the task: it runs its ``cancelled`` transition and ``task.complete``, and
@@ -268,6 +286,11 @@ class HarnessClient:
             outcome: TaskOutcome = await handle.result()
         return outcome
 
+    @property
+    def _update_timeout(self) -> timedelta | None:
+        seconds = self.settings.update_timeout_seconds
+        return timedelta(seconds=seconds) if seconds else None
+
     def _policy(self) -> ActivityPolicy:
         """The activity policy new workflows get (workflow code cannot read settings)."""
         return ActivityPolicy(
@@ -283,6 +306,13 @@ class HarnessClient:
             yield
         except WorkflowUpdateFailedError as error:
             raise TaskRejected(task_id=task_id, reason=_message(error.cause)) from error
+        except WorkflowUpdateRPCTimeoutOrCancelledError as error:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                # The SDK turns our caller's cancellation into this error; give it back,
+                # or asyncio.timeout/wait_for around us never see their cancellation.
+                raise asyncio.CancelledError() from error
+            raise TaskTimedOut(task_id=task_id, reason=TIMED_OUT) from error
         except WorkflowFailureError as error:
             raise TaskRejected(task_id=task_id, reason=_message(error.cause)) from error
         except RPCError as error:
@@ -297,6 +327,11 @@ class HarnessClient:
                                in_flight=_in_flight(error.message)) from error  # fmt: skip
             raise TaskUnavailable(task_id=task_id, reason=error.message) from error
 
+
+TIMED_OUT: Final = (
+    "the task did not answer in time; your request may still be applied — check /status"
+)
+"""The reason of every :class:`TaskTimedOut`: what happened and what to do before retrying."""
 
 # Temporal's text for history.maxInFlightUpdates, e.g. "... has been reached (10)".
 _IN_FLIGHT = re.compile(r"in-flight updates has been reached \((\d+)\)")

@@ -5,6 +5,7 @@ HarnessError                  harness.errors
     ├── TaskRejected          the task refused it (finished, invalid, or it failed)
     ├── TaskNotFound          no task with that id was ever started (or it was purged)
     ├── TaskBusy              the task is at Temporal's limit of concurrent requests
+    ├── TaskTimedOut          the task did not answer in time (the request may still apply)
     └── TaskUnavailable       Temporal could not be reached
 """
 
@@ -52,6 +53,18 @@ class TaskBusy(TaskError):
     def __init__(self, *, task_id: str, reason: str, in_flight: int | None = None) -> None:
         self.in_flight = in_flight
         super().__init__(task_id=task_id, reason=reason)
+
+
+class TaskTimedOut(TaskError):
+    """The task did not answer in time; what was sent may still be applied.
+
+    Temporal reports an update whose wait ran out (``update_timeout_seconds``, or
+    its own deadline) the same way as one whose caller went away, and in neither
+    case is the update withdrawn: the task may still apply it. Separate from
+    :class:`TaskUnavailable` because the server answered, and from
+    :class:`TaskRejected` because nothing was refused — the user should look
+    (``/status``) before trying again, or the change may be applied twice.
+    """
 
 
 class TaskUnavailable(TaskError):

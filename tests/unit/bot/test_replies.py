@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from bot import replies
-from harness.temporal.errors import TaskBusy, TaskNotFound, TaskRejected, TaskUnavailable
+from harness.temporal.errors import (
+    TaskBusy,
+    TaskNotFound,
+    TaskRejected,
+    TaskTimedOut,
+    TaskUnavailable,
+)
 
 
 @pytest.mark.parametrize(
@@ -21,8 +27,12 @@ from harness.temporal.errors import TaskBusy, TaskNotFound, TaskRejected, TaskUn
         (TaskRejected(task_id="t", reason="task has finished"),
          "the task did not take `/model`: task has finished"),
         (TaskNotFound(task_id="t", reason="no such task"), replies.no_task("model")),
+        (TaskTimedOut(task_id="t", reason="Timeout or cancellation waiting for update"),
+         "the task did not answer `/model` in time; it may still be applied — "
+         "check `/status` before trying again"),
     ],
-    ids=["busy-in-flight", "busy-rate-limit", "unreachable", "rejected", "not-found"],
+    ids=["busy-in-flight", "busy-rate-limit", "unreachable", "rejected", "not-found",
+         "timed-out"],
 )  # fmt: skip
 def test_each_task_error_has_its_own_reply(error, expected):
     assert replies.for_error("model", error) == expected
