@@ -12,13 +12,39 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Final
 
 from harness.config import Settings
 from harness.hooks import POINTS, HookConfigError
 from harness.hooks.config.plan import executor_kind
+
+EDGE_PRIORITY: Final = 2**62
+"""Priorities this far out mean "before/after everything" (the commands' identity seal
+registers at ±2**62); the 19-digit number tells a reader nothing, so the listing says
+``first`` or ``last`` instead."""
+
+SIGPIPE_STATUS: Final = 141
+"""What a shell reports for a process killed by SIGPIPE (128 + 13), as ``yes | head`` does."""
+
+
+def priority_label(priority: int) -> str:
+    """How the listing shows ``priority``: the number, or ``first``/``last`` at the edges.
+
+    Args:
+        priority: a registration's priority.
+
+    Returns:
+        The text of the priority column.
+    """
+    if priority <= -EDGE_PRIORITY:
+        return "first"
+    if priority >= EDGE_PRIORITY:
+        return "last"
+    return str(priority)
 
 
 async def _list(settings: Settings, config: Path | None) -> int:
@@ -34,7 +60,7 @@ async def _list(settings: Settings, config: Path | None) -> int:
             print(point)
             for reg in regs:
                 kind = executor_kind(reg.executor)
-                print(f"  {reg.priority:>11}  {reg.name:<48} {kind:<8} {reg.mode}")
+                print(f"  {priority_label(reg.priority):>11}  {reg.name:<48} {kind:<8} {reg.mode}")
     return 0
 
 
@@ -65,11 +91,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "list":
-            return asyncio.run(_list(settings, args.config))
-        return _audit(args.db, args.last, args.task)
+            status = asyncio.run(_list(settings, args.config))
+        else:
+            status = _audit(args.db, args.last, args.task)
+        sys.stdout.flush()  # inside the try: a closed pipe surfaces here, not at exit
     except HookConfigError as error:
         print(error, file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader (``| head``) has what it wanted: stop quietly, like coreutils.
+        # Point stdout at devnull so the interpreter's final flush does not complain
+        # (the recipe in the Python docs, "Note on SIGPIPE").
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return SIGPIPE_STATUS
+    return status
 
 
 if __name__ == "__main__":

@@ -45,6 +45,25 @@ def test_cli_list_shows_the_commands_plugin_from_harness_plugins():
     assert bodies == list(COMMANDS)
 
 
+def test_cli_list_shows_the_identity_seal_as_first_and_last_not_as_2_to_the_62():
+    run = hooks_list(plugins='["commands:plugin"]')
+    assert run.returncode == 0, run.stderr
+    pre, post = chain(run.stdout, "command.invoked.pre"), chain(run.stdout, "command.invoked.post")
+    assert pre[0][:2] == ["first", "commands.guard.IdentitySeal.open"]
+    assert post[-1][:2] == ["last", "commands.guard.IdentitySeal.close"]
+    assert "4611686018427387904" not in run.stdout
+
+
+def test_cli_list_into_a_closed_pipe_exits_quietly():
+    """``list | head``: the reader goes away; no BrokenPipeError traceback, SIGPIPE's status."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
+    process = subprocess.Popen([sys.executable, "-m", "harness.hooks", "list"], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    process.stdout.close()  # before the first line is written: every write hits a closed pipe
+    _, stderr = process.communicate(timeout=60)
+    assert (process.returncode, stderr.decode()) == (141, "")
+
+
 def test_cli_list_without_plugins_has_no_role_guard():
     run = hooks_list(plugins="[]")
     assert run.returncode == 0, run.stderr
