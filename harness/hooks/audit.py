@@ -117,6 +117,9 @@ class AuditLog:
         ]  # fmt: skip
         return list(records)[-count:] if count > 0 else []
 
+    def __len__(self) -> int:
+        return len(self._recent)
+
     def last(self, count: int = 20) -> list[AuditRecord]:
         """The ``count`` most recent records seen by this process, oldest first."""
         if count <= 0:

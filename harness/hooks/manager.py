@@ -11,7 +11,6 @@ import bisect
 import inspect
 import itertools
 import logging
-from collections import deque
 from collections.abc import Sequence
 from typing import Final, NamedTuple, TypeVar
 
@@ -47,16 +46,14 @@ class HookManager:
     Args:
         redactor: scrubs every context before executors see it and every output;
             a default :class:`Redactor` when omitted.
-        abort_history: how many recent aborts :attr:`aborts` keeps.
 
     Attributes:
         audit: every abort, refusal, transport error and dry-run verdict (issue 6);
             add sinks to persist it.
     """
 
-    def __init__(self, *, redactor: Redactor | None = None, abort_history: int = 100) -> None:
+    def __init__(self, *, redactor: Redactor | None = None) -> None:
         self.redactor = redactor or Redactor()
-        self.aborts: deque[AbortRecord] = deque(maxlen=abort_history)
         self.audit = AuditLog(self.redactor)
         self._registrations: dict[str, list[Registration]] = {p: [] for p in POINTS}
         self._chains: dict[str, tuple[Registration, ...]] = {p: _EMPTY for p in POINTS}
@@ -221,29 +218,30 @@ class HookManager:
         # The reason travels on: into replies, logs and Temporal's history.
         abort.reason = self.redactor.redact_text(abort.reason)
         abort.args = (abort.reason,)
-        record = AbortRecord(
+        record = self.audit.record(
+            "refusal" if abort.refusal else "abort",
             point=abort.point or "",
             executor=abort.executor or "",
             reason=abort.reason,
-            refusal=abort.refusal,
-            correlation_id=ctx.correlation_id,
-        )
-        self.aborts.append(record)
-        self.audit.record(
-            "refusal" if abort.refusal else "abort",
-            point=record.point,
-            executor=record.executor,
-            reason=record.reason,
             ctx=ctx,
         )
         log.info(
             "%s at %s by %s: %s (correlation %s)",
-            "refusal" if abort.refusal else "abort",
+            record.kind,
             record.point,
             record.executor,
             record.reason,
             record.correlation_id or "-",
         )
+
+    @property
+    def aborts(self) -> list[AbortRecord]:
+        """Recent aborts and refusals in this process, oldest first: a view of :attr:`audit`."""
+        return [
+            AbortRecord(r.point, r.executor, r.reason, r.kind == "refusal", r.correlation_id)
+            for r in self.audit.last(len(self.audit))
+            if r.kind in ("abort", "refusal")
+        ]
 
     def __repr__(self) -> str:
         count = sum(len(regs) for regs in self._chains.values())
