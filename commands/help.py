@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from commands.guard import refusal
-from commands.spec import Args, CommandConfig, CommandSpec, UsageError
+from commands.spec import Args, CommandConfig, CommandSpec, no_arguments
 from harness.hooks.contexts import CommandInvokedContext, CommandResult, Role
 
 NAME: Final = "help"
@@ -22,8 +22,7 @@ def parse(text: str) -> HelpArgs:
     Raises:
         UsageError: any text.
     """
-    if text.strip():
-        raise UsageError(command=NAME, problem="`/help` takes no arguments", usage=USAGE)
+    no_arguments(text, command=NAME, usage=USAGE)
     return HelpArgs()
 
 

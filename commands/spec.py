@@ -43,6 +43,16 @@ class UsageError(ValueError):
         super().__init__(f"{problem}\nusage: {usage}")
 
 
+def no_arguments(text: str, *, command: str, usage: str) -> None:
+    """Check that a command which takes no arguments got none.
+
+    Raises:
+        UsageError: ``text`` is not blank.
+    """
+    if text.strip():
+        raise UsageError(command=command, problem=f"`{usage}` takes no arguments", usage=usage)
+
+
 @dataclass(frozen=True, slots=True)
 class CommandConfig:
     """What bodies need from the worker's configuration.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Final, Literal, final
 
-from harness.hooks.audit import AuditLog
+from harness.hooks.audit import AuditKind, AuditLog
 from harness.hooks.contexts import HookContext
 from harness.hooks.errors import HookAbort, HookValidationError
 from harness.hooks.executor import AbandonObserver, Executor
@@ -86,33 +86,22 @@ class AuditExecutor(_Wrapped):
             out = await self.inner(ctx)
         except HookAbort as abort:
             kind = "refusal" if abort.refusal else "abort"
-            self.audit.record(
-                "audit_veto",
-                point=self.point,
-                executor=self.name,
-                reason=f"would {kind}: {abort.reason}",
-                ctx=ctx,
-            )
+            self._note("audit_veto", f"would {kind}: {abort.reason}", ctx)
             return None
         except Exception as error:
             # A policy on trial must not break live traffic; its failure is recorded instead.
-            self.audit.record(
-                "audit_failure",
-                point=self.point,
-                executor=self.name,
-                reason=f"{type(error).__name__}: {error}",
-                ctx=ctx,
-            )
+            self._note("audit_failure", f"{type(error).__name__}: {error}", ctx)
             return None
         if out is not None:
             changed = sorted(
                 name for name, value in out.__dict__.items() if ctx.__dict__.get(name) != value
             )
-            self.audit.record(
+            self._note(
                 "audit_rewrite",
-                point=self.point,
-                executor=self.name,
-                reason=f"would rewrite {', '.join(changed) or 'nothing (same values)'}",
-                ctx=ctx,
+                f"would rewrite {', '.join(changed) or 'nothing (same values)'}",
+                ctx,
             )
         return None
+
+    def _note(self, kind: AuditKind, reason: str, ctx: HookContext) -> None:
+        self.audit.record(kind, point=self.point, executor=self.name, reason=reason, ctx=ctx)
