@@ -104,6 +104,19 @@ class Settings(BaseSettings):
     slack_bot_token: SecretStr | None = None
     """The bot token ``channel.sent`` posts with; the stand-in accepts any when unset."""
 
+    watchers_may_talk: bool = False
+    """Whether a task's watchers may talk to its agent (mentions, thread replies); by default
+    only its owner and collaborators do, and a sender with no role never does."""
+
+    def secret_values(self) -> tuple[str, ...]:
+        """Every secret value this process is configured with, for the redactor.
+
+        A secret is masked wherever it appears, whatever its shape (issue 9), so a
+        token that looks like no known family still never reaches a log or a reply.
+        """
+        found = (self.openai_api_key, self.anthropic_api_key, self.slack_bot_token)
+        return tuple(s.get_secret_value() for s in found if s is not None and s.get_secret_value())
+
     @property
     def artefact_store_path(self) -> Path:
         """The SQLite file of the artefact store."""

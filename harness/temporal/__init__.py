@@ -56,5 +56,8 @@ ACTIVITY_OPERATIONS: Final[dict[str, str]] = {
 ABORT_ERROR_TYPE: Final = "HookAbort"
 """``ApplicationError.type`` of an operation cancelled by an executor (non-retryable)."""
 
+REFUSED_ERROR_TYPE: Final = "Refused"
+"""``ApplicationError.type`` of an update the task refused on purpose (the client's ``TaskRefused``)."""
+
 GAVE_UP_ERROR_TYPE: Final = "TaskGaveUp"
 """``ApplicationError.type`` the workflow raises when ``activity.failed`` decides to stop."""

@@ -40,10 +40,11 @@ from harness.hooks.contexts import (
     TaskSpec,
     TaskStatus,
 )
-from harness.temporal import REQUEST_WORKFLOW, TASK_WORKFLOW
+from harness.temporal import REFUSED_ERROR_TYPE, REQUEST_WORKFLOW, TASK_WORKFLOW
 from harness.temporal.errors import (
     TaskBusy,
     TaskNotFound,
+    TaskRefused,
     TaskRejected,
     TaskTimedOut,
     TaskUnavailable,
@@ -305,7 +306,10 @@ class HarnessClient:
         try:
             yield
         except WorkflowUpdateFailedError as error:
-            raise TaskRejected(task_id=task_id, reason=_message(error.cause)) from error
+            cause = error.cause
+            if isinstance(cause, ApplicationError) and cause.type == REFUSED_ERROR_TYPE:
+                raise TaskRefused(task_id=task_id, reason=cause.message) from error
+            raise TaskRejected(task_id=task_id, reason=_message(cause)) from error
         except WorkflowUpdateRPCTimeoutOrCancelledError as error:
             current = asyncio.current_task()
             if current is not None and current.cancelling():

@@ -3,6 +3,7 @@
 HarnessError                  harness.errors
 └── TaskError                 a request to a task did not go through
     ├── TaskRejected          the task refused it (finished, invalid, or it failed)
+    │   └── TaskRefused       a hook refused it on purpose (a sender with no role, a policy)
     ├── TaskNotFound          no task with that id was ever started (or it was purged)
     ├── TaskBusy              the task is at Temporal's limit of concurrent requests
     ├── TaskTimedOut          the task did not answer in time (the request may still apply)
@@ -25,6 +26,16 @@ class TaskError(HarnessError):
 
 class TaskRejected(TaskError):
     """The task refused the request: it has finished, the input is invalid, or it failed."""
+
+
+class TaskRefused(TaskRejected):
+    """A hook refused the request on purpose: say ``refused: <reason>`` to the sender only.
+
+    Raised for a message from someone with no role in the task (the built-in
+    ``channel.received`` guard), or any ``HookAbort(refusal=True)`` on the way in.
+    Nothing reached the agent or the transcript. ``reason`` is written for the
+    sender (it names who can invite them).
+    """
 
 
 class TaskNotFound(TaskError):
