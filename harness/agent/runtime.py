@@ -81,7 +81,9 @@ class AgentRuntime:
             agents=self.settings.agents,
             keep_last=self.settings.compaction_keep_last,
         )
-        register_channel_builtin(manager, self.channel)
+        register_channel_builtin(
+            manager, self.channel, watchers_may_talk=self.settings.watchers_may_talk
+        )
         manager.register("persistence.read.in", self, priority=LOOP_DEFAULTS_PRIORITY)
 
     async def start(self) -> None:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any, Final, final
 
+from harness.channels.guard import ConversationGuard
 from harness.errors import HarnessError
-from harness.hooks import BUILTIN_BODY_PRIORITY, HookManager, Registration
+from harness.hooks import BUILTIN_BODY_PRIORITY, ROLE_GUARD_PRIORITY, HookManager, Registration
 from harness.hooks.contexts import (
     ChannelReceivedContext,
     ChannelSentContext,
@@ -137,14 +138,24 @@ class SlackChannel:
         return answer
 
 
-def register_channel_builtin(manager: HookManager, channel: SlackChannel) -> list[Registration]:
-    """Register the channel's default bodies at :data:`BUILTIN_BODY_PRIORITY`."""
+def register_channel_builtin(
+    manager: HookManager, channel: SlackChannel, *, watchers_may_talk: bool = False
+) -> list[Registration]:
+    """Register the channel's default bodies at :data:`BUILTIN_BODY_PRIORITY`, and its guard.
+
+    The guard (:class:`~harness.channels.guard.ConversationGuard`) runs at
+    ``channel.received.pre``, :data:`ROLE_GUARD_PRIORITY`, like the commands' role guard.
+    """
     # Any: each body takes its own operation's context type, narrower than Executor's.
     bodies: dict[str, Any] = {
         "channel.sent": channel.channel_sent,
         "channel.received": channel.channel_received,
     }
+    guard = ConversationGuard(watchers_may_talk=watchers_may_talk)
     return [
-        manager.register(f"{operation}.in", body, priority=BUILTIN_BODY_PRIORITY)
-        for operation, body in bodies.items()
+        manager.register("channel.received.pre", guard, priority=ROLE_GUARD_PRIORITY),
+        *(
+            manager.register(f"{operation}.in", body, priority=BUILTIN_BODY_PRIORITY)
+            for operation, body in bodies.items()
+        ),
     ]

@@ -57,7 +57,7 @@ ABORT_ERROR_TYPE: Final = "HookAbort"
 """``ApplicationError.type`` of an operation cancelled by an executor (non-retryable)."""
 
 REFUSED_ERROR_TYPE: Final = "Refused"
-"""``ApplicationError.type`` of an update the task refused on purpose (the client's ``TaskRefused``)."""
+"""``ApplicationError.type`` of an update the task refused on purpose (``TaskRefused``)."""
 
 GAVE_UP_ERROR_TYPE: Final = "TaskGaveUp"
 """``ApplicationError.type`` the workflow raises when ``activity.failed`` decides to stop."""

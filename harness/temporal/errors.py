@@ -1,13 +1,18 @@
 """Errors :class:`harness.temporal.client.HarnessClient` raises, so callers never catch Temporal's::
 
 HarnessError                  harness.errors
-└── TaskError                 a request to a task did not go through
-    ├── TaskRejected          the task refused it (finished, invalid, or it failed)
-    │   └── TaskRefused       a hook refused it on purpose (a sender with no role, a policy)
-    ├── TaskNotFound          no task with that id was ever started (or it was purged)
-    ├── TaskBusy              the task is at Temporal's limit of concurrent requests
-    ├── TaskTimedOut          the task did not answer in time (the request may still apply)
-    └── TaskUnavailable       Temporal could not be reached
+├── TaskError                 a request to a task did not go through
+│   ├── TaskRejected          the task refused it (finished, invalid, or it failed)
+│   │   └── TaskRefused       a hook refused it on purpose (a sender with no role, a policy)
+│   ├── TaskNotFound          no task with that id was ever started (or it was purged)
+│   ├── TaskBusy              the task is at Temporal's limit of concurrent requests
+│   ├── TaskTimedOut          the task did not answer in time (the request may still apply)
+│   └── TaskUnavailable       Temporal could not be reached
+├── PayloadKeyError           HARNESS_PAYLOAD_KEY (or its file) is missing or malformed
+└── PayloadCodecError         a stored payload cannot be decrypted (unknown key id, altered)
+
+The payload errors come from :mod:`harness.temporal.keys` and :mod:`harness.temporal.codec`,
+before Temporal is called or while a payload is decoded; neither ever holds key material.
 """
 
 from __future__ import annotations
@@ -80,3 +85,46 @@ class TaskTimedOut(TaskError):
 
 class TaskUnavailable(TaskError):
     """Temporal could not be reached (or answered with an error that is not about the task)."""
+
+
+class PayloadKeyError(HarnessError):
+    """No usable payload key: nothing may be sent to Temporal unencrypted (issue 9).
+
+    Raised by :func:`harness.temporal.keys.load_keys` before any connection is made,
+    so the worker and the bot refuse to start instead of writing plain text. The
+    message names where the key was looked for and what is wrong with it, never the
+    value.
+
+    Args:
+        source: where the key came from (``HARNESS_PAYLOAD_KEY`` or the key file).
+        problem: what is wrong, and how to fix it when that is not obvious.
+    """
+
+    def __init__(self, *, source: str, problem: str) -> None:
+        self.source = source
+        self.problem = problem
+        super().__init__(f"{source}: {problem}")
+
+    @property
+    def retryable(self) -> bool:
+        """No: the configuration has to change first."""
+        return False
+
+
+class PayloadCodecError(HarnessError):
+    """A payload marked as ours cannot be decrypted: written under another key, or altered.
+
+    Args:
+        key_id: the id recorded on the payload (a digest of the key, safe to show).
+        problem: what failed, and what to configure when it is a missing key.
+    """
+
+    def __init__(self, *, key_id: str, problem: str) -> None:
+        self.key_id = key_id
+        self.problem = problem
+        super().__init__(f"payload under key id {key_id or '(none)'}: {problem}")
+
+    @property
+    def retryable(self) -> bool:
+        """No: the same bytes and keys fail the same way on every attempt."""
+        return False

@@ -188,3 +188,27 @@ def _gave_up(failure: GaveUp) -> ApplicationError:
         type=GAVE_UP_ERROR_TYPE,
         non_retryable=True,
     )
+
+
+def refusal_of(error: ApplicationError) -> str | None:
+    """The reason of an operation that was refused, or ``None`` if it failed otherwise.
+
+    A refusal is a ``HookAbort`` from any pre executor (DESIGN.md "command.invoked"),
+    or one raised with ``refusal=True`` in any phase (the identity seal catches a
+    changed sender on post).
+    """
+    if error.type == GAVE_UP_ERROR_TYPE and error.details:
+        gave_up = GaveUp.model_validate(error.details[0])
+        if gave_up.abort_refusal or gave_up.abort_point.endswith(".pre"):
+            return gave_up.abort_reason
+    return None
+
+
+def command_reply(command: str, error: ApplicationError) -> str:
+    """``refused: <reason>`` for a refusal, ``/<name> failed: …`` for anything else."""
+    reason = refusal_of(error)
+    if reason is not None:
+        return f"refused: {reason}"
+    if error.type == GAVE_UP_ERROR_TYPE and error.details:
+        return f"/{command} failed: {GaveUp.model_validate(error.details[0]).error_message}"
+    return f"/{command} failed: {error.message}"

@@ -37,10 +37,10 @@ with workflow.unsafe.imports_passed_through():
     )
     from harness.temporal import (
         COMMAND_INVOKED,
-        GAVE_UP_ERROR_TYPE,
         LOOP_ACTIVITIES,
         PERSISTENCE_READ,
         PERSISTENCE_WRITE,
+        REFUSED_ERROR_TYPE,
         TASK_COMPLETE,
         TASK_CREATED,
         TASK_STATE_CHANGED,
@@ -51,12 +51,11 @@ with workflow.unsafe.imports_passed_through():
         FINAL_STATUSES,
         TRANSCRIPT,
         FinishRequest,
-        GaveUp,
         HelpClick,
         TaskInput,
         TaskOutcome,
     )
-    from harness.temporal.retries import OperationRunner
+    from harness.temporal.retries import OperationRunner, command_reply, refusal_of
     from harness.temporal.subtasks import Children, with_cancelled
 
 _EFFORTS = ("low", "medium", "high")
@@ -168,10 +167,20 @@ class TaskWorkflow:
             for index, seen in enumerate(self._transcript, start=1):
                 if message.ts and seen.ts == message.ts:
                     return index
-            received = await self._ops.run(
-                LOOP_ACTIVITIES["channel.received"],
-                ChannelReceivedContext(**self._common(message.ts), message=message),
-            )
+            try:
+                received = await self._ops.run(
+                    LOOP_ACTIVITIES["channel.received"],
+                    ChannelReceivedContext(**self._common(message.ts), message=message),
+                )
+            except ApplicationError as error:
+                reason = refusal_of(error)
+                if reason is None:
+                    raise
+                # Refused on purpose (a sender with no role): the update fails as a refusal,
+                # nothing reaches the transcript or the agent, and the task goes on.
+                raise ApplicationError(
+                    reason, type=REFUSED_ERROR_TYPE, non_retryable=True
+                ) from None
             message = received.result or message
             transcript = (*self._transcript, message)
             await self._ops.run(
@@ -216,7 +225,7 @@ class TaskWorkflow:
                 return CommandResult(reply=f"/{ctx.command} failed: no handler for /{ctx.command}")
             applied = [await self._apply(effect, ctx) for effect in out.result.effects]
         except ApplicationError as error:
-            return CommandResult(reply=_reply_for(ctx.command, error))
+            return CommandResult(reply=command_reply(ctx.command, error))
         spawned = [e.subtask.task_id for e in applied if e.subtask is not None]
         reply = out.result.reply + "".join(f" as `{task_id}`" for task_id in spawned)
         return out.result.model_copy(update={"reply": reply, "effects": tuple(applied)})
@@ -374,18 +383,3 @@ class TaskWorkflow:
             )  # fmt: skip
             return effect.model_copy(update={"subtask": final})
         return effect
-
-
-def _reply_for(command: str, error: ApplicationError) -> str:
-    """``refused: <reason>`` for a refusal, ``/<name> failed: …`` for anything else.
-
-    A refusal is a ``HookAbort`` from any pre executor (DESIGN.md "command.invoked"),
-    or one raised with ``refusal=True`` in any phase (the identity seal catches a
-    changed sender on post).
-    """
-    if error.type == GAVE_UP_ERROR_TYPE and error.details:
-        gave_up = GaveUp.model_validate(error.details[0])
-        if gave_up.abort_refusal or gave_up.abort_point.endswith(".pre"):
-            return f"refused: {gave_up.abort_reason}"
-        return f"/{command} failed: {gave_up.error_message}"
-    return f"/{command} failed: {error.message}"

@@ -43,7 +43,7 @@ def sample(operation: str) -> HookContext:
         "request.received": {"text": "hello", "sender": "U1", "thread": "1.0"},
         "activity.failed": {"activity": "a", "error_type": "E"},
         "activity.retried": {"activity": "a", "backoff_seconds": 0.1},
-        "channel.received": {"message": {"channel": "C1", "text": " hi "}},
+        "channel.received": {"message": {"channel": "C1", "user": "U1", "text": " hi "}},
         "channel.sent": {"message": {"channel": "C1", "text": "hi"}},
         "context.created": {"transcript": [{"role": "user", "content": "hi"}]},
         "llm.invoked": {"model": "offline", "messages": [{"role": "user", "content": "hi"}]},
