@@ -15,6 +15,7 @@ $(STAMP): pyproject.toml
 
 run: $(STAMP)
 	mkdir -p $${HARNESS_DATA_DIR:-.data}
+	$(BIN)/python -m harness.temporal.keys ensure $${HARNESS_PAYLOAD_KEY_FILE:-$${HARNESS_DATA_DIR:-.data}/payload.key}
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile
 
 lint: $(STAMP)

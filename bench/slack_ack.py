@@ -47,6 +47,7 @@ from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 from harness.config import Settings
 from harness.hooks.contexts import TaskSpec
 from harness.temporal.client import HarnessClient
+from harness.temporal.keys import new_key
 
 SECRET = "bench-signing-secret"
 TEAM, CHANNEL, OWNER = "TBENCH", "CBENCH", "UBENCHOWNER"
@@ -199,7 +200,8 @@ async def measure(call, requests: int, concurrency: int) -> dict[str, dict[str, 
 
 
 async def bench(args: argparse.Namespace, address: str, bot_url: str, bare_url: str) -> dict:
-    settings = Settings(_env_file=None, temporal_address=address, task_queue=args.queue)
+    settings = Settings(_env_file=None, temporal_address=address, task_queue=args.queue,
+                        payload_key=args.payload_key)  # fmt: skip
     client = await HarnessClient.connect(settings)
     spec = TaskSpec(title="bench", owner=OWNER, model="offline")
     for lane in range(args.concurrency):
@@ -266,6 +268,7 @@ def main() -> None:
         serve_bare_bolt(args.bare_bolt)
         return
     args.queue = f"bench-{uuid.uuid4().hex[:8]}"
+    args.payload_key = new_key()  # one for the worker, the bot and the client, as in production
     data = Path(tempfile.mkdtemp(prefix="slack-ack-"))
     temporal_port, bot_port, bare_port = free_port(), free_port(), free_port()
     address = f"127.0.0.1:{temporal_port}"
@@ -273,7 +276,8 @@ def main() -> None:
            "HARNESS_TASK_QUEUE": args.queue, "HARNESS_DATA_DIR": str(data),
            "HARNESS_PLUGINS": '["commands:plugin"]', "HARNESS_MODELS": json.dumps(MODELS),
            "BOT_SIGNING_SECRET": SECRET, "BOT_PORT": str(bot_port), "BOT_BOT_TOKEN": "",
-           "SLACK_BOT_TOKEN": "", "SLACK_APP_TOKEN": ""}  # fmt: skip
+           "SLACK_BOT_TOKEN": "", "SLACK_APP_TOKEN": "",
+           "HARNESS_PAYLOAD_KEY": args.payload_key}  # fmt: skip
     log = (data / "processes.log").open("wb")
     procs: list[subprocess.Popen] = []
 

@@ -14,6 +14,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from harness.agent.profiles import AgentProfile
 from harness.temporal import TASK_QUEUE
+from harness.temporal.keys import split_keys
 
 
 class Settings(BaseSettings):
@@ -33,6 +34,12 @@ class Settings(BaseSettings):
     data_dir: Path = Path(".data")
     artefact_store: Path | None = None
     """SQLite file of task artefacts; ``<data_dir>/artefacts.sqlite3`` when unset."""
+    payload_key: SecretStr | None = None
+    """Keys that encrypt what Temporal stores (issue 9): comma-separated base64 32-byte keys;
+    the first encrypts, every one decrypts (rotation: prepend the new key)."""
+    payload_key_file: Path | None = None
+    """Read when ``payload_key`` is unset; ``<data_dir>/payload.key`` when unset itself
+    (``make run`` creates it). Same format; one key a line works too."""
 
     activity_start_to_close_seconds: float = Field(default=120.0, gt=0)
     activity_heartbeat_seconds: float = Field(default=10.0, gt=0)
@@ -115,7 +122,23 @@ class Settings(BaseSettings):
         token that looks like no known family still never reaches a log or a reply.
         """
         found = (self.openai_api_key, self.anthropic_api_key, self.slack_bot_token)
-        return tuple(s.get_secret_value() for s in found if s is not None and s.get_secret_value())
+        values = [s.get_secret_value() for s in found if s is not None and s.get_secret_value()]
+        return (*values, *self._payload_key_values())
+
+    def _payload_key_values(self) -> list[str]:
+        """Each payload key, from the variable or else the file (one by one: a key shows alone)."""
+        text = self.payload_key.get_secret_value() if self.payload_key else ""
+        if not text.strip():
+            try:
+                text = self.payload_key_path.read_text()
+            except OSError:  # no file yet: nothing to mask (harness.temporal.keys says why)
+                return []
+        return split_keys(text)
+
+    @property
+    def payload_key_path(self) -> Path:
+        """The file payload keys are read from when ``HARNESS_PAYLOAD_KEY`` is unset."""
+        return self.payload_key_file or self.data_dir / "payload.key"
 
     @property
     def artefact_store_path(self) -> Path:

@@ -13,12 +13,14 @@ Each package declares its own errors in its own ``errors.py``; all derive from
     │   └── UnknownHookPointError      a point name outside the catalogue
     ├── HttpClientError                harness.http.errors: an HTTP provider's call failed
     ├── WireError                      harness.hooks.remote.wire: a reply broke the protocol
-    └── TaskError                      harness.temporal.errors
-        ├── TaskRejected               the task refused the request (finished, invalid)
-        ├── TaskNotFound               no task has that id
-        ├── TaskBusy                   the task is at Temporal's limit of in-flight requests
-        ├── TaskTimedOut               the task did not answer in time; the request may apply
-        └── TaskUnavailable            Temporal cannot be reached
+    ├── TaskError                      harness.temporal.errors
+    │   ├── TaskRejected               the task refused the request (finished, invalid)
+    │   ├── TaskNotFound               no task has that id
+    │   ├── TaskBusy                   the task is at Temporal's limit of in-flight requests
+    │   ├── TaskTimedOut               the task did not answer in time; the request may apply
+    │   └── TaskUnavailable            Temporal cannot be reached
+    ├── PayloadKeyError                harness.temporal.errors: no usable HARNESS_PAYLOAD_KEY
+    └── PayloadCodecError              harness.temporal.errors: a stored payload does not decrypt
 
 Foreign exceptions become these at two boundaries only: the HTTP providers
 (:mod:`harness.http`) and :func:`harness.hooks.remote.wire.map_transport_errors`.

@@ -14,7 +14,7 @@ import contextlib
 import re
 from collections.abc import AsyncIterator, Sequence
 from datetime import timedelta
-from typing import Final
+from typing import Final, TypeVar
 
 from temporalio.client import (
     Client,
@@ -23,11 +23,11 @@ from temporalio.client import (
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from harness.config import Settings
+from harness.hooks import Redactor
 from harness.hooks.contexts import (
     ChannelMessage,
     CommandInvokedContext,
@@ -41,6 +41,7 @@ from harness.hooks.contexts import (
     TaskStatus,
 )
 from harness.temporal import REFUSED_ERROR_TYPE, REQUEST_WORKFLOW, TASK_WORKFLOW
+from harness.temporal.codec import data_converter
 from harness.temporal.errors import (
     TaskBusy,
     TaskNotFound,
@@ -49,6 +50,7 @@ from harness.temporal.errors import (
     TaskTimedOut,
     TaskUnavailable,
 )
+from harness.temporal.keys import load_keys
 from harness.temporal.models import (
     ActivityPolicy,
     Delivery,
@@ -60,31 +62,42 @@ from harness.temporal.models import (
     task_id_for,
 )
 
+T = TypeVar("T")
+
 
 class HarnessClient:
     """Starts tasks and sends them messages, commands and queries.
 
+    Everything it sends is redacted first (the settings' own secrets and every known
+    token shape): what a task is told is written to Temporal's history, and a token
+    pasted into Slack must not be, even encrypted (DESIGN, "Nothing readable at rest").
+
     Args:
-        client: a Temporal client using ``pydantic_data_converter``.
+        client: a Temporal client using :func:`harness.temporal.codec.data_converter`.
         settings: task queue and the activity policy given to new tasks.
     """
 
     def __init__(self, client: Client, settings: Settings) -> None:
         self.temporal = client
         self.settings = settings
+        # TODO(issue 9): Redactor(secrets=settings.secret_values()) once the redactor takes them.
+        self._redactor = Redactor()
 
     @classmethod
     async def connect(cls, settings: Settings) -> HarnessClient:
-        """Connect to the Temporal server named in ``settings``.
+        """Connect to the Temporal server named in ``settings``, encrypting with its payload keys.
 
         Raises:
+            PayloadKeyError: no payload key is configured, or one is malformed; checked
+                before connecting, so nothing is ever sent unencrypted.
             TaskUnavailable: the server cannot be reached.
         """
+        converter = data_converter(load_keys(settings))
         try:
             client = await Client.connect(
                 settings.temporal_address,
                 namespace=settings.temporal_namespace,
-                data_converter=pydantic_data_converter,
+                data_converter=converter,
             )
         except RuntimeError as error:  # the SDK reports connection failures as RuntimeError
             raise TaskUnavailable(task_id="-", reason=str(error)) from error
@@ -137,6 +150,7 @@ class HarnessClient:
         policy = self._policy()
         task = TaskInput(ref=ref, spec=spec, participants=tuple(participants),
                          correlation_id=correlation_id, policy=policy)  # fmt: skip
+        task = self._clean(task)
         async with self._mapped(ref.task_id):
             try:
                 await self.temporal.start_workflow(
@@ -164,6 +178,7 @@ class HarnessClient:
         if request.task is None:
             raise TaskRejected(task_id="-", reason="request has no target task")
         target = request.task
+        request = self._clean(request)
         policy = self._policy()
         # Per target too: an event id is unique in one Slack workspace, not across them.
         key = f"request/{target.task_id}/{request.correlation_id or request.event_id or request.ts}"
@@ -225,8 +240,10 @@ class HarnessClient:
         """
         if ctx.task is None:
             raise TaskRejected(task_id="-", reason="command has no target task")
-        async with self._mapped(ctx.task.task_id):
-            handle = self.temporal.get_workflow_handle(ctx.task.task_id)
+        task_id = ctx.task.task_id
+        ctx = self._clean(ctx)
+        async with self._mapped(task_id):
+            handle = self.temporal.get_workflow_handle(task_id)
             result: CommandResult = await handle.execute_update(
                 "command", ctx, result_type=CommandResult, id=ctx.correlation_id or None,
                 rpc_timeout=self._update_timeout,
@@ -238,6 +255,7 @@ class HarnessClient:
 
         Sending the same message (same ``ts``) again returns its first position.
         """
+        message = self._clean(message)
         async with self._mapped(task_id):
             handle = self.temporal.get_workflow_handle(task_id)
             position: int = await handle.execute_update(
@@ -255,6 +273,7 @@ class HarnessClient:
         Raises:
             TaskRejected: the task has no such open question (answered already, or ended).
         """
+        click = self._clean(click)
         async with self._mapped(task_id):
             handle = self.temporal.get_workflow_handle(task_id)
             await handle.execute_update("help", click, rpc_timeout=self._update_timeout)
@@ -266,6 +285,7 @@ class HarnessClient:
         """Ask the task to end; sub-tasks still running after the grace period are cancelled."""
         request = FinishRequest(status=status, summary=summary, requested_by=requested_by,
                                 children_grace_seconds=children_grace_seconds)  # fmt: skip
+        request = self._clean(request)
         async with self._mapped(task_id):
             handle = self.temporal.get_workflow_handle(task_id)
             await handle.execute_update("finish", request, rpc_timeout=self._update_timeout)
@@ -291,6 +311,10 @@ class HarnessClient:
     def _update_timeout(self) -> timedelta | None:
         seconds = self.settings.update_timeout_seconds
         return timedelta(seconds=seconds) if seconds else None
+
+    def _clean(self, value: T) -> T:
+        """``value`` with secrets masked: the one step before anything reaches Temporal."""
+        return self._redactor.redact(value)
 
     def _policy(self) -> ActivityPolicy:
         """The activity policy new workflows get (workflow code cannot read settings)."""

@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import sys
 from datetime import timedelta
 
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
 from harness.agent.runtime import AgentRuntime
@@ -26,6 +26,9 @@ from harness.plugins import register_plugins
 from harness.providers import SystemClock, system_random
 from harness.store import ArtefactStore, SqliteArtefactStore
 from harness.temporal.activities import HarnessActivities
+from harness.temporal.codec import data_converter
+from harness.temporal.errors import PayloadKeyError
+from harness.temporal.keys import load_keys
 from harness.temporal.requests import RequestWorkflow
 from harness.temporal.workflows import TaskWorkflow
 
@@ -88,11 +91,14 @@ async def connect(settings: Settings, *, patience: float = 30.0) -> Client:
     """Connect to Temporal, waiting up to ``patience`` seconds for it to come up.
 
     ``make run`` starts the dev server and the worker together; the server needs a
-    moment before it accepts connections.
+    moment before it accepts connections. Payloads are encrypted with the configured
+    keys (:mod:`harness.temporal.codec`); without one there is nothing to wait for.
 
     Raises:
+        PayloadKeyError: no payload key is configured, or one is malformed.
         RuntimeError: still unreachable after ``patience`` seconds.
     """
+    converter = data_converter(load_keys(settings))
     loop = asyncio.get_running_loop()
     deadline = loop.time() + patience
     while True:
@@ -100,7 +106,7 @@ async def connect(settings: Settings, *, patience: float = 30.0) -> Client:
             return await Client.connect(
                 settings.temporal_address,
                 namespace=settings.temporal_namespace,
-                data_converter=pydantic_data_converter,
+                data_converter=converter,
             )
         except RuntimeError as error:  # how the SDK reports an unreachable server
             if loop.time() >= deadline:
@@ -151,9 +157,14 @@ async def serve(
 
 
 def main() -> None:
-    """Run the worker until SIGINT or SIGTERM."""
+    """Run the worker until SIGINT or SIGTERM; exit 2 with one line when no payload key is set."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     settings = Settings()
+    try:
+        load_keys(settings)  # before anything starts: no key, no worker (issue 9)
+    except PayloadKeyError as error:
+        print(f"worker not starting: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
     settings.data_dir.mkdir(parents=True, exist_ok=True)
 
     async def run() -> None:

@@ -25,7 +25,6 @@ import pytest
 from aiohttp import web
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer, Worker
 
 from bot.config import STANDIN_PATH
@@ -36,11 +35,17 @@ from harness.hooks import PHASES, HookContext, HookManager
 from harness.store import SqliteArtefactStore
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.client import HarnessClient
+from harness.temporal.codec import data_converter
+from harness.temporal.keys import new_key, parse_keys
 from harness.temporal.requests import RequestWorkflow
 from harness.temporal.worker import build_manager, build_worker
 from harness.temporal.workflows import TaskWorkflow
 
 ROOT = Path(__file__).resolve().parents[3]
+
+PAYLOAD_KEY = new_key()
+"""The session's one payload key (fresh each run): the ``settings`` and the ``client`` share it."""
+DATA_CONVERTER = data_converter(parse_keys(PAYLOAD_KEY))
 
 
 def _free_port() -> int:
@@ -57,9 +62,15 @@ def temporal_binary() -> str:
 
 
 @pytest.fixture(scope="session")
-def temporal_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def temporal_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The dev server's SQLite file (``-wal`` beside it): what Temporal keeps at rest."""
+    return tmp_path_factory.mktemp("temporal") / "temporal.db"
+
+
+@pytest.fixture(scope="session")
+def temporal_address(temporal_db: Path) -> Iterator[str]:
     port = _free_port()
-    db = tmp_path_factory.mktemp("temporal") / "temporal.db"
+    db = temporal_db
     log = open(db.with_suffix(".log"), "wb")  # closed after the server stops
     server = subprocess.Popen(
         [temporal_binary(), "server", "start-dev", "--headless", "--ip", "127.0.0.1",
@@ -91,7 +102,7 @@ async def client(temporal_address: str) -> Client:
     deadline = time.monotonic() + 30
     while True:
         try:
-            return await Client.connect(temporal_address, data_converter=pydantic_data_converter)
+            return await Client.connect(temporal_address, data_converter=DATA_CONVERTER)
         except RuntimeError:
             if time.monotonic() > deadline:
                 raise
@@ -129,6 +140,7 @@ def settings(
         temporal_address=temporal_address,
         task_queue=task_queue,
         data_dir=tmp_path,
+        payload_key=PAYLOAD_KEY,
         activity_start_to_close_seconds=20,
         activity_heartbeat_seconds=1.5,
         retry_max_attempts=4,
@@ -200,7 +212,7 @@ def recorder() -> Recorder:
 async def assert_replays(client: Client, workflow_ids: Iterable[str]) -> int:
     """Replay each workflow's recorded history; none may hold a WorkflowTaskFailed event."""
     replayer = Replayer(workflows=[TaskWorkflow, RequestWorkflow],
-                        data_converter=pydantic_data_converter)  # fmt: skip
+                        data_converter=DATA_CONVERTER)  # fmt: skip
     count = 0
     for workflow_id in workflow_ids:
         history = await client.get_workflow_handle(workflow_id).fetch_history()
@@ -227,6 +239,7 @@ def worker_env(settings: Settings, **extra: str) -> dict[str, str]:
         HARNESS_STICKY_QUEUE_TIMEOUT_SECONDS=str(settings.sticky_queue_timeout_seconds),
         HARNESS_SHUTDOWN_GRACE_SECONDS=str(settings.shutdown_grace_seconds),
         HARNESS_SLACK_API_URL=settings.slack_api_url,
+        HARNESS_PAYLOAD_KEY=settings.payload_key.get_secret_value() if settings.payload_key else "",
     )
     env.update(extra)
     return env

@@ -14,7 +14,6 @@ import time
 
 import pytest
 from temporalio.api.enums.v1 import EventType
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
 from commands import register_all
@@ -28,6 +27,8 @@ from harness.hooks.contexts import (
 )
 from harness.temporal.requests import RequestWorkflow
 from harness.temporal.workflows import TaskWorkflow
+
+from .conftest import DATA_CONVERTER
 
 CHANNEL = "CCONTINUE"
 
@@ -116,7 +117,7 @@ async def test_a_long_task_continues_as_new_and_keeps_its_state(
     await harness.finish(task_id)
     await harness.outcome(task_id)
     replayer = Replayer(workflows=[TaskWorkflow, RequestWorkflow],
-                        data_converter=pydantic_data_converter)  # fmt: skip
+                        data_converter=DATA_CONVERTER)  # fmt: skip
     for run_id in await runs(client, task_id, first_run):
         history = await client.get_workflow_handle(task_id, run_id=run_id).fetch_history()
         failed = EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED

@@ -28,6 +28,7 @@ from harness.temporal.worker import build_manager, build_worker
 from tests.integration.temporal import conftest as temporal
 
 # The real-Temporal fixtures of the integration tier, shared rather than copied.
+temporal_db = temporal.temporal_db
 temporal_address = temporal.temporal_address
 client = temporal.client
 task_queue = temporal.task_queue

@@ -12,6 +12,7 @@ from bot.standin import RESPONSE_PATH, SHOWN_SUFFIX
 from harness.config import Settings
 from harness.hooks.contexts import TaskSpec
 from harness.temporal.client import HarnessClient
+from tests.integration.temporal.conftest import PAYLOAD_KEY
 
 from .conftest import TEAM, serve_bot
 
@@ -26,7 +27,8 @@ async def test_temporal_down_gets_a_clear_reply_within_3_seconds(tmp_path):
     with socket.socket() as sock:  # a port nobody listens on: Temporal is "stopped"
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    down = Settings(_env_file=None, temporal_address=f"127.0.0.1:{port}")
+    down = Settings(_env_file=None, temporal_address=f"127.0.0.1:{port}",
+                    payload_key=PAYLOAD_KEY)  # fmt: skip
 
     async def connect():
         return await HarnessClient.connect(down)
