@@ -7,6 +7,7 @@ only runs, checks replacements and stops the ``in`` phase once a result is set.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Final
 
 from pydantic import ValidationError
 
@@ -39,7 +40,7 @@ async def run_chain(
     Raises:
         HookAbort: an executor cancelled the operation; ``point`` and ``executor`` are set.
         HookValidationError: an executor returned something other than a valid context
-            of the point's type.
+            of the point's type, or one with another identity (:data:`IDENTITY_FIELDS`).
     """
     cls = type(ctx)
     for reg in registrations:
@@ -64,14 +65,41 @@ async def run_chain(
             )
         try:
             # model_copy(update=...) skips validation, so a replacement is re-validated here.
-            ctx = cls.model_validate(out.__dict__)
+            replacement = cls.model_validate(out.__dict__)
         except ValidationError as error:
             raise HookValidationError(
                 point=reg.point, executor=reg.name, detail=_summarise(error)
             ) from None
+        changed = _changed_identity(ctx, replacement)
+        if changed is not None:
+            raise HookValidationError(
+                point=reg.point,
+                executor=reg.name,
+                detail=f"{changed} is the operation's identity and may not be replaced",
+            )
+        ctx = replacement
         if scrub is not None:
             ctx = scrub(ctx)
     return ctx
+
+
+IDENTITY_FIELDS: Final = ("task", "correlation_id", "attempt", "idempotency_key")
+"""Which operation of which task this is (DESIGN.md, "Identity is not an executor's to change").
+
+Audit records, retries, idempotent writes and the commands' identity seal key on
+these; an executor (local or remote) that could rewrite them could pass its work off
+as another task's or another attempt's. The operation itself is the context's class,
+checked above.
+"""
+
+
+def _changed_identity(before: HookContext, after: HookContext) -> str | None:
+    """The first identity field ``after`` changed, or ``None``."""
+    for name in IDENTITY_FIELDS:
+        old, new = getattr(before, name), getattr(after, name)
+        if old is not new and old != new:
+            return name
+    return None
 
 
 def _summarise(error: ValidationError) -> str:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
-from harness.hooks.contexts.base import Frozen, HookContext
+from harness.hooks.contexts.base import Frozen, FrozenDict, FrozenJson, HookContext
 
 
 class ChannelMessage(Frozen):
@@ -17,7 +17,7 @@ class ChannelMessage(Frozen):
     user: str = ""
     text: str = ""
     ts: str = ""
-    blocks: tuple[dict[str, Any], ...] = ()
+    blocks: tuple[FrozenJson, ...] = ()
 
 
 class ChannelSentContext(HookContext):
@@ -33,5 +33,5 @@ class ChannelReceivedContext(HookContext):
 
     operation: ClassVar[str] = "channel.received"
     message: ChannelMessage
-    raw: dict[str, Any] = Field(default_factory=dict)
+    raw: FrozenJson = Field(default_factory=FrozenDict)
     result: ChannelMessage | None = None

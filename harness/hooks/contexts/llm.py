@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from harness.hooks.contexts.base import Frozen, HookContext
+from harness.hooks.contexts.base import Frozen, FrozenDict, FrozenJson, HookContext
 from harness.hooks.contexts.task import Effort
 
 
@@ -15,7 +15,7 @@ class ToolCall(Frozen):
 
     id: str
     name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: FrozenJson = Field(default_factory=FrozenDict)
 
 
 class Message(Frozen):
@@ -33,7 +33,7 @@ class ToolSpec(Frozen):
 
     name: str
     description: str = ""
-    parameters: dict[str, Any] = Field(default_factory=dict)
+    parameters: FrozenJson = Field(default_factory=FrozenDict)
 
 
 class Usage(Frozen):
@@ -50,7 +50,7 @@ class LlmResponse(Frozen):
     tool_calls: tuple[ToolCall, ...] = ()
     stop_reason: str = ""
     usage: Usage = Usage()
-    raw: dict[str, Any] = Field(default_factory=dict)
+    raw: FrozenJson = Field(default_factory=FrozenDict)
 
 
 class ContextCreatedContext(HookContext):

@@ -7,7 +7,14 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from harness.hooks.contexts.base import Frozen, HookContext, Participant, TaskRef
+from harness.hooks.contexts.base import (
+    Frozen,
+    FrozenDict,
+    FrozenStrMap,
+    HookContext,
+    Participant,
+    TaskRef,
+)
 
 Effort = Literal["low", "medium", "high"]
 
@@ -104,5 +111,5 @@ class TaskCompleteContext(HookContext):
     operation: ClassVar[str] = "task.complete"
     status: TaskStatus
     summary: str = ""
-    outputs: dict[str, str] = Field(default_factory=dict)
+    outputs: FrozenStrMap = Field(default_factory=FrozenDict)
     result: str | None = None
