@@ -26,6 +26,8 @@ DEFAULT_KEEPALIVE: Final = 30.0
 class AiohttpClient:
     """POST bytes over pooled, kept-alive connections with a total deadline and a size cap.
 
+    Redirects are never followed; a 3xx is returned as the response it is.
+
     The session is created on first use, inside the running loop, because aiohttp
     binds it to that loop; construction is therefore safe anywhere (a worker's
     ``__init__``, a test module).
@@ -100,9 +102,12 @@ class AiohttpClient:
             # aiohttp's ``total`` covers acquiring a connection, sending, and reading the
             # body inside this block (the timer stays armed until the response is read),
             # at a third of the cost of wrapping the call in ``asyncio.timeout``.
+            # No redirects, ever: a 3xx would re-send the body (a hook context, a bearer
+            # header) to a server nobody configured (issue 9). The caller sees the 3xx.
             async with session.post(
-                url, data=body, headers=headers, timeout=aiohttp.ClientTimeout(total=timeout)
-            ) as resp:
+                url, data=body, headers=headers, timeout=aiohttp.ClientTimeout(total=timeout),
+                allow_redirects=False,
+            ) as resp:  # fmt: skip
                 length = resp.content_length
                 if length is not None:
                     if length > max_bytes:

@@ -98,7 +98,8 @@ class JsonRpcExecutor:
         Raises:
             HookAbort: the remote vetoed (error code ``ABORT`` with an ``abort`` payload).
             HookTransportError: anything else that is not a conforming reply: timeout,
-                refused or reset connection, non-2xx status, a body that is not JSON,
+                refused or reset connection, non-2xx status (a 3xx is never followed), a
+                body that is not JSON,
                 a wrong ``jsonrpc`` version or ``id``, an ``error`` object, a result that
                 is not a valid context for the point, a reply over the size cap.
         """
@@ -141,6 +142,12 @@ class JsonRpcExecutor:
 
 
 def _describe_status(resp: HttpResponse) -> str:
+    if 300 <= resp.status < 400:
+        where = resp.headers.get("location", "no Location")
+        return (
+            f"HTTP {resp.status} redirect to {where}: remote executors do not follow "
+            "redirects; configure the final URL"
+        )
     kind = resp.headers.get("content-type", "no content-type")
     text = " ".join(resp.body[: _SNIPPET_CHARS * 4].decode("utf-8", "replace").split())
     if len(text) > _SNIPPET_CHARS:

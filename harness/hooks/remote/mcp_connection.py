@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import Any, Final, final
 from urllib.parse import urlsplit, urlunsplit
 
+import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client import Transport
 from mcp.client.stdio import stdio_client
@@ -204,7 +205,7 @@ class _Owner:
 
     async def _run(self) -> None:
         transport = _watched(
-            streamable_http_client(self._params)
+            _http_without_redirects(self._params)
             if isinstance(self._params, str)
             else stdio_client(self._params),
             self._stop,
@@ -240,6 +241,36 @@ def _session_is_gone(error: BaseException) -> bool:
         # (404 after a restart); anything else is the server answering, session intact.
         return error.code in (CONNECTION_CLOSED, INVALID_REQUEST)
     return True
+
+
+@asynccontextmanager
+async def _http_without_redirects(url: str) -> AsyncIterator[Any]:
+    """Streamable HTTP on a client that follows no redirect, not even within the origin.
+
+    The SDK follows same-origin 307/308s by itself; remote executors follow none
+    (issue 9), so a 3xx fails the call like any other non-success, naming the status.
+    """
+    # The SDK's own defaults (create_mcp_http_client): 30 s, and 300 s to read a held stream.
+    # max_redirects=0: the SDK stops following when that budget is spent, so at once.
+    http = httpx2.AsyncClient(
+        timeout=httpx2.Timeout(30.0, read=300.0),
+        max_redirects=0,
+        event_hooks={"response": [_refuse_redirect]},
+    )
+    async with http, streamable_http_client(url, http_client=http) as streams:
+        yield streams
+
+
+async def _refuse_redirect(response: httpx2.Response) -> None:
+    """Fail a 3xx with its status and target, as the JSON-RPC executor words it."""
+    if response.is_redirect:
+        where = response.headers.get("location", "no Location")
+        raise httpx2.HTTPStatusError(
+            f"HTTP {response.status_code} redirect to {where}: remote executors do not "
+            "follow redirects; configure the final URL",
+            request=response.request,
+            response=response,
+        )
 
 
 @asynccontextmanager
