@@ -23,9 +23,10 @@ log = logging.getLogger(__name__)
 
 AuditKind = Literal[
     "abort", "refusal", "transport_error", "ignored_failure", "audit_veto", "audit_rewrite",
-    "audit_failure",
+    "audit_failure", "capped",
 ]  # fmt: skip
-"""What happened: ``audit_*`` kinds come from executors in audit (dry-run) mode."""
+"""What happened: ``audit_*`` kinds come from executors in audit (dry-run) mode; ``capped`` is
+a retry decision the worker bounded (a delay or an attempt beyond its configured maxima)."""
 
 AUDIT_KINDS: Final[tuple[str, ...]] = AuditKind.__args__  # type: ignore[attr-defined]  # Literal keeps its values here
 

@@ -27,6 +27,7 @@ from harness.providers import SystemClock, system_random
 from harness.store import ArtefactStore, SqliteArtefactStore
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.codec import data_converter
+from harness.temporal.dispatch import RetryLimits
 from harness.temporal.errors import PayloadKeyError
 from harness.temporal.keys import load_keys
 from harness.temporal.requests import RequestWorkflow
@@ -62,6 +63,12 @@ def build_manager(settings: Settings, store: ArtefactStore) -> HookManager:
     if hooks is not None:
         hooks.apply(manager)  # logs the resulting chain of every point
     return manager
+
+
+def retry_limits(settings: Settings) -> RetryLimits:
+    """The most a retry decision may ask for on this worker, whatever its executors decide."""
+    return RetryLimits(max_backoff_seconds=settings.retry_max_backoff_seconds,
+                       max_attempts=settings.retry_max_attempts)  # fmt: skip
 
 
 def describe(manager: HookManager) -> list[str]:
@@ -133,8 +140,9 @@ async def serve(
         log.info("registered %s", line)
     client = client or await connect(settings)
     activities = HarnessActivities(
-        manager, clock=SystemClock(), heartbeat_seconds=settings.activity_heartbeat_seconds / 3
-    )
+        manager, clock=SystemClock(), heartbeat_seconds=settings.activity_heartbeat_seconds / 3,
+        retry_limits=retry_limits(settings),
+    )  # fmt: skip
     worker = build_worker(client, settings, activities)
     log.info("worker on %s, task queue %s", settings.temporal_address, settings.task_queue)
     running = asyncio.create_task(worker.run())

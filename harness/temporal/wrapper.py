@@ -66,6 +66,8 @@ class ActivityHost:
 
 def hooked(
     operation: str | None = None,
+    *,
+    finish: Callable[[Any, Any], Any] | None = None,  # (host, output) -> output; Any: see below
 ) -> Callable[[Callable[[H, C], Awaitable[C]]], Callable[[H, C], Awaitable[C]]]:
     """Make a method's activity body the hook chain of ``operation``.
 
@@ -76,6 +78,8 @@ def hooked(
     Args:
         operation: the catalogue operation; ``None`` takes it from the input's type
             (``dispatch_hooks`` runs whichever of its operations it is given).
+        finish: applied to the chain's output, out of every executor's reach (the
+            retry limits of ``dispatch_hooks``).
 
     Returns:
         The decorator.
@@ -85,7 +89,10 @@ def hooked(
         @functools.wraps(declared)
         async def run(self: H, ctx: C) -> C:
             start = await declared(self, ctx)
-            return await run_hooked(self, operation or type(start).operation, start)
+            out = await run_hooked(self, operation or type(start).operation, start)
+            # Typed loosely because a TypeVar-typed optional argument leaves H and C unsolved
+            # (Never) for every use without it; the finisher returns the context it is given.
+            return finish(self, out) if finish is not None else out
 
         setattr(run, HOOKED_ATTRIBUTE, operation or "*")
         return run

@@ -38,7 +38,7 @@ from harness.temporal.client import HarnessClient
 from harness.temporal.codec import data_converter
 from harness.temporal.keys import new_key, parse_keys
 from harness.temporal.requests import RequestWorkflow
-from harness.temporal.worker import build_manager, build_worker
+from harness.temporal.worker import build_manager, build_worker, retry_limits
 from harness.temporal.workflows import TaskWorkflow
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -176,7 +176,8 @@ def harness(client: Client, settings: Settings) -> HarnessClient:
 
 @pytest.fixture
 async def worker(client: Client, settings: Settings, manager: HookManager) -> AsyncIterator[Worker]:
-    activities = HarnessActivities(manager, heartbeat_seconds=0.5)
+    activities = HarnessActivities(manager, heartbeat_seconds=0.5,
+                                   retry_limits=retry_limits(settings))  # fmt: skip
     async with build_worker(client, settings, activities) as running:
         yield running
 

@@ -8,7 +8,7 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 
 from harness.hooks import HookAbort
-from harness.hooks.contexts import TaskSpec
+from harness.hooks.contexts import RetryDecision, TaskSpec
 from harness.temporal.errors import TaskRejected
 
 from .conftest import assert_replays
@@ -64,7 +64,7 @@ async def test_executors_choose_the_backoff_and_the_workflow_sleeps_it(
             raise ConnectionError("blip")
 
     async def slower(ctx):
-        return ctx.model_copy(update={"result": 0.75})
+        return ctx.model_copy(update={"result": 0.35})  # within the 0.5 s maximum
 
     manager.register("task.created.pre", fails_once)
     manager.register("activity.retried.in", slower, priority=10)
@@ -77,7 +77,7 @@ async def test_executors_choose_the_backoff_and_the_workflow_sleeps_it(
         for e in history.events
         if e.event_type == EventType.EVENT_TYPE_TIMER_STARTED
     ]
-    assert timers == [timedelta(seconds=0.75)]
+    assert timers == [timedelta(seconds=0.35)]
     await assert_replays(client, [ref.task_id])
 
 
@@ -92,3 +92,66 @@ async def test_a_non_retryable_failure_is_not_retried(harness, manager, worker, 
     with pytest.raises(TaskRejected, match="HookAbort"):
         await harness.outcome(ref.task_id)
     assert [c.attempt for c in recorder.seen("task.created.pre")] == [1]
+
+
+TEN_DAYS = 10 * 24 * 3600.0
+
+
+@pytest.mark.parametrize("where", ["activity.failed", "activity.retried"])
+async def test_a_decided_delay_is_capped_at_the_maximum_and_audited(
+    harness, manager, worker, client, settings, where
+):
+    failures = [1]
+
+    async def fails_once(ctx):
+        if failures:
+            failures.pop()
+            raise ConnectionError("blip")
+
+    async def sleepy_failed(ctx):
+        decision = ctx.result.model_copy(update={"backoff_seconds": TEN_DAYS})
+        return ctx.model_copy(update={"result": decision})
+
+    async def sleepy_retried(ctx):
+        return ctx.model_copy(update={"result": TEN_DAYS})
+
+    manager.register("task.created.pre", fails_once)
+    if where == "activity.failed":
+        manager.register("activity.failed.post", sleepy_failed)
+    else:
+        manager.register("activity.retried.post", sleepy_retried, priority=2**62)
+    ref = await start(harness, f"R-cap-{where}")
+    await harness.finish(ref.task_id)
+    assert (await harness.outcome(ref.task_id)).status == "succeeded"
+    history = await client.get_workflow_handle(ref.task_id).fetch_history()
+    timers = [
+        e.timer_started_event_attributes.start_to_fire_timeout.ToTimedelta()
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_TIMER_STARTED
+    ]
+    assert timers == [timedelta(seconds=settings.retry_max_backoff_seconds)]
+    [capped] = [r for r in manager.audit.last(50) if r.kind == "capped"]
+    assert capped.point == f"{where}.post" and capped.task_id == ref.task_id
+    assert f"capped at {settings.retry_max_backoff_seconds:g}s" in capped.reason
+    await assert_replays(client, [ref.task_id])
+
+
+async def test_an_executor_cannot_retry_past_the_maximum_attempts(
+    harness, manager, worker, recorder, client, settings
+):
+    recorder.attach(manager, ["task.created"])
+
+    async def always_fails(ctx):
+        raise ConnectionError("down for good")
+
+    async def never_give_up(ctx):
+        return ctx.model_copy(update={"result": RetryDecision(retry=True, backoff_seconds=0.01)})
+
+    manager.register("task.created.pre", always_fails)
+    manager.register("activity.failed.in", never_give_up, priority=1)
+    ref = await start(harness, "R-forever")
+    with pytest.raises(TaskRejected, match="gave up after 4 attempts \\(the most allowed\\)"):
+        await harness.outcome(ref.task_id)
+    assert len(recorder.seen("task.created.pre")) == settings.retry_max_attempts == 4
+    assert [r.kind for r in manager.audit.last(50)].count("capped") == 1
+    await assert_replays(client, [ref.task_id])

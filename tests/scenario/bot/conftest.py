@@ -24,7 +24,7 @@ from bot.gateway import Harness
 from commands import register_all
 from harness.hooks import HookManager
 from harness.temporal.activities import HarnessActivities
-from harness.temporal.worker import build_manager, build_worker
+from harness.temporal.worker import build_manager, build_worker, retry_limits
 from tests.integration.temporal import conftest as temporal
 
 # The real-Temporal fixtures of the integration tier, shared rather than copied.
@@ -58,7 +58,8 @@ async def manager(settings, store) -> AsyncIterator[HookManager]:
 
 @pytest.fixture
 async def worker(client, settings, manager):
-    activities = HarnessActivities(manager, heartbeat_seconds=0.5)
+    activities = HarnessActivities(manager, heartbeat_seconds=0.5,
+                                   retry_limits=retry_limits(settings))  # fmt: skip
     async with build_worker(client, settings, activities) as running:
         yield running
 
