@@ -138,7 +138,7 @@ async def test_with_a_token_set_a_request_without_it_is_401(guarded, http):
     ids=[
         "broken-json", "not-utf8", "no-payloads", "payloads-not-a-list", "payload-not-object",
         "bad-metadata", "unknown-field",
-    ],  # fmt: skip
+    ],
 )
 async def test_garbage_is_400_with_a_reason(server, http, body, reason):
     async with http.post(f"{server}/decode", data=body) as response:

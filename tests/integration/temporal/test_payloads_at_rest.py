@@ -1,0 +1,70 @@
+"""Issue 9 on the dev server: what the client sends is redacted, then stored encrypted.
+
+The session's client and worker share one fresh payload key (``PAYLOAD_KEY``); the
+checks read the history as the server returns it and as the codec opens it.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+
+from harness.hooks.contexts import ChannelMessage, TaskSpec
+from harness.temporal import TASK_WORKFLOW
+from harness.temporal.codec import ENCODING
+from harness.temporal.models import TaskInput
+from tests.support.history import opened_bytes, stored_payloads
+
+from .conftest import assert_replays
+
+MASK = "[REDACTED]"
+
+
+def canary_token() -> str:
+    return "xoxb-" + secrets.token_hex(12)  # a Slack bot token's shape
+
+
+async def test_a_token_sent_through_the_client_is_masked_in_the_transcript(harness, worker):
+    token, word = canary_token(), "plain" + secrets.token_hex(6)
+    ref = await harness.start_task(TaskSpec(title="t", owner="U1", prompt=f"use {token}"),
+                                   team="T", channel="CREDACT1")  # fmt: skip
+    message = ChannelMessage(channel="CREDACT1", user="U1", ts="1.1",
+                             text=f"{word}: the token is {token}")  # fmt: skip
+    assert await harness.send_message(ref.task_id, message) == 1
+    [seen] = await harness.transcript(ref.task_id)
+    assert seen.text == f"{word}: the token is {MASK}"
+    opened = await opened_bytes(harness.temporal, ref.task_id)
+    assert token.encode() not in opened  # the spec and the message were masked before sending
+    assert word.encode() in opened and MASK.encode() in opened
+
+
+async def test_every_payload_in_history_is_encrypted_and_the_history_replays(harness, worker):
+    word = "plain" + secrets.token_hex(6)
+    ref = await harness.start_task(TaskSpec(title=word, owner="U1"), team="T", channel="CSEAL1")
+    await harness.send_message(ref.task_id, ChannelMessage(channel="CSEAL1", user="U1",
+                                                           text=word, ts="1.1"))  # fmt: skip
+    await harness.finish(ref.task_id, summary=word)
+    await harness.outcome(ref.task_id)
+    stored = [p for p in await stored_payloads(harness.temporal, ref.task_id) if p.data]
+    assert stored and {p.metadata["encoding"] for p in stored} == {ENCODING}
+    assert all(word.encode() not in p.SerializeToString() for p in stored)
+    assert word.encode() in await opened_bytes(harness.temporal, ref.task_id)
+    await assert_replays(harness.temporal, [ref.task_id])
+
+
+async def test_a_task_started_before_encryption_stays_readable(
+    harness, worker, temporal_address, settings
+):
+    plain = await Client.connect(temporal_address, data_converter=pydantic_data_converter)
+    ref = harness.task_id("T", "CLEGACY1")
+    task = TaskInput(ref={"task_id": ref, "team": "T", "channel": "CLEGACY1"},
+                     spec=TaskSpec(title="old", owner="U1", model="offline"))  # fmt: skip
+    await plain.start_workflow(TASK_WORKFLOW, task, id=ref, task_queue=settings.task_queue)
+    [started] = [p for p in await stored_payloads(plain, ref) if p.data]
+    assert started.metadata["encoding"] == b"json/plain"  # written in the clear, as before
+    assert await harness.send_message(ref, ChannelMessage(channel="CLEGACY1", user="U1",
+                                                          text="hello", ts="1.1")) == 1  # fmt: skip
+    assert [m.text for m in await harness.transcript(ref)] == ["hello"]
+    assert (await harness.snapshot(ref)).title == "old"

@@ -1,0 +1,42 @@
+"""What a workflow's history holds, payload by payload, as stored and as the codec opens it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from google.protobuf.message import Message
+from temporalio.api.common.v1 import Payload
+from temporalio.client import Client
+
+
+def payloads_in(message: Message) -> Iterator[Payload]:
+    """Every Payload nested anywhere in a proto message (maps and repeated fields included)."""
+    if isinstance(message, Payload):
+        yield message
+        return
+    for field, value in message.ListFields():
+        if field.message_type is None:
+            continue
+        if field.message_type.GetOptions().map_entry:
+            items = list(value.values())
+        elif field.is_repeated:
+            items = list(value)
+        else:
+            items = [value]
+        for item in items:
+            if isinstance(item, Message):
+                yield from payloads_in(item)
+
+
+async def stored_payloads(client: Client, workflow_id: str) -> list[Payload]:
+    """The payloads of a workflow's history as the server keeps them."""
+    history = await client.get_workflow_handle(workflow_id).fetch_history()
+    return [p for event in history.events for p in payloads_in(event)]
+
+
+async def opened_bytes(client: Client, workflow_id: str) -> bytes:
+    """Every payload of the history decoded with the client's codec, concatenated."""
+    payloads = await stored_payloads(client, workflow_id)
+    codec = client.data_converter.payload_codec
+    opened = await codec.decode(payloads) if codec else payloads
+    return b"\n".join(p.SerializeToString() for p in opened)
