@@ -161,3 +161,16 @@ async def test_the_data_converter_seals_pydantic_values_and_failure_messages():
     assert failure.message == "Encoded failure"  # the text moved into the sealed attributes
     error = await converter.decode_failure(failure)
     assert isinstance(error, ApplicationError) and error.message == f"tool said {CANARY}"
+
+
+def test_workflow_code_never_loads_the_codec():
+    # The sandbox re-imports workflow modules; the codec and its crypto belong to the
+    # client and worker only (they see payloads before and after the workflow does).
+    import subprocess
+    import sys
+
+    code = ("import sys, harness.temporal.workflows, harness.temporal.requests; "
+            "print(sorted(m for m in ('harness.temporal.codec', 'cryptography') "
+            "if m in sys.modules))")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
