@@ -68,9 +68,10 @@ T = TypeVar("T")
 class HarnessClient:
     """Starts tasks and sends them messages, commands and queries.
 
-    Everything it sends is redacted first (the settings' own secrets and every known
-    token shape): what a task is told is written to Temporal's history, and a token
-    pasted into Slack must not be, even encrypted (DESIGN, "Nothing readable at rest").
+    Everything it sends is redacted first (every known token shape, and the settings'
+    own secrets once the redactor takes them): what a task is told is written to
+    Temporal's history, and a token pasted into Slack must not be, even encrypted
+    (DESIGN, "Nothing readable at rest").
 
     Args:
         client: a Temporal client using :func:`harness.temporal.codec.data_converter`.
