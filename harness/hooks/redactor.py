@@ -1,68 +1,43 @@
 """The redactor: removes tokens and keys from contexts, outputs, logs and error texts.
 
 It rewrites values, it does not validate them: a context comes back as the same
-type with secrets masked wherever they sit (model fields, dicts, lists, tuples,
-and text inside text such as JSON or headers embedded in a string). Objects with
-nothing to mask come back as the very same objects: a clean context costs one JSON
-serialisation (in Rust) and a regex scan, no Python walk and no copies.
+type with secrets masked wherever they sit (model fields, mapping keys and values,
+lists, tuples, sets, and text inside text such as JSON or headers embedded in a
+string). Objects with nothing to mask come back as the very same objects: a clean
+context costs one JSON serialisation (in Rust) and a regex scan, no Python walk and
+no copies. What secrets look like is :mod:`harness.hooks.redaction_patterns`; the
+scan over JSON bytes is :mod:`harness.hooks.redaction_json`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Callable, Iterable
 from typing import Any, Final, NamedTuple, TypeVar, final
 
 import pydantic_core
 from pydantic import BaseModel
 
+from harness.hooks.redaction_json import JsonDetector, class_defaults, field_key
+from harness.hooks.redaction_patterns import (
+    BASIC,
+    BEARER,
+    KEYED_VALUE,
+    TOKEN_PATTERNS,
+    URL_CREDENTIALS,
+    is_basic_credential,
+)
+
 T = TypeVar("T")
 
 MASK: Final = "[REDACTED]"
 
-DEFAULT_PATTERNS: Final[tuple[str, ...]] = (
-    r"xox[abprse]-[A-Za-z0-9-]{6,}",  # Slack bot, user, app-level, refresh and config tokens
-    r"xapp-[A-Za-z0-9-]{6,}",  # Slack app-level token (Socket Mode)
-    r"sk-ant-[A-Za-z0-9_-]{16,}",  # Anthropic
-    r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",  # OpenAI
-    r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}",  # GitHub tokens
-    r"github_pat_[A-Za-z0-9_]{20,}",  # GitHub fine-grained tokens
-    r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}",  # AWS access key ids
-    r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}",  # JWTs
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
-)
+DEFAULT_PATTERNS: Final = TOKEN_PATTERNS
 
-# "key: value" pairs inside text (headers, JSON, query strings, env files): the value goes.
-_KEYED_VALUE: Final = (
-    r"(?P<key>\b(?i:authorization|proxy-authorization|x-api-key|api[_-]?key|access[_-]?token"
-    r"|refresh[_-]?token|client[_-]?secret|aws[_-]?secret[_-]?access[_-]?key|password"
-    r"|passwd|secret|token)\b)"
-    r"(?P<sep>{q}{ws}*[:=]{ws}*{q})"
-    r"(?!(?:(?i:bearer|basic|token|bot){ws}+)?{mask})"
-    r"(?P<scheme>(?i:bearer|basic|token|bot){ws}+)?"
-    r"(?P<value>[^\s\"'&,;}}\]]+)"
-)
-_BEARER: Final = r"\b(?P<bearer>(?i:bearer)){ws}+[A-Za-z0-9._~+/=-]{{8,}}"
-_RAW = {"ws": r"\s", "q": r"[\"']?"}
-# Lower-case text found in every match of a default pattern, keyed value, bearer token or
-# default secret field. A case-sensitive alternation over lowered text is the fastest
-# gate CPython's regex engine offers (a case-insensitive one is four times slower).
-_GATE: Final = (
-    r"a(?:pi|uth|kia|sia|gpa|ida|roa|npa)|token|secret|passw|bearer|cookie|private"
-    r"|x(?:ox|app-)|sk-|gh[pousr]_|github_pat_|eyj|-----begin"
-)  # hand-factored: CPython's regex engine does not factor alternations itself
-
-_GATE_WORDS: Final = ("api", "auth", "token", "secret", "passw", "bearer", "cookie", "private")
-
-# Whole words found in every keyed value and bearer token the patterns above mask.
-_KEY_WORDS: Final = (
-    "authorization", "x-api-key", "api_key", "api-key", "apikey", "access_token",
-    "access-token", "accesstoken", "refresh_token", "refresh-token", "refreshtoken",
-    "client_secret", "client-secret", "clientsecret", "aws_secret_access_key",
-    "aws-secret-access-key", "password", "passwd", "secret", "token", "bearer",
-)  # fmt: skip
-# A user pattern with any of these could read differently in JSON text: no fast path then.
-_JSON_UNSAFE = re.compile(r"\\[sSnrtbfu\\\"']|[\s\"']")
+MIN_SECRET_CHARS: Final = 4
+"""Shorter configured secrets are ignored, silently: masking every "ab" or "1" would shred
+ordinary text, and a warning would itself tell a log reader that a short secret exists."""
 
 DEFAULT_FIELDS: Final[frozenset[str]] = frozenset(
     {
@@ -86,16 +61,25 @@ DEFAULT_FIELDS: Final[frozenset[str]] = frozenset(
     }
 )
 
+_FLAG_LETTERS: Final = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"),
+                        (re.VERBOSE, "x"), (re.ASCII, "a"))  # fmt: skip
 
-def _field_key(name: str) -> str:
-    return name.lower().replace("-", "_")
+
+class _Rule(NamedTuple):
+    """A text pattern: the group ``secret`` (or the whole match) goes, when ``check`` agrees."""
+
+    pattern: re.Pattern[str]
+    group: str | int = 0
+    check: Callable[[str], bool] | None = None
 
 
-class _JsonDetector(NamedTuple):
-    gate: re.Pattern[bytes] | None
-    words: re.Pattern[bytes] | None
-    defaults: tuple[re.Pattern[bytes], ...]
-    user: tuple[re.Pattern[bytes], ...]
+def _source(pattern: str | re.Pattern[str]) -> str:
+    if isinstance(pattern, str):
+        re.compile(pattern)  # fail here, with the user's pattern in the traceback
+        return pattern
+    # A compiled pattern's flags would be lost in the combined regex: keep them inline.
+    letters = "".join(letter for flag, letter in _FLAG_LETTERS if pattern.flags & flag)
+    return f"(?{letters}:{pattern.pattern})" if letters else pattern.pattern
 
 
 @final
@@ -103,10 +87,16 @@ class Redactor:
     """Masks secrets in any value built of models, mappings, sequences and strings.
 
     Args:
-        patterns: extra regular expressions whose matches are masked.
+        patterns: extra regular expressions whose matches are masked. One the fast
+            path cannot test over JSON bytes (see
+            :func:`~harness.hooks.redaction_patterns.is_json_safe`) makes every value
+            take the full walk.
         fields: extra field or key names whose values are masked whole
-            (case-insensitive, ``-`` and ``_`` alike).
-        defaults: include :data:`DEFAULT_PATTERNS` and :data:`DEFAULT_FIELDS`.
+            (ASCII case-insensitive, ``-`` and ``_`` alike).
+        secrets: literal values masked wherever they appear, whatever their shape
+            (keys, tokens from the settings); see :meth:`add_secret`.
+        defaults: include :data:`DEFAULT_PATTERNS`, :data:`DEFAULT_FIELDS` and the
+            keyed-value, bearer, basic and URL-credential rules.
         mask: the text put in place of a secret.
     """
 
@@ -115,108 +105,97 @@ class Redactor:
         patterns: Iterable[str | re.Pattern[str]] = (),
         fields: Iterable[str] = (),
         *,
+        secrets: Iterable[str] = (),
         defaults: bool = True,
         mask: str = MASK,
     ) -> None:
         self.mask = mask
-        self._patterns: list[str] = list(DEFAULT_PATTERNS) if defaults else []
-        self._fields: set[str] = set(DEFAULT_FIELDS) if defaults else set()
         self._defaults = defaults
-        for pattern in patterns:
-            self.add_pattern(pattern)
-        for name in fields:
-            self.add_field(name)
+        self._user: list[str] = [_source(pattern) for pattern in patterns]
+        self._fields: set[str] = set(DEFAULT_FIELDS) if defaults else set()
+        self._fields.update(field_key(name) for name in fields)
+        self._secrets: set[str] = {s for s in secrets if len(s) >= MIN_SECRET_CHARS}
         self._compile()
 
     def add_pattern(self, pattern: str | re.Pattern[str]) -> None:
         """Mask every match of ``pattern`` from now on."""
-        source = pattern.pattern if isinstance(pattern, re.Pattern) else pattern
-        re.compile(source)  # fail here, with the user's pattern in the traceback
-        self._patterns.append(source)
-        self._compile()
+        self._user.append(_source(pattern))
+        try:
+            self._compile()
+        except re.error:  # e.g. a group name another pattern uses: leave the redactor working
+            self._user.pop()
+            self._compile()
+            raise
 
     def add_field(self, name: str) -> None:
         """Mask the whole value of any field or mapping key called ``name``."""
-        self._fields.add(_field_key(name))
+        self._fields.add(field_key(name))
         self._compile()
 
-    def _compile(self) -> None:
-        mask = re.escape(self.mask)
-        parts = list(self._patterns)
-        if self._defaults:
-            parts += [_KEYED_VALUE.format(mask=mask, **_RAW), _BEARER.format(**_RAW)]
-        self._detect_text = re.compile("|".join(f"(?:{p})" for p in parts)) if parts else None
-        self._combined = (
-            re.compile("|".join(f"(?:{p})" for p in self._patterns)) if self._patterns else None
-        )
-        self._keyed_value = re.compile(_KEYED_VALUE.format(mask=mask, **_RAW))
-        self._bearer = re.compile(_BEARER.format(**_RAW))
-        self._detect_json = self._json_detector()
+    def add_secret(self, value: str) -> None:
+        """Mask every occurrence of the literal ``value`` from now on, in text and keys.
 
-    def _json_detector(self) -> _JsonDetector | None:
-        """Cheap tests over a value's JSON text that hit on anything :meth:`_walk` would mask.
-
-        A miss proves the value clean, so it is returned as is without a Python walk; a
-        hit (maybe a false one) takes the walk. One gate regex looks for the keywords of
-        keyed values, bearer tokens and secret fields and for the literal prefixes of the
-        default patterns; only when it hits do the exact tests run (a whole-word regex,
-        then each pattern). A user pattern that could read differently in JSON's escaped
-        text disables the shortcut instead of risking a miss.
+        Values shorter than :data:`MIN_SECRET_CHARS` are ignored (see there why).
+        Spaces, quotes, backslashes and any Unicode are fine, and the fast path stays on.
         """
-        user = self._patterns[len(DEFAULT_PATTERNS) :] if self._defaults else self._patterns
-        if any(_JSON_UNSAFE.search(p) for p in user):
-            return None
-        words = set(_KEY_WORDS) if self._defaults else set()
-        gate = {_GATE} if self._defaults else set()
-        for name in self._fields:
-            words |= {name, name.replace("_", "-")}
-            for variant in {name.lower(), name.lower().replace("_", "-")}:
-                if not any(word in variant for word in _GATE_WORDS):
-                    gate.add(re.escape(variant))
-        alternation = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-        return _JsonDetector(
-            gate=re.compile("|".join(sorted(gate, key=len, reverse=True)).encode())
-            if gate
-            else None,
-            words=re.compile(
-                rf"(?i)(?<![a-z0-9_])(?:{alternation})(?![a-z0-9_])".encode()
-            ) if words else None,
-            defaults=tuple(re.compile(p.encode()) for p in DEFAULT_PATTERNS)
-            if self._defaults else (),
-            user=tuple(re.compile(p.encode()) for p in user),
-        )  # fmt: skip
+        if len(value) >= MIN_SECRET_CHARS and value not in self._secrets:
+            self._secrets.add(value)
+            self._compile()
 
-    def _json_is_clean(self, text: bytes) -> bool:
-        detector = self._detect_json
-        assert detector is not None  # callers check first
-        if detector.gate is not None and detector.gate.search(text.lower()) is not None:
-            if detector.words is not None and detector.words.search(text) is not None:
-                return False
-            for pattern in detector.defaults:
-                if pattern.search(text) is not None:
-                    return False
-        for pattern in detector.user:
-            if pattern.search(text) is not None:
-                return False
-        return True
+    def _compile(self) -> None:
+        rules: list[_Rule] = []
+        if self._secrets:  # longest first, so a secret holding another goes whole
+            ordered = sorted(self._secrets, key=len, reverse=True)
+            rules.append(_Rule(re.compile("|".join(map(re.escape, ordered)))))
+        whole = [*DEFAULT_PATTERNS, *self._user] if self._defaults else list(self._user)
+        if whole:
+            rules.append(_Rule(re.compile("|".join(f"(?:{p})" for p in whole))))
+        if self._defaults:
+            rules += [
+                _Rule(re.compile(KEYED_VALUE.format(mask=re.escape(self.mask))), "secret"),
+                _Rule(re.compile(BEARER), "secret"),
+                _Rule(re.compile(BASIC), "secret", is_basic_credential),
+                _Rule(re.compile(URL_CREDENTIALS), "secret"),
+            ]
+        self._rules = tuple(rules)
+        # One search tells a clean text from one that needs the rules (named groups clash).
+        union = "|".join(f"(?:{rule.pattern.pattern})" for rule in rules)
+        union = union.replace("(?P<secret>", "(?:")
+        self._detect_text = re.compile(union) if rules else None
+        self._detect_json = JsonDetector.build(
+            defaults=self._defaults, fields=self._fields, secrets=self._secrets, user=self._user
+        )
 
     def redact_text(self, text: str) -> str:
-        """``text`` with every secret it contains masked."""
-        if not text or self._detect_text is None or not self._detect_text.search(text):
+        """``text`` with every secret it contains masked (the same object when there is none)."""
+        if not text or self._detect_text is None or self._detect_text.search(text) is None:
             return text
-        mask = self.mask
-        if self._defaults:
-            text = self._bearer.sub(lambda m: f"{m.group('bearer')} {mask}", text)
-            text = self._keyed_value.sub(
-                lambda m: f"{m.group('key')}{m.group('sep')}{m.group('scheme') or ''}{mask}", text
-            )
-        if self._combined is not None:
-            text = self._combined.sub(mask, text)
-        return text
+        spans: list[tuple[int, int]] = []
+        for pattern, group, check in self._rules:
+            for match in pattern.finditer(text):
+                start, end = match.span(group)
+                if start < end and (check is None or check(match[group])):
+                    spans.append((start, end))
+        if not spans:
+            return text
+        # Every rule ran over the original text and overlaps merge, so no rule's mask can
+        # hide a secret from another (a configured secret inside a keyed value, say).
+        spans.sort()
+        parts: list[str] = []
+        done = 0
+        start, end = spans[0]
+        for next_start, next_end in spans[1:]:
+            if next_start <= end:
+                end = max(end, next_end)
+                continue
+            parts += (text[done:start], self.mask)
+            done, start, end = end, next_start, next_end
+        parts += (text[done:start], self.mask, text[end:])
+        return "".join(parts)
 
     def is_secret_field(self, name: str) -> bool:
         """Whether values under ``name`` are masked whole."""
-        return _field_key(name) in self._fields
+        return field_key(name) in self._fields
 
     def redact(self, value: T) -> T:
         """``value`` with secrets masked; unchanged parts are returned as the same objects."""
@@ -224,16 +203,19 @@ class Redactor:
             return self.redact_text(value)  # type: ignore[return-value]  # str in, str out
         if self._detect_json is not None and value is not None:
             try:
-                # Defaults are the class's own harmless values; leaving them out halves the text.
+                # Defaults are the class's own harmless values (the walk skips them too);
+                # leaving them out halves the text. Field names, not aliases, as the walk sees.
                 text = (
-                    value.__pydantic_serializer__.to_json(value, exclude_defaults=True)
+                    value.__pydantic_serializer__.to_json(
+                        value, exclude_defaults=True, by_alias=False
+                    )
                     if isinstance(value, BaseModel)
                     else pydantic_core.to_json(value)
                 )
             except (pydantic_core.PydanticSerializationError, ValueError, TypeError):
                 pass  # not JSON-shaped: the walk below inspects it piece by piece
             else:
-                if self._json_is_clean(text):
+                if self._detect_json.is_clean(text):
                     return value
         return self._walk(value)  # type: ignore[no-any-return]  # _walk preserves the type
 
@@ -244,40 +226,90 @@ class Redactor:
             return self._model(value)
         if isinstance(value, dict):
             return self._mapping(value)
-        if isinstance(value, list | tuple):
+        if isinstance(value, list | tuple | set | frozenset):
             if not value:
                 return value
             items = [self._walk(item) for item in value]
             if all(new is old for new, old in zip(items, value, strict=True)):
                 return value
-            return type(value)(items) if not hasattr(value, "_fields") else type(value)(*items)
+            return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
         return value
 
     def _model(self, model: BaseModel) -> BaseModel:
         updates: dict[str, Any] = {}
-        fields = self._fields
+        defaults = class_defaults(type(model))
         for name, old in model.__dict__.items():
             if old is None or old == "" or isinstance(old, int | float | bool):
                 continue
-            if isinstance(old, str) and _field_key(name) in fields:
-                new: Any = self.mask
-            else:
-                new = self._walk(old)
+            if name in defaults and _equal(old, defaults[name]):
+                continue  # the fast path's JSON leaves defaults out: so must the walk
+            new = self._field_value(name, old)
             if new is not old:
                 updates[name] = new
+        for name, old in (model.__pydantic_extra__ or {}).items():
+            new = self._field_value(name, old)
+            if new is not old:
+                updates[name] = new  # model_copy puts unknown names back among the extras
         return model.model_copy(update=updates) if updates else model
+
+    def _field_value(self, name: str, old: object) -> object:
+        if isinstance(old, str) and field_key(name) in self._fields:
+            return self.mask
+        return self._walk(old)
 
     def _mapping(self, mapping: dict[Any, Any]) -> dict[Any, Any]:
         if not mapping:
             return mapping
-        out: dict[Any, Any] = {}
-        changed = False
-        fields = self._fields
+        items: list[tuple[Any, Any, Any]] = []
+        changed = renamed = False
         for key, old in mapping.items():
-            if isinstance(key, str) and old not in (None, "") and _field_key(key) in fields:
-                new: Any = self.mask
-            else:
-                new = self._walk(old)
+            new_key, whole = key, False
+            if isinstance(key, str):
+                new_key = self.redact_text(key)
+                whole = old not in (None, "") and field_key(key) in self._fields
+            new = self.mask if whole else self._walk(old)
+            renamed = renamed or new_key is not key
             changed = changed or new is not old
-            out[key] = new
-        return out if changed else mapping
+            items.append((key, new_key, new))
+        if not (changed or renamed):
+            return mapping
+        out = _rekeyed(items) if renamed else {key: new for key, _, new in items}
+        return _same_kind(mapping, out)
+
+
+def _rekeyed(items: list[tuple[Any, Any, Any]]) -> dict[Any, Any]:
+    """The mapping under its masked keys; keys that collide get ``#2``, ``#3`` (issue 9).
+
+    Keys that were not masked keep their names; a masked one steps around them.
+    """
+    kept = {key for key, new_key, _ in items if new_key is key}
+    out: dict[Any, Any] = {}
+    for key, new_key, value in items:
+        if new_key is not key:
+            candidate, n = new_key, 1
+            while candidate in out or candidate in kept:
+                n += 1
+                candidate = f"{new_key}#{n}"
+            new_key = candidate
+        out[new_key] = value
+    return out
+
+
+def _same_kind(mapping: dict[Any, Any], out: dict[Any, Any]) -> dict[Any, Any]:
+    """``out`` as the dict subclass ``mapping`` was (contexts hold a ``FrozenDict``)."""
+    kind = type(mapping)
+    if kind is dict:
+        return out
+    try:
+        if isinstance(mapping, defaultdict):
+            return type(mapping)(mapping.default_factory, out)
+        return kind(out)
+    except TypeError:
+        return out  # a subclass we cannot rebuild: masked as a plain dict beats unmasked
+
+
+def _equal(value: object, default: object) -> bool:
+    try:
+        return bool(value == default)
+    except Exception:  # an odd __eq__ (arrays): not provably the default, so walk it
+        return False

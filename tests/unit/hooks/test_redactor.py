@@ -1,10 +1,13 @@
 from __future__ import annotations
 
 import json
+import re
+from typing import NamedTuple
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel, ConfigDict
 
 from harness.hooks import BUILTIN_BODY_PRIORITY, HookManager, Redactor
 from harness.hooks.contexts import (
@@ -15,6 +18,7 @@ from harness.hooks.contexts import (
     ToolInvokedContext,
     ToolResult,
 )
+from harness.hooks.contexts.base import FrozenDict
 
 SECRETS = {
     "slack bot": "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
@@ -198,3 +202,216 @@ def test_fast_path_agrees_with_the_full_walk(value):
     ctx = ToolInvokedContext(call=ToolCall(id="1", name="x", arguments={"v": value}))
     assert redactor.redact(ctx) == redactor._walk(ctx)
     assert redactor.redact({"v": value}) == redactor._walk({"v": value})
+
+
+# Issue 9: redaction coverage.
+
+NEW_FAMILIES = {
+    "slack webhook": (
+        "https://hooks.slack.com/services/T0123ABCD/B0123ABCD/abcdEFGHijklMNOPqrstUVWX",
+        "https://hooks.slack.com/[REDACTED]",
+    ),
+    "slack response url": (
+        "https://hooks.slack.com/commands/T0123ABCD/1234567890/abcDEF123",
+        "https://hooks.slack.com/[REDACTED]",
+    ),
+    "slack workflow": (
+        "https://hooks.slack.com/workflows/T0123ABCD/A0123/456/abcDEF",
+        "https://hooks.slack.com/[REDACTED]",
+    ),
+    "slack trigger": (
+        "https://hooks.slack.com/triggers/T0123ABCD/456/abcDEF",
+        "https://hooks.slack.com/[REDACTED]",
+    ),
+    "basic credentials": ("Basic dXNlcjpwYXNz", "Basic [REDACTED]"),
+    "url credentials": (
+        "postgres://admin:hunter2@db.internal:5432/app",
+        "postgres://admin:[REDACTED]@db.internal:5432/app",
+    ),
+    "url credentials no user": ("redis://:s3cr3t@cache:6379", "redis://:[REDACTED]@cache:6379"),
+    "google api key": ("AIzaSyA1b2C3d4E5f6G7h8I9j0K_lMnOpQrStUv", "[REDACTED]"),
+    "google oauth": ("ya29.a0AfH6SMBx3ZJ-qrstuvwxyz0123", "[REDACTED]"),
+    "stripe live": ("sk_live_51H8abcdefGHIJKL0123", "[REDACTED]"),
+    "stripe test": ("sk_test_51H8abcdefGHIJKL0123", "[REDACTED]"),
+    "stripe restricted live": ("rk_live_51H8abcdefGHIJKL0123", "[REDACTED]"),
+    "stripe restricted test": ("rk_test_51H8abcdefGHIJKL0123", "[REDACTED]"),
+    "stripe webhook": ("whsec_abcdefGHIJKL0123456789", "[REDACTED]"),
+    **{
+        f"gitlab {prefix}": (f"{prefix}-AbCdEf0123456789_-xyZ", "[REDACTED]")
+        for prefix in "glpat glptt gldt glrt glcbt glimt glsoat glft gloas".split()
+    },
+}
+
+
+@pytest.mark.parametrize(("secret", "masked"), NEW_FAMILIES.values(), ids=NEW_FAMILIES.keys())
+def test_new_families_are_masked_in_text_and_through_the_fast_path(redactor, secret, masked):
+    assert redactor.redact_text(f"use {secret} now") == f"use {masked} now"
+    ctx = ToolInvokedContext(call=ToolCall(id="1", name="x", arguments={"note": f"use {secret}"}))
+    assert redactor.redact(ctx).call.arguments["note"] == f"use {masked}"
+    assert redactor.redact({"deep": [{"n": secret}]}) == {"deep": [{"n": masked}]}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Basic features are on",
+        "the basic plan",
+        "Basic auth is off",
+        "mail me at someone@example.com",
+        "https://example.com/users/@alice",
+        "see https://example.com:8443/x?a=b",
+        "ya29 is not a token",
+        "sk_live_ alone",
+    ],
+)
+def test_prose_near_the_new_families_is_left_alone(redactor, text):
+    assert redactor.redact_text(text) is text
+    ctx = ToolInvokedContext(call=ToolCall(id="1", name="x", arguments={"q": text}))
+    assert redactor.redact(ctx) is ctx
+
+
+def test_url_credentials_keep_scheme_user_and_host_readable(redactor):
+    out = redactor.redact_text('clone "https://deploy:p@ss:w0rd@github.com/o/r.git" now')
+    assert out == 'clone "https://deploy:[REDACTED]@github.com/o/r.git" now'
+    # A user named like a key ("...-token:") is a keyed value too, which takes the host along.
+    out = redactor.redact_text("https://x-access-token:ghs_tok@github.com/o/r.git")
+    assert "ghs_tok" not in out and out.startswith("https://x-access-token:")
+
+
+CONFIGURED = 'my "pass phrase" \\ with é ünïcode ✓'
+
+
+def test_configured_secrets_are_masked_whatever_their_shape():
+    redactor = Redactor(secrets=[CONFIGURED, "plain-looking-value"])
+    assert redactor.redact_text(f"a {CONFIGURED} b") == "a [REDACTED] b"
+    arguments = {"q": f"<{CONFIGURED}>", "r": "plain-looking-value"}
+    ctx = ToolInvokedContext(call=ToolCall(id="1", name="x", arguments=arguments))
+    out = redactor.redact(ctx)
+    assert out.call.arguments == {"q": "<[REDACTED]>", "r": "[REDACTED]"}
+    assert out == redactor._walk(ctx)
+    redactor.add_secret("added later 42")
+    assert redactor.redact({"k": ["x added later 42 y"]}) == {"k": ["x [REDACTED] y"]}
+
+
+def test_configured_secrets_keep_the_fast_path():
+    redactor = Redactor(secrets=[CONFIGURED, "with space and 'quotes'"])
+    assert redactor._detect_json is not None
+    ctx = ToolInvokedContext(call=ToolCall(id="1", name="x", arguments={"q": "paris"}))
+    assert redactor.redact(ctx) is ctx
+
+
+def test_a_configured_secret_holding_a_token_goes_whole():
+    redactor = Redactor(secrets=[f"id {SECRETS['slack bot']} end"])
+    assert redactor.redact_text(f"pre id {SECRETS['slack bot']} end post") == "pre [REDACTED] post"
+    # ... and one inside a keyed value does not leave the rest of the value behind.
+    redactor = Redactor(secrets=["inner"])
+    assert redactor.redact_text("password=outerinnerouter") == "password=[REDACTED]"
+
+
+def test_short_configured_secrets_are_ignored_silently(caplog):
+    redactor = Redactor(secrets=["abc", ""])
+    redactor.add_secret("xy")
+    assert redactor.redact_text("abc xy") == "abc xy"
+    assert caplog.records == []
+
+
+def test_secret_used_as_a_mapping_key_is_masked():
+    redactor = Redactor(secrets=["configured-key-value"])
+    value = {SECRETS["github"]: 1, "configured-key-value": 2, "q": 3}
+    out = redactor.redact(value)
+    assert out == {"[REDACTED]": 1, "[REDACTED]#2": 2, "q": 3}
+    assert out == redactor._walk(value)
+
+
+def test_masked_keys_that_collide_keep_every_value(redactor):
+    value = {SECRETS["github"]: 1, "[REDACTED]": 2, SECRETS["openai"]: 3, "[REDACTED]#2": 4}
+    out = redactor.redact(value)
+    assert sorted(out.values()) == [1, 2, 3, 4]
+    assert out["[REDACTED]"] == 2 and out["[REDACTED]#2"] == 4  # unmasked keys keep their names
+    assert set(out) == {"[REDACTED]", "[REDACTED]#2", "[REDACTED]#3", "[REDACTED]#4"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\ttoken: abc123secret",
+        "\x01password=hunter2xyz",
+        "\nBearer abcdefgh12345",
+        "\r\napi_key=k-42",
+        '"secret": "s3cr3t"',
+        "\\token=abc123",
+        "\tBasic dXNlcjpwYXNz",
+        "Basic\tdXNlcjpwYXNz",
+    ],
+    ids=["tab", "control", "newline", "crlf", "quote", "backslash", "tab-basic", "basic-tab"],
+)
+def test_fast_path_sees_credentials_right_after_json_escapes(redactor, text):
+    value = {"a": text}
+    out = redactor.redact(value)
+    assert out == redactor._walk(value)
+    assert out != value
+
+
+def test_field_names_fold_ascii_case_only_in_both_paths():
+    redactor = Redactor(fields=["my_ssn_id"])
+    assert redactor.redact({"My-SSN_id": "1"}) == {"My-SSN_id": "[REDACTED]"}
+    kelvin = {"to\u212aen": "abc"}  # KELVIN SIGN lower-cases to "k" in str, never in bytes
+    assert redactor.redact(kelvin) == redactor._walk(kelvin)
+    bare = Redactor(fields=["api_key"], defaults=False)
+    assert bare.redact({"API-key": "k"}) == {"API-key": "[REDACTED]"}
+
+
+def test_user_patterns_keep_their_flags_and_agree_with_the_walk():
+    redactor = Redactor(patterns=[re.compile(r"acme-[0-9]+", re.IGNORECASE)])
+    assert redactor.redact_text("id ACME-123") == "id [REDACTED]"
+    unicode_digits = Redactor(patterns=[r"ACME-\d{3}"])
+    value = {"a": "ACME-\u0663\u0663\u0663"}  # \d is Unicode in text, ASCII in bytes
+    assert unicode_digits.redact(value) == unicode_digits._walk(value) == {"a": "[REDACTED]"}
+    assert Redactor(patterns=[r"ACME-[0-9]{3}"])._detect_json is not None
+
+
+class Tagged(dict):
+    """A dict subclass, as contexts' FrozenDict is."""
+
+
+class Pair(NamedTuple):
+    left: str
+    right: str
+
+
+def test_rebuilt_containers_keep_their_types(redactor):
+    secret = SECRETS["github"]
+    value = {
+        "tagged": Tagged(a=secret),
+        "tuple": (secret, "x"),
+        "pair": Pair(secret, "x"),
+        "frozen": FrozenDict(b=secret),
+        "set": frozenset({secret}),
+    }
+    out = redactor.redact(value)
+    assert type(out) is dict
+    assert type(out["tagged"]) is Tagged and out["tagged"] == {"a": "[REDACTED]"}
+    assert out["tuple"] == ("[REDACTED]", "x") and type(out["tuple"]) is tuple
+    assert out["pair"] == Pair("[REDACTED]", "x") and type(out["pair"]) is Pair
+    assert type(out["frozen"]) is FrozenDict and out["frozen"] == {"b": "[REDACTED]"}
+    assert out["set"] == frozenset({"[REDACTED]"})
+
+
+def test_context_entities_stay_frozen_after_redaction(redactor):
+    ctx = ToolInvokedContext(call=ToolCall(id="1", name="x"), entities={"note": SECRETS["jwt"]})
+    out = redactor.redact(ctx)
+    assert type(out.entities) is FrozenDict and out.entities == {"note": "[REDACTED]"}
+
+
+class Loose(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    effort: str = "medium"
+
+
+def test_model_extras_are_masked_and_defaults_read_alike_in_both_paths():
+    redactor = Redactor(secrets=["medi"])
+    loose = Loose(note=SECRETS["github"])
+    out = redactor.redact(loose)
+    assert out.note == "[REDACTED]" and out.effort == "medium"
+    plain = Loose()
+    assert redactor.redact(plain) is plain and redactor._walk(plain) is plain
