@@ -1,4 +1,4 @@
-"""Messages are guarded like commands: strangers (and, by default, watchers) never reach the agent."""
+"""Messages are guarded like commands: strangers (and by default watchers) never reach the agent."""
 
 from __future__ import annotations
 
@@ -70,7 +70,8 @@ async def test_watchers_may_talk_when_the_worker_allows_it(
     allowing = settings.model_copy(update={"watchers_may_talk": True})
     manager = build_manager(allowing, store)
     try:
-        async with build_worker(client, allowing, HarnessActivities(manager, heartbeat_seconds=0.5)):
+        activities = HarnessActivities(manager, heartbeat_seconds=0.5)
+        async with build_worker(client, allowing, activities):
             task_id = await start(harness, "CG2")
             assert await harness.send_message(task_id, said("U3", "watcher", "3.1", "CG2")) == 1
             with pytest.raises(TaskRefused):
