@@ -113,6 +113,66 @@ class WireError(HarnessError):
     """
 
 
+class RedactedError(HarnessError):
+    """A redacted stand-in for a foreign exception: ``"<OriginalType>: <redacted text>"``.
+
+    :func:`map_transport_errors` chains this, never the original, under a
+    ``HookTransportError``, because a logged traceback or Temporal's failure (which
+    keeps the whole cause chain) prints every cause's message, and a transport's
+    messages hold URLs with tokens and upstream replies with keys. The original's
+    traceback is kept (frames, not values) and so is its own chain, each link a
+    redacted copy capped at :data:`MAX_CAUSE_CHARS`; the original itself is never
+    printed (``__suppress_context__``).
+    """
+
+    def __init__(self, *, kind: str, text: str) -> None:
+        self.kind = kind
+        self.text = text
+        super().__init__(f"{kind}: {text}" if text else kind)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_redacted, (self.kind, self.text))
+
+
+def _rebuild_redacted(kind: str, text: str) -> RedactedError:
+    return RedactedError(kind=kind, text=text)
+
+
+_MAX_CHAIN: Final = 8
+"""Causes copied below a transport error; a deeper chain (or a cycle) is cut there."""
+
+
+def redacted_copy(exc: BaseException, redactor: Redactor, depth: int = 0) -> RedactedError:
+    """A :class:`RedactedError` for ``exc``, its cause or context chain copied likewise.
+
+    Args:
+        exc: the foreign exception (an ``ExceptionGroup`` names its leaves' types too).
+        redactor: scrubs each message.
+        depth: how deep in the chain ``exc`` sits; past :data:`_MAX_CHAIN` it stops.
+
+    Returns:
+        The copy, carrying ``exc``'s traceback and never ``exc`` itself.
+    """
+    try:
+        text = str(exc)
+    except Exception:  # a foreign __str__ that fails must not mask the transport failure
+        text = "<unprintable>"
+    if isinstance(exc, BaseExceptionGroup):
+        text += " [" + "; ".join(type(leaf).__name__ for leaf in exc.exceptions) + "]"
+    text = redactor.redact_text(text)
+    if len(text) > MAX_CAUSE_CHARS:
+        text = text[: MAX_CAUSE_CHARS - 3] + "..."
+    copy = RedactedError(kind=type(exc).__name__, text=text).with_traceback(exc.__traceback__)
+    copy.__suppress_context__ = True
+    if depth < _MAX_CHAIN:
+        if exc.__cause__ is not None:
+            copy.__cause__ = redacted_copy(exc.__cause__, redactor, depth + 1)
+        elif exc.__context__ is not None and not exc.__suppress_context__:
+            copy.__context__ = redacted_copy(exc.__context__, redactor, depth + 1)
+            copy.__suppress_context__ = False
+    return copy
+
+
 def encode_request(request_id: RequestId, method: str, params: dict[str, Any]) -> bytes:
     """The JSON of an :class:`RpcRequest`; pydantic models inside ``params`` are serialized.
 
@@ -216,7 +276,8 @@ def map_transport_errors(point: str, endpoint: str, redactor: Redactor) -> _Tran
         redactor: scrubs endpoint and cause, since both end up in Temporal's history.
 
     Returns:
-        The context manager; it raises ``HookTransportError`` ``from`` the original exception.
+        The context manager; it raises ``HookTransportError`` ``from`` a
+        :class:`RedactedError` copy of the original exception (never the original).
     """
     return _TransportErrorMap(point, endpoint, redactor)
 
@@ -244,8 +305,10 @@ class _TransportErrorMap:
         # Returning None (never True) tells callers and mypy that nothing is swallowed.
         if exc is None:
             return
+        # Chained from a redacted copy, never from exc: a traceback prints every cause.
         if isinstance(exc, _FOREIGN):
-            raise _transport_error(self.point, self.endpoint, self.redactor, exc) from exc
+            error = _transport_error(self.point, self.endpoint, self.redactor, exc)
+            raise error from redacted_copy(exc, self.redactor)
         if isinstance(exc, ExceptionGroup):
             matched, rest = exc.split(_FOREIGN)
             if matched is None or rest is not None:
@@ -253,7 +316,8 @@ class _TransportErrorMap:
             leaf: BaseException = matched
             while isinstance(leaf, BaseExceptionGroup):
                 leaf = leaf.exceptions[0]
-            raise _transport_error(self.point, self.endpoint, self.redactor, leaf) from exc
+            error = _transport_error(self.point, self.endpoint, self.redactor, leaf)
+            raise error from redacted_copy(exc, self.redactor)
 
 
 def _transport_error(

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import pickle
+import traceback
 
+import aiohttp
 import pytest
 from pydantic import ValidationError
 
@@ -15,6 +18,7 @@ from harness.hooks.remote.wire import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
+    RedactedError,
     RpcError,
     RpcRequest,
     RpcResponse,
@@ -118,7 +122,9 @@ def mapped(exc: BaseException, endpoint: str = "http://policy:8080/rpc") -> Hook
 def test_foreign_failures_become_transport_errors_with_their_cause(exc, cause):
     error = mapped(exc)
     assert cause in error.cause
-    assert error.__cause__ is exc
+    # Issue 9: the chained cause is a redacted copy naming the original type, not exc itself.
+    assert isinstance(error.__cause__, RedactedError) and error.__cause__.kind == type(exc).__name__
+    assert error.__cause__.__traceback__ is exc.__traceback__
 
 
 def test_validation_error_cause_names_the_fields_and_never_the_input():
@@ -152,8 +158,65 @@ def test_exception_group_of_transport_failures_is_mapped_after_its_first_leaf():
     group = ExceptionGroup("task group", [ConnectionResetError("reset"), EOFError()])
     error = mapped(group)
     assert "ConnectionResetError: reset" in error.cause
-    assert error.__cause__ is group
+    assert isinstance(error.__cause__, RedactedError)  # issue 9: a copy, not the group
+    assert str(error.__cause__).startswith("ExceptionGroup: task group")
+    assert "ConnectionResetError; EOFError" in str(error.__cause__)
     mixed = ExceptionGroup("task group", [ConnectionResetError("reset"), TypeError("bug")])
     with pytest.raises(ExceptionGroup):
         with map_transport_errors("tool.invoked.pre", "e", Redactor()):
             raise mixed
+
+
+CANARY = "xoxb-canary-0123456789"
+
+
+def raised(exc: BaseException) -> HookTransportError:
+    """A transport error as a real raise leaves it: tracebacks, cause and context set."""
+    try:
+        with map_transport_errors("tool.invoked.pre", "http://policy/rpc", Redactor()):
+            raise exc
+    except HookTransportError as error:
+        return error
+    raise AssertionError("not mapped")
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        aiohttp.ClientPayloadError(f"upstream said token {CANARY}"),
+        ValueError(f"bad reply near {CANARY}"),
+        ExceptionGroup("task group", [ConnectionResetError(f"reset by {CANARY}")]),
+    ],
+    ids=["aiohttp", "value-error", "group"],
+)
+def test_logged_traceback_of_a_transport_error_never_prints_the_raw_cause(exc):
+    error = raised(exc)
+    printed = "".join(traceback.format_exception(error))
+    assert CANARY not in printed
+    assert type(exc).__name__ in printed and "[REDACTED]" in printed
+    assert "HookTransportError" in printed
+
+
+def test_the_cause_chain_below_is_copied_redacted_too():
+    def failing_call() -> None:
+        try:
+            raise OSError(f"connect to https://u:{CANARY}@h failed")
+        except OSError as inner:
+            raise aiohttp.ClientConnectionError(f"cannot connect ({CANARY})") from inner
+
+    try:
+        failing_call()
+    except aiohttp.ClientConnectionError as exc:
+        error = raised(exc)
+    printed = "".join(traceback.format_exception(error))
+    assert CANARY not in printed
+    assert "ClientConnectionError: cannot connect ([REDACTED])" in printed
+    assert "OSError: connect to https://u:[REDACTED]@h failed" in printed
+    assert "failing_call" in printed  # the original's frames are kept, only its text goes
+
+
+def test_redacted_error_is_a_harness_error_that_pickles():
+    copy = RedactedError(kind="ValueError", text="[REDACTED] left")
+    assert str(copy) == "ValueError: [REDACTED] left"
+    assert str(pickle.loads(pickle.dumps(copy))) == str(copy)
+    assert isinstance(copy, wire.HarnessError)
