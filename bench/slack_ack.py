@@ -275,7 +275,8 @@ def main() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HARNESS_TEMPORAL_ADDRESS": address,
            "HARNESS_TASK_QUEUE": args.queue, "HARNESS_DATA_DIR": str(data),
            "HARNESS_PLUGINS": '["commands:plugin"]', "HARNESS_MODELS": json.dumps(MODELS),
-           "BOT_SIGNING_SECRET": SECRET, "BOT_PORT": str(bot_port), "BOT_BOT_TOKEN": "",
+           "BOT_LOCAL": "1", "BOT_SIGNING_SECRET": SECRET, "BOT_PORT": str(bot_port),
+           "BOT_BOT_TOKEN": "",
            "SLACK_BOT_TOKEN": "", "SLACK_APP_TOKEN": "",
            "HARNESS_PAYLOAD_KEY": args.payload_key}  # fmt: skip
     log = (data / "processes.log").open("wb")

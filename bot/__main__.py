@@ -1,5 +1,8 @@
 """``python -m bot``: serve the Slack app over HTTP (aiohttp), or Socket Mode with an app token.
 
+Settings that would make it unsafe or useless stop it before anything is served,
+with one log line naming the variable (:func:`bot.config.startup_problem`: Slack
+credentials missing outside local mode, local mode on a non-loopback host).
 Temporal may be down when the bot starts; the harness client connects on first
 use (:class:`bot.gateway.LazyHarness`), so commands get a clear error instead of
 the bot refusing to start. A bad hooks configuration file, on the other hand, stops
@@ -15,7 +18,7 @@ from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 from bot.app import build_app, build_web_app
-from bot.config import BotSettings
+from bot.config import BotSettings, startup_problem
 from bot.gateway import Harness, LazyHarness
 from harness.config import Settings
 from harness.hooks import HookConfigError
@@ -57,11 +60,10 @@ async def serve(settings: BotSettings, harness_settings: Settings) -> None:
     runner = web.AppRunner(build_web_app(settings, bot), access_log=None)
     await runner.setup()
     await web.TCPSite(runner, settings.host, settings.port).start()
-    mode = "local mode (no Slack credentials)" if settings.local else "HTTP mode"
-    log.info("bot listening on http://%s:%d%s, %s", settings.host, settings.port,
-             settings.path, mode)  # fmt: skip
+    log.info("bot listening on http://%s:%d%s, %s%s", settings.host, settings.port,
+             settings.path, settings.mode, _mode_detail(settings))  # fmt: skip
     try:
-        if settings.app_token:
+        if settings.socket_mode:
             # Socket Mode reconnects by itself (slack_sdk's auto_reconnect_enabled) and logs it.
             log.info("Socket Mode on; the HTTP endpoint stays up for local tools")
             await AsyncSocketModeHandler(bot.app, settings.app_token).start_async()  # type: ignore[no-untyped-call]  # bolt leaves it unannotated
@@ -71,11 +73,28 @@ async def serve(settings: BotSettings, harness_settings: Settings) -> None:
         await runner.cleanup()
 
 
+def _mode_detail(settings: BotSettings) -> str:
+    if not settings.local:
+        return ""
+    secret = "SLACK_SIGNING_SECRET" if settings.signing_secret else "the development signing secret"
+    ignored = "; SLACK_APP_TOKEN ignored (no Socket Mode)" if settings.app_token else ""
+    return f" ({secret}, Web API stand-in, loopback only{ignored})"
+
+
 def main() -> None:
-    """Read settings from the environment and serve."""
+    """Read settings from the environment and serve.
+
+    Raises:
+        SystemExit: 2 when the settings or the hooks configuration forbid starting.
+    """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    settings = BotSettings()
+    problem = startup_problem(settings)
+    if problem is not None:
+        log.error("not starting: %s", problem)
+        raise SystemExit(2)
     try:
-        asyncio.run(serve(BotSettings(), Settings()))
+        asyncio.run(serve(settings, Settings()))
     except HookConfigError as error:
         log.error("not starting: %s", error)
         raise SystemExit(2) from None

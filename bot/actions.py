@@ -16,9 +16,12 @@ from typing import Any, Final, final
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 
+from bot import replies
 from bot.gateway import Harness, task_id
 from bot.ledger import Ledger
+from bot.payloads import obj, text
 from harness.channels.slack import HELP_ACTION_PREFIX
+from harness.hooks import Redactor
 from harness.temporal.errors import TaskError, TaskTimedOut
 from harness.temporal.models import HelpClick
 
@@ -28,20 +31,24 @@ HELP_ACTION: Final = re.compile("^" + re.escape(HELP_ACTION_PREFIX))
 
 
 def help_click(body: dict[str, Any]) -> tuple[str, str, HelpClick] | None:
-    """``(team/channel/thread place, channel task id, click)`` of a ``block_actions`` payload."""
-    actions = body.get("actions") or []
-    ours = [a for a in actions if str(a.get("action_id", "")).startswith(HELP_ACTION_PREFIX)]
-    action = ours[0] if ours else None
-    if action is None:
+    """``(team/channel/thread place, channel task id, click)`` of a ``block_actions`` payload.
+
+    Takes any JSON: a value of the wrong type reads as absent.
+    """
+    actions = body.get("actions")
+    ours = [obj(a) for a in actions if text(obj(a).get("action_id")).startswith(
+        HELP_ACTION_PREFIX)] if isinstance(actions, list) else []  # fmt: skip
+    if not ours:
         return None
-    request_id = str(action["action_id"])[len(HELP_ACTION_PREFIX) :].rsplit(":", 1)[0]
-    team = str((body.get("team") or {}).get("id", ""))
-    container = body.get("container") or {}
-    message = body.get("message") or {}
-    channel = str((body.get("channel") or {}).get("id") or container.get("channel_id", ""))
-    thread = str(message.get("thread_ts") or container.get("thread_ts") or message.get("ts", ""))
-    user = str((body.get("user") or {}).get("id", ""))
-    click = HelpClick(request_id=request_id, user=user, choice=str(action.get("value", "")))
+    action = ours[0]
+    request_id = text(action.get("action_id"))[len(HELP_ACTION_PREFIX) :].rsplit(":", 1)[0]
+    team = text(obj(body.get("team")).get("id"))
+    container, message = obj(body.get("container")), obj(body.get("message"))
+    channel = text(obj(body.get("channel")).get("id")) or text(container.get("channel_id"))
+    thread = (text(message.get("thread_ts")) or text(container.get("thread_ts"))
+              or text(message.get("ts")))  # fmt: skip
+    user = text(obj(body.get("user")).get("id"))
+    click = HelpClick(request_id=request_id, user=user, choice=text(action.get("value")))
     return f"{team}/{channel}/{thread}", task_id(team, channel), click
 
 
@@ -52,11 +59,13 @@ class HelpButtons:
     Args:
         harness: where clicks go.
         ledger: thread -> task bindings (a question is asked in its task's thread).
+        redactor: masks secrets in the texts posted back.
     """
 
-    def __init__(self, harness: Harness, ledger: Ledger) -> None:
+    def __init__(self, harness: Harness, ledger: Ledger, redactor: Redactor) -> None:
         self.harness = harness
         self.ledger = ledger
+        self.redact = redactor.redact_text
 
     async def __call__(self, ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond) -> None:
         """Ack, then forward the click to the task the thread belongs to."""
@@ -71,8 +80,9 @@ class HelpButtons:
         except TaskError as error:
             log.info("help click %s not taken: %s", click.request_id, error)
             # A timeout is not a refusal: the click may still count.
-            text = error.reason if isinstance(error, TaskTimedOut) else f"refused: {error.reason}"
-            await respond(text=text, response_type="ephemeral", replace_original=False)
+            timed_out = isinstance(error, TaskTimedOut)
+            said = error.reason if timed_out else replies.refused(error.reason)
+            await respond(text=self.redact(said), response_type="ephemeral", replace_original=False)
 
 
 def register(app: AsyncApp, buttons: HelpButtons) -> None:

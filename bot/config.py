@@ -1,12 +1,17 @@
-"""BotSettings: Slack credentials, where the bot listens, and how long it waits before acking.
+"""BotSettings: Slack credentials, the mode the bot runs in, where it listens, how long it waits.
 
-Without credentials the bot runs locally: a fixed development signing secret that
-``python -m bot.say`` also uses, a dummy bot token, and Web API calls sent to the
-local stand-in (:mod:`bot.standin`) served by the bot itself.
+Three modes (DESIGN.md, "Development mode is explicit"): **local** only with
+``BOT_LOCAL=1`` on a loopback host (the development signing secret that
+``python -m bot.say`` also uses, unless ``SLACK_SIGNING_SECRET`` is given, and Web
+API calls sent to the stand-in, :mod:`bot.standin`, served by the bot itself);
+otherwise **HTTP** with Slack's signing secret and bot token, or **Socket Mode** when
+an app token is set too. :func:`startup_problem` is what stops the bot at start;
+nothing here falls back to a development credential on its own.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Final
 
@@ -16,12 +21,14 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 LOCAL_SIGNING_SECRET: Final = "local-dev-signing-secret"
 LOCAL_BOT_TOKEN: Final = "xoxb-local-dev"
 STANDIN_PATH: Final = "/_local/api/"
+SLACK_API_URL: Final = "https://slack.com/api/"
 
 
 class BotSettings(BaseSettings):
     """Every field is ``BOT_<FIELD>``; the Slack secrets also read Slack's usual names.
 
     Attributes:
+        local: ``BOT_LOCAL=1``: development secret and Web API stand-in (loopback only).
         ack_budget_seconds: how long a slash command may wait for the task before the
             ack says "working on it" (Slack's hard limit is 3 s).
         reply_deadline_seconds: how long the follow-up waits before reporting a timeout.
@@ -31,6 +38,7 @@ class BotSettings(BaseSettings):
         env_prefix="BOT_", env_file=".env", extra="ignore", populate_by_name=True
     )
 
+    local: bool = False
     signing_secret: str = Field(
         default="", validation_alias=AliasChoices("SLACK_SIGNING_SECRET", "BOT_SIGNING_SECRET")
     )
@@ -44,7 +52,7 @@ class BotSettings(BaseSettings):
     port: int = 3000
     path: str = "/slack/events"
     api_url: str = ""
-    """Slack Web API base URL; the local stand-in when no bot token is configured."""
+    """Slack Web API base URL; by default Slack's, or the stand-in in local mode."""
     data_dir: Path = Field(
         default=Path(".data"), validation_alias=AliasChoices("HARNESS_DATA_DIR", "BOT_DATA_DIR")
     )
@@ -55,19 +63,26 @@ class BotSettings(BaseSettings):
     """The bot's own user id in local mode (a real token learns it from ``auth.test``)."""
 
     @property
-    def local(self) -> bool:
-        """No real bot token: Web API calls go to the stand-in."""
-        return not self.bot_token
-
-    @property
     def secret(self) -> str:
-        """The signing secret in use."""
-        return self.signing_secret or LOCAL_SIGNING_SECRET
+        """The signing secret in use: the configured one, or in local mode the development one."""
+        return self.signing_secret or (LOCAL_SIGNING_SECRET if self.local else "")
 
     @property
     def token(self) -> str:
-        """The bot token in use."""
-        return self.bot_token or LOCAL_BOT_TOKEN
+        """The bot token in use: the configured one, or in local mode a dummy the stand-in takes."""
+        return self.bot_token or (LOCAL_BOT_TOKEN if self.local else "")
+
+    @property
+    def socket_mode(self) -> bool:
+        """Slack delivers over Socket Mode; never in local mode, which talks to no Slack."""
+        return bool(self.app_token) and not self.local
+
+    @property
+    def mode(self) -> str:
+        """The mode's name, as the start log line says it."""
+        if self.local:
+            return "local mode"
+        return "Socket Mode" if self.socket_mode else "HTTP mode"
 
     @property
     def web_api_url(self) -> str:
@@ -76,9 +91,56 @@ class BotSettings(BaseSettings):
             return self.api_url
         if self.local:
             return f"http://{self.host}:{self.port}{STANDIN_PATH}"
-        return "https://slack.com/api/"
+        return SLACK_API_URL
 
     @property
     def ledger_path(self) -> Path:
         """The SQLite file of seen events and thread bindings."""
         return self.data_dir / "bot-ledger.sqlite3"
+
+    def secrets(self) -> tuple[str, ...]:
+        """Every credential the bot holds, for the redactor of its replies (issue 9)."""
+        found = (self.signing_secret, self.bot_token, self.app_token)
+        return tuple(s for s in found if s)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is reachable only from this machine (``localhost``, 127/8, ``::1``)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def startup_problem(settings: BotSettings) -> str | None:
+    """Why the bot must not start with ``settings``, in one line that says how to fix it.
+
+    The development secret is public (it is in this file), so a bot that answers it
+    where others can reach it takes forged requests (issue 9): local mode is
+    explicit and loopback-only, and any other mode needs Slack's own credentials.
+
+    Returns:
+        ``None`` when the bot may start.
+    """
+    if settings.local:
+        if is_loopback(settings.host):
+            return None
+        return (
+            f"BOT_LOCAL=1 accepts the public development signing secret, so it listens only on "
+            f"a loopback host, and BOT_HOST={settings.host} is not one: set BOT_HOST=127.0.0.1, "
+            "or unset BOT_LOCAL and set SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN"
+        )
+    given = {"SLACK_SIGNING_SECRET": settings.signing_secret, "SLACK_BOT_TOKEN": settings.bot_token}
+    missing = [name for name, value in given.items() if not value]
+    if not missing:
+        return None
+    names = " and ".join(missing)
+    verb = "is" if len(missing) == 1 else "are"
+    return (
+        f"{names} {verb} not set: set {'it' if len(missing) == 1 else 'them'} from the Slack "
+        "app's settings (Basic Information → Signing Secret; OAuth & Permissions → Bot User "
+        "OAuth Token), or set BOT_LOCAL=1 to run locally with the development secret and the "
+        "Web API stand-in (what `make run` does)"
+    )

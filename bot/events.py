@@ -7,7 +7,9 @@ thread starts (or reaches) the channel's task and the bot binds the mention's th
 to it; a plain reply in a bound thread is a message to that task.
 Bots (including this one) and edits are never requests: an edit would repeat
 what the task already has, a bot could start a loop. Duplicates are stopped earlier,
-by :class:`bot.middleware.DedupeEvents`.
+by :class:`bot.middleware.DedupeEvents`. A message the task refuses (its sender has
+no role there, DESIGN.md "Roles guard every input") is answered to that sender
+alone, ephemerally in the thread; nothing public is posted for it.
 """
 
 from __future__ import annotations
@@ -16,19 +18,15 @@ import logging
 from typing import Any, final
 
 from slack_bolt.async_app import AsyncApp, AsyncSay
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import replies
 from bot.config import BotSettings
 from bot.gateway import Harness, task_id
 from bot.ledger import Ledger
-from bot.payloads import (
-    EventKind,
-    classify,
-    event_place,
-    mentions,
-    request_context,
-)
-from harness.temporal.errors import TaskError
+from bot.payloads import EventKind, classify, event_place, mentions, obj, request_context
+from harness.hooks import Redactor
+from harness.temporal.errors import TaskError, TaskRefused
 
 log = logging.getLogger(__name__)
 
@@ -41,31 +39,45 @@ class EventRouter:
         harness: where requests go.
         ledger: thread -> task bindings.
         settings: the bot's own user id in local mode.
+        redactor: masks secrets in every text the router posts.
     """
 
-    def __init__(self, harness: Harness, ledger: Ledger, settings: BotSettings) -> None:
+    def __init__(
+        self, harness: Harness, ledger: Ledger, settings: BotSettings, redactor: Redactor
+    ) -> None:
         self.harness = harness
         self.ledger = ledger
         self.default_bot_user = settings.bot_user_id
+        self.redact = redactor.redact_text
 
-    async def on_mention(self, body: dict[str, Any], say: AsyncSay, context: Any) -> None:  # noqa: ANN401  # bolt's context object
+    async def on_mention(
+        self, body: dict[str, Any], say: AsyncSay, client: AsyncWebClient, context: Any,  # noqa: ANN401  # bolt's context object
+    ) -> None:  # fmt: skip
         """``app_mention``: a request, unless a bot or an edit."""
-        if classify(body.get("event") or {}) is EventKind.USER:
-            await self.route(body, say, self._bot_user(context))
+        if classify(obj(body.get("event"))) is EventKind.USER:
+            await self.route(body, say, client, self._bot_user(context))
 
-    async def on_message(self, body: dict[str, Any], say: AsyncSay, context: Any) -> None:  # noqa: ANN401  # bolt's context object
+    async def on_message(
+        self, body: dict[str, Any], say: AsyncSay, client: AsyncWebClient, context: Any,  # noqa: ANN401  # bolt's context object
+    ) -> None:  # fmt: skip
         """``message``: a request if it mentions the bot or sits in a task's thread."""
-        event = body.get("event") or {}
+        event = obj(body.get("event"))
         if classify(event) is not EventKind.USER:
             return
         bot_user = self._bot_user(context)
         team, channel, thread, _ = event_place(body)
         bound = await self.ledger.task_of(f"{team}/{channel}/{thread}")
         if mentions(event, bot_user) or bound is not None:
-            await self.route(body, say, bot_user)
+            await self.route(body, say, client, bot_user)
 
-    async def route(self, body: dict[str, Any], say: AsyncSay, bot_user: str) -> None:
-        """Hand the message to the harness, bind its thread, and say when a task started."""
+    async def route(
+        self, body: dict[str, Any], say: AsyncSay, client: AsyncWebClient, bot_user: str
+    ) -> None:
+        """Hand the message to the harness, bind its thread, and say when a task started.
+
+        A refusal goes to the sender only (``chat.postEphemeral``); another failure
+        is said in the thread, as before.
+        """
         team, channel, thread, _ = event_place(body)
         place = f"{team}/{channel}/{thread}"
         bound = await self.ledger.task_of(place)
@@ -75,9 +87,15 @@ class EventRouter:
             return
         try:
             delivery = await self.harness.receive(ctx)
+        except TaskRefused as error:
+            log.info("request %s from %s refused: %s", ctx.event_id, ctx.sender, error.reason)
+            said = self.redact(replies.refused(error.reason))
+            await client.chat_postEphemeral(channel=channel, user=ctx.sender, thread_ts=thread,
+                                            text=said)  # fmt: skip
+            return
         except TaskError as error:
             log.warning("request %s not delivered: %s", ctx.event_id, error)
-            await say(text=replies.for_error("request", error), thread_ts=thread)
+            await say(text=self.redact(replies.for_error("request", error)), thread_ts=thread)
             return
         if bound == delivery.task_id:
             return
@@ -85,7 +103,7 @@ class EventRouter:
         started = delivery.started
         text = replies.task_started(delivery.task_id) if started else replies.task_joined(
             delivery.task_id)  # fmt: skip
-        await say(text=text, thread_ts=thread)
+        await say(text=self.redact(text), thread_ts=thread)
 
     def _bot_user(self, context: Any) -> str:  # noqa: ANN401  # bolt's context object
         found = getattr(context, "bot_user_id", None)

@@ -2,16 +2,19 @@
 
 Slash commands carry no thread, so a command addresses the one task of its channel
 (``task_id(team, channel)``); messages carry a thread and become
-``request.received`` contexts. Slack's own field names stop here.
+``request.received`` contexts. Slack's own field names and its text markup
+(:mod:`bot.markup`) stop here. Every function takes any JSON: the gate
+(:mod:`bot.envelope`) already refuses bodies whose shape bolt cannot read, but a
+value of an unexpected type still reads here as empty, never as an exception.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Final
+from typing import Any
 
+from bot.markup import mentioned_users, plain_text, strip_mention
 from harness.hooks.contexts import (
     CommandInvokedContext,
     RequestReceivedContext,
@@ -20,7 +23,20 @@ from harness.hooks.contexts import (
     TaskSnapshot,
 )
 
-_MENTION: Final = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
+__all__ = [
+    "EventKind",
+    "classify",
+    "command_context",
+    "command_name",
+    "dedupe_keys",
+    "event_place",
+    "mentions",
+    "obj",
+    "request_context",
+    "slash_place",
+    "strip_mention",
+    "text",
+]
 
 
 class EventKind(StrEnum):
@@ -36,14 +52,24 @@ class EventKind(StrEnum):
     """Joins, topic changes, file shares without text and the like."""
 
 
-def command_name(command: str) -> str:
+def obj(value: object) -> Mapping[str, Any]:
+    """``value`` if it is a JSON object, else an empty one (never ``.get`` on a string)."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def text(value: object) -> str:
+    """``value`` if it is a string, else ``""`` (an id or text of the wrong type is absent)."""
+    return value if isinstance(value, str) else ""
+
+
+def command_name(command: object) -> str:
     """``"/Model"`` -> ``"model"``."""
-    return command.strip().lstrip("/").lower()
+    return text(command).strip().lstrip("/").lower()
 
 
 def slash_place(body: Mapping[str, Any]) -> tuple[str, str]:
     """``(team, channel)`` of a slash command payload."""
-    return str(body.get("team_id", "")), str(body.get("channel_id", ""))
+    return text(body.get("team_id")), text(body.get("channel_id"))
 
 
 def command_context(
@@ -54,20 +80,21 @@ def command_context(
     ``role`` comes from ``snapshot`` when one is given, only as a hint: the task's
     workflow derives it again from its own participants (DESIGN.md).
     ``correlation_id`` is Slack's ``trigger_id``, unique per invocation, so sending
-    the same invocation twice is one Temporal update, not two.
+    the same invocation twice is one Temporal update, not two. ``response_url`` is
+    not passed on: only the bot posts to it, and in the context it would sit in
+    Temporal's history (issue 9).
     """
     team, channel = slash_place(body)
-    sender = str(body.get("user_id", ""))
+    sender = text(body.get("user_id"))
     participants = snapshot.participants if snapshot else ()
     role = next((p.role for p in participants if p.user_id == sender), Role.NONE)
-    trigger = str(body.get("trigger_id", ""))
+    trigger = text(body.get("trigger_id"))
     return CommandInvokedContext(
         task=TaskRef(task_id=task_id, team=team, channel=channel),
         participants=participants,
         correlation_id=f"slash/{trigger}" if trigger else "",
-        entities={"response_url": str(body.get("response_url", ""))},
-        command=command_name(str(body.get("command", ""))),
-        args=str(body.get("text", "")).strip(),
+        command=command_name(body.get("command")),
+        args=plain_text(text(body.get("text"))).strip(),
         sender=sender,
         role=role,
         snapshot=snapshot,
@@ -81,28 +108,22 @@ def classify(event: Mapping[str, Any]) -> EventKind:
         return EventKind.BOT
     if subtype in ("message_changed", "message_deleted") or event.get("edited"):
         return EventKind.EDIT
-    if subtype not in (None, "thread_broadcast", "file_share") or not event.get("user"):
+    if subtype not in (None, "thread_broadcast", "file_share") or not text(event.get("user")):
         return EventKind.OTHER
     return EventKind.USER
 
 
 def mentions(event: Mapping[str, Any], user_id: str) -> bool:
     """Whether the event's text mentions ``user_id``."""
-    return any(m == user_id for m in _MENTION.findall(str(event.get("text", ""))))
-
-
-def strip_mention(text: str, user_id: str) -> str:
-    """The text without mentions of ``user_id`` (the bot), whitespace tidied."""
-    cleaned = re.sub(rf"<@{re.escape(user_id)}(?:\|[^>]*)?>", " ", text)
-    return " ".join(cleaned.split())
+    return user_id in mentioned_users(text(event.get("text")))
 
 
 def event_place(body: Mapping[str, Any]) -> tuple[str, str, str, str]:
     """``(team, channel, thread_root, ts)``; a top-level message is its own thread root."""
-    event = body.get("event") or {}
-    team = str(body.get("team_id") or event.get("team", ""))
-    ts = str(event.get("ts", ""))
-    return team, str(event.get("channel", "")), str(event.get("thread_ts") or ts), ts
+    event = obj(body.get("event"))
+    team = text(body.get("team_id")) or text(event.get("team"))
+    ts = text(event.get("ts"))
+    return team, text(event.get("channel")), text(event.get("thread_ts")) or ts, ts
 
 
 def dedupe_keys(body: Mapping[str, Any]) -> tuple[str, ...]:
@@ -113,10 +134,10 @@ def dedupe_keys(body: Mapping[str, Any]) -> tuple[str, ...]:
     one message).
     """
     keys = []
-    if body.get("event_id"):
-        keys.append(f"event:{body['event_id']}")
+    if event_id := text(body.get("event_id")):
+        keys.append(f"event:{event_id}")
     team, channel, _, ts = event_place(body)
-    event = body.get("event") or {}
+    event = obj(body.get("event"))
     if ts and event.get("type") in ("message", "app_mention") and not event.get("subtype"):
         keys.append(f"message:{team}/{channel}/{ts}")
     return tuple(keys)
@@ -130,16 +151,19 @@ def request_context(
     ``bound``: the message's thread already belongs to ``task_id``, so the task's ref
     carries that thread and the default route only delivers (never opens a task).
     Otherwise the ref has no thread and the route may open the channel's task.
+    The text is the plain text (:func:`bot.markup.plain_text`) without the bot's
+    mention; the mention is removed first, while it is still markup.
     """
-    event = body.get("event") or {}
+    event = obj(body.get("event"))
     team, channel, thread, ts = event_place(body)
+    event_id = text(body.get("event_id"))
     return RequestReceivedContext(
         task=TaskRef(task_id=task_id, team=team, channel=channel, thread=thread if bound else ""),
-        correlation_id=f"event/{body.get('event_id', '')}",
-        text=strip_mention(str(event.get("text", "")), bot_user_id),
-        sender=str(event.get("user", "")),
+        correlation_id=f"event/{event_id}",
+        text=plain_text(strip_mention(text(event.get("text")), bot_user_id)),
+        sender=text(event.get("user")),
         channel=channel,
         thread=thread,
-        event_id=str(body.get("event_id", "")),
+        event_id=event_id,
         ts=ts,
     )

@@ -29,6 +29,15 @@ def working(command: str, args: str) -> str:
     return f"working on `{shown}` …"
 
 
+def refused(reason: str) -> str:
+    """What only the sender reads when the task refused their input on purpose (``TaskRefused``).
+
+    The same words as a refused command (``commands.outcome``): the reason is
+    written for the sender and says who can let them in.
+    """
+    return f"refused: {reason}"
+
+
 def no_task(command: str) -> str:
     """The reply in a channel without a task."""
     return (

@@ -3,8 +3,10 @@
 Builds a Slack-format request (a slash command form body, or an ``app_mention``
 event for plain text), signs it with the bot's signing secret, posts it and prints
 the reply; a late reply is read back from the local stand-in's response URL, and
-what the bot posts in answer to a mention is read back from the stand-in too.
-Works against the bot in local mode (``make run`` without Slack credentials).
+what the bot posts in answer to a mention is read back from the stand-in too,
+messages only one person sees (``chat.postEphemeral``) included.
+Works against the bot in local mode (``BOT_LOCAL=1``, what ``make run`` starts); it
+signs with ``SLACK_SIGNING_SECRET`` when that is set, else the development secret.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from urllib.parse import urlencode, urlsplit
 import aiohttp
 from slack_sdk.signature import SignatureVerifier
 
-from bot.config import BotSettings
+from bot.config import LOCAL_SIGNING_SECRET, BotSettings
 from bot.standin import POSTS_PATH, RESPONSE_PATH, SHOWN_SUFFIX
 
 
@@ -76,7 +78,7 @@ async def say(args: argparse.Namespace, settings: BotSettings) -> int:
         body = mention_body(args.text, user=args.user, team=args.team, channel=args.channel,
                             bot_user=settings.bot_user_id, thread=args.thread)  # fmt: skip
         content_type = "application/json"
-    headers = signed_headers(settings.secret, body, content_type)
+    headers = signed_headers(settings.signing_secret or LOCAL_SIGNING_SECRET, body, content_type)
     async with aiohttp.ClientSession() as session:
         before = await _posts(session, base) if content_type == "application/json" else []
         try:
@@ -92,7 +94,8 @@ async def say(args: argparse.Namespace, settings: BotSettings) -> int:
             return 1
         if content_type == "application/json":
             # A reply in a task's thread is only delivered; the bot posts nothing for it.
-            await _print_posts(session, base, len(before), patience=1.0 if args.thread else 5.0)
+            await _print_posts(session, base, len(before), user=args.user,
+                               patience=1.0 if args.thread else 5.0)  # fmt: skip
             return 0
         print(_reply_text(text))
         if _response_type(text) == "in_channel":
@@ -115,7 +118,7 @@ async def _posts(session: aiohttp.ClientSession, base: str) -> list[dict[str, An
 
 
 async def _print_posts(
-    session: aiohttp.ClientSession, base: str, seen: int, *, patience: float
+    session: aiohttp.ClientSession, base: str, seen: int, *, user: str, patience: float
 ) -> None:
     """Print the bot's posts in answer to an event (it answers after the ack)."""
     stop = time.monotonic() + patience
@@ -123,10 +126,19 @@ async def _print_posts(
         posts = (await _posts(session, base))[seen:]
         if posts:
             for post in posts:
-                print(f"bot in thread {post.get('thread_ts', '-')}: {post.get('text', '')}")
+                print(_shown(post, user))
             return
         await asyncio.sleep(0.1)
     print("accepted; the bot posted nothing in reply (a thread reply just reaches the task)")
+
+
+def _shown(post: dict[str, Any], user: str) -> str:
+    """One post as a line: who sees it, where, and its text."""
+    where, said = post.get("thread_ts", "-"), post.get("text", "")
+    if post.get("method") != "chat.postEphemeral":
+        return f"bot in thread {where}: {said}"
+    who = "only you see" if post.get("user") == user else f"only {post.get('user')} sees"
+    return f"{who} (in thread {where}): {said}"
 
 
 async def _follow(session: aiohttp.ClientSession, url: str, deadline: float) -> None:

@@ -7,6 +7,8 @@ follows through ``response_url``, taking that note's place. The update id is Sla
 down is a clear reply.
 The task says who sees a reply (:attr:`CommandResult.public`): changes go to the
 channel (``in_channel``), everything else only to the sender (``ephemeral``).
+Every text is redacted before it leaves (the "working on" note repeats the user's
+arguments); where ``respond`` may post is :class:`bot.middleware.GuardResponseUrls`'s call.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from slack_bolt.context.ack.async_ack import AsyncAck
 from bot import replies
 from bot.config import BotSettings
 from bot.gateway import Harness, task_id
-from bot.payloads import command_context, slash_place
+from bot.payloads import command_context, slash_place, text
+from harness.hooks import Redactor
 from harness.hooks.contexts import CommandResult
 from harness.temporal.errors import TaskBusy, TaskNotFound
 
@@ -48,10 +51,12 @@ class SlashHandler:
     Args:
         harness: where commands go.
         settings: the ack budget and reply deadline.
+        redactor: masks secrets in every text the listener writes.
     """
 
-    def __init__(self, harness: Harness, settings: BotSettings) -> None:
+    def __init__(self, harness: Harness, settings: BotSettings, redactor: Redactor) -> None:
         self.harness = harness
+        self.redact = redactor.redact_text
         self.budget = settings.ack_budget_seconds
         self.deadline = settings.reply_deadline_seconds
         self._followups: set[asyncio.Task[None]] = set()
@@ -64,9 +69,10 @@ class SlashHandler:
         done, _ = await asyncio.wait({pending}, timeout=self.budget)
         if done:
             result = pending.result()
-            await ack(text=result.reply, response_type=response_type(result))
+            await ack(text=self.redact(result.reply), response_type=response_type(result))
             return
-        await ack(text=replies.working(ctx.command, ctx.args), response_type="ephemeral")
+        await ack(text=self.redact(replies.working(ctx.command, ctx.args)),
+                  response_type="ephemeral")  # fmt: skip
         followup = asyncio.create_task(self._follow_up(ctx.command, pending, respond))
         self._followups.add(followup)
         followup.add_done_callback(self._followups.discard)
@@ -94,10 +100,11 @@ class SlashHandler:
             # replacing it: delete the note while it is the only message ("original" is
             # unambiguous), then post the reply for everyone, even if the delete failed.
             await self._respond(command, respond, delete_original=True)
-            await self._respond(command, respond, text=result.reply, response_type="in_channel")
+            await self._respond(command, respond, text=self.redact(result.reply),
+                                response_type="in_channel")  # fmt: skip
         else:
-            await self._respond(command, respond, text=result.reply, response_type="ephemeral",
-                                replace_original=True)  # fmt: skip
+            await self._respond(command, respond, text=self.redact(result.reply),
+                                response_type="ephemeral", replace_original=True)  # fmt: skip
 
     @staticmethod
     async def _respond(command: str, respond: AsyncRespond, **message: Any) -> None:  # noqa: ANN401  # bolt's respond keywords
@@ -117,14 +124,28 @@ def response_type(result: CommandResult) -> str:
     return "in_channel" if result.public else "ephemeral"
 
 
-async def unknown_command(ack: AsyncAck, body: dict[str, Any]) -> None:
-    """Ack a command this app does not implement with a pointer to ``/help``."""
-    name = str(body.get("command", "")).lstrip("/")
-    await ack(text=f"unknown command `/{name}`; try `/help`", response_type="ephemeral")
+@final
+class UnknownCommand:
+    """Acks a command this app does not implement with a pointer to ``/help``.
+
+    Args:
+        redactor: the name is the sender's text, repeated back.
+    """
+
+    def __init__(self, redactor: Redactor) -> None:
+        self.redact = redactor.redact_text
+
+    async def __call__(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        """Ack with the pointer."""
+        name = text(body.get("command")).lstrip("/")
+        await ack(text=self.redact(f"unknown command `/{name}`; try `/help`"),
+                  response_type="ephemeral")  # fmt: skip
 
 
-def register(app: AsyncApp, handler: SlashHandler, commands: Iterable[str] = COMMANDS) -> None:
-    """Register ``handler`` for each command, and :func:`unknown_command` for the rest."""
+def register(
+    app: AsyncApp, handler: SlashHandler, redactor: Redactor, commands: Iterable[str] = COMMANDS
+) -> None:
+    """Register ``handler`` for each command, and :class:`UnknownCommand` for the rest."""
     for command in commands:
         app.command(command)(handler)
-    app.command(re.compile(r"^/"))(unknown_command)
+    app.command(re.compile(r"^/"))(UnknownCommand(redactor))

@@ -24,7 +24,9 @@ RESPONSE_PATH: Final = "/_local/response/"
 SHOWN_SUFFIX: Final = "/shown"
 """``GET RESPONSE_PATH + key + SHOWN_SUFFIX``: :meth:`ResponseView.as_json` of that URL."""
 POSTS_PATH: Final = "/_local/posts"
-"""``GET``: every ``chat.postMessage`` so far, oldest first (what ``bot.say`` prints)."""
+"""``GET``: every ``chat.postMessage`` and ``chat.postEphemeral`` so far, oldest first, each
+its arguments plus ``method`` (what ``bot.say`` prints)."""
+POST_METHODS: Final = ("chat.postMessage", "chat.postEphemeral")
 _FLAGS: Final = ("replace_original", "delete_original")
 
 
@@ -106,8 +108,9 @@ class SlackStandIn:
         return web.Response(text="ok")
 
     async def read_posts(self, request: web.Request) -> web.Response:
-        """Every message the bot posted so far (for ``bot.say``)."""
-        posts = [args for method, args in self.calls if method == "chat.postMessage"]
+        """Every message the bot posted so far, public or ephemeral (for ``bot.say``)."""
+        posts = [{**args, "method": method} for method, args in self.calls
+                 if method in POST_METHODS]  # fmt: skip
         return web.json_response(posts)
 
     async def read_responses(self, request: web.Request) -> web.Response:

@@ -135,11 +135,10 @@ class Slack:
 
 
 async def serve_bot(harness: Harness, tmp_path: Path, **settings) -> AsyncIterator[Slack]:
+    """The real bot on a free loopback port; local mode (stand-in) unless ``local=False``."""
     port = settings.pop("port", None) or free_port()
-    bot_settings = BotSettings(
-        _env_file=None, signing_secret=Slack.signing_secret, bot_token="", port=port,
-        data_dir=tmp_path, **settings,
-    )  # fmt: skip
+    settings = {"local": True, "signing_secret": Slack.signing_secret, "bot_token": ""} | settings
+    bot_settings = BotSettings(_env_file=None, port=port, data_dir=tmp_path, **settings)
     bot = build_app(bot_settings, harness)
     runner = web.AppRunner(build_web_app(bot_settings, bot))
     await runner.setup()

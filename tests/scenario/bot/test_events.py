@@ -20,6 +20,13 @@ async def transcript(harness, channel):
     return await harness.transcript(harness.task_id(TEAM, channel))
 
 
+async def invite(slack, channel, user="U0COLLAB", role="collaborator"):
+    """The owner lets ``user`` talk to the task (a stranger's messages are refused)."""
+    status, reply = await slack.slash("/invite", f"<@{user}> {role}", user="U0OWNER",
+                                      channel=channel)  # fmt: skip
+    assert status == 200 and user in reply, reply
+
+
 async def test_mention_starts_the_channels_task_and_posts_in_thread(slack, harness, channel):
     status, _ = await slack.event("app_mention.json", channel=channel)
     assert status == 200
@@ -46,6 +53,7 @@ async def test_retry_and_mention_pair_are_one_message(slack, harness, channel):
 
 async def test_thread_reply_reaches_the_task_and_edits_and_bots_do_not(slack, harness, channel):
     await slack.event("app_mention.json", channel=channel)
+    await invite(slack, channel)
     await slack.event("message_in_thread.json", channel=channel)
     await slack.event("message_changed.json", channel=channel)
     await slack.event("bot_message_in_thread.json", channel=channel)
@@ -80,6 +88,7 @@ async def test_a_second_mention_joins_the_running_task_and_binds_its_thread(
     await slack.event("app_mention.json", channel=channel)
     await slack.event("app_mention.json", channel=channel, event_id="Ev0SECOND",
                       ts="1700000200.000100", event_ts="1700000200.000100")  # fmt: skip
+    await invite(slack, channel)
     await slack.event("message_in_thread.json", channel=channel, thread_ts="1700000200.000100",
                       ts="1700000201.000100")  # fmt: skip
     task_id = harness.task_id(TEAM, channel)
@@ -91,3 +100,32 @@ async def test_a_second_mention_joins_the_running_task_and_binds_its_thread(
         ("1700000100.000100", f"started task `{task_id}`"),
         ("1700000200.000100", f"this channel's task `{task_id}` is already running"),
     ]
+
+
+async def test_a_strangers_thread_reply_is_refused_to_them_alone_and_never_reaches_the_task(
+    slack, harness, channel
+):
+    await slack.event("app_mention.json", channel=channel)
+    calls = len(slack.bot.standin.calls)
+    status, _ = await slack.event("message_in_thread.json", channel=channel, user="U0STRANGER")
+    assert status == 200
+    [(method, args)] = slack.bot.standin.calls[calls:]  # nothing public, only this
+    assert method == "chat.postEphemeral"
+    assert (args["user"], args["channel"], args["thread_ts"]) == (
+        "U0STRANGER", channel, "1700000100.000100",
+    )  # fmt: skip
+    assert args["text"] == (
+        "refused: you are not part of this task, so its agent did not get your message; "
+        "ask <@U0OWNER> to `/invite` you"
+    )
+    assert [m.user for m in await transcript(harness, channel)] == ["U0OWNER"]
+
+
+async def test_a_mentions_slack_markup_reaches_the_transcript_as_plain_text_with_its_lines(
+    slack, harness, channel
+):
+    text = "<@UBOTLOCAL> fish &amp; chips\nthen make it &lt;b&gt;bold&lt;/b&gt; for <@U0OWNER>"
+    status, _ = await slack.event("app_mention.json", channel=channel, text=text)
+    assert status == 200
+    [message] = await transcript(harness, channel)
+    assert message.text == "fish & chips\nthen make it <b>bold</b> for <@U0OWNER>"

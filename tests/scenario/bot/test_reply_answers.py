@@ -89,8 +89,11 @@ async def test_a_deciders_reply_answers_a_question_without_options_and_a_watcher
     await reply(slack, WATCHER, "red", "1700000702.1")
     refusal = (await until(lambda: posts(slack, "chat.postEphemeral"), "the refusal"))[-1]
     assert refusal["user"] == WATCHER and refusal["thread_ts"] == ROOT
+    # Refused on the way in (DESIGN.md "Roles guard every input"), said by the bot to the
+    # watcher alone: the message never reaches the task, so the question stays open.
     assert refusal["text"] == (
-        f"refused: {WATCHER} is a watcher; only the owner or a collaborator can answer"
+        "refused: watchers can only look, not talk to this task's agent; "
+        f"ask <@{OWNER}> to `/invite` you as a collaborator"
     )
     assert len(posts(slack)) == asked  # nothing public: the question is still open
     assert (await harness.snapshot(task_id)).status == TaskStatus.WAITING
@@ -101,9 +104,10 @@ async def test_a_deciders_reply_answers_a_question_without_options_and_a_watcher
     decided = [c.result for c in recorder.seen("help.decided.post")]
     assert [(d.decided_by, d.choice) for d in decided] == [(OWNER, "blue")]
     assert (await harness.snapshot(task_id)).status == TaskStatus.RUNNING
-    # Both replies are in the thread's record; neither became a request of its own.
+    # The decider's reply is in the thread's record, the watcher's is not; neither became a
+    # request of its own.
     texts = [m.text for m in await harness.transcript(task_id)]
-    assert texts[-2:] == ["red", "blue"]
+    assert texts[-1] == "blue" and "red" not in texts
     await asyncio.sleep(0.3)
     assert len(posts(slack)) == asked + 1
 

@@ -110,3 +110,29 @@ async def test_a_late_reply_is_printed_as_it_replaced_the_working_note(
     assert status == 0
     assert lines == ["working on `/effort low` …", "effort set to `low` (was `medium`)",
                      "(posted to the channel for everyone)"]  # fmt: skip
+
+
+async def test_a_refusal_only_the_sender_sees_is_printed_as_such(slack, harness, channel):
+    await say("start", "--user", OWNER, "--channel", channel, "--url", slack.url)
+    [post] = [a for m, a in slack.bot.standin.calls if m == "chat.postMessage"][:1]
+    status, lines = await say("let me in", "--user", "U0STRANGER", "--channel", channel,
+                              "--thread", post["thread_ts"], "--url", slack.url)  # fmt: skip
+    assert status == 0
+    assert lines == [
+        f"only you see (in thread {post['thread_ts']}): refused: you are not part of this task, "
+        "so its agent did not get your message; ask <@U0OWNER> to `/invite` you"
+    ]
+
+
+async def test_bot_say_signs_with_the_development_secret_against_a_default_local_bot(
+    harness, worker, tmp_path, channel
+):
+    async for slack in serve_bot(harness, tmp_path, signing_secret=""):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "BOT_"))}
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot.say", "/model", "--channel", channel, "--url", slack.url,
+            cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        out, _ = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 0, out
+    assert out.decode().startswith("there is no task in this channel yet")

@@ -1,4 +1,6 @@
-"""``python -m bot`` checks the hooks configuration at start, as the worker does (issue 6).
+"""``python -m bot`` checks its settings at start: the hooks configuration, as the worker
+does (issue 6), and its mode (issue 9: local mode is explicit and loopback-only, any
+other mode needs Slack's credentials).
 
 Run as a user runs it, a subprocess with the settings in its environment; Temporal
 is not needed to start the bot, so none is given.
@@ -17,11 +19,85 @@ ROOT = Path(__file__).resolve().parents[3]
 TAGGER = "tests.unit.test_plugins:passthrough"
 
 
-def bot_env(tmp_path: Path, config: Path) -> dict[str, str]:
+def bot_env(tmp_path: Path, config: Path | None = None, **extra: str) -> dict[str, str]:
+    """The environment of a bot in local mode unless ``extra`` says otherwise."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_", "BOT_", "SLACK_"))}
-    env.update(HARNESS_HOOKS_CONFIG=str(config), HARNESS_PLUGINS='["commands:plugin"]',
-               HARNESS_DATA_DIR=str(tmp_path), BOT_PORT=str(free_port()))  # fmt: skip
-    return env
+    env.update(HARNESS_PLUGINS='["commands:plugin"]', HARNESS_DATA_DIR=str(tmp_path),
+               BOT_PORT=str(free_port()), BOT_LOCAL="1")  # fmt: skip
+    if config is not None:
+        env["HARNESS_HOOKS_CONFIG"] = str(config)
+    env.update(extra)
+    return {k: v for k, v in env.items() if v}
+
+
+async def refusal(env: dict[str, str]) -> str:
+    """Start the bot, expect it to stop at once with status 2; returns its one log line."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=ROOT, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(process.communicate(), 30)
+    log = err.decode()
+    assert process.returncode == 2, log
+    assert out == b"" and "Traceback" not in log and "bot listening" not in log, log
+    [line] = log.splitlines()
+    return line
+
+
+async def listening_line(env: dict[str, str]) -> str:
+    """Start the bot and return its "bot listening" log line, then stop it."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=ROOT, env=env,
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stderr is not None
+    lines: list[str] = []
+    try:
+        async with asyncio.timeout(30):
+            while not lines or "bot listening" not in lines[-1]:
+                line = await process.stderr.readline()
+                assert line, "bot exited: " + "".join(lines)
+                lines.append(line.decode())
+    finally:
+        process.terminate()
+        await process.wait()
+    return lines[-1]
+
+
+async def test_a_bot_token_without_a_signing_secret_stops_the_bot_naming_the_variable(tmp_path):
+    line = await refusal(bot_env(tmp_path, BOT_LOCAL="", SLACK_BOT_TOKEN="xoxb-1-2-abc"))
+    assert " ERROR bot not starting: SLACK_SIGNING_SECRET is not set: set it from " in line
+    assert "SLACK_BOT_TOKEN is" not in line and "or set BOT_LOCAL=1 to run locally" in line
+
+
+async def test_no_slack_credentials_and_no_local_mode_stops_the_bot_naming_both(tmp_path):
+    line = await refusal(bot_env(tmp_path, BOT_LOCAL=""))
+    assert " ERROR bot not starting: SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN are not set: " in line
+    assert "BOT_LOCAL=1" in line
+
+
+async def test_a_signing_secret_without_a_bot_token_stops_the_bot(tmp_path):
+    line = await refusal(bot_env(tmp_path, BOT_LOCAL="", SLACK_SIGNING_SECRET="s3cret"))
+    assert "not starting: SLACK_BOT_TOKEN is not set" in line and "s3cret" not in line
+
+
+async def test_local_mode_on_a_public_host_refuses_to_start(tmp_path):
+    line = await refusal(bot_env(tmp_path, BOT_HOST="0.0.0.0"))
+    assert " ERROR bot not starting: BOT_LOCAL=1 " in line
+    assert "BOT_HOST=0.0.0.0 is not one: set BOT_HOST=127.0.0.1" in line
+
+
+async def test_the_mode_is_logged_when_the_bot_listens(tmp_path):
+    local = await listening_line(bot_env(tmp_path))
+    assert local.rstrip().endswith(
+        "/slack/events, local mode (the development signing secret, Web API stand-in, "
+        "loopback only)"
+    )
+    given = await listening_line(bot_env(tmp_path, SLACK_SIGNING_SECRET="own-secret"))
+    assert "local mode (SLACK_SIGNING_SECRET, Web API stand-in" in given
+    http = await listening_line(bot_env(tmp_path, BOT_LOCAL="", SLACK_SIGNING_SECRET="s",
+                                        SLACK_BOT_TOKEN="xoxb-1-2-abc"))  # fmt: skip
+    assert http.rstrip().endswith("/slack/events, HTTP mode")
 
 
 async def test_a_bad_hooks_file_stops_the_bot_naming_the_problem(tmp_path):

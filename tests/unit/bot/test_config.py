@@ -1,0 +1,53 @@
+"""Which settings may start the bot (issue 9: local mode is explicit and loopback-only)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.app import build_app
+from bot.config import LOCAL_SIGNING_SECRET, BotSettings, is_loopback, startup_problem
+
+
+def settings(**values) -> BotSettings:
+    return BotSettings(_env_file=None, **values)
+
+
+def test_a_bot_token_alone_no_longer_means_the_development_secret():
+    given = settings(bot_token="xoxb-1-2-abc")
+    assert given.secret == ""
+    assert startup_problem(given).startswith("SLACK_SIGNING_SECRET is not set: ")
+    with pytest.raises(ValueError, match="SLACK_SIGNING_SECRET is not set"):
+        build_app(given, client=None)
+
+
+def test_local_mode_uses_the_development_secret_unless_one_is_given():
+    assert settings(local=True).secret == LOCAL_SIGNING_SECRET
+    assert settings(local=True, signing_secret="own").secret == "own"
+    assert startup_problem(settings(local=True)) is None
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "10.0.0.5", "bot.example.com", ""])
+def test_local_mode_refuses_a_host_others_can_reach(host):
+    problem = startup_problem(settings(local=True, host=host))
+    assert problem is not None and f"BOT_HOST={host} is not one" in problem
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "localhost", "::1"])
+def test_loopback_hosts(host):
+    assert is_loopback(host)
+
+
+def test_the_mode_names():
+    assert settings(local=True, app_token="xapp-1").mode == "local mode"
+    assert settings(signing_secret="s", bot_token="t").mode == "HTTP mode"
+    assert settings(signing_secret="s", bot_token="t", app_token="xapp-1").mode == "Socket Mode"
+
+
+def test_the_web_api_is_slacks_outside_local_mode_and_the_stand_in_inside_it():
+    assert settings(signing_secret="s", bot_token="t").web_api_url == "https://slack.com/api/"
+    assert settings(local=True, port=4000).web_api_url == "http://127.0.0.1:4000/_local/api/"
+
+
+def test_the_secrets_the_redactor_is_given_are_the_configured_ones():
+    given = settings(signing_secret="sig", bot_token="xoxb-t", app_token="")
+    assert given.secrets() == ("sig", "xoxb-t")
