@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 
 import pytest
@@ -79,3 +80,20 @@ async def test_url_verification_answers_the_challenge(gate):
     body = (FIXTURES / "url_verification.json").read_text()
     status, text = await gate.post(body, gate.build_headers(body, "application/json"))
     assert status == 200 and "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P" in text
+
+
+class Broken:
+    """A harness that fails in a way no listener expects."""
+
+    async def receive(self, request):
+        raise RuntimeError("the harness broke\nsecond line with xoxb-1234-5678-secret")
+
+
+async def test_a_listener_that_fails_is_answered_400_in_one_log_line(tmp_path, caplog):
+    async for broken in serve_bot(Broken(), tmp_path):
+        body = (FIXTURES / "app_mention.json").read_text()
+        status, text = await broken.post(body, broken.build_headers(body, "application/json"))
+    assert (status, text) == (400, "bad request")
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    [line] = [r.getMessage() for r in caplog.records if "answered 400" in r.getMessage()]
+    assert line == "request not handled (RuntimeError: the harness broke); answered 400"
