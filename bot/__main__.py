@@ -15,6 +15,7 @@ import asyncio
 import logging
 
 from aiohttp import web
+from pydantic import ValidationError
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 from bot.app import build_app, build_web_app
@@ -73,6 +74,12 @@ async def serve(settings: BotSettings, harness_settings: Settings) -> None:
         await runner.cleanup()
 
 
+def _variable(loc: tuple[int | str, ...]) -> str:
+    """The environment variable of a field: ``port`` -> ``BOT_PORT``; an alias is one already."""
+    name = "_".join(map(str, loc))
+    return name if name.isupper() else f"BOT_{name.upper()}"
+
+
 def _mode_detail(settings: BotSettings) -> str:
     if not settings.local:
         return ""
@@ -88,7 +95,12 @@ def main() -> None:
         SystemExit: 2 when the settings or the hooks configuration forbid starting.
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    settings = BotSettings()
+    try:
+        settings = BotSettings()
+    except ValidationError as error:  # BOT_PORT=abc, BOT_LOCAL=maybe: name it, no traceback
+        wrong = "; ".join(f"{_variable(e['loc'])}: {e['msg']}" for e in error.errors())
+        log.error("not starting: %s", wrong)
+        raise SystemExit(2) from None
     problem = startup_problem(settings)
     if problem is not None:
         log.error("not starting: %s", problem)

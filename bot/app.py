@@ -11,7 +11,6 @@ through one :class:`~harness.hooks.Redactor` that knows the bot's own credential
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from typing import final
 
@@ -101,9 +100,7 @@ def build_redactor(settings: BotSettings) -> Redactor:
     A signing secret looks like no known token family, so only knowing the value
     masks it (issue 9).
     """
-    # TODO(issue 9): Redactor(secrets=settings.secrets()) once the hooks side adds it; an
-    # escaped literal pattern masks the same values meanwhile.
-    return Redactor(patterns=[re.escape(secret) for secret in settings.secrets()])
+    return Redactor(secrets=settings.secrets())
 
 
 @final

@@ -77,7 +77,7 @@ class SlackGate:
         try:
             bolt_request = AsyncBoltRequest(body=text, query=request.query_string, headers=headers)
             response = await self.app.async_dispatch(bolt_request)
-        except Exception as error:  # bolt's own handler caught what its listeners raised
+        except Exception as error:  # outside bolt's own try (building its request): still no 500
             log.warning("request not handled (%s); answered 400", type(error).__name__)
             return _plain(400, "bad request")
         return await to_aiohttp_response(response)

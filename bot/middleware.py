@@ -1,7 +1,7 @@
 """Small bolt middleware, one job each (bolt's ``request_verification/`` is the model).
 
 They run inside bolt after its own signature check; the HTTP gate in
-:mod:`bot.gate` has already refused unsigned and unparsable requests.
+:mod:`bot.gate` has already refused unsigned and malformed requests.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ class GuardResponseUrls(AsyncMiddleware):
         """Replace ``respond`` with one that posts nothing when the URL is not allowed."""
         url = req.context.response_url
         if url is not None and not (isinstance(url, str) and self.allowed(url)):
-            only = "the local stand-in" if self.local_port else SLACK_RESPONSE_HOST
+            only = SLACK_RESPONSE_HOST if self.local_port is None else "the local stand-in"
             log.warning("response_url to host %r dropped: replies go only to %s", _host(url), only)
             req.context["response_url"] = None
             req.context["respond"] = DroppedRespond()

@@ -140,3 +140,8 @@ async def test_a_good_hooks_file_is_logged_as_chains_before_the_bot_listens(tmp_
         "100 commands.guard.RoleGuard (local, normal), 150 tagger (local, normal)"
     )
     assert any(f"hooks configuration {config} is valid" in line for line in lines)
+
+
+async def test_a_local_mode_that_is_not_a_yes_or_no_stops_the_bot_naming_it(tmp_path):
+    line = await refusal(bot_env(tmp_path, BOT_LOCAL="maybe"))
+    assert " ERROR bot not starting: BOT_LOCAL: Input should be a valid boolean" in line

@@ -43,8 +43,7 @@ class Recorder:
 async def route(error: Exception, tmp_path, secret: str = "sig") -> list[tuple[str, dict]]:
     settings = BotSettings(_env_file=None, local=True, signing_secret=secret, data_dir=tmp_path)
     ledger = Ledger(tmp_path / "ledger.sqlite3")
-    router = EventRouter(Refusing(error), ledger, settings,
-                         Redactor(patterns=[secret]))  # fmt: skip
+    router = EventRouter(Refusing(error), ledger, settings, Redactor(secrets=[secret]))
     body = json.loads((FIXTURES / "app_mention.json").read_text())
     recorder = Recorder()
     try:
