@@ -19,12 +19,14 @@ import logging
 import re
 import time
 from collections.abc import Sequence
-from typing import Final, final
+from typing import Any, Final, final
 
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.context.async_context import AsyncBoltContext
+from slack_bolt.request.async_internals import build_async_context
 from slack_bolt.request.async_request import AsyncBoltRequest
 
 from bot.envelope import MalformedBody, parse
@@ -69,14 +71,14 @@ class SlackGate:
         }
         try:
             text = raw.decode("utf-8")
-            parse(text, headers)
+            body = parse(text, headers)
         except (UnicodeDecodeError, MalformedBody) as error:
             # Signed but not a body bolt can read: Slack never sends these; say so and stop.
             log.warning("signed request with a malformed body rejected: %s", _reason(error))
             return _plain(400, "malformed body")
         try:
-            bolt_request = AsyncBoltRequest(body=text, query=request.query_string, headers=headers)
-            response = await self.app.async_dispatch(bolt_request)
+            checked = bolt_request(text, body, query=request.query_string, headers=headers)
+            response = await self.app.async_dispatch(checked)
         except Exception as error:  # outside bolt's own try (building its request): still no 500
             log.warning("request not handled (%s); answered 400", type(error).__name__)
             return _plain(400, "bad request")
@@ -118,6 +120,22 @@ class HttpErrorLog(logging.LoggerAdapter[logging.Logger]):
                                 exc_info.message)  # fmt: skip
             return
         self.logger.exception(msg, *args, exc_info=exc_info, **kwargs)  # type: ignore[arg-type]  # Logger's own keywords, passed through
+
+
+def bolt_request(
+    text: str, body: dict[str, Any], *, query: str, headers: dict[str, str | Sequence[str]]
+) -> AsyncBoltRequest:
+    """Bolt's request for ``text``, reading the body the gate checked (``body``).
+
+    They differ only where bolt's parser loses a form body (see
+    :func:`bot.envelope.parse`); then bolt's parse and the context it derived from
+    it are replaced, so the listener gets the command that was sent.
+    """
+    request = AsyncBoltRequest(body=text, query=query, headers=headers)
+    if request.body != body:
+        request.body = body
+        request.context = build_async_context(AsyncBoltContext({}), body)
+    return request
 
 
 def _reason(error: Exception) -> str:

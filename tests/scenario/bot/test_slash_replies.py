@@ -66,6 +66,14 @@ async def test_subtask_reply_names_the_child_task(slack, harness, channel):
     assert child.task_id == f"{task_id}/sub-1"
 
 
+async def test_a_command_whose_text_says_payload_is_not_lost(slack, harness, channel):
+    # bolt alone parses any form body containing "payload" as an empty interactivity payload.
+    reply = await ack(slack, "/sub-task", "check the payload size", channel=channel)
+    assert reply["text"].startswith("starting sub-task “check the payload size”")
+    [child] = (await harness.snapshot(harness.task_id(TEAM, channel))).subtasks
+    assert child.title == "check the payload size"
+
+
 async def test_an_identity_change_caught_on_post_is_a_refusal(slack, harness, manager, channel):
     await ack(slack, "/invite", "<@U0COLLAB> collaborator", channel=channel)
 
