@@ -2,7 +2,7 @@
 
 Settings that would make it unsafe or useless stop it before anything is served,
 with one log line naming the variable (:func:`bot.config.startup_problem`: Slack
-credentials missing outside local mode, local mode on a non-loopback host).
+credentials missing outside local mode, local mode on a non-loopback host, no payload key).
 Temporal may be down when the bot starts; the harness client connects on first
 use (:class:`bot.gateway.LazyHarness`), so commands get a clear error instead of
 the bot refusing to start. A bad hooks configuration file, on the other hand, stops
@@ -22,9 +22,12 @@ from bot.app import build_app, build_web_app
 from bot.config import BotSettings, startup_problem
 from bot.gateway import Harness, LazyHarness
 from harness.config import Settings
-from harness.hooks import HookConfigError
+from harness.hooks import HookConfigError, Redactor
+from harness.logs import install_log_redaction
 from harness.plugins import effective_manager
 from harness.temporal.client import HarnessClient
+from harness.temporal.errors import PayloadKeyError
+from harness.temporal.keys import load_keys
 
 log = logging.getLogger("bot")
 
@@ -51,7 +54,10 @@ async def serve(settings: BotSettings, harness_settings: Settings) -> None:
 
     Raises:
         HookConfigError: ``HARNESS_HOOKS_CONFIG`` is invalid; nothing was served.
+        PayloadKeyError: no usable ``HARNESS_PAYLOAD_KEY``: the bot would have to send
+            Slack's text to Temporal unencrypted, so it does not start.
     """
+    load_keys(harness_settings)  # here, not on the first command: the client connects lazily
     await check_hooks(harness_settings)
 
     async def connect() -> Harness:
@@ -105,9 +111,12 @@ def main() -> None:
     if problem is not None:
         log.error("not starting: %s", problem)
         raise SystemExit(2)
+    harness_settings = Settings()
+    secrets = (*settings.secrets(), *harness_settings.secret_values())
+    install_log_redaction(Redactor(secrets=secrets))  # every log line of this process
     try:
-        asyncio.run(serve(settings, Settings()))
-    except HookConfigError as error:
+        asyncio.run(serve(settings, harness_settings))
+    except (HookConfigError, PayloadKeyError) as error:
         log.error("not starting: %s", error)
         raise SystemExit(2) from None
     except KeyboardInterrupt:

@@ -81,8 +81,9 @@ class HarnessClient:
     def __init__(self, client: Client, settings: Settings) -> None:
         self.temporal = client
         self.settings = settings
-        # TODO(issue 9): Redactor(secrets=settings.secret_values()) once the redactor takes them.
-        self._redactor = Redactor()
+        # What goes into an update or a workflow start is redacted first (issue 9): the
+        # known families and every secret this process is configured with.
+        self._redactor = Redactor(secrets=settings.secret_values())
 
     @classmethod
     async def connect(cls, settings: Settings) -> HarnessClient:

@@ -20,8 +20,16 @@ from temporalio.worker import Worker
 from harness.agent.runtime import AgentRuntime
 from harness.audit_store import SqliteAuditStore
 from harness.config import Settings
-from harness.hooks import POINTS, HookManager, RetryDefaults, load_hooks_config, register_builtin
+from harness.hooks import (
+    POINTS,
+    HookManager,
+    Redactor,
+    RetryDefaults,
+    load_hooks_config,
+    register_builtin,
+)
 from harness.hooks.contexts import ShutdownContext
+from harness.logs import install_log_redaction
 from harness.plugins import register_plugins
 from harness.providers import SystemClock, system_random
 from harness.store import ArtefactStore, SqliteArtefactStore
@@ -47,7 +55,8 @@ def build_manager(settings: Settings, store: ArtefactStore) -> HookManager:
         HookConfigError: ``settings.hooks_config`` is invalid, or a plugin path does
             not resolve (every problem named).
     """
-    manager = HookManager()
+    # Every secret the worker holds is masked wherever it shows up, whatever its shape.
+    manager = HookManager(redactor=Redactor(secrets=settings.secret_values()))
     manager.audit.sinks.append(SqliteAuditStore(settings.artefact_store_path))
     # Read and resolved before anything registers: a bad file fails the start, all or nothing.
     hooks = load_hooks_config(settings.hooks_config) if settings.hooks_config else None
@@ -133,6 +142,8 @@ async def serve(
     """
     store = SqliteArtefactStore(settings.artefact_store_path)
     manager = manager or build_manager(settings, store)
+    # The manager's redactor also knows the hooks file's header secrets: it scrubs every log line.
+    unredact = install_log_redaction(manager.redactor)
     runtime = AgentRuntime.of(manager)
     if runtime is not None:
         await runtime.start()  # MCP tool servers: listed once the event loop runs
@@ -161,6 +172,7 @@ async def serve(
         stopping.cancel()
         await manager.aclose()  # configured remote executors' HTTP pools and MCP sessions
         store.close()
+        unredact()
     return done.result or ""
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import logging
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,7 +100,7 @@ class HooksConfig:
         """
         for entry in self.entries:
             for secret in entry.headers.values():
-                manager.redactor.add_pattern(re.escape(secret))
+                manager.redactor.add_secret(secret)
         planned = self._build(manager)
         applied = AppliedHooks(manager)
         try:

@@ -1,6 +1,6 @@
 """``python -m bot`` checks its settings at start: the hooks configuration, as the worker
-does (issue 6), and its mode (issue 9: local mode is explicit and loopback-only, any
-other mode needs Slack's credentials).
+does (issue 6), its mode (issue 9: local mode is explicit and loopback-only, any
+other mode needs Slack's credentials) and its payload key (issue 9: no key, no bot).
 
 Run as a user runs it, a subprocess with the settings in its environment; Temporal
 is not needed to start the bot, so none is given.
@@ -13,6 +13,8 @@ import os
 import sys
 from pathlib import Path
 
+from tests.integration.temporal.conftest import PAYLOAD_KEY
+
 from .conftest import free_port
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -23,7 +25,8 @@ def bot_env(tmp_path: Path, config: Path | None = None, **extra: str) -> dict[st
     """The environment of a bot in local mode unless ``extra`` says otherwise."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_", "BOT_", "SLACK_"))}
     env.update(HARNESS_PLUGINS='["commands:plugin"]', HARNESS_DATA_DIR=str(tmp_path),
-               BOT_PORT=str(free_port()), BOT_LOCAL="1")  # fmt: skip
+               BOT_PORT=str(free_port()), BOT_LOCAL="1",
+               HARNESS_PAYLOAD_KEY=PAYLOAD_KEY)  # fmt: skip
     if config is not None:
         env["HARNESS_HOOKS_CONFIG"] = str(config)
     env.update(extra)
@@ -85,6 +88,17 @@ async def test_local_mode_on_a_public_host_refuses_to_start(tmp_path):
     line = await refusal(bot_env(tmp_path, BOT_HOST="0.0.0.0"))
     assert " ERROR bot not starting: BOT_LOCAL=1 " in line
     assert "BOT_HOST=0.0.0.0 is not one: set BOT_HOST=127.0.0.1" in line
+
+
+async def test_no_payload_key_stops_the_bot_naming_the_variable_and_the_fix(tmp_path):
+    line = await refusal(bot_env(tmp_path, HARNESS_PAYLOAD_KEY=""))
+    assert " ERROR bot not starting: HARNESS_PAYLOAD_KEY: not set, and there is no key " in line
+    assert "python -m harness.temporal.keys ensure " in line
+
+
+async def test_a_bad_payload_key_is_named_but_never_shown(tmp_path):
+    line = await refusal(bot_env(tmp_path, HARNESS_PAYLOAD_KEY="not-a-key-zzzz"))
+    assert "not starting: HARNESS_PAYLOAD_KEY" in line and "not-a-key-zzzz" not in line
 
 
 async def test_the_mode_is_logged_when_the_bot_listens(tmp_path):
