@@ -186,6 +186,9 @@ def main() -> None:
         print(f"worker not starting: {error}", file=sys.stderr)
         raise SystemExit(2) from None
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    # From the first line on (plugins log while they register); serve() adds the hooks
+    # file's header secrets once the manager exists.
+    install_log_redaction(Redactor(secrets=settings.secret_values()))
 
     async def run() -> None:
         stop = asyncio.Event()

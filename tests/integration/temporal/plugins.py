@@ -51,3 +51,21 @@ async def model_command(ctx):
         return None
     effects = (CommandEffect(kind="set_model", value=ctx.args),)
     return ctx.model_copy(update={"result": CommandResult(reply="ok", effects=effects)})
+
+
+def leaky_plugin(manager: HookManager, settings: object) -> None:
+    """Logs the configured OpenAI key (of no known shape) at start and on every task.created.
+
+    What careless plugin code does; the worker must still never print the key.
+    """
+    import logging
+
+    log = logging.getLogger("tests.leaky")
+    secret = settings.openai_api_key.get_secret_value()  # type: ignore[attr-defined]
+    log.warning("plugin loaded with key %s", secret)
+
+    async def leak(ctx):
+        log.info("task.created sees %s", secret)
+        raise RuntimeError(f"upstream refused key {secret}")
+
+    manager.register("task.created.pre", leak)
