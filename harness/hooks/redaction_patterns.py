@@ -56,13 +56,13 @@ KEYED_VALUE: Final = (
 BEARER: Final = r"\b(?ai:bearer)\s+(?P<secret>[A-Za-z0-9._~+/=-]{8,})"
 # RFC 7617 credentials on their own; ASCII blanks only, so the JSON test knows every form.
 # Whether it is one is decided by :func:`is_basic_credential`, not by the shape.
-BASIC: Final = r"\b(?ai:basic)[ \t]+(?P<secret>[A-Za-z0-9+/]{4,}={0,2})(?![A-Za-z0-9+/=])"
+BASIC: Final = r"\b(?ai:basic)[ \t]+(?P<secret>[A-Za-z0-9+/]{2,}={0,2})(?![A-Za-z0-9+/=])"
 # scheme://user:password@host. It starts at "://" (a literal, so a fast scan) and the scheme
 # is left out: matching it would make every long word a quadratic backtrack.
 URL_CREDENTIALS: Final = r"://[^\s/?#@:\"'<>]*:(?P<secret>[^\s/?#\"'<>]+)@"
 """Also its own JSON test: escapes only lengthen what the negated classes accept."""
 
-JSON_BASIC: Final = rb"(?i:basic)(?: |\\t)+(?P<secret>[A-Za-z0-9+/]{4,}={0,2})(?![A-Za-z0-9+/=])"
+JSON_BASIC: Final = rb"(?i:basic)(?: |\\t)+(?P<secret>[A-Za-z0-9+/]{2,}={0,2})(?![A-Za-z0-9+/=])"
 """:data:`BASIC` in JSON bytes: a tab is ``\\t`` there; no ``\\b`` (an escape's letter before)."""
 
 GATE: Final = (

@@ -172,10 +172,14 @@ class Redactor:
             return text
         spans: list[tuple[int, int]] = []
         for pattern, group, check in self._rules:
-            for match in pattern.finditer(text):
+            # Overlapping matches too (each search restarts one past the last match's start):
+            # a keyed value may swallow "key=basic <value>" up to the blank and leave the rest.
+            match = pattern.search(text)
+            while match is not None:
                 start, end = match.span(group)
                 if start < end and (check is None or check(match[group])):
                     spans.append((start, end))
+                match = pattern.search(text, match.start() + 1)
         if not spans:
             return text
         # Every rule ran over the original text and overlaps merge, so no rule's mask can

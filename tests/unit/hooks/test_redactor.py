@@ -415,3 +415,17 @@ def test_model_extras_are_masked_and_defaults_read_alike_in_both_paths():
     assert out.note == "[REDACTED]" and out.effort == "medium"
     plain = Loose()
     assert redactor.redact(plain) is plain and redactor._walk(plain) is plain
+
+
+def test_a_keyed_value_that_swallows_the_next_key_leaves_nothing_behind(redactor):
+    # Found by the property test: the first value runs over "\x01authorization=basic" up to
+    # the blank, so the second keyed value starts inside the first match.
+    text = "authorization=first00=\x01authorization=basic second0="
+    out = redactor.redact_text(text)
+    assert "first00" not in out and "second0" not in out
+
+
+def test_short_basic_credentials_and_overlapping_secrets_are_masked_whole():
+    redactor = Redactor(secrets=["abab"])
+    assert redactor.redact_text("Basic OjA=") == "Basic [REDACTED]"  # ":0"
+    assert redactor.redact_text("xababab") == "x[REDACTED]"
