@@ -84,6 +84,8 @@ class JsonDetector(NamedTuple):
             if not (defaults and any(known in name for known in GATE_WORDS)):
                 gate.append(word)
         forms = {form for s in secrets for form in (_json_escaped(s), _utf8(s)) if form}
+        # In the gate too (lowered, as it reads): one scan for all, not a second one per value.
+        gate += [re.escape(form.lower().decode()) for form in forms]
         return cls(
             gate=_compiled(gate),
             words=re.compile(
@@ -110,10 +112,10 @@ class JsonDetector(NamedTuple):
                     is_basic_credential(m["secret"]) for m in self.basic.finditer(text)
                 ):
                     return False
+                if self.secrets is not None and self.secrets.search(text) is not None:
+                    return False
         # '@' is rare in JSON and ':' is everywhere: a byte search first keeps URLs cheap.
         if self.url is not None and b"@" in text and self.url.search(text) is not None:
-            return False
-        if self.secrets is not None and self.secrets.search(text) is not None:
             return False
         for pattern in self.user:  # a loop, not all(...): no generator on the hot path
             if pattern.search(text) is not None:

@@ -4,6 +4,7 @@ import json
 import re
 from typing import NamedTuple
 
+import pydantic_core
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,6 +20,7 @@ from harness.hooks.contexts import (
     ToolResult,
 )
 from harness.hooks.contexts.base import FrozenDict
+from harness.hooks.redaction_patterns import is_json_safe
 
 SECRETS = {
     "slack bot": "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
@@ -429,3 +431,40 @@ def test_short_basic_credentials_and_overlapping_secrets_are_masked_whole():
     redactor = Redactor(secrets=["abab"])
     assert redactor.redact_text("Basic OjA=") == "Basic [REDACTED]"  # ":0"
     assert redactor.redact_text("xababab") == "x[REDACTED]"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "safe"),
+    [
+        (r"ACME-[0-9]{6}", True),
+        (r"a\.b|c\-d", True),
+        (r"(?P<id>ab)+ cd", True),
+        (r"[a-z_-]{3,}", True),
+        (r"ACME-\d{6}", False),  # \d is Unicode in text
+        (r"\bword", False),
+        (r"x(?=y)", False),
+        (r"(?i)acme", False),
+        (r"a.b", False),
+        (r"[^a]", False),
+        (r"[!-~]+", False),  # a range over '"' and '\'
+        (r'say "x"', False),
+        (r"back\\slash", False),
+        (r"^start", False),
+        ("tab\there", False),
+    ],
+)
+def test_user_patterns_are_tested_over_json_only_when_provably_safe(pattern, safe):
+    assert is_json_safe(pattern) is safe
+
+
+_SAFE = ["ACME-[0-9]{2}", r"a\.b", "x y+", "[a-c]{2}[x-z]"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(_SAFE),
+    st.text(alphabet=st.sampled_from('ACME-09abcxyz. \t\n"\\\x01é'), max_size=12),
+)
+def test_a_safe_pattern_finds_in_json_what_it_finds_in_text(pattern, text):
+    if re.search(pattern, text):
+        assert re.search(pattern.encode(), pydantic_core.to_json(text))
