@@ -13,8 +13,10 @@ Each package declares its own errors in its own ``errors.py``; all derive from
     │   └── UnknownHookPointError      a point name outside the catalogue
     ├── HttpClientError                harness.http.errors: an HTTP provider's call failed
     ├── WireError                      harness.hooks.remote.wire: a reply broke the protocol
+    ├── RedactedError                  harness.hooks.remote.wire: a foreign cause, text redacted
     ├── TaskError                      harness.temporal.errors
     │   ├── TaskRejected               the task refused the request (finished, invalid)
+    │   │   └── TaskRefused            a hook refused it on purpose (a sender with no role)
     │   ├── TaskNotFound               no task has that id
     │   ├── TaskBusy                   the task is at Temporal's limit of in-flight requests
     │   ├── TaskTimedOut               the task did not answer in time; the request may apply
