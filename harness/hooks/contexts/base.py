@@ -77,6 +77,11 @@ def freeze(value: Any) -> Any:  # noqa: ANN401  # any JSON-like value
     return value
 
 
+EMPTY: FrozenDict[Any, Any] = FrozenDict()
+"""The default of every mapping field: one shared empty read-only dict. A
+``default_factory`` would build one per comparison (``exclude_defaults`` calls it),
+which doubled the redactor's serialisation cost (issue 9, ``bench/dispatch.py``)."""
+
 _ATOMS: frozenset[type] = frozenset({str, int, float, bool, type(None), bytes})
 
 FrozenJson = Annotated[Mapping[str, Any], AfterValidator(freeze)]
@@ -131,7 +136,7 @@ class HookContext(Frozen):
 
     task: TaskRef | None = None
     participants: tuple[Participant, ...] = ()
-    entities: FrozenStrMap = Field(default_factory=FrozenDict)
+    entities: FrozenStrMap = EMPTY
     correlation_id: str = ""
     attempt: int = Field(default=1, ge=1)
     idempotency_key: str = ""

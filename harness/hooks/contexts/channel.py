@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import Field
-
-from harness.hooks.contexts.base import Frozen, FrozenDict, FrozenJson, HookContext
+from harness.hooks.contexts.base import EMPTY, Frozen, FrozenJson, HookContext
 
 
 class ChannelMessage(Frozen):
@@ -33,5 +31,5 @@ class ChannelReceivedContext(HookContext):
 
     operation: ClassVar[str] = "channel.received"
     message: ChannelMessage
-    raw: FrozenJson = Field(default_factory=FrozenDict)
+    raw: FrozenJson = EMPTY
     result: ChannelMessage | None = None

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import Field
-
-from harness.hooks.contexts.base import Frozen, FrozenDict, FrozenJson, HookContext
+from harness.hooks.contexts.base import EMPTY, Frozen, FrozenJson, HookContext
 from harness.hooks.contexts.task import Effort
 
 
@@ -15,7 +13,7 @@ class ToolCall(Frozen):
 
     id: str
     name: str
-    arguments: FrozenJson = Field(default_factory=FrozenDict)
+    arguments: FrozenJson = EMPTY
 
 
 class Message(Frozen):
@@ -33,7 +31,7 @@ class ToolSpec(Frozen):
 
     name: str
     description: str = ""
-    parameters: FrozenJson = Field(default_factory=FrozenDict)
+    parameters: FrozenJson = EMPTY
 
 
 class Usage(Frozen):
@@ -50,7 +48,7 @@ class LlmResponse(Frozen):
     tool_calls: tuple[ToolCall, ...] = ()
     stop_reason: str = ""
     usage: Usage = Usage()
-    raw: FrozenJson = Field(default_factory=FrozenDict)
+    raw: FrozenJson = EMPTY
 
 
 class ContextCreatedContext(HookContext):

@@ -5,11 +5,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import ClassVar, Literal
 
-from pydantic import Field
-
 from harness.hooks.contexts.base import (
+    EMPTY,
     Frozen,
-    FrozenDict,
     FrozenStrMap,
     HookContext,
     Participant,
@@ -111,5 +109,5 @@ class TaskCompleteContext(HookContext):
     operation: ClassVar[str] = "task.complete"
     status: TaskStatus
     summary: str = ""
-    outputs: FrozenStrMap = Field(default_factory=FrozenDict)
+    outputs: FrozenStrMap = EMPTY
     result: str | None = None
