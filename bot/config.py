@@ -11,12 +11,13 @@ nothing here falls back to a development credential on its own.
 
 from __future__ import annotations
 
-import ipaddress
 from pathlib import Path
 from typing import Final
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from harness.http import is_loopback
 
 LOCAL_SIGNING_SECRET: Final = "local-dev-signing-secret"
 LOCAL_BOT_TOKEN: Final = "xoxb-local-dev"
@@ -102,16 +103,6 @@ class BotSettings(BaseSettings):
         """Every credential the bot holds, for the redactor of its replies (issue 9)."""
         found = (self.signing_secret, self.bot_token, self.app_token)
         return tuple(s for s in found if s)
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is reachable only from this machine (``localhost``, 127/8, ``::1``)."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def startup_problem(settings: BotSettings) -> str | None:

@@ -18,11 +18,11 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 from slack_sdk.webhook.webhook_response import WebhookResponse
 
-from bot.config import is_loopback
 from bot.ledger import Ledger
 from bot.payloads import dedupe_keys
 from bot.standin import RESPONSE_PATH
 from harness.hooks import Redactor
+from harness.http import is_loopback
 
 Next = Callable[[], Awaitable[BoltResponse]]
 log = logging.getLogger("bot.requests")

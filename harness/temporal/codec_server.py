@@ -14,7 +14,6 @@ and requires a bearer token before it will listen anywhere else. The codec itsel
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import json
 import logging
 import sys
@@ -29,6 +28,7 @@ from temporalio.api.common.v1 import Payload
 from temporalio.converter import PayloadCodec
 
 from harness.config import Settings
+from harness.http import is_loopback
 from harness.temporal.codec import EncryptionCodec
 from harness.temporal.errors import PayloadCodecError, PayloadKeyError
 from harness.temporal.keys import load_keys
@@ -55,16 +55,6 @@ class CodecServerSettings(BaseSettings):
     """Bearer token every request must carry; required unless ``host`` is loopback."""
     origin: str = "http://localhost:8233"
     """The browser origin allowed to call it (CORS): the dev server's Web UI by default."""
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is reachable from this machine only (``localhost``, 127/8, ``::1``)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:  # a host name: it may resolve to anything
-        return False
 
 
 def codec_app(codec: PayloadCodec, *, origin: str, token: str | None = None) -> web.Application:

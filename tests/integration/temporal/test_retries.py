@@ -14,6 +14,16 @@ from harness.temporal.errors import TaskRejected
 from .conftest import assert_replays
 
 
+async def timers_of(client, task_id: str) -> list[timedelta]:
+    """The durations of the timers the task's workflow started (its retry backoffs)."""
+    history = await client.get_workflow_handle(task_id).fetch_history()
+    return [
+        e.timer_started_event_attributes.start_to_fire_timeout.ToTimedelta()
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_TIMER_STARTED
+    ]
+
+
 async def start(harness, channel):
     return await harness.start_task(TaskSpec(title="t", owner="U1"), team="T", channel=channel)
 
@@ -71,12 +81,7 @@ async def test_executors_choose_the_backoff_and_the_workflow_sleeps_it(
     ref = await start(harness, "R3")
     await harness.finish(ref.task_id)
     assert (await harness.outcome(ref.task_id)).status == "succeeded"
-    history = await client.get_workflow_handle(ref.task_id).fetch_history()
-    timers = [
-        e.timer_started_event_attributes.start_to_fire_timeout.ToTimedelta()
-        for e in history.events
-        if e.event_type == EventType.EVENT_TYPE_TIMER_STARTED
-    ]
+    timers = await timers_of(client, ref.task_id)
     assert timers == [timedelta(seconds=0.35)]
     await assert_replays(client, [ref.task_id])
 
@@ -123,12 +128,7 @@ async def test_a_decided_delay_is_capped_at_the_maximum_and_audited(
     ref = await start(harness, f"R-cap-{where}")
     await harness.finish(ref.task_id)
     assert (await harness.outcome(ref.task_id)).status == "succeeded"
-    history = await client.get_workflow_handle(ref.task_id).fetch_history()
-    timers = [
-        e.timer_started_event_attributes.start_to_fire_timeout.ToTimedelta()
-        for e in history.events
-        if e.event_type == EventType.EVENT_TYPE_TIMER_STARTED
-    ]
+    timers = await timers_of(client, ref.task_id)
     assert timers == [timedelta(seconds=settings.retry_max_backoff_seconds)]
     [capped] = [r for r in manager.audit.last(50) if r.kind == "capped"]
     assert capped.point == f"{where}.post" and capped.task_id == ref.task_id

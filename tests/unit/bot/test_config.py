@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.app import build_app
-from bot.config import LOCAL_SIGNING_SECRET, BotSettings, is_loopback, startup_problem
+from bot.config import LOCAL_SIGNING_SECRET, BotSettings, startup_problem
+from harness.http import is_loopback
 
 
 def settings(**values) -> BotSettings:

@@ -21,8 +21,9 @@ from google.protobuf import json_format
 from temporalio.api.common.v1 import Payload
 
 from harness.hooks.contexts import ChannelMessage
+from harness.http import is_loopback
 from harness.temporal.codec import EncryptionCodec, data_converter
-from harness.temporal.codec_server import ALLOWED_HEADERS, codec_app, is_loopback
+from harness.temporal.codec_server import ALLOWED_HEADERS, codec_app
 from harness.temporal.keys import new_key, parse_keys
 
 UI = "http://localhost:8233"
