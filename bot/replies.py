@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from harness.channels import neutral
 from harness.temporal.errors import (
     TaskBusy,
     TaskError,
@@ -25,7 +26,7 @@ UNREACHABLE: Final = (
 
 def working(command: str, args: str) -> str:
     """The ack text when the task did not answer within the ack budget."""
-    shown = f"/{command}" + (f" {args}" if args else "")
+    shown = f"/{command}" + (f" {neutral(args)}" if args else "")  # echoed: pings nobody
     return f"working on `{shown}` …"
 
 

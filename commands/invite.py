@@ -11,6 +11,7 @@ import re
 from typing import Final, Literal
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
+from harness.channels import neutral
 from harness.hooks.contexts import CommandEffect, CommandInvokedContext, CommandResult, Role
 
 NAME: Final = "invite"
@@ -40,7 +41,8 @@ def parse(text: str) -> InviteArgs:
     if match is None:
         raise UsageError(
             command=NAME,
-            problem=f"`{words[0]}` is not a Slack mention; pick the person from the @ menu",
+            problem=f"`{neutral(words[0])}` is not a Slack mention; pick the person from the "
+            "@ menu",
             usage=USAGE,
         )
     role = words[1].lower()

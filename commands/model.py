@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
+from harness.channels import neutral
 from harness.hooks.contexts import CommandEffect, CommandInvokedContext, CommandResult
 
 NAME: Final = "model"
@@ -41,7 +42,7 @@ async def body(ctx: CommandInvokedContext, args: ModelArgs, config: CommandConfi
         return CommandResult(reply=f"model: `{current}` (available: {available})")
     matches = [m for m in config.models if m.lower() == args.name.lower()]
     if not matches:
-        return CommandResult(reply=f"unknown model `{args.name}`; available: {available}")
+        return CommandResult(reply=f"unknown model `{neutral(args.name)}`; available: {available}")
     chosen = matches[0]
     if ctx.snapshot is not None and ctx.snapshot.model == chosen:
         return CommandResult(reply=f"model is already `{chosen}`")

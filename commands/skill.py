@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Final, Literal
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
+from harness.channels import neutral
 from harness.hooks.contexts import CommandEffect, CommandInvokedContext, CommandResult
 
 NAME: Final = "skill"
@@ -45,7 +46,7 @@ async def body(ctx: CommandInvokedContext, args: SkillArgs, config: CommandConfi
         "load_skill" if args.action == "load" else "unload_skill"
     )
     return CommandResult(
-        reply=f"skill `{args.name}` {args.action}ed",
+        reply=f"skill `{neutral(args.name)}` {args.action}ed",
         effects=(CommandEffect(kind=kind, value=args.name),),
         public=True,
     )

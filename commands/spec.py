@@ -14,6 +14,7 @@ from typing import Final, Generic, TypeVar, final
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from harness.channels import neutral
 from harness.hooks import Executor, HookAbort, HookContext
 from harness.hooks.contexts import CommandInvokedContext, CommandResult
 
@@ -162,7 +163,8 @@ def for_command(name: str, executor: Executor) -> CommandFilter:
 def failed(name: str, error: BaseException | str) -> CommandResult:
     """The reply of a body that raised: ``/<name> failed: <message>``, no effects."""
     message = error if isinstance(error, str) else str(error) or type(error).__name__
-    return CommandResult(reply=f"/{command_name(name)} failed: {message}")
+    # An error's text may quote the argument: shown as typed, it pings nobody.
+    return CommandResult(reply=f"/{command_name(name)} failed: {neutral(message)}")
 
 
 def spec_executor(spec: CommandSpec[A], config: CommandConfig) -> Executor:

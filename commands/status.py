@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, no_arguments
+from harness.channels import neutral
 from harness.hooks.contexts import CommandInvokedContext, CommandResult, Role, TaskSnapshot
 
 NAME: Final = "status"
@@ -28,7 +29,7 @@ def parse(text: str) -> StatusArgs:
 
 def render(snapshot: TaskSnapshot) -> str:
     """The snapshot as a few lines of Slack mrkdwn."""
-    title = snapshot.title or snapshot.ref.task_id
+    title = neutral(snapshot.title or snapshot.ref.task_id)
     people = sorted(snapshot.participants, key=lambda p: (_ROLE_ORDER[p.role], p.user_id))
     lines = [
         f"*{title}* — {snapshot.status}",
@@ -37,7 +38,7 @@ def render(snapshot: TaskSnapshot) -> str:
     ]
     if snapshot.subtasks:
         lines.append("sub-tasks:")
-        lines += [f"• {s.title} — {s.status} (`{s.task_id}`)" for s in snapshot.subtasks]
+        lines += [f"• {neutral(s.title)} — {s.status} (`{s.task_id}`)" for s in snapshot.subtasks]
     else:
         lines.append("sub-tasks: none")
     return "\n".join(lines)

@@ -13,6 +13,7 @@ from typing import Final
 from pydantic import Field
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
+from harness.channels import neutral
 from harness.hooks.contexts import CommandEffect, CommandInvokedContext, CommandResult, SubtaskSpec
 
 NAME: Final = "sub-task"
@@ -57,7 +58,7 @@ async def body(
         effort=snapshot.effort if snapshot else "medium",
     )
     return CommandResult(
-        reply=f"starting sub-task “{spec.title}”",
+        reply=f"starting sub-task “{neutral(spec.title)}”",
         effects=(CommandEffect(kind="spawn_subtask", user_id=ctx.sender, subtask=spec),),
         public=True,  # a change: everyone in the channel sees it
     )

@@ -7,6 +7,7 @@ events and buttons and forwarding them to the task.
 
 from __future__ import annotations
 
+from harness.channels.neutral import neutral
 from harness.channels.slack import (
     REPLY_HINT,
     SlackChannel,
@@ -19,6 +20,7 @@ __all__ = [
     "REPLY_HINT",
     "SlackChannel",
     "help_blocks",
+    "neutral",
     "question_text",
     "register_channel_builtin",
 ]
