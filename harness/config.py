@@ -111,6 +111,10 @@ class Settings(BaseSettings):
     slack_bot_token: SecretStr | None = None
     """The bot token ``channel.sent`` posts with; the stand-in accepts any when unset."""
 
+    hook_max_depth: int = Field(default=16, ge=1)
+    """How many operations may run inside one another (an executor running another
+    operation) before the innermost is aborted, naming the chain (no ``RecursionError``)."""
+
     watchers_may_talk: bool = False
     """Whether a task's watchers may talk to its agent (mentions, thread replies); by default
     only its owner and collaborators do, and a sender with no role never does."""

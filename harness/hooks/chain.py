@@ -6,6 +6,7 @@ only runs, checks replacements and stops the ``in`` phase once a result is set.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Final
 
@@ -58,6 +59,13 @@ async def run_chain(
         if out is None:
             continue
         if type(out) is not cls:
+            if inspect.iscoroutine(out):
+                out.close()  # never awaited: close it, so Python does not warn about it later
+                raise HookValidationError(
+                    point=reg.point,
+                    executor=reg.name,
+                    detail="returned a coroutine without awaiting it (write `return await ...`)",
+                )
             raise HookValidationError(
                 point=reg.point,
                 executor=reg.name,

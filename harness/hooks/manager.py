@@ -12,6 +12,7 @@ import inspect
 import itertools
 import logging
 from collections.abc import Sequence
+from contextvars import ContextVar
 from typing import Final, NamedTuple, TypeVar
 
 from harness.hooks.audit import AuditLog
@@ -28,6 +29,12 @@ log = logging.getLogger(__name__)
 C = TypeVar("C", bound=HookContext)
 
 _EMPTY: Final[tuple[Registration, ...]] = ()
+
+DEFAULT_MAX_DEPTH: Final = 16
+"""Operations nested inside one another before the innermost is aborted (``max_depth``)."""
+
+_RUNNING: Final[ContextVar[tuple[str, ...]]] = ContextVar("harness_hooks_running", default=())
+"""The operations this task (and the tasks it spawned) is inside, outermost first."""
 
 
 class AbortRecord(NamedTuple):
@@ -46,14 +53,23 @@ class HookManager:
     Args:
         redactor: scrubs every context before executors see it and every output;
             a default :class:`Redactor` when omitted.
+        max_depth: how many operations may run inside one another (an executor of one
+            calling ``run`` for another) before the innermost is aborted; an executor
+            that re-enters its own operation without end gets a :class:`HookAbort`
+            naming the chain, not a ``RecursionError``.
 
     Attributes:
         audit: every abort, refusal, transport error and dry-run verdict (issue 6);
             add sinks to persist it.
     """
 
-    def __init__(self, *, redactor: Redactor | None = None) -> None:
+    def __init__(
+        self, *, redactor: Redactor | None = None, max_depth: int = DEFAULT_MAX_DEPTH
+    ) -> None:
+        if max_depth < 1:
+            raise ValueError("max_depth must be at least 1")
         self.redactor = redactor or Redactor()
+        self.max_depth = max_depth
         self.audit = AuditLog(self.redactor)
         self._registrations: dict[str, list[Registration]] = {p: [] for p in POINTS}
         self._chains: dict[str, tuple[Registration, ...]] = {p: _EMPTY for p in POINTS}
@@ -104,6 +120,7 @@ class HookManager:
                 "(async def, or an object with an async __call__)"
             )
         name = executor_name(executor)
+        _check_shape(executor, point, name)
         if mode == "validator":
             executor = ValidatorExecutor(executor, point=point, name=name)
         elif mode == "audit":
@@ -152,6 +169,12 @@ class HookManager:
                 detail=f"run() needs a {cls.__name__ if cls else 'catalogue operation'}"
                 f" context, got {type(ctx).__name__}",
             )
+        running = _RUNNING.get()
+        if len(running) >= self.max_depth:
+            abort = _too_deep(running, operation)
+            self._record(abort, ctx)
+            raise abort
+        depth = _RUNNING.set((*running, operation))
         chains = self._chains
         scrub = self.redactor.redact
         pre = chains[operation + ".pre"]
@@ -180,6 +203,8 @@ class HookManager:
                     ctx=current,
                 )
             raise
+        finally:
+            _RUNNING.reset(depth)
         # The input was scrubbed above and every replacement as the chain took it, so the
         # output, being one of them, is scrubbed already.
         return current  # type: ignore[return-value]  # the chain keeps the context's type
@@ -193,9 +218,15 @@ class HookManager:
         for reg in self._chains.get(point, _EMPTY):
             if isinstance(reg.executor, AbandonObserver):
                 try:
-                    reg.executor.abandon(point, ctx, error)
+                    # Typed as returning None; a wrongly written observer returns a coroutine.
+                    returned: object = reg.executor.abandon(point, ctx, error)  # type: ignore[func-returns-value]
                 except Exception:
                     log.exception("abandon observer %s at %s failed (suppressed)", reg.name, point)
+                    continue
+                if inspect.iscoroutine(returned):  # a def returning a coroutine: never run
+                    returned.close()
+                    log.error("abandon observer %s at %s returned a coroutine; abandon must do "
+                              "its work synchronously (it is never awaited)", reg.name, point)
 
     async def aclose(self) -> None:
         """Close every registered executor that holds connections (has ``aclose``), once each.
@@ -246,6 +277,36 @@ class HookManager:
     def __repr__(self) -> str:
         count = sum(len(regs) for regs in self._chains.values())
         return f"<HookManager {count} executors on {len(OPERATIONS)} operations>"
+
+
+def _too_deep(running: tuple[str, ...], operation: str) -> HookAbort:
+    chain = " -> ".join((*running, operation))
+    return HookAbort(
+        f"operations nested {len(running) + 1} deep (the most is {len(running)}): {chain}; "
+        "an executor runs the operation it serves, or one that runs it again",
+        point=f"{operation}.pre",
+        executor="harness.hooks.HookManager",
+    )
+
+
+def _check_shape(executor: object, point: str, name: str) -> None:
+    """Refuse at registration what would fail, or silently do nothing, at the first call."""
+    if isinstance(executor, AbandonObserver) and inspect.iscoroutinefunction(executor.abandon):
+        raise TypeError(
+            f"executor {name} for {point}: abandon must be a plain def, not async def; the "
+            "manager calls it from finally blocks and cancellation and never awaits it"
+        )
+    try:
+        signature = inspect.signature(executor)  # type: ignore[arg-type]  # any callable
+    except (TypeError, ValueError):  # no signature to read (a builtin): the call will tell
+        return
+    try:
+        signature.bind(object())
+    except TypeError:
+        raise TypeError(
+            f"executor {name} for {point} must take one argument, the context; "
+            f"its signature is {signature}"
+        ) from None
 
 
 def _is_async_callable(obj: object) -> bool:

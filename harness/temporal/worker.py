@@ -56,7 +56,9 @@ def build_manager(settings: Settings, store: ArtefactStore) -> HookManager:
             not resolve (every problem named).
     """
     # Every secret the worker holds is masked wherever it shows up, whatever its shape.
-    manager = HookManager(redactor=Redactor(secrets=settings.secret_values()))
+    manager = HookManager(
+        redactor=Redactor(secrets=settings.secret_values()), max_depth=settings.hook_max_depth
+    )
     manager.audit.sinks.append(SqliteAuditStore(settings.artefact_store_path))
     # Read and resolved before anything registers: a bad file fails the start, all or nothing.
     hooks = load_hooks_config(settings.hooks_config) if settings.hooks_config else None
