@@ -49,6 +49,9 @@ class Settings(BaseSettings):
     retry_initial_backoff_seconds: float = Field(default=1.0, ge=0)
     retry_backoff_multiplier: float = Field(default=2.0, ge=1)
     retry_max_backoff_seconds: float = Field(default=60.0, ge=0)
+    retry_max_worker_losses: int = Field(default=10, ge=0)
+    """How often one attempt may be started again because its worker died or stopped; such a
+    re-run uses no attempt and is no ``activity.failed`` decision (issue 10)."""
 
     shutdown_grace_seconds: float = Field(default=10.0, ge=0)
     """How long in-flight activities may finish after a stop signal before being handed back."""

@@ -91,7 +91,7 @@ async def run_chain(
     return ctx
 
 
-IDENTITY_FIELDS: Final = ("task", "correlation_id", "attempt", "idempotency_key")
+IDENTITY_FIELDS: Final = ("task", "correlation_id", "attempt", "lost_workers", "idempotency_key")
 """Which operation of which task this is (DESIGN.md, "Identity is not an executor's to change").
 
 Audit records, retries, idempotent writes and the commands' identity seal key on

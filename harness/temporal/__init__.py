@@ -56,6 +56,10 @@ ACTIVITY_OPERATIONS: Final[dict[str, str]] = {
 ABORT_ERROR_TYPE: Final = "HookAbort"
 """``ApplicationError.type`` of an operation cancelled by an executor (non-retryable)."""
 
+WORKER_SHUTDOWN_ERROR_TYPE: Final = "WorkerShutdown"
+"""``ApplicationError.type`` of an attempt its worker stopped (shutdown past the grace period):
+run again elsewhere, like one whose worker died, never counted as a failure of the operation."""
+
 REFUSED_ERROR_TYPE: Final = "Refused"
 """``ApplicationError.type`` of an update the task refused on purpose (``TaskRefused``)."""
 

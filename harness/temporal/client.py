@@ -324,6 +324,7 @@ class HarnessClient:
             start_to_close_seconds=self.settings.activity_start_to_close_seconds,
             heartbeat_seconds=self.settings.activity_heartbeat_seconds,
             max_attempts=self.settings.retry_max_attempts,
+            max_worker_losses=self.settings.retry_max_worker_losses,
         )
 
     @contextlib.asynccontextmanager

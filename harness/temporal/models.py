@@ -36,6 +36,8 @@ class ActivityPolicy(Frozen):
     start_to_close_seconds: float = Field(default=120.0, gt=0)
     heartbeat_seconds: float = Field(default=10.0, gt=0)
     max_attempts: int = Field(default=5, ge=1)
+    max_worker_losses: int = Field(default=10, ge=0)
+    """How often one attempt may lose its worker (die, stop) and be started again, uncounted."""
 
 
 class TaskInput(Frozen):

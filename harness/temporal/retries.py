@@ -19,6 +19,7 @@ from temporalio.exceptions import (
     ApplicationError,
     CancelledError,
     TimeoutError,
+    TimeoutType,
 )
 
 with workflow.unsafe.imports_passed_through():
@@ -27,7 +28,12 @@ with workflow.unsafe.imports_passed_through():
         ActivityRetriedContext,
         HookContext,
     )
-    from harness.temporal import ABORT_ERROR_TYPE, DISPATCH_HOOKS, GAVE_UP_ERROR_TYPE
+    from harness.temporal import (
+        ABORT_ERROR_TYPE,
+        DISPATCH_HOOKS,
+        GAVE_UP_ERROR_TYPE,
+        WORKER_SHUTDOWN_ERROR_TYPE,
+    )
     from harness.temporal.models import ActivityPolicy, GaveUp
 
 C = TypeVar("C", bound=HookContext)
@@ -110,16 +116,40 @@ class OperationRunner:
             attempt += 1
 
     async def _execute(self, activity: str, ctx: C, result_type: type[C]) -> C:
-        result: C = await workflow.execute_activity(
-            activity,
-            ctx,
-            result_type=result_type,
-            start_to_close_timeout=timedelta(seconds=self.policy.start_to_close_seconds),
-            heartbeat_timeout=timedelta(seconds=self.policy.heartbeat_seconds),
-            retry_policy=_ONCE,
-            summary=f"{type(ctx).operation} attempt {ctx.attempt}",
-        )
-        return result
+        """Run one attempt; an attempt whose worker was lost is run again, as the same attempt.
+
+        A dead worker (no heartbeat within the timeout) or one that stopped mid-attempt
+        says nothing about the operation, so the attempt is started again on whichever
+        worker polls next: no attempt is used up and ``activity.failed`` does not run
+        (issue 10). ``lost_workers`` tells side-effecting executors that the attempt
+        may have done its work already. Only an attempt that loses more workers than
+        the policy allows (one that kills every worker it runs on) fails as such.
+        """
+        lost = 0
+        while True:
+            try:
+                result: C = await workflow.execute_activity(
+                    activity,
+                    ctx,
+                    result_type=result_type,
+                    start_to_close_timeout=timedelta(seconds=self.policy.start_to_close_seconds),
+                    heartbeat_timeout=timedelta(seconds=self.policy.heartbeat_seconds),
+                    retry_policy=_ONCE,
+                    summary=_summary(ctx, lost),
+                )
+                return result
+            except ActivityError as error:
+                if not _worker_lost(error) or lost >= self.policy.max_worker_losses:
+                    raise
+                if not workflow.patched(RUN_AGAIN_ON_LOST_WORKER):
+                    raise  # a history from before this rule: replay it as it ran
+                lost += 1
+                workflow.logger.warning(
+                    "%s attempt %d lost its worker (%s); running it again (%d of %d)",
+                    type(ctx).operation, ctx.attempt, _describe_loss(error), lost,
+                    self.policy.max_worker_losses,
+                )  # fmt: skip
+                ctx = ctx.model_copy(update={"lost_workers": lost})
 
     async def _dispatch(self, ctx: C, failure: GaveUp, attempt: int) -> C:
         """Run a retry hook; if that fails too there is nothing left to decide with: give up."""
@@ -132,6 +162,30 @@ class OperationRunner:
             reason = f"{hook} {verb}: {cause.error_message}"
             update = {"attempt": attempt, "reason": reason}
             raise _gave_up(failure.model_copy(update=update)) from None
+
+
+RUN_AGAIN_ON_LOST_WORKER = "run-again-on-lost-worker"
+"""``workflow.patched`` id: before issue 10 a lost worker went to ``activity.failed``."""
+
+
+def _summary(ctx: HookContext, lost: int) -> str:
+    text = f"{type(ctx).operation} attempt {ctx.attempt}"
+    return text + (f", again after {lost} lost worker(s)" if lost else "")
+
+
+def _worker_lost(error: ActivityError) -> bool:
+    """Whether the attempt ended because its worker went away, not because of the operation."""
+    cause = error.cause
+    if isinstance(cause, TimeoutError):
+        return cause.type in (TimeoutType.HEARTBEAT, TimeoutType.SCHEDULE_TO_START)
+    return isinstance(cause, ApplicationError) and cause.type == WORKER_SHUTDOWN_ERROR_TYPE
+
+
+def _describe_loss(error: ActivityError) -> str:
+    cause = error.cause
+    if isinstance(cause, TimeoutError) and cause.type is not None:
+        return f"{cause.type.name.lower()} timeout"
+    return "worker shut down"
 
 
 def _common(ctx: HookContext) -> dict[str, object]:

@@ -23,7 +23,7 @@ from harness.errors import is_retryable
 from harness.hooks import HookAbort, HookContext, HookManager, HookTransportError
 from harness.hooks.contexts import HeartbeatTickContext
 from harness.providers import Clock, SystemClock
-from harness.temporal import ABORT_ERROR_TYPE
+from harness.temporal import ABORT_ERROR_TYPE, WORKER_SHUTDOWN_ERROR_TYPE
 
 log = logging.getLogger(__name__)
 
@@ -159,7 +159,19 @@ async def run_hooked(host: ActivityHost, operation: str, ctx: C) -> C:
     except HookTransportError as error:
         details = {"point": error.point, "endpoint": error.endpoint, "cause": error.cause}
         raise ApplicationError(str(error), details, type=type(error).__name__) from None
-    except (ApplicationError, asyncio.CancelledError):
+    except asyncio.CancelledError:
+        why = activity.cancellation_details()
+        if why is not None and why.worker_shutdown:
+            # The worker stopped, not the operation: a failure of its own type, which the
+            # workflow runs again elsewhere, uncounted. Cancelled would read as the task's
+            # own cancellation.
+            raise ApplicationError(
+                f"the worker stopped while {operation} ran; it runs again on another worker",
+                type=WORKER_SHUTDOWN_ERROR_TYPE,
+                category=ApplicationErrorCategory.BENIGN,
+            ) from None
+        raise
+    except ApplicationError:
         raise
     except Exception as error:
         # The traceback stays in this worker's log; history gets the type, a redacted

@@ -128,7 +128,10 @@ class HookContext(Frozen):
     """Fields common to every operation's context (DESIGN.md, "Semantics").
 
     ``idempotency_key`` stays the same across retries of one operation so that
-    executors with side effects can deduplicate; ``attempt`` counts from 1.
+    executors with side effects can deduplicate; ``attempt`` counts from 1;
+    ``lost_workers`` counts how often this attempt was started again because the worker
+    running it died or stopped (it may have done its work already: check before
+    repeating an effect when ``attempt > 1 or lost_workers``).
     ``result`` is empty until the operation's body sets it; subclasses narrow its type.
     """
 
@@ -139,6 +142,7 @@ class HookContext(Frozen):
     entities: FrozenStrMap = EMPTY
     correlation_id: str = ""
     attempt: int = Field(default=1, ge=1)
+    lost_workers: int = Field(default=0, ge=0)
     idempotency_key: str = ""
     result: Any = None
 

@@ -69,3 +69,76 @@ def leaky_plugin(manager: HookManager, settings: object) -> None:
         raise RuntimeError(f"upstream refused key {secret}")
 
     manager.register("task.created.pre", leak)
+
+
+CYCLE_RECORDED = ("task.created", "activity.failed", "activity.retried", "command.invoked")
+
+
+def cycle_plugin(manager: HookManager, settings: object) -> None:
+    """``task.created`` fails at attempts 1 and 2 and succeeds at 3, every retry waits 1 s, and
+    the worker stops at one step of that cycle (``HARNESS_TEST_HANG_AT``) the first time.
+
+    Steps: ``operation`` (inside ``task.created``), ``failed`` (inside ``activity.failed``),
+    ``retried`` (inside ``activity.retried``), ``backoff`` (just after ``activity.retried``:
+    the workflow is sleeping), ``command`` (inside a slash command's body). Reaching the
+    step is told to the test over TCP (``HARNESS_TEST_SIGNAL_PORT``) so it kills the worker
+    then; ``HARNESS_TEST_MARKER`` makes the next worker go through. Every point is
+    appended to ``HARNESS_TEST_LOG`` (JSON lines), whichever worker ran it.
+    """
+    log = Path(os.environ["HARNESS_TEST_LOG"])
+    marker = Path(os.environ["HARNESS_TEST_MARKER"])
+    step = os.environ.get("HARNESS_TEST_HANG_AT", "")
+    port = int(os.environ.get("HARNESS_TEST_SIGNAL_PORT", "0"))
+
+    for operation in CYCLE_RECORDED:
+        for phase in PHASES:
+            point = f"{operation}.{phase}"
+
+            async def record(ctx, point=point):
+                line = {"point": point, "attempt": ctx.attempt, "lost": ctx.lost_workers,
+                        "pid": os.getpid(), "ctx": ctx.model_dump(mode="json")}  # fmt: skip
+                with log.open("a") as out:
+                    out.write(json.dumps(line) + "\n")
+
+            manager.register(point, record, priority=1)
+
+    async def reached(name: str, *, hang: bool) -> None:
+        if name != step or marker.exists():
+            return
+        marker.write_text(name)
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(name.encode() + b"\n")
+        await writer.drain()
+        writer.close()
+        if hang:
+            await asyncio.sleep(3600)  # until the test SIGKILLs this worker
+
+    async def flaky_create(ctx):
+        await reached("operation", hang=True)
+        if ctx.attempt < 3:
+            raise ConnectionError(f"service down (attempt {ctx.attempt})")
+
+    async def in_failed(ctx):
+        await reached("failed", hang=True)
+
+    async def one_second(ctx):
+        if ctx.result is not None and ctx.result.retry:
+            decision = ctx.result.model_copy(update={"backoff_seconds": 1.0})
+            return ctx.model_copy(update={"result": decision})
+        return None
+
+    async def in_retried(ctx):
+        await reached("retried", hang=True)
+
+    async def after_retried(ctx):
+        await reached("backoff", hang=False)
+
+    async def in_command(ctx):
+        await reached("command", hang=True)
+
+    manager.register("task.created.pre", flaky_create)
+    manager.register("activity.failed.pre", in_failed)
+    manager.register("activity.failed.post", one_second)
+    manager.register("activity.retried.pre", in_retried)
+    manager.register("activity.retried.post", after_retried)
+    manager.register("command.invoked.in", in_command, priority=10)

@@ -26,6 +26,7 @@ CHANGES = {
     "task": TaskRef(task_id="someone-elses-task"),
     "correlation_id": "corr-forged",
     "attempt": 7,
+    "lost_workers": 3,
     "idempotency_key": "T1:op-forged",
 }
 

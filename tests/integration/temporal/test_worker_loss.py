@@ -1,0 +1,217 @@
+"""A dead worker is not a failure of the operation (issue 10): kills at every step of a retry cycle.
+
+A worker subprocess runs ``cycle_plugin`` (``task.created`` fails twice, then succeeds;
+each retry waits 1 s) and stops at one step; the test SIGKILLs it the moment the step
+is reached (told over TCP, not guessed by sleeping), then a second worker takes over.
+Whatever the step, the task must end exactly as it does without a kill: the same
+attempts, the same two ``activity.failed`` decisions, one successful ``task.created``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from temporalio.api.enums.v1 import EventType
+
+from commands import register_all
+from harness.hooks.contexts import CommandInvokedContext, TaskSpec, TaskStatus
+from harness.temporal.activities import HarnessActivities
+from harness.temporal.worker import build_manager, build_worker, retry_limits
+from tests.integration.temporal.plugins import cycle_plugin
+
+from .conftest import ROOT, assert_replays, worker_env
+
+
+class Signals:
+    """A loopback TCP server the plugin tells which step it reached."""
+
+    def __init__(self) -> None:
+        self.reached: asyncio.Queue[str] = asyncio.Queue()
+        self.port = 0
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reached.put_nowait((await reader.readline()).decode().strip())
+        writer.close()
+
+
+@pytest.fixture
+async def signals() -> AsyncIterator[Signals]:
+    found = Signals()
+    server = await asyncio.start_server(found._client, "127.0.0.1", 0)
+    found.port = server.sockets[0].getsockname()[1]
+    async with server:
+        yield found
+
+
+def plugin_env(settings, tmp_path: Path, signals: Signals, step: str) -> dict[str, str]:
+    return {
+        "HARNESS_TEST_LOG": str(tmp_path / "points.jsonl"),
+        "HARNESS_TEST_MARKER": str(tmp_path / "marker"),
+        "HARNESS_TEST_HANG_AT": step,
+        "HARNESS_TEST_SIGNAL_PORT": str(signals.port),
+    }
+
+
+async def kill_at(step: str, settings, tmp_path, signals, start_work, then=None) -> asyncio.Task:
+    """Start worker A, start the work, SIGKILL A when it reaches ``step``; returns the work.
+
+    ``then``: awaited between the step being reached and the kill.
+    """
+    env = worker_env(settings, HARNESS_PLUGINS=json.dumps(
+        ["commands:plugin", "tests.integration.temporal.plugins:cycle_plugin"]),
+        **plugin_env(settings, tmp_path, signals, step))  # fmt: skip
+    worker_a = subprocess.Popen([sys.executable, "-m", "harness.worker"], cwd=ROOT, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        work = asyncio.create_task(start_work())
+        assert await asyncio.wait_for(signals.reached.get(), 30) == step
+        if then is not None:
+            await then()
+    finally:
+        worker_a.send_signal(signal.SIGKILL)
+        worker_a.wait()
+    return work
+
+
+async def worker_b(client, settings, store, tmp_path, signals, monkeypatch):
+    """The worker that takes over: the same plugins, in this process."""
+    for name, value in plugin_env(settings, tmp_path, signals, "").items():
+        monkeypatch.setenv(name, value)
+    manager = build_manager(settings, store)
+    register_all(manager, models=("offline",))
+    cycle_plugin(manager, settings)
+    activities = HarnessActivities(manager, heartbeat_seconds=0.5,
+                                   retry_limits=retry_limits(settings))  # fmt: skip
+    return manager, build_worker(client, settings, activities)
+
+
+def summary(log: Path) -> dict[str, object]:
+    """What the operations decided, whichever worker ran them, without the killed runs."""
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+
+    def posts(point: str) -> list[dict]:
+        return [line for line in lines if line["point"] == point]
+
+    def outcome(point: str, key: str | None = None) -> list[tuple[int, object]]:
+        return [(p["attempt"], p["ctx"]["result"][key] if key else p["ctx"]["result"])
+                for p in posts(point)]  # fmt: skip
+
+    return {
+        "created": outcome("task.created.post", "title"),
+        "failed": [(p["attempt"], p["ctx"]["error_type"], p["ctx"]["result"]["retry"])
+                   for p in posts("activity.failed.post")],
+        "retried": outcome("activity.retried.post"),
+    }
+
+
+def slow_retries(settings):
+    """Retries wait the plugin's 1 s (the fixture caps backoff at 0.5 s): time to kill in it."""
+    return settings.model_copy(update={"retry_max_backoff_seconds": 1.0})
+
+
+EXPECTED = {
+    "created": [(3, "t")],
+    "failed": [(1, "ConnectionError", True), (2, "ConnectionError", True)],  # no Timeout.*
+    "retried": [(2, 1.0), (3, 1.0)],
+}
+
+
+@pytest.mark.parametrize("step", ["operation", "failed", "retried", "backoff"])
+async def test_a_kill_at_any_step_of_a_retry_cycle_ends_the_task_as_without_it(
+    client, settings, store, harness, tmp_path, signals, monkeypatch, step
+):
+    async def start() -> str:
+        ref = await harness.start_task(TaskSpec(title="t", owner="U1"), team="T",
+                                       channel=f"WL-{step}")  # fmt: skip
+        return ref.task_id
+
+    settings = slow_retries(settings)
+
+    async def sleeping() -> None:
+        """The retry's timer is started (the dispatch activity completed): kill in the backoff."""
+        handle = client.get_workflow_handle(harness.task_id("T", f"WL-{step}"))
+        async with asyncio.timeout(10):
+            while EventType.EVENT_TYPE_TIMER_STARTED not in [
+                e.event_type async for e in handle.fetch_history_events()
+            ]:
+                await asyncio.sleep(0.02)
+
+    work = await kill_at(step, settings, tmp_path, signals, start,
+                         then=sleeping if step == "backoff" else None)  # fmt: skip
+    task_id = await asyncio.wait_for(work, 10)
+    manager, worker = await worker_b(client, settings, store, tmp_path, signals, monkeypatch)
+    async with worker:
+        async with asyncio.timeout(30):
+            while (await harness.snapshot(task_id)).status != TaskStatus.RUNNING:
+                await asyncio.sleep(0.05)
+        await harness.finish(task_id)
+        outcome = await asyncio.wait_for(harness.outcome(task_id), 30)
+        await assert_replays(client, [task_id])
+    await manager.aclose()
+
+    assert outcome.status == TaskStatus.SUCCEEDED
+    assert summary(tmp_path / "points.jsonl") == EXPECTED
+    lines = [json.loads(line) for line in (tmp_path / "points.jsonl").read_text().splitlines()]
+    rerun = [line for line in lines if line["lost"]]
+    if step == "backoff":  # no activity was running: nothing to run again, B goes on
+        assert rerun == []
+        [last] = [line for line in lines if line["point"] == "task.created.post"]
+        assert last["pid"] == os.getpid()
+    else:  # the killed activity ran again on B, as the same attempt
+        assert rerun and {line["pid"] for line in rerun} == {os.getpid()}
+        created = {line["attempt"] for line in rerun if line["point"].startswith("task.created")}
+        assert created <= {1}
+
+
+async def test_without_a_kill_the_cycle_is_the_same(
+    client, settings, store, harness, tmp_path, signals, monkeypatch
+):
+    settings = slow_retries(settings)
+    manager, worker = await worker_b(client, settings, store, tmp_path, signals, monkeypatch)
+    async with worker:
+        ref = await harness.start_task(TaskSpec(title="t", owner="U1"), team="T", channel="WL-0")
+        async with asyncio.timeout(30):
+            while (await harness.snapshot(ref.task_id)).status != TaskStatus.RUNNING:
+                await asyncio.sleep(0.05)
+        await harness.finish(ref.task_id)
+        assert (await harness.outcome(ref.task_id)).status == TaskStatus.SUCCEEDED
+    await manager.aclose()
+    assert summary(tmp_path / "points.jsonl") == EXPECTED
+
+
+async def test_a_kill_during_a_slash_command_applies_it_once(
+    client, settings, store, harness, tmp_path, signals, monkeypatch
+):
+    holder: dict[str, str] = {}
+
+    async def start_and_command():
+        ref = await harness.start_task(TaskSpec(title="t", owner="U1"), team="T", channel="WL-c")
+        holder["task"] = ref.task_id
+        return await harness.send_command(CommandInvokedContext(
+            task=ref, command="effort", args="high", sender="U1", correlation_id="cmd-effort"))
+
+    work = await kill_at("command", settings, tmp_path, signals, start_and_command)
+    manager, worker = await worker_b(client, settings, store, tmp_path, signals, monkeypatch)
+    async with worker:
+        result = await asyncio.wait_for(work, 30)
+        snapshot = await harness.snapshot(holder["task"])
+        await harness.finish(holder["task"])
+        await harness.outcome(holder["task"])
+        await assert_replays(client, [holder["task"]])
+    await manager.aclose()
+    assert result.reply == "effort set to `high` (was `medium`)"
+    assert snapshot.effort == "high"
+    lines = [json.loads(line) for line in (tmp_path / "points.jsonl").read_text().splitlines()]
+    done = [line for line in lines if line["point"] == "command.invoked.post"]
+    assert [(d["attempt"], d["lost"]) for d in done] == [(1, 1)]  # once, by worker B
+    # No retry decision about the command: the kill was no failure of it.
+    assert not [line for line in lines if line["point"].startswith("activity.failed")
+                and line["ctx"]["failed_operation"] == "command.invoked"]  # fmt: skip
