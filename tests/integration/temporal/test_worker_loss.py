@@ -215,3 +215,42 @@ async def test_a_kill_during_a_slash_command_applies_it_once(
     # No retry decision about the command: the kill was no failure of it.
     assert not [line for line in lines if line["point"].startswith("activity.failed")
                 and line["ctx"]["failed_operation"] == "command.invoked"]  # fmt: skip
+
+
+async def test_an_attempt_cut_off_by_a_worker_shutdown_runs_again_on_the_next_worker(
+    client, settings, harness, manager, recorder
+):
+    from harness.hooks.contexts import ChannelMessage
+
+    recorder.attach(manager, ["channel.received", "activity.failed"])
+    entered, first = asyncio.Event(), [True]
+
+    async def hang_once(ctx):
+        if first:
+            first.clear()
+            entered.set()
+            await asyncio.sleep(3600)  # past the 1 s grace: the worker cancels it as it stops
+
+    manager.register("channel.received.pre", hang_once, priority=2)
+    activities = HarnessActivities(manager, heartbeat_seconds=0.5)
+    async with build_worker(client, settings, activities):
+        ref = await harness.start_task(TaskSpec(title="t", owner="U1"), team="T", channel="WL-s")
+        message = ChannelMessage(channel="WL-s", user="U1", text="still here", ts="5.1")
+        sending = asyncio.create_task(harness.send_message(ref.task_id, message))
+        await asyncio.wait_for(entered.wait(), 10)
+    assert not sending.done()  # the worker stopped; the message waits for the next one
+    async with build_worker(client, settings, HarnessActivities(manager, heartbeat_seconds=0.5)):
+        assert await asyncio.wait_for(sending, 20) == 1
+        assert [m.text for m in await harness.transcript(ref.task_id)] == ["still here"]
+        await harness.finish(ref.task_id)
+        await harness.outcome(ref.task_id)
+        await assert_replays(client, [ref.task_id])
+    runs = recorder.seen("channel.received.pre")
+    assert [(c.attempt, c.lost_workers) for c in runs] == [(1, 0), (1, 1)]
+    # The stopping worker said why (not a heartbeat timeout seconds later, not a cancel).
+    failures = [e.activity_task_failed_event_attributes.failure.application_failure_info.type
+                async for e in client.get_workflow_handle(ref.task_id).fetch_history_events()
+                if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED]  # fmt: skip
+    assert failures == ["WorkerShutdown"]
+    assert [c for c in recorder.seen("activity.failed.pre")
+            if c.failed_operation == "channel.received"] == []  # fmt: skip
