@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Final, final
@@ -28,6 +29,7 @@ POSTS_PATH: Final = "/_local/posts"
 its arguments plus ``method`` (what ``bot.say`` prints)."""
 POST_METHODS: Final = ("chat.postMessage", "chat.postEphemeral")
 _FLAGS: Final = ("replace_original", "delete_original")
+READ_METHODS: Final = ("conversations.history", "conversations.replies")
 
 
 @final
@@ -74,6 +76,9 @@ class SlackStandIn:
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.responses: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
         self.shown: defaultdict[str, ResponseView] = defaultdict(ResponseView)
+        self.messages: list[dict[str, Any]] = []
+        """What ``chat.postMessage`` left in channels, as ``conversations.*`` read it back."""
+        self._last_ts = 0.0
 
     def routes(self, api_path: str) -> list[web.RouteDef]:
         """aiohttp routes for the Web API under ``api_path`` and the response URLs."""
@@ -93,9 +98,38 @@ class SlackStandIn:
         if method == "auth.test":
             return web.json_response({"ok": True, "user_id": self.bot_user_id, "bot_id": "BLOCAL",
                                       "team_id": "TLOCAL", "url": "http://localhost/"})  # fmt: skip
+        if method in READ_METHODS:
+            return web.json_response({"ok": True, "messages": self._read(method, args),
+                                      "has_more": False})  # fmt: skip
         print(f"[slack stand-in] {method}: {json.dumps(args, ensure_ascii=False)}", flush=True)
-        ts = f"{1700000000 + len(self.calls)}.000100"
+        ts = self._next_ts()
+        if method == "chat.postMessage":
+            self.messages.append({"type": "message", "bot_id": "BLOCAL", "ts": ts, **args})
         return web.json_response({"ok": True, "channel": args.get("channel", ""), "ts": ts})
+
+    def _next_ts(self) -> str:
+        """A Slack-like ``ts``: the time now, and later than every earlier one."""
+        self._last_ts = max(time.time(), self._last_ts + 0.000001)
+        return f"{self._last_ts:.6f}"
+
+    def _read(self, method: str, args: dict[str, Any]) -> list[dict[str, Any]]:
+        """``conversations.history`` or ``.replies`` over the posts, as Slack answers them."""
+        oldest = float(args.get("oldest") or 0)
+        with_metadata = _flag(args.get("include_all_metadata"))
+        found = []
+        for message in self.messages:
+            if message.get("channel") != args.get("channel") or float(message["ts"]) < oldest:
+                continue
+            thread = message.get("thread_ts") or message["ts"]
+            if method == "conversations.replies" and thread != args.get("ts"):
+                continue
+            if method == "conversations.history" and message.get("thread_ts"):
+                continue  # history holds a channel's top-level messages only
+            shown = {k: v for k, v in message.items() if k not in ("channel", "metadata")}
+            if with_metadata and "metadata" in message:
+                shown["metadata"] = message["metadata"]
+            found.append(shown)
+        return found
 
     async def respond(self, request: web.Request) -> web.Response:
         """A post to a response URL (the late reply of a slash command)."""

@@ -17,17 +17,27 @@ from harness.channels.guard import ConversationGuard
 from harness.errors import HarnessError
 from harness.hooks import BUILTIN_BODY_PRIORITY, ROLE_GUARD_PRIORITY, HookManager, Registration
 from harness.hooks.contexts import (
+    ChannelMessage,
     ChannelReceivedContext,
     ChannelSentContext,
     HelpRequest,
 )
 from harness.http import HttpClientError
-from harness.providers import HttpClient
+from harness.providers import Clock, HttpClient, SystemClock
 
 HELP_ACTION_PREFIX: Final = "help:"
 """Action id of a help button: ``help:<request id>:<option index>`` (Slack caps ids at 255)."""
 
 MAX_REPLY_BYTES: Final = 64 * 1024
+
+POST_EVENT_TYPE: Final = "tiny_harness_post"
+"""Slack message metadata type of every post, its payload ``{"key": <idempotency key>}``."""
+
+LOOKBACK_SECONDS: Final = 3600.0
+"""How far back a possibly repeated post is looked for: longer than any retry's wait."""
+
+LOOKUP_PAGES: Final = 5
+"""Pages of 200 messages searched before posting anyway (a very busy thread)."""
 
 REPLY_HINT: Final = "reply in this thread to answer"
 """Shown with a question that has no buttons: the task takes the next reply as the answer."""
@@ -85,31 +95,70 @@ class SlackChannel:
     """
 
     def __init__(
-        self, *, http: HttpClient, api_url: str, token: str, timeout: float = 10.0
-    ) -> None:
+        self, *, http: HttpClient, api_url: str, token: str, timeout: float = 10.0,
+        clock: Clock | None = None,
+    ) -> None:  # fmt: skip
         self.http = http
         self.api_url = api_url if api_url.endswith("/") else api_url + "/"
         self.token = token
         self.timeout = timeout
+        self.clock: Clock = clock or SystemClock()
 
     async def channel_sent(self, ctx: ChannelSentContext) -> ChannelSentContext:
-        """Post the message; the result carries the ``ts`` Slack gave it.
+        """Post the message at most once; the result carries the ``ts`` Slack gave it.
+
+        Every post carries the operation's idempotency key in Slack's message
+        metadata. An attempt that may have posted already (a retry, or the same
+        attempt run again after its worker was lost mid-post) first looks for its key
+        in the thread and, finding it, returns that message instead of posting again
+        (issue 10). Ephemeral messages cannot be looked up (Slack keeps none), so one
+        may be shown twice; they are seen by one person and change nothing.
 
         Raises:
             ChannelError: the API could not be reached or answered ``ok: false``.
         """
         message = ctx.message
-        args: dict[str, Any] = {"channel": message.channel, "text": message.text}
-        if message.thread:
-            args["thread_ts"] = message.thread
-        if message.blocks:
-            args["blocks"] = list(message.blocks)
-        method = "chat.postMessage"
         if message.user:
-            method, args["user"] = "chat.postEphemeral", message.user
-        answer = await self._call(method, args)
-        ts = str(answer.get("ts") or answer.get("message_ts") or "")
+            args: dict[str, Any] = {"channel": message.channel, "text": message.text,
+                                    "user": message.user}  # fmt: skip
+            method = "chat.postEphemeral"
+        else:
+            args = {"channel": message.channel, "text": message.text,
+                    "metadata": {"event_type": POST_EVENT_TYPE,
+                                 "event_payload": {"key": ctx.idempotency_key}}}  # fmt: skip
+            method = "chat.postMessage"
+        maybe_posted = (ctx.attempt > 1 or ctx.lost_workers) and method == "chat.postMessage"
+        maybe_posted = maybe_posted and bool(ctx.idempotency_key)
+        ts = await self._posted(message, ctx.idempotency_key) if maybe_posted else ""
+        if not ts:
+            if message.thread:
+                args["thread_ts"] = message.thread
+            if message.blocks:
+                args["blocks"] = list(message.blocks)
+            answer = await self._call(method, args)
+            ts = str(answer.get("ts") or answer.get("message_ts") or "")
         return ctx.model_copy(update={"result": message.model_copy(update={"ts": ts})})
+
+    async def _posted(self, message: ChannelMessage, key: str) -> str:
+        """The ``ts`` of a message this harness posted under ``key`` lately, or ``""``."""
+        oldest = f"{self.clock.now().timestamp() - LOOKBACK_SECONDS:.6f}"
+        method = "conversations.replies" if message.thread else "conversations.history"
+        args: dict[str, Any] = {"channel": message.channel, "oldest": oldest,
+                                "include_all_metadata": True, "limit": 200}  # fmt: skip
+        if message.thread:
+            args["ts"] = message.thread
+        cursor = ""
+        for _ in range(LOOKUP_PAGES):
+            answer = await self._call(method, {**args, "cursor": cursor} if cursor else args)
+            for found in answer.get("messages") or ():
+                meta = found.get("metadata") if isinstance(found, dict) else None
+                if (isinstance(meta, dict) and meta.get("event_type") == POST_EVENT_TYPE
+                        and (meta.get("event_payload") or {}).get("key") == key):  # fmt: skip
+                    return str(found.get("ts", ""))
+            cursor = str((answer.get("response_metadata") or {}).get("next_cursor") or "")
+            if not cursor:
+                return ""
+        return ""
 
     async def channel_received(self, ctx: ChannelReceivedContext) -> ChannelReceivedContext:
         """Trim the text (line breaks inside are the author's and stay)."""

@@ -102,16 +102,7 @@ def cycle_plugin(manager: HookManager, settings: object) -> None:
 
             manager.register(point, record, priority=1)
 
-    async def reached(name: str, *, hang: bool) -> None:
-        if name != step or marker.exists():
-            return
-        marker.write_text(name)
-        _, writer = await asyncio.open_connection("127.0.0.1", port)
-        writer.write(name.encode() + b"\n")
-        await writer.drain()
-        writer.close()
-        if hang:
-            await asyncio.sleep(3600)  # until the test SIGKILLs this worker
+    reached = _reach(step, marker, port)
 
     async def flaky_create(ctx):
         await reached("operation", hang=True)
@@ -142,3 +133,32 @@ def cycle_plugin(manager: HookManager, settings: object) -> None:
     manager.register("activity.retried.pre", in_retried)
     manager.register("activity.retried.post", after_retried)
     manager.register("command.invoked.in", in_command, priority=10)
+
+
+def _reach(step: str, marker: Path, port: int):
+    """``reached(name, hang=)``: the first time ``name`` is the step, tell the test, maybe hang."""
+
+    async def reached(name: str, *, hang: bool) -> None:
+        if name != step or marker.exists():
+            return
+        marker.write_text(name)
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(name.encode() + b"\n")
+        await writer.drain()
+        writer.close()
+        if hang:
+            await asyncio.sleep(3600)  # until the test SIGKILLs this worker
+
+    return reached
+
+
+def posted_plugin(manager: HookManager, settings: object) -> None:
+    """Stops the worker right after ``channel.sent`` posted (step ``posted``), once."""
+    reached = _reach(os.environ.get("HARNESS_TEST_HANG_AT", ""),
+                     Path(os.environ["HARNESS_TEST_MARKER"]),
+                     int(os.environ.get("HARNESS_TEST_SIGNAL_PORT", "0")))  # fmt: skip
+
+    async def after_post(ctx):
+        await reached("posted", hang=True)
+
+    manager.register("channel.sent.post", after_post)

@@ -254,3 +254,46 @@ async def test_an_attempt_cut_off_by_a_worker_shutdown_runs_again_on_the_next_wo
     assert failures == ["WorkerShutdown"]
     assert [c for c in recorder.seen("activity.failed.pre")
             if c.failed_operation == "channel.received"] == []  # fmt: skip
+
+
+async def test_a_kill_after_the_post_and_before_completion_leaves_one_message(
+    client, settings, store, harness, tmp_path, signals, monkeypatch, slack_api
+):
+    from harness.hooks.contexts import ChannelMessage
+
+    channel = "WL-post"
+    env = worker_env(settings, HARNESS_PLUGINS=json.dumps(
+        ["tests.integration.temporal.plugins:posted_plugin"]),
+        **plugin_env(settings, tmp_path, signals, "posted"))  # fmt: skip
+    worker_a = subprocess.Popen([sys.executable, "-m", "harness.worker"], cwd=ROOT, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        ref = await harness.start_task(TaskSpec(title="t", owner="U1"), team="T", channel=channel,
+                                       thread="7.0")  # fmt: skip
+        said = ChannelMessage(channel=channel, thread="7.0", user="U1", text="say it once",
+                              ts="7.1")  # fmt: skip
+        assert await harness.send_message(ref.task_id, said) == 1
+        assert await asyncio.wait_for(signals.reached.get(), 30) == "posted"  # posted, not done
+    finally:
+        worker_a.send_signal(signal.SIGKILL)
+        worker_a.wait()
+    manager = build_manager(settings, store)
+    monkeypatch.setenv("HARNESS_TEST_MARKER", str(tmp_path / "marker"))
+    recorder_seen: list[tuple[int, int]] = []
+
+    async def note(ctx):
+        recorder_seen.append((ctx.attempt, ctx.lost_workers))
+
+    manager.register("channel.sent.pre", note)
+    async with build_worker(client, settings, HarnessActivities(manager, heartbeat_seconds=0.5)):
+        await harness.finish(ref.task_id)
+        await asyncio.wait_for(harness.outcome(ref.task_id), 30)
+        await assert_replays(client, [ref.task_id])
+    await manager.aclose()
+
+    posts = [m for m in slack_api.messages if m["channel"] == channel]
+    assert [m["text"] for m in posts] == ["(offline) say it once"]  # one message, not two
+    assert (1, 1) in recorder_seen  # the post ran again after its worker was lost ...
+    looked = [args for method, args in slack_api.calls
+              if method == "conversations.replies" and args.get("channel") == channel]
+    assert len(looked) == 1 and looked[0]["ts"] == "7.0"  # ... and looked before posting
