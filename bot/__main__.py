@@ -63,7 +63,9 @@ async def serve(settings: BotSettings, harness_settings: Settings) -> None:
     async def connect() -> Harness:
         return await HarnessClient.connect(harness_settings)
 
-    bot = build_app(settings, LazyHarness(connect))
+    # Connecting has the same budget as any request: a user learns within Slack's 3 s.
+    lazy = LazyHarness(connect, connect_timeout=harness_settings.temporal_rpc_seconds)
+    bot = build_app(settings, lazy)
     runner = web.AppRunner(build_web_app(settings, bot), access_log=None)
     await runner.setup()
     await web.TCPSite(runner, settings.host, settings.port).start()

@@ -57,6 +57,10 @@ class Settings(BaseSettings):
     """How long in-flight activities may finish after a stop signal before being handed back."""
     sticky_queue_timeout_seconds: float = Field(default=10.0, gt=0)
     """How long a workflow task waits for the worker that cached it before any worker takes it."""
+    temporal_rpc_seconds: float = Field(default=1.5, gt=0)
+    """How long one request to Temporal may keep retrying a server that does not answer
+    before the caller is told it is not reachable; below Slack's 3 s acknowledgement, so a
+    user hears "not reachable, nothing was changed" in time (issue 10)."""
     update_timeout_seconds: float | None = Field(default=None, gt=0)
     """How long a request to a task (a command, a message, a click) waits for its answer;
     unset waits as long as Temporal does. Past it the caller gets ``TaskTimedOut``."""

@@ -24,7 +24,7 @@ from temporalio.client import (
 )
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
-from temporalio.service import RPCError, RPCStatusCode
+from temporalio.service import RetryConfig, RPCError, RPCStatusCode
 
 from harness.config import Settings
 from harness.hooks import Redactor
@@ -100,6 +100,12 @@ class HarnessClient:
                 settings.temporal_address,
                 namespace=settings.temporal_namespace,
                 data_converter=converter,
+                # The SDK retries an unreachable server for ~10 s by default: far past
+                # Slack's 3 s. A request that cannot get through fails in this budget.
+                retry_config=RetryConfig(
+                    max_elapsed_time_millis=int(settings.temporal_rpc_seconds * 1000),
+                    max_interval_millis=500,
+                ),
             )
         except RuntimeError as error:  # the SDK reports connection failures as RuntimeError
             raise TaskUnavailable(task_id="-", reason=str(error)) from error
@@ -356,6 +362,11 @@ class HarnessClient:
                 # Still exhausted after the SDK's own retries (~10 s): the server answered.
                 raise TaskBusy(task_id=task_id, reason=error.message,
                                in_flight=_in_flight(error.message)) from error  # fmt: skip
+            if error.status == RPCStatusCode.DEADLINE_EXCEEDED or (
+                error.status == RPCStatusCode.UNAVAILABLE and not _never_sent(error.message)
+            ):
+                # The server went away mid-call: it may have taken the request.
+                raise TaskTimedOut(task_id=task_id, reason=TIMED_OUT) from error
             raise TaskUnavailable(task_id=task_id, reason=error.message) from error
 
 
@@ -366,6 +377,12 @@ TIMED_OUT: Final = (
 
 # Temporal's text for history.maxInFlightUpdates, e.g. "... has been reached (10)".
 _IN_FLIGHT = re.compile(r"in-flight updates has been reached \((\d+)\)")
+
+
+def _never_sent(message: str) -> bool:
+    """Whether an ``UNAVAILABLE`` says no connection was made, so nothing reached Temporal."""
+    text = message.lower()
+    return "connect" in text or "refused" in text or "dns" in text
 
 
 def _in_flight(message: str) -> int | None:

@@ -67,34 +67,57 @@ def temporal_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("temporal") / "temporal.db"
 
 
+@dataclass
+class DevServer:
+    """A ``temporal server start-dev`` process on a loopback port, stoppable and restartable.
+
+    Restarting keeps the port and the database file: to its clients the server was down.
+    """
+
+    db: Path
+    port: int = field(default_factory=_free_port)
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self) -> DevServer:
+        with open(self.db.with_suffix(".log"), "ab") as log:
+            self.process = subprocess.Popen(
+                [temporal_binary(), "server", "start-dev", "--headless", "--ip", "127.0.0.1",
+                 "--port", str(self.port), "--db-filename", str(self.db), "--log-level", "error",
+                 "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
+                 "--dynamic-config-value", 'history.timerProcessorMaxTimeShift="10ms"',
+                 "--sqlite-pragma", "journal_mode=WAL", "--sqlite-pragma", "synchronous=NORMAL"],
+                stdout=log, stderr=subprocess.STDOUT,
+            )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while True:
+            assert self.process.poll() is None, f"temporal dev server exited: see {log.name}"
+            where = ("127.0.0.1", self.port)
+            with contextlib.suppress(OSError), socket.create_connection(where, 0.2):
+                return self
+            assert time.monotonic() < deadline, "temporal dev server did not listen in 30 s"
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+
 @pytest.fixture(scope="session")
 def temporal_address(temporal_db: Path) -> Iterator[str]:
-    port = _free_port()
-    db = temporal_db
-    log = open(db.with_suffix(".log"), "wb")  # closed after the server stops
-    server = subprocess.Popen(
-        [temporal_binary(), "server", "start-dev", "--headless", "--ip", "127.0.0.1",
-         "--port", str(port), "--db-filename", str(db), "--log-level", "error",
-         "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
-         "--dynamic-config-value", 'history.timerProcessorMaxTimeShift="10ms"',
-         "--sqlite-pragma", "journal_mode=WAL", "--sqlite-pragma", "synchronous=NORMAL"],
-        stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    deadline = time.monotonic() + 30
-    while True:
-        assert server.poll() is None, f"temporal dev server exited: see {log.name}"
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-            break
-        assert time.monotonic() < deadline, "temporal dev server did not listen in 30 s"
-        time.sleep(0.05)
-    yield f"127.0.0.1:{port}"
-    server.terminate()
-    try:
-        server.wait(10)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
-    log.close()
+    server = DevServer(temporal_db).start()
+    yield server.address
+    server.stop()
 
 
 @pytest.fixture(scope="session")
