@@ -1,0 +1,93 @@
+"""Chaos (issue 10): workers SIGKILLed over and over while tasks take messages and commands.
+
+Three tasks each get four messages and four ``/effort`` commands, one at a time, while
+a worker subprocess is killed four times, each time once it has taken work, and a fresh
+one is started. Afterwards nothing is lost (every message in its transcript, every
+command applied), nothing failed (every task finishes ``succeeded``) and nothing is
+doubled (one transcript entry and one Slack post per message).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import subprocess
+import sys
+import uuid
+
+from harness.hooks.contexts import ChannelMessage, CommandInvokedContext, TaskSpec, TaskStatus
+
+from .conftest import ROOT, worker_env
+
+TASKS, ROUNDS, KILLS = 3, 4, 4
+LEVELS = ("low", "high")
+
+
+async def drive(harness, index: int) -> tuple[str, str]:
+    """One task's conversation: a message, then a command, ``ROUNDS`` times."""
+    channel = f"CH{index}-{uuid.uuid4().hex[:6]}"
+    ref = await harness.start_task(TaskSpec(title=f"chaos {index}", owner="U1"), team="T",
+                                   channel=channel, thread="9.0")  # fmt: skip
+    for n in range(ROUNDS):
+        message = ChannelMessage(channel=channel, thread="9.0", user="U1",
+                                 text=f"message {n} of task {index}", ts=f"9.{n + 1}")  # fmt: skip
+        assert await harness.send_message(ref.task_id, message) == n + 1
+        level = LEVELS[n % 2]
+        result = await harness.send_command(CommandInvokedContext(
+            task=ref, command="effort", args=level, sender="U1",
+            correlation_id=f"chaos-{index}-{n}"))  # fmt: skip
+        assert result.reply.startswith(f"effort set to `{level}`"), result.reply
+    return ref.task_id, channel
+
+
+async def test_repeated_kills_lose_fail_and_double_nothing(harness, settings, slack_api):
+    env = worker_env(settings, HARNESS_PLUGINS=json.dumps(["commands:plugin"]))
+    workers: list[subprocess.Popen[str]] = []
+    drains: list[asyncio.Future[str]] = []
+
+    async def start_worker() -> subprocess.Popen[str]:
+        worker = subprocess.Popen([sys.executable, "-m", "harness.worker"], cwd=ROOT, env=env,
+                                  stderr=subprocess.PIPE, text=True)  # fmt: skip
+        workers.append(worker)
+        while "task queue" not in await asyncio.to_thread(worker.stderr.readline):  # type: ignore[union-attr]
+            assert worker.poll() is None, "worker exited while starting"
+        # Keep the pipe drained (a full pipe would block the worker's logging).
+        drains.append(asyncio.get_running_loop().run_in_executor(None, worker.stderr.read))  # type: ignore[union-attr]
+        return worker
+
+    try:
+        worker = await start_worker()
+        driving = asyncio.gather(*(drive(harness, i) for i in range(TASKS)))
+        for kill in range(KILLS):
+            await asyncio.sleep(1.5)  # chaos, not synchronisation: kill wherever the work is
+            assert kill > 1 or not driving.done(), "the kills came after the work"
+            worker.send_signal(signal.SIGKILL)
+            worker.wait()
+            worker = await start_worker()
+        done = await asyncio.wait_for(driving, 90)
+
+        for index, (task_id, channel) in enumerate(done):
+            transcript = await harness.transcript(task_id)
+            expected = [f"message {n} of task {index}" for n in range(ROUNDS)]
+            assert [m.text for m in transcript] == expected  # all there, once each, in order
+            assert (await harness.snapshot(task_id)).effort == LEVELS[(ROUNDS - 1) % 2]
+            async with asyncio.timeout(30):  # the last reply may still be on its way
+                while len(posts(slack_api, channel)) < ROUNDS:
+                    await asyncio.sleep(0.1)
+            assert sorted(posts(slack_api, channel)) == sorted(f"(offline) {t}" for t in expected)
+            await harness.finish(task_id)
+            outcome = await asyncio.wait_for(harness.outcome(task_id), 30)
+            assert outcome.status == TaskStatus.SUCCEEDED
+    finally:
+        for worker in workers:
+            if worker.poll() is None:
+                worker.send_signal(signal.SIGKILL)
+                worker.wait()
+        await asyncio.gather(*drains)
+        for worker in workers:
+            worker.stderr.close()  # type: ignore[union-attr]
+
+
+def posts(standin, channel: str) -> list[str]:
+    return [m["text"] for m in standin.messages if m["channel"] == channel]
