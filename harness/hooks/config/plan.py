@@ -190,6 +190,7 @@ def _executors(resolved: ResolvedEntry, manager: HookManager) -> list[Built]:
             remote = JsonRpcExecutor(
                 entry.url, point=p, headers=resolved.headers, name=f"{resolved.label}#{p}",
                 redactor=manager.redactor, timeout=entry.timeout or DEFAULT_TIMEOUT,
+                idempotency_header=not entry.idempotent,
             )  # fmt: skip
             built.append((p, remote, (remote.aclose,)))
         return built

@@ -79,6 +79,10 @@ class ExecutorEntry(_Section):
     """``mcp`` over stdio; ``python`` means the worker's own interpreter."""
     headers: dict[str, str] = Field(default_factory=dict)
     """``jsonrpc``: header name -> env var name, or a template such as ``Bearer ${TOKEN}``."""
+    idempotent: bool = True
+    """``jsonrpc``: ``false`` says calling it twice repeats an effect; every call then carries
+    the operation's key as an ``Idempotency-Key`` header, the same on every retry and every
+    re-run after a lost worker, so the server can refuse to do it again (issue 10)."""
     timeout: float | None = Field(default=None, gt=0)
     priority: int = DEFAULT_PRIORITY
     mode: Mode = "normal"
@@ -131,6 +135,8 @@ class ExecutorEntry(_Section):
             raise ValueError("options apply to local executors only")
         if self.headers and self.kind != "jsonrpc":
             raise ValueError("headers apply to jsonrpc executors only")
+        if not self.idempotent and self.kind != "jsonrpc":
+            raise ValueError("idempotent = false applies to jsonrpc executors only")
         if self.mode == "validator" and (bad := [p for p in self.points if p.endswith(".in")]):
             raise ValueError(f"a validator cannot run at an in point ({', '.join(bad)})")
         return self

@@ -56,6 +56,9 @@ class JsonRpcExecutor:
         headers: extra request headers (e.g. ``Authorization``).
         name: how logs, errors and abort records name this executor.
         redactor: scrubs endpoint, error text and abort reasons.
+        idempotency_header: send ``Idempotency-Key: <idempotency key>#<point>`` with every
+            call, for a server whose effect must not repeat: the key is the same on every
+            retry of the operation and every re-run after a lost worker.
 
     Raises:
         UnknownHookPointError: ``point`` is not in the catalogue.
@@ -73,6 +76,7 @@ class JsonRpcExecutor:
         headers: Mapping[str, str] | None = None,
         name: str | None = None,
         redactor: Redactor | None = None,
+        idempotency_header: bool = False,
     ) -> None:
         operation, _ = split_point(point)
         if timeout <= 0 or max_reply_bytes <= 0:
@@ -86,6 +90,7 @@ class JsonRpcExecutor:
         self._http: HttpClient = http if http is not None else AiohttpClient()
         self._owns_http = http is None
         self._headers = {"content-type": "application/json", **(headers or {})}
+        self._idempotency_header = idempotency_header
         self._redactor = redactor or Redactor()
         self.endpoint = self._redactor.redact_text(url)
         self.name = name or f"jsonrpc:{self.endpoint}#{point}"
@@ -111,10 +116,13 @@ class JsonRpcExecutor:
                     f"given a {type(ctx).__name__}; register it at the point it was built for"
                 )
             body = encode_request(request_id, self.point, {"context": ctx})
+            headers = self._headers
+            if self._idempotency_header:
+                headers = {**headers, "idempotency-key": f"{ctx.idempotency_key}#{self.point}"}
             resp = await self._http.post(
                 self.url,
                 body=body,
-                headers=self._headers,
+                headers=headers,
                 timeout=self.timeout,
                 max_bytes=self.max_reply_bytes,
             )
