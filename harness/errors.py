@@ -49,6 +49,16 @@ class HarnessError(Exception):
         """
         return True
 
+    @property
+    def user_message(self) -> str:
+        """One sentence for the person in the thread, or "" to let the caller describe it.
+
+        The activity boundary keeps only a type and a technical message; an error that
+        knows how to say what went wrong in human terms (a model provider that does not
+        answer) says it here, and the wrapper carries it to the workflow's reply.
+        """
+        return ""
+
 
 def is_retryable(error: BaseException) -> bool:
     """Whether ``error`` is worth another attempt (``retryable`` when it has one; else yes).

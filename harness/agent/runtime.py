@@ -53,6 +53,13 @@ class AgentRuntime:
         self.settings = settings
         self.http = AiohttpClient()
         self.models = ModelRegistry.from_settings(settings, self.http)
+        # Every name a task may run on has its provider, or the worker does not start.
+        self.models.check({
+            **dict.fromkeys(settings.models, "HARNESS_MODELS"),
+            settings.default_model: "HARNESS_DEFAULT_MODEL",
+            **({settings.system_one_model: "HARNESS_SYSTEM_ONE_MODEL"}
+               if settings.system_one_model else {}),
+        })  # fmt: skip
         self.tools = ToolRegistry(builtin_tools(clock=clock or SystemClock(), store=store))
         self.skills = SkillLoader(settings.skills_dir)
         token = settings.slack_bot_token

@@ -80,6 +80,27 @@ class ModelError(HarnessError):
             return self.status in RETRYABLE_STATUSES
         return self.kind in ("timeout", "transport")
 
+    @property
+    def user_message(self) -> str:
+        """What went wrong, as a person in the thread can act on it (issue 11)."""
+        who = f"the model provider ({self.provider})"
+        if self.kind == "config":
+            return self.message
+        if self.kind == "timeout":
+            return f"{who} did not answer in time"
+        if self.kind == "transport":
+            return f"{who} could not be reached"
+        if self.kind == "malformed":
+            return f"{who} sent an answer that could not be read"
+        status = self.status or 0
+        if status in (401, 403):
+            return f"{who} refused the API key (HTTP {status}); check the key it is configured with"
+        if status == 429:
+            return f"{who} is limiting how often it may be called (HTTP 429)"
+        if status in RETRYABLE_STATUSES:
+            return f"{who} is failing or overloaded (HTTP {status})"
+        return f"{who} rejected the request (HTTP {status}): {self.message}"
+
     def __reduce__(self) -> tuple[object, ...]:
         return (
             _rebuild,

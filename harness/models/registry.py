@@ -3,9 +3,10 @@
 Rules, first match wins: ``offline`` (or ``offline/…``) → the offline model;
 ``anthropic/<m>`` or ``claude…`` → Anthropic; ``openai/<m>`` or anything else → the
 OpenAI-compatible provider. A ``vendor/`` prefix is stripped before the name is sent.
-When no vendor provider is configured at all, every name goes to the offline model
-(so a fresh checkout runs end to end); when some are configured, naming one that is
-not is an error that says which setting is missing, never a silent fallback.
+A name whose provider is not configured is an error that says which setting is
+missing, never a silent offline run (issue 11): a fresh checkout runs end to end
+because its only model is ``offline``, and the worker checks every configured name at
+start (:meth:`ModelRegistry.check`), so ``/model`` never offers one that cannot run.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class ModelRegistry:
         self._vendors: dict[str, ModelProvider | None] = {"openai": openai, "anthropic": anthropic}
         self.default_model = default_model or OFFLINE_MODEL
         if openai is None and anthropic is None:
-            log.info("no model provider configured: every model name uses the offline model")
+            log.info("no model provider configured: only the offline model can run")
 
     @classmethod
     def from_settings(cls, settings: Settings, http: HttpClient) -> ModelRegistry:
@@ -97,7 +98,7 @@ class ModelRegistry:
         """
         name = model or self.default_model
         vendor, _, rest = name.partition("/")
-        if vendor == OFFLINE_MODEL or self.offline_only:
+        if vendor == OFFLINE_MODEL:
             return self.offline, name
         if vendor in self._vendors and rest:
             target, sent = vendor, rest
@@ -113,6 +114,26 @@ class ModelRegistry:
                 message=f"model {name!r} needs the {target} provider; set {_MISSING[target]}",
             )
         return provider, sent
+
+    def check(self, names: dict[str, str]) -> None:
+        """Fail unless every configured model name has its provider, naming what is missing.
+
+        Args:
+            names: model name -> the setting it comes from (``HARNESS_MODELS``, ...).
+
+        Raises:
+            ModelError: ``config``, naming the model, the setting it is in, and the
+                provider setting to add.
+        """
+        for name, source in names.items():
+            try:
+                self.resolve(name)
+            except ModelError as error:
+                raise ModelError(
+                    provider=error.provider, kind="config",
+                    message=f"{source} names {name!r}, which needs the {error.provider} "
+                    f"provider: set {_MISSING[error.provider]}, or remove it from {source}",
+                ) from None  # fmt: skip
 
     async def complete(self, request: ModelRequest) -> LlmResponse:
         """Resolve ``request.model`` and call its provider.

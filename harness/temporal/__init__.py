@@ -65,3 +65,9 @@ REFUSED_ERROR_TYPE: Final = "Refused"
 
 GAVE_UP_ERROR_TYPE: Final = "TaskGaveUp"
 """``ApplicationError.type`` the workflow raises when ``activity.failed`` decides to stop."""
+
+USER_MESSAGE: Final = "user_message"
+"""Key of a failure's details holding the error's human sentence (``HarnessError.user_message``)."""
+
+MODEL_OPERATIONS: Final = frozenset({"llm.invoked", "system_one.invoked", "compaction.summarise"})
+"""Operations that call a model: a retry of one is said in the thread (issue 11)."""

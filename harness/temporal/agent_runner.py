@@ -18,9 +18,9 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from harness.hooks import HookAbort, HookContext
-    from harness.temporal import GAVE_UP_ERROR_TYPE, LOOP_ACTIVITIES
+    from harness.temporal import GAVE_UP_ERROR_TYPE, LOOP_ACTIVITIES, MODEL_OPERATIONS
     from harness.temporal.models import GaveUp
-    from harness.temporal.retries import OperationRunner
+    from harness.temporal.retries import OnRetry, OperationRunner
 
 C = TypeVar("C", bound=HookContext)
 
@@ -30,10 +30,12 @@ class LoopOperations:
 
     Args:
         ops: the workflow's operation runner (retries through ``activity.failed``).
+        on_model_retry: told before a model operation is tried again (the thread hears it).
     """
 
-    def __init__(self, ops: OperationRunner) -> None:
+    def __init__(self, ops: OperationRunner, *, on_model_retry: OnRetry | None = None) -> None:
         self._ops = ops
+        self._on_model_retry = on_model_retry
 
     async def run(self, operation: str, ctx: C) -> C:
         """Perform ``operation`` on ``ctx`` in its activity.
@@ -43,7 +45,8 @@ class LoopOperations:
             ApplicationError: the operation gave up for any other reason (``TaskGaveUp``).
         """
         try:
-            return await self._ops.run(LOOP_ACTIVITIES[operation], ctx)
+            on_retry = self._on_model_retry if operation in MODEL_OPERATIONS else None
+            return await self._ops.run(LOOP_ACTIVITIES[operation], ctx, on_retry=on_retry)
         except ApplicationError as error:
             abort = abort_of(error)
             if abort is None:

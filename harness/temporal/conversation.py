@@ -39,8 +39,8 @@ with workflow.unsafe.imports_passed_through():
     )
     from harness.temporal import PERSISTENCE_READ
     from harness.temporal.agent_runner import LoopOperations
-    from harness.temporal.models import TaskInput
-    from harness.temporal.retries import OperationRunner
+    from harness.temporal.models import GaveUp, TaskInput
+    from harness.temporal.retries import OperationRunner, failure_sentence
 
 
 class ConversationHost(Protocol):
@@ -80,7 +80,7 @@ class Conversation:
     ) -> None:
         self._host = host
         self._ops = ops
-        self._loop_ops = LoopOperations(ops)
+        self._loop_ops = LoopOperations(ops, on_model_retry=self._model_retrying)
         self.state = state or AgentState()
         self._configured = False
         self._pending: list[ChannelMessage] = []
@@ -91,6 +91,7 @@ class Conversation:
         self._serving: asyncio.Task[None] | None = None
         self._asking = False
         self._open: HelpRequest | None = None
+        self._answering: ChannelMessage | None = None
 
     def receive(self, message: ChannelMessage) -> None:
         """Queue ``message`` for the loop (the ``message`` update already stored it).
@@ -199,7 +200,7 @@ class Conversation:
         return AgentLoop(self._loop_ops, self, self.state, identity)
 
     async def _answer(self, message: ChannelMessage) -> None:
-        host = self._host
+        self._answering = message
         try:
             loop = await self._loop(message.ts)
             reply = await loop.handle(message.text, sender=message.user)
@@ -208,14 +209,31 @@ class Conversation:
             reply = f"{kind}: {abort.reason}"
         except ApplicationError as error:
             # One request failing is reported in its thread; the task goes on.
-            reply = f"failed: {error.message}"
+            reply = f"failed: {failure_sentence(error)}"
         finally:
             self._answers.clear()  # this request's questions are over; later clicks are refused
             self._open = None
-        await self.post(
-            ChannelMessage(channel=message.channel or host.ref.channel,
-                           thread=message.thread or host.ref.thread, text=reply or "(no answer)")
-        )  # fmt: skip
+            self._answering = None
+        await self.post(self._in_thread(message, reply or "(no answer)"))
+
+    def _in_thread(self, message: ChannelMessage | None, text: str) -> ChannelMessage:
+        """A post in the thread ``message`` came from (the task's own thread by default)."""
+        ref = self._host.ref
+        channel, thread = (message.channel, message.thread) if message else ("", "")
+        return ChannelMessage(channel=channel or ref.channel, thread=thread or ref.thread,
+                              text=text)  # fmt: skip
+
+    async def _model_retrying(self, failure: GaveUp, attempt: int, limit: int) -> None:
+        """Say in the thread that the model is being retried, so silence is never the answer.
+
+        Said on the first retry and on the last one, not on each: enough to know the task
+        is alive without filling the thread.
+        """
+        if attempt not in (2, limit):
+            return
+        why = failure.user_message or failure.error_message or failure.error_type
+        text = f"the model is not answering: {why}; retrying, {attempt} of {limit}"
+        await self.post(self._in_thread(self._answering, text))
 
     async def _configure(self) -> None:
         """Read the worker's loop defaults (tools, budgets) once per run."""

@@ -115,6 +115,8 @@ class GaveUp(Frozen):
     abort_reason: str = ""
     abort_refusal: bool = False
     """The abort was raised as a refusal (``HookAbort(refusal=True)``), whatever its phase."""
+    user_message: str = ""
+    """The failure in one human sentence, if the error gave one (``HarnessError.user_message``)."""
 
 
 def task_id_for(team: str, channel: str) -> str:

@@ -9,6 +9,7 @@ number grows, and giving up raises a ``TaskGaveUp`` :class:`ApplicationError`.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import TypeVar
 
@@ -32,12 +33,19 @@ with workflow.unsafe.imports_passed_through():
         ABORT_ERROR_TYPE,
         DISPATCH_HOOKS,
         GAVE_UP_ERROR_TYPE,
+        USER_MESSAGE,
         WORKER_SHUTDOWN_ERROR_TYPE,
     )
     from harness.temporal.models import ActivityPolicy, GaveUp
 
 C = TypeVar("C", bound=HookContext)
 _ONCE = RetryPolicy(maximum_attempts=1)
+
+OnRetry = Callable[[GaveUp, int, int], Awaitable[None]]
+"""Told ``(failure, next attempt, max attempts)`` before an operation is tried again."""
+
+SAY_RETRIES = "say-retries"
+"""``workflow.patched`` id: since issue 11 a retry may post a notice (a ``channel.sent``)."""
 
 
 class OperationRunner:
@@ -54,13 +62,18 @@ class OperationRunner:
         self._prefix = f"{info.workflow_id}/{info.run_id}"
         self._count = 0
 
-    async def run(self, activity: str, ctx: C, *, max_attempts: int | None = None) -> C:
+    async def run(
+        self, activity: str, ctx: C, *, max_attempts: int | None = None,
+        on_retry: OnRetry | None = None,
+    ) -> C:  # fmt: skip
         """Run ``activity`` on ``ctx`` until it succeeds or ``activity.failed`` gives up.
 
         Args:
             activity: the activity name (the operation is the context's).
             ctx: the context; ``attempt`` and ``idempotency_key`` are set here.
             max_attempts: overrides the policy (commands get one attempt).
+            on_retry: told before each retry's backoff, so a person waiting hears why
+                nothing happens (its own failure is its business: it must not raise).
 
         Returns:
             The context the activity returned (after pre, in and post).
@@ -111,6 +124,8 @@ class OperationRunner:
                 attempt,
             )
             backoff = decision.backoff_seconds if retried.result is None else retried.result
+            if on_retry is not None and workflow.patched(SAY_RETRIES):
+                await on_retry(failure.model_copy(update={"attempt": attempt}), attempt + 1, limit)
             if backoff > 0:
                 await workflow.sleep(backoff)
             attempt += 1
@@ -219,6 +234,7 @@ def _describe(error: ActivityError, operation: str) -> _Failure:
             abort_reason=str(abort.get("reason", "")),
             abort_refusal=abort.get("refusal") is True,
             retryable=not cause.non_retryable,
+            user_message=_user_message(cause) if not abort else "",
         )
     if isinstance(cause, TimeoutError):
         kind = cause.type.name if cause.type else "UNKNOWN"
@@ -232,6 +248,12 @@ def _describe(error: ActivityError, operation: str) -> _Failure:
     text = str(cause) if cause else str(error)
     kind = type(cause).__name__ if cause else type(error).__name__
     return _Failure(operation=operation, attempt=0, reason="", error_type=kind, error_message=text)
+
+
+def _user_message(cause: ApplicationError) -> str:
+    first = cause.details[0] if cause.details else None
+    said = first.get(USER_MESSAGE) if isinstance(first, dict) else None
+    return said if isinstance(said, str) else ""
 
 
 def _gave_up(failure: GaveUp) -> ApplicationError:
@@ -256,6 +278,18 @@ def refusal_of(error: ApplicationError) -> str | None:
         if gave_up.abort_refusal or gave_up.abort_point.endswith(".pre"):
             return gave_up.abort_reason
     return None
+
+
+def failure_sentence(error: ApplicationError) -> str:
+    """What a failed operation tells the person waiting: the error's own human sentence
+    when it has one (with how often it was tried), else the technical message."""
+    if error.type != GAVE_UP_ERROR_TYPE or not error.details:
+        return error.message
+    gave_up = GaveUp.model_validate(error.details[0])
+    if not gave_up.user_message:
+        return error.message
+    tries = f" (tried {gave_up.attempt} times)" if gave_up.attempt > 1 else ""
+    return f"{gave_up.user_message}{tries}"
 
 
 def command_reply(command: str, error: ApplicationError) -> str:

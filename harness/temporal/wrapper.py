@@ -23,7 +23,7 @@ from harness.errors import is_retryable
 from harness.hooks import HookAbort, HookContext, HookManager, HookTransportError
 from harness.hooks.contexts import HeartbeatTickContext
 from harness.providers import Clock, SystemClock
-from harness.temporal import ABORT_ERROR_TYPE, WORKER_SHUTDOWN_ERROR_TYPE
+from harness.temporal import ABORT_ERROR_TYPE, USER_MESSAGE, WORKER_SHUTDOWN_ERROR_TYPE
 
 log = logging.getLogger(__name__)
 
@@ -179,10 +179,13 @@ async def run_hooked(host: ActivityHost, operation: str, ctx: C) -> C:
         # so an error that knows it is permanent (a model with no provider configured,
         # a vendor's 4xx) must say so here or the workflow retries it max_attempts times.
         log.exception("%s failed in activity %s", operation, info.activity_type)
-        message = host.manager.redactor.redact_text(str(error))
+        redact = host.manager.redactor.redact_text
+        said = getattr(error, "user_message", "")
+        human = [{USER_MESSAGE: redact(said)}] if isinstance(said, str) and said else []
         raise ApplicationError(
-            message, type=type(error).__name__, non_retryable=not is_retryable(error)
-        ) from None
+            redact(str(error)), *human, type=type(error).__name__,
+            non_retryable=not is_retryable(error),
+        ) from None  # fmt: skip
     finally:
         host.in_flight -= 1
         if not chain.done():

@@ -40,11 +40,11 @@ async def test_sigkill_mid_activity_loses_nothing_and_applies_nothing_twice(
     worker_a = subprocess.Popen([sys.executable, "-m", "harness.worker"], cwd=ROOT, env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     try:
-        ref = await harness.start_task(TaskSpec(title="t", owner="U1", model="m-1"),
+        ref = await harness.start_task(TaskSpec(title="t", owner="U1", model="offline/m-1"),
                                        team="T", channel="K1")  # fmt: skip
         first = ChannelMessage(channel="K1", user="U1", text="first", ts="1.1")
         assert await harness.send_message(ref.task_id, first) == 1
-        command = CommandInvokedContext(task=ref, command="model", args="m-2", sender="U1",
+        command = CommandInvokedContext(task=ref, command="model", args="offline/m-2", sender="U1",
                                         correlation_id="cmd-model")  # fmt: skip
         assert (await harness.send_command(command)).reply == "ok"
         blocked = ChannelMessage(channel="K1", user="U1", text="block-me", ts="1.2")
@@ -70,7 +70,7 @@ async def test_sigkill_mid_activity_loses_nothing_and_applies_nothing_twice(
         await assert_replays(client, [ref.task_id])
 
     assert outcome.status == TaskStatus.SUCCEEDED
-    assert snapshot.model == "m-2"
+    assert snapshot.model == "offline/m-2"
     assert [m.text for m in transcript] == ["first", "block-me"]
     # The store holds each write once: the retried write found its idempotency key.
     versions = await store.versions(f"{ref.task_id}/transcript")

@@ -57,7 +57,9 @@ def sample(operation: str) -> HookContext:
         "help.decided": {"request": HELP, "decided_by": "U1", "choice": "yes"},
         "compaction.trigger": {"token_count": 10, "token_budget": 5},
         "compaction.keep": {"messages": [{"role": "user", "content": "hi"}]},
-        "compaction.summarise": {"messages": [{"role": "user", "content": "hi"}], "model": "x"},
+        "compaction.summarise": {
+            "messages": [{"role": "user", "content": "hi"}], "model": "offline"
+        },
         "skill.loaded": {"name": "arithmetic"},
         "skill.unloaded": {"name": "arithmetic"},
         "agent.invoked": {"agent": "reviewer", "input": "call echo {\"text\": \"x\"}"},

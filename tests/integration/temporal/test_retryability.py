@@ -38,8 +38,17 @@ def settings(settings: Settings, replay) -> Settings:
     return settings.model_copy(update={"openai_base_url": replay.openai_base_url})
 
 
+NOTICE = "the model is not answering: "
+
+
+def posts(slack_api, channel: str) -> list[str]:
+    return [a["text"] for m, a in slack_api.calls
+            if m == "chat.postMessage" and a.get("channel") == channel]  # fmt: skip
+
+
 async def ask(harness, slack_api, model: str, text: str) -> tuple[str, str]:
-    """Start a task on ``model``, send it ``text``, return its id and the reply it posts."""
+    """Start a task on ``model``, send it ``text``, return its id and the reply it posts
+    (the answer, not a notice that the model is being retried)."""
     channel = f"C{uuid.uuid4().hex[:8].upper()}"
     ref = await harness.start_task(TaskSpec(title="t", owner="U1", model=model),
                                    team="T", channel=channel, thread="1.0")  # fmt: skip
@@ -48,8 +57,7 @@ async def ask(harness, slack_api, model: str, text: str) -> tuple[str, str]:
     )
     deadline = time.monotonic() + 20
     while True:
-        sent = [a["text"] for m, a in slack_api.calls
-                if m == "chat.postMessage" and a.get("channel") == channel]  # fmt: skip
+        sent = [text for text in posts(slack_api, channel) if not text.startswith(NOTICE)]
         if sent:
             return ref.task_id, sent[-1]
         assert time.monotonic() < deadline, f"no reply in {channel}"
@@ -62,8 +70,9 @@ async def test_a_permanent_error_fails_at_once_and_a_502_is_retried(
     recorder.attach(manager, ["activity.failed", "activity.retried"])
 
     missing, reply = await ask(harness, slack_api, "claude-z", "hello")
-    assert reply.startswith("failed: system_one.invoked gave up after attempt 1: ModelError")
-    assert "set HARNESS_ANTHROPIC_API_KEY" in reply
+    # One human sentence: what is missing and what to set; no operation names, no type names.
+    assert reply == ("failed: model 'claude-z' needs the anthropic provider; "
+                     "set HARNESS_ANTHROPIC_API_KEY")  # fmt: skip
     failed = recorder.seen("activity.failed.post")
     assert [(c.attempt, c.retryable) for c in failed] == [(1, False)]
     assert recorder.seen("activity.retried.post") == []
@@ -71,7 +80,8 @@ async def test_a_permanent_error_fails_at_once_and_a_502_is_retried(
     recorder.trace.clear()
     replay.queue("openai/error_400_effort")
     rejected, reply = await ask(harness, slack_api, "gpt-x", "hello")
-    assert "gave up after attempt 1" in reply and "HTTP 400 (invalid_request_error)" in reply
+    assert reply.startswith("failed: the model provider (openai) rejected the request (HTTP 400): ")
+    assert "gave up" not in reply and "ModelError" not in reply
     assert len(replay.requests) == 1  # the vendor saw it once
     assert recorder.seen("activity.retried.post") == []
 
@@ -83,11 +93,38 @@ async def test_a_permanent_error_fails_at_once_and_a_502_is_retried(
             ] == [(1, True, "ModelError")]  # fmt: skip
     assert [c.attempt for c in recorder.seen("activity.retried.post")] == [2]
     assert replay.requests[1].body == replay.requests[2].body  # the same call, again
+    # The thread heard why the answer took longer, before it came.
+    assert posts(slack_api, channel_of(flaky)) == [
+        f"{NOTICE}the model provider (openai) is failing or overloaded (HTTP 502); "
+        "retrying, 2 of 4",
+        "Paris is the capital of France.",
+    ]
 
     for task_id in (missing, rejected, flaky):
         await harness.finish(task_id)
         await harness.outcome(task_id)
     await assert_replays(client, [missing, rejected, flaky])
+
+
+def channel_of(task_id: str) -> str:
+    return task_id.rsplit("/", 1)[-1]
+
+
+async def test_a_model_that_keeps_failing_is_said_in_the_thread_then_in_one_sentence(
+    harness, worker, replay, slack_api, client
+):
+    replay.queue(*["openai/error_429"] * 4)
+    task_id, _ = await ask(harness, slack_api, "gpt-x", "hello")
+    assert len(replay.requests) == 4  # every attempt reached the vendor
+    why = "the model provider (openai) is limiting how often it may be called (HTTP 429)"
+    assert posts(slack_api, channel_of(task_id)) == [
+        f"{NOTICE}{why}; retrying, 2 of 4",  # the first retry is said...
+        f"{NOTICE}{why}; retrying, 4 of 4",  # ...and the last; not each one between
+        f"failed: {why} (tried 4 times)",
+    ]
+    await harness.finish(task_id)
+    await harness.outcome(task_id)
+    await assert_replays(client, [task_id])
 
 
 @pytest.mark.parametrize(

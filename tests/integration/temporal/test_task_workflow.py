@@ -72,7 +72,7 @@ async def test_task_lifecycle_runs_every_worker_operation_with_correct_contexts(
     manager.register("persistence.write.pre", fail_first_write)
     manager.register("task.state_changed.pre", slow_first_transition)
 
-    spec = TaskSpec(title="write a haiku", owner="U1", model="m-1")
+    spec = TaskSpec(title="write a haiku", owner="U1", model="offline/m-1")
     ref = await harness.start_task(spec, team="T1", channel="C1", thread="1.0",
                                    correlation_id="corr-1")  # fmt: skip
     task_id = ref.task_id
@@ -90,7 +90,7 @@ async def test_task_lifecycle_runs_every_worker_operation_with_correct_contexts(
     assert effect.subtask.task_id == f"{task_id}/sub-1"
     snapshot = await harness.snapshot(task_id)
     assert snapshot.status == TaskStatus.RUNNING
-    assert snapshot.model == "m-1"
+    assert snapshot.model == "offline/m-1"
     [child] = snapshot.subtasks
     assert child.task_id == f"{task_id}/sub-1"
     assert child.status == TaskStatus.RUNNING
@@ -163,17 +163,17 @@ async def test_a_refused_command_changes_nothing_and_a_finished_task_rejects_upd
             raise HookAbort("only the owner may change the model", refusal=True)
 
     manager.register("command.invoked.pre", guard, priority=100)
-    ref = await harness.start_task(TaskSpec(title="t", owner="U1", model="m-1"),
+    ref = await harness.start_task(TaskSpec(title="t", owner="U1", model="offline/m-1"),
                                    team="T", channel="C2")  # fmt: skip
-    stranger = CommandInvokedContext(task=ref, command="model", args="m-2", sender="U9",
+    stranger = CommandInvokedContext(task=ref, command="model", args="offline/m-2", sender="U9",
                                      role=Role.OWNER)  # the claimed role is ignored  # fmt: skip
     refused = await harness.send_command(stranger)
     assert refused.reply == "refused: only the owner may change the model"
     assert refused.effects == () and not refused.public
-    assert (await harness.snapshot(ref.task_id)).model == "m-1"
+    assert (await harness.snapshot(ref.task_id)).model == "offline/m-1"
     owner = stranger.model_copy(update={"sender": "U1"})
     assert (await harness.send_command(owner)).reply == "ok"
-    assert (await harness.snapshot(ref.task_id)).model == "m-2"
+    assert (await harness.snapshot(ref.task_id)).model == "offline/m-2"
     unknown = owner.model_copy(update={"command": "nope"})
     assert (await harness.send_command(unknown)).reply == "/nope failed: no handler for /nope"
 

@@ -15,11 +15,27 @@ from harness.models import (
 )
 
 
-def test_nothing_configured_routes_every_name_offline():
+def test_nothing_configured_runs_offline_names_and_refuses_the_rest():
     registry = ModelRegistry()
-    for name in ("gpt-4.1", "claude-sonnet-4-5", "", "offline"):
+    for name in ("", "offline", "offline/fast"):
         assert isinstance(registry.resolve(name)[0], OfflineModel)
     assert registry.resolve("")[1] == "offline"
+    for name, setting in (("gpt-4.1", "HARNESS_OPENAI_API_KEY"),
+                          ("claude-sonnet-4-5", "HARNESS_ANTHROPIC_API_KEY")):  # fmt: skip
+        with pytest.raises(ModelError, match=setting):  # never a silent offline run
+            registry.resolve(name)
+
+
+def test_check_names_the_setting_the_model_comes_from_and_what_to_set():
+    registry = ModelRegistry()
+    registry.check({"offline": "HARNESS_MODELS"})
+    with pytest.raises(ModelError) as caught:
+        registry.check({"offline": "HARNESS_MODELS", "gpt-4o": "HARNESS_MODELS"})
+    assert str(caught.value).endswith(
+        "HARNESS_MODELS names 'gpt-4o', which needs the openai provider: set "
+        "HARNESS_OPENAI_API_KEY or HARNESS_OPENAI_BASE_URL, or remove it from HARNESS_MODELS"
+    )
+    assert caught.value.retryable is False
 
 
 def test_routing_by_prefix(http):
