@@ -17,12 +17,16 @@ from typing import Final
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from harness.channels.web_api import (
+    LOCAL_BOT_TOKEN,
+    STANDIN_PATH,
+    plain_http_problem,
+    web_api_url,
+)
 from harness.http import is_loopback
 
 LOCAL_SIGNING_SECRET: Final = "local-dev-signing-secret"
-LOCAL_BOT_TOKEN: Final = "xoxb-local-dev"
-STANDIN_PATH: Final = "/_local/api/"
-SLACK_API_URL: Final = "https://slack.com/api/"
+__all__ = ["LOCAL_SIGNING_SECRET", "STANDIN_PATH", "BotSettings", "startup_problem"]
 
 
 class BotSettings(BaseSettings):
@@ -52,8 +56,11 @@ class BotSettings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 3000
     path: str = "/slack/events"
-    api_url: str = ""
-    """Slack Web API base URL; by default Slack's, or the stand-in in local mode."""
+    api_url: str = Field(
+        default="", validation_alias=AliasChoices("BOT_API_URL", "HARNESS_SLACK_API_URL")
+    )
+    """Slack Web API base URL; by default Slack's, or the stand-in in local mode. The
+    worker's ``HARNESS_SLACK_API_URL`` is read too, so one variable moves both."""
     data_dir: Path = Field(
         default=Path(".data"), validation_alias=AliasChoices("HARNESS_DATA_DIR", "BOT_DATA_DIR")
     )
@@ -88,11 +95,8 @@ class BotSettings(BaseSettings):
     @property
     def web_api_url(self) -> str:
         """Where the Web API client sends calls."""
-        if self.api_url:
-            return self.api_url
-        if self.local:
-            return f"http://{self.host}:{self.port}{STANDIN_PATH}"
-        return SLACK_API_URL
+        return web_api_url(explicit=self.api_url, local=self.local, token=self.token,
+                           host=self.host, port=self.port)  # fmt: skip
 
     @property
     def ledger_path(self) -> Path:
@@ -115,6 +119,9 @@ def startup_problem(settings: BotSettings) -> str | None:
     Returns:
         ``None`` when the bot may start.
     """
+    unsafe = plain_http_problem(settings.web_api_url, settings.bot_token, setting="BOT_API_URL")
+    if unsafe is not None:
+        return unsafe
     if settings.local:
         if is_loopback(settings.host):
             return None

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from harness.agent.profiles import AgentProfile
+from harness.channels.web_api import plain_http_problem, web_api_url
 from harness.temporal import TASK_QUEUE
 from harness.temporal.keys import split_keys
 
@@ -25,7 +26,7 @@ class Settings(BaseSettings):
     """
 
     model_config = SettingsConfigDict(
-        env_prefix="HARNESS_", env_file=".env", extra="ignore", frozen=True
+        env_prefix="HARNESS_", env_file=".env", extra="ignore", frozen=True, populate_by_name=True
     )
 
     temporal_address: str = "127.0.0.1:7233"
@@ -112,11 +113,23 @@ class Settings(BaseSettings):
     history_event_limit: int = Field(default=10_000, ge=100)
     """A task continues as new (carrying its loop state) once its history holds this many events."""
 
-    # Where ``channel.sent`` posts (issue 5): Slack's Web API, or the bot's local stand-in.
-    slack_api_url: str = "http://127.0.0.1:3000/_local/api/"
-    """Slack Web API base URL; the default is the local bot's stand-in (``make run``)."""
-    slack_bot_token: SecretStr | None = None
-    """The bot token ``channel.sent`` posts with; the stand-in accepts any when unset."""
+    # Where ``channel.sent`` posts: the same Slack configuration as the bot's (issue 11).
+    slack_bot_token: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("SLACK_BOT_TOKEN", "HARNESS_SLACK_BOT_TOKEN")
+    )
+    """The bot token (``xoxb-…``) the agent's replies are posted with: the bot's own
+    ``SLACK_BOT_TOKEN`` (``HARNESS_SLACK_BOT_TOKEN`` also works). With it, replies go to
+    Slack; without it, to the local bot's stand-in."""
+    slack_api_url: str = ""
+    """Slack Web API base URL, when neither Slack's own (``https://slack.com/api/``, with a
+    token) nor the local stand-in (``BOT_LOCAL=1``, or no token) is right. A token is never
+    sent over plain HTTP to a host that is not loopback: such a URL stops the process."""
+    bot_local: bool = Field(default=False, validation_alias="BOT_LOCAL")
+    """``BOT_LOCAL=1``, as the bot reads it: replies go to the local bot's stand-in."""
+    bot_host: str = Field(default="127.0.0.1", validation_alias="BOT_HOST")
+    """``BOT_HOST``, as the bot reads it: where the local stand-in is."""
+    bot_port: int = Field(default=3000, validation_alias="BOT_PORT")
+    """``BOT_PORT``, as the bot reads it: so a bot moved to another port is still found."""
 
     hook_max_depth: int = Field(default=16, ge=1)
     """How many operations may run inside one another (an executor running another
@@ -125,6 +138,21 @@ class Settings(BaseSettings):
     watchers_may_talk: bool = False
     """Whether a task's watchers may talk to its agent (mentions, thread replies); by default
     only its owner and collaborators do, and a sender with no role never does."""
+
+    @model_validator(mode="after")
+    def _token_only_over_tls(self) -> Settings:
+        token = self.slack_bot_token.get_secret_value() if self.slack_bot_token else ""
+        problem = plain_http_problem(self.slack_web_api_url, token, setting="HARNESS_SLACK_API_URL")
+        if problem is not None:
+            raise ValueError(problem)
+        return self
+
+    @property
+    def slack_web_api_url(self) -> str:
+        """Where the agent's replies are posted (:func:`harness.channels.web_api.web_api_url`)."""
+        token = self.slack_bot_token.get_secret_value() if self.slack_bot_token else ""
+        return web_api_url(explicit=self.slack_api_url, local=self.bot_local, token=token,
+                           host=self.bot_host, port=self.bot_port)  # fmt: skip
 
     def secret_values(self) -> tuple[str, ...]:
         """Every secret value this process is configured with, for the redactor.

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, final
 from harness.agent.plugin import catalogue_of, register_agent_builtin
 from harness.agent.state import LOOP_DEFAULTS_KEY, LoopDefaults
 from harness.channels import SlackChannel, register_channel_builtin
+from harness.channels.web_api import LOCAL_BOT_TOKEN
 from harness.hooks import HookContext, HookManager
 from harness.hooks.contexts import Artefact, PersistenceReadContext
 from harness.http import AiohttpClient
@@ -33,8 +34,6 @@ log = logging.getLogger(__name__)
 
 LOOP_DEFAULTS_PRIORITY = 900
 """Before the store's body (1000): the key is the worker's, not the store's."""
-
-LOCAL_SLACK_TOKEN = "xoxb-local-dev"
 
 
 @final
@@ -63,11 +62,13 @@ class AgentRuntime:
         self.tools = ToolRegistry(builtin_tools(clock=clock or SystemClock(), store=store))
         self.skills = SkillLoader(settings.skills_dir)
         token = settings.slack_bot_token
+        api_url = settings.slack_web_api_url
         self.channel = SlackChannel(
-            http=self.http,
-            api_url=settings.slack_api_url,
-            token=token.get_secret_value() if token else LOCAL_SLACK_TOKEN,
-        )
+            http=self.http, api_url=api_url,
+            token=token.get_secret_value() if token else LOCAL_BOT_TOKEN,
+        )  # fmt: skip
+        how = "SLACK_BOT_TOKEN" if token else "no SLACK_BOT_TOKEN: the local stand-in"
+        log.info("agent replies go to %s (%s)", api_url, how)
         self.mcp_servers: list[McpToolServer] = []
 
     @staticmethod
