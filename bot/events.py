@@ -9,13 +9,14 @@ Bots (including this one) and edits are never requests: an edit would repeat
 what the task already has, a bot could start a loop. Duplicates are stopped earlier,
 by :class:`bot.middleware.DedupeEvents`. A message the task refuses (its sender has
 no role there, DESIGN.md "Roles guard every input") is answered to that sender
-alone, ephemerally in the thread; nothing public is posted for it.
+alone, ephemerally in the thread; nothing public is posted for it. A direct message
+(``message.im``) reaches no task: the bot answers it with how to start one in a channel.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any, final
+from typing import Any, Final, final
 
 from slack_bolt.async_app import AsyncApp, AsyncSay
 from slack_sdk.web.async_client import AsyncWebClient
@@ -64,6 +65,11 @@ class EventRouter:
         event = obj(body.get("event"))
         if classify(event) is not EventKind.USER:
             return
+        if event.get("channel_type") == "im":
+            # Tasks live in channels (their people, roles and threads are a channel's):
+            # a direct message is answered with how to start one, and goes to no task.
+            await say(text=self.redact(replies.direct_message()))
+            return
         bot_user = self._bot_user(context)
         team, channel, thread, _ = event_place(body)
         bound = await self.ledger.task_of(f"{team}/{channel}/{thread}")
@@ -110,7 +116,12 @@ class EventRouter:
         return found if isinstance(found, str) and found else self.default_bot_user
 
 
+LISTENS: Final = ("app_mention", "message")
+"""The event types the bot listens to (the manifest subscribes to these, :mod:`bot.manifest`)."""
+
+
 def register(app: AsyncApp, router: EventRouter) -> None:
-    """Register the router's listeners on ``app``."""
-    app.event("app_mention")(router.on_mention)
-    app.event("message")(router.on_message)
+    """Register the router's listeners on ``app``, one per type of :data:`LISTENS`."""
+    listeners = {"app_mention": router.on_mention, "message": router.on_message}
+    for event_type in LISTENS:
+        app.event(event_type)(listeners[event_type])

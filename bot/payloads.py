@@ -15,6 +15,8 @@ from enum import StrEnum
 from typing import Any
 
 from bot.markup import mentioned_users, plain_text, strip_mention
+from commands import COMMANDS
+from commands.surface import Registry, resolve
 from harness.hooks.contexts import (
     CommandInvokedContext,
     RequestReceivedContext,
@@ -33,7 +35,9 @@ __all__ = [
     "mentions",
     "obj",
     "request_context",
+    "slash_command",
     "slash_place",
+    "slash_text",
     "strip_mention",
     "text",
 ]
@@ -72,10 +76,26 @@ def slash_place(body: Mapping[str, Any]) -> tuple[str, str]:
     return text(body.get("team_id")), text(body.get("channel_id"))
 
 
+def slash_text(body: Mapping[str, Any]) -> str:
+    """A slash command's argument text as plain text (:func:`bot.markup.plain_text`)."""
+    return plain_text(text(body.get("text"))).strip()
+
+
+def slash_command(body: Mapping[str, Any], registry: Registry = COMMANDS) -> tuple[str, str] | None:
+    """``(command name, arguments)`` the payload runs (``/task status`` -> ``("status", "")``).
+
+    ``None`` when it runs no command of ``registry`` (:func:`commands.surface.resolve`).
+    """
+    return resolve(text(body.get("command")), slash_text(body), registry)
+
+
 def command_context(
     body: Mapping[str, Any], *, task_id: str, snapshot: TaskSnapshot | None = None
 ) -> CommandInvokedContext:
     """A slash command payload as a ``command.invoked`` context for ``task_id``.
+
+    The command is the registry's name (``/task status`` is ``status``); a payload
+    that runs no command keeps the typed name, and the task answers "unknown command".
 
     ``role`` comes from ``snapshot`` when one is given, only as a hint: the task's
     workflow derives it again from its own participants (DESIGN.md).
@@ -85,6 +105,7 @@ def command_context(
     Temporal's history (issue 9).
     """
     team, channel = slash_place(body)
+    command, args = slash_command(body) or (command_name(body.get("command")), slash_text(body))
     sender = text(body.get("user_id"))
     participants = snapshot.participants if snapshot else ()
     role = next((p.role for p in participants if p.user_id == sender), Role.NONE)
@@ -93,8 +114,8 @@ def command_context(
         task=TaskRef(task_id=task_id, team=team, channel=channel),
         participants=participants,
         correlation_id=f"slash/{trigger}" if trigger else "",
-        command=command_name(body.get("command")),
-        args=plain_text(text(body.get("text"))).strip(),
+        command=command,
+        args=args,
         sender=sender,
         role=role,
         snapshot=snapshot,

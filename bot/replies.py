@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from typing import Final
 
+from commands import COMMANDS
+from commands.help import command_lines
 from harness.channels import neutral
+from harness.channels.umbrella import RESERVED, UMBRELLA
+from harness.hooks.contexts import Role
 from harness.temporal.errors import (
     TaskBusy,
     TaskError,
@@ -24,9 +28,15 @@ UNREACHABLE: Final = (
 )
 
 
+def typed(command: str) -> str:
+    """How a user types command ``command`` (``/task status``; unknown names as ``/<name>``)."""
+    spec = COMMANDS.get(command)
+    return spec.invocation if spec is not None else f"/{command}"
+
+
 def working(command: str, args: str) -> str:
     """The ack text when the task did not answer within the ack budget."""
-    shown = f"/{command}" + (f" {neutral(args)}" if args else "")  # echoed: pings nobody
+    shown = typed(command) + (f" {neutral(args)}" if args else "")  # echoed: pings nobody
     return f"working on `{shown}` …"
 
 
@@ -42,7 +52,7 @@ def refused(reason: str) -> str:
 def no_task(command: str) -> str:
     """The reply in a channel without a task."""
     return (
-        f"there is no task in this channel yet, so `/{command}` has nothing to act on; "
+        f"there is no task in this channel yet, so `{typed(command)}` has nothing to act on; "
         "mention me with what you need to start one"
     )
 
@@ -50,7 +60,7 @@ def no_task(command: str) -> str:
 def for_error(command: str, error: BaseException) -> str:
     """What the sender reads when sending ``/<command>`` to the task failed."""
     if isinstance(error, TaskRejected):
-        return f"the task did not take `/{command}`: {error.reason}"
+        return f"the task did not take `{typed(command)}`: {error.reason}"
     if isinstance(error, TaskNotFound):
         return no_task(command)
     if isinstance(error, TaskBusy):
@@ -59,14 +69,14 @@ def for_error(command: str, error: BaseException) -> str:
         return no_answer(command)
     if isinstance(error, TaskError | TimeoutError | OSError):
         return UNREACHABLE
-    return f"/{command} failed: {type(error).__name__}"
+    return f"{typed(command)} failed: {type(error).__name__}"
 
 
 def busy(command: str, in_flight: int | None) -> str:
     """The reply when the task stayed at its limit of concurrent requests (not an outage)."""
     how = f"with {in_flight} other requests" if in_flight else "right now"
     return (
-        f"this task is busy {how}, so `/{command}` was not applied; "
+        f"this task is busy {how}, so `{typed(command)}` was not applied; "
         "nothing was changed — try again in a moment"
     )
 
@@ -78,16 +88,16 @@ def no_answer(command: str) -> str:
     so sending it again blindly could apply it twice.
     """
     return (
-        f"the task did not answer `/{command}` in time; it may still be applied — "
-        "check `/status` before trying again"
+        f"the task did not answer `{typed(command)}` in time; it may still be applied — "
+        f"check `{typed('status')}` before trying again"
     )
 
 
 def timed_out(command: str, seconds: float) -> str:
     """The follow-up when the task gave no answer before the reply deadline."""
     return (
-        f"`/{command}` got no answer from the task within {seconds:.0f} s; it was not "
-        "confirmed — check `/status` before trying again"
+        f"`{typed(command)}` got no answer from the task within {seconds:.0f} s; it was not "
+        f"confirmed — check `{typed('status')}` before trying again"
     )
 
 
@@ -103,5 +113,35 @@ def task_started(task_id: str) -> str:
     """Posted in the thread of the mention that started a task."""
     return (
         f"started task `{task_id}`; reply in this thread to talk to it. "
-        "`/status`, `/model`, `/effort`, `/help` work in this channel"
+        f"{_listed('status', 'model', 'effort', 'help')} work in this channel"
     )
+
+
+def not_a_command(command: str, args: str) -> str:
+    """The ack of a slash command that runs nothing here: what it is called now, or the help.
+
+    ``/status`` and ``/invite`` are Slack's own, so their old names point at ``/task …``;
+    ``/task teleport`` names the help.
+    """
+    name = command.strip().lstrip("/").lower()
+    spec = COMMANDS.get(name)
+    if spec is not None and not spec.top_level:
+        why = f" (Slack keeps `/{name}` for itself)" if name in RESERVED else ""
+        return f"`/{name}` is `{spec.invocation}` here{why}"
+    words = args.split()[:1] if name == UMBRELLA else []
+    shown = " ".join([f"/{name}", *words])
+    return f"`{neutral(shown)}` is not a command here; `{typed('help')}` lists them"
+
+
+def direct_message() -> str:
+    """The answer to a direct message: tasks live in channels; how to start one there."""
+    return "\n".join([
+        "I run tasks in channels, not in direct messages: add me to a channel and mention me "
+        "there with what you need. That starts a task you own, and in that channel you can use:",
+        *command_lines(Role.OWNER, COMMANDS.values()),
+        f"`{typed('help')}` works anywhere, here too.",
+    ])  # fmt: skip
+
+
+def _listed(*names: str) -> str:
+    return ", ".join(f"`{typed(name)}`" for name in names)

@@ -1,5 +1,8 @@
 """``python -m bot.say --user U1 "/model gpt-x"``: talk to the running bot as Slack would.
 
+``--click N`` clicks button N of the last question the bot posted in the channel
+(read back from the stand-in), sending the signed ``block_actions`` payload Slack would.
+
 Builds a Slack-format request (a slash command form body, or an ``app_mention``
 event for plain text), signs it with the bot's signing secret, posts it and prints
 the reply; a late reply is read back from the local stand-in's response URL, and
@@ -22,6 +25,7 @@ from urllib.parse import urlencode, urlsplit
 import aiohttp
 from slack_sdk.signature import SignatureVerifier
 
+from bot.clicks import buttons, click_body, last_question
 from bot.config import LOCAL_SIGNING_SECRET, BotSettings
 from bot.standin import POSTS_PATH, RESPONSE_PATH, SHOWN_SUFFIX
 
@@ -65,9 +69,45 @@ def mention_body(
                        "event_time": int(time.time())})  # fmt: skip
 
 
+async def click(args: argparse.Namespace, settings: BotSettings, url: str) -> int:
+    """Click option ``args.click`` of the last question in the channel; print what follows."""
+    base = "{0.scheme}://{0.netloc}".format(urlsplit(url))
+    key = uuid.uuid4().hex
+    async with aiohttp.ClientSession() as session:
+        before = await _posts(session, base)
+        question = last_question(before, args.channel, args.thread)
+        if not question:
+            print(f"no question with buttons in {args.channel} yet (only the local stand-in "
+                  "keeps them: is the bot in local mode?)")  # fmt: skip
+            return 1
+        options = [str(b.get("value", "")) for b in buttons(question)]
+        if not 1 <= args.click <= len(options):
+            print(f"--click takes 1 to {len(options)}: {_options(question)}")
+            return 1
+        body = click_body(question, args.click, user=args.user, team=args.team,
+                          response_url=base + RESPONSE_PATH + key)  # fmt: skip
+        headers = signed_headers(settings.signing_secret or LOCAL_SIGNING_SECRET, body,
+                                 "application/x-www-form-urlencoded")  # fmt: skip
+        status, text = await _post(session, url, body, headers)
+        if status != 200:
+            return _failed(status, text, url)
+        print(f"clicked {options[args.click - 1]!r} on: {question.get('text', '')}")
+        async with session.get(base + RESPONSE_PATH + key) as response:
+            answers: list[dict[str, Any]] = await response.json()
+        if answers:  # the bot answered the click itself (the question is closed, …)
+            for answer in answers:
+                print(f"only you see: {answer.get('text', '')}")
+            return 0
+        await _print_posts(session, base, len(before), user=args.user, patience=10.0,
+                           nothing="the task posted nothing after the click")  # fmt: skip
+    return 0
+
+
 async def say(args: argparse.Namespace, settings: BotSettings) -> int:
     """Send one request and print what comes back; returns a process exit status."""
     url = args.url or f"http://{settings.host}:{settings.port}{settings.path}"
+    if args.click:
+        return await click(args, settings, url)
     base = "{0.scheme}://{0.netloc}".format(urlsplit(url))
     key = uuid.uuid4().hex
     if args.text.startswith("/"):
@@ -81,17 +121,9 @@ async def say(args: argparse.Namespace, settings: BotSettings) -> int:
     headers = signed_headers(settings.signing_secret or LOCAL_SIGNING_SECRET, body, content_type)
     async with aiohttp.ClientSession() as session:
         before = await _posts(session, base) if content_type == "application/json" else []
-        try:
-            async with session.post(url, data=body.encode(), headers=headers) as response:
-                status, text = response.status, await response.text()
-        except aiohttp.ClientConnectionError:
-            print(f"no bot is listening at {url}; start it with `make run` (or `python -m bot`)")
-            return 1
+        status, text = await _post(session, url, body, headers)
         if status != 200:
-            print(f"HTTP {status}: {text}")
-            if status == 401:
-                print("(signature rejected: the bot uses another signing secret than this shell)")
-            return 1
+            return _failed(status, text, url)
         if content_type == "application/json":
             # A reply in a task's thread is only delivered; the bot posts nothing for it.
             await _print_posts(session, base, len(before), user=args.user,
@@ -103,6 +135,28 @@ async def say(args: argparse.Namespace, settings: BotSettings) -> int:
         if _reply_text(text).startswith("working on"):
             await _follow(session, base + RESPONSE_PATH + key, settings.reply_deadline_seconds)
     return 0
+
+
+async def _post(
+    session: aiohttp.ClientSession, url: str, body: str, headers: dict[str, str]
+) -> tuple[int, str]:
+    """POST ``body``; status 0 when nothing listens at ``url``."""
+    try:
+        async with session.post(url, data=body.encode(), headers=headers) as response:
+            return response.status, await response.text()
+    except aiohttp.ClientConnectionError:
+        return 0, ""
+
+
+def _failed(status: int, text: str, url: str) -> int:
+    """Say why a request failed; the exit status."""
+    if status == 0:
+        print(f"no bot is listening at {url}; start it with `make run` (or `python -m bot`)")
+        return 1
+    print(f"HTTP {status}: {text}")
+    if status == 401:
+        print("(signature rejected: the bot uses another signing secret than this shell)")
+    return 1
 
 
 async def _posts(session: aiohttp.ClientSession, base: str) -> list[dict[str, Any]]:
@@ -118,8 +172,10 @@ async def _posts(session: aiohttp.ClientSession, base: str) -> list[dict[str, An
 
 
 async def _print_posts(
-    session: aiohttp.ClientSession, base: str, seen: int, *, user: str, patience: float
-) -> None:
+    session: aiohttp.ClientSession, base: str, seen: int, *, user: str, patience: float,
+    nothing: str = "accepted; the bot posted nothing in reply (a thread reply just reaches the "
+    "task)",
+) -> None:  # fmt: skip
     """Print the bot's posts in answer to an event (it answers after the ack)."""
     stop = time.monotonic() + patience
     while time.monotonic() < stop:
@@ -129,12 +185,14 @@ async def _print_posts(
                 print(_shown(post, user))
             return
         await asyncio.sleep(0.1)
-    print("accepted; the bot posted nothing in reply (a thread reply just reaches the task)")
+    print(nothing)
 
 
 def _shown(post: dict[str, Any], user: str) -> str:
     """One post as a line: who sees it, where, and its text."""
     where, said = post.get("thread_ts", "-"), post.get("text", "")
+    if buttons(post):
+        said = f"{said} {_options(post)} (answer: `python -m bot.say --click N`)"
     if post.get("method") != "chat.postEphemeral":
         return f"bot in thread {where}: {said}"
     who = "only you see" if post.get("user") == user else f"only {post.get('user')} sees"
@@ -157,6 +215,11 @@ async def _follow(session: aiohttp.ClientSession, url: str, deadline: float) -> 
     print("(no follow-up reply arrived)")
 
 
+def _options(post: dict[str, Any]) -> str:
+    """``[1] staging [2] prod``: the buttons as ``--click`` numbers them."""
+    return " ".join(f"[{i}] {b.get('value', '')}" for i, b in enumerate(buttons(post), 1))
+
+
 def _response_type(raw: str) -> str:
     try:
         data = json.loads(raw)
@@ -176,13 +239,20 @@ def _reply_text(raw: str) -> str:
 def main() -> None:
     """Parse the command line and send."""
     parser = argparse.ArgumentParser(prog="python -m bot.say", description=__doc__)
-    parser.add_argument("text", help='"/model gpt-x", or plain text to mention the bot with')
+    parser.add_argument("text", nargs="?", default="",
+                        help='"/model gpt-x", or plain text to mention the bot with')  # fmt: skip
     parser.add_argument("--user", default="ULOCAL")
     parser.add_argument("--team", default="TLOCAL")
     parser.add_argument("--channel", default="CLOCAL")
     parser.add_argument("--thread", default="", help="reply in this thread (a ts the bot printed)")
     parser.add_argument("--url", default="", help="the bot's Slack endpoint")
-    raise SystemExit(asyncio.run(say(parser.parse_args(), BotSettings())))
+    parser.add_argument("--click", type=int, default=0, metavar="N",
+                        help="click button N (1 = first) of the last question the bot posted "
+                        "in --channel (in --thread, if given), as Slack sends a click")  # fmt: skip
+    args = parser.parse_args()
+    if not args.text and not args.click:
+        parser.error("say something, or --click N")
+    raise SystemExit(asyncio.run(say(args, BotSettings())))
 
 
 if __name__ == "__main__":

@@ -25,23 +25,14 @@ from slack_bolt.context.ack.async_ack import AsyncAck
 from bot import replies
 from bot.config import BotSettings
 from bot.gateway import Harness, task_id
-from bot.payloads import command_context, slash_place, text
+from bot.payloads import command_context, slash_command, slash_place, slash_text, text
+from commands import COMMANDS, help
+from commands.surface import Registry, slash_commands
 from harness.hooks import Redactor
 from harness.hooks.contexts import CommandResult
 from harness.temporal.errors import TaskBusy, TaskNotFound
 
 log = logging.getLogger(__name__)
-
-COMMANDS: tuple[str, ...] = (
-    "/model",
-    "/effort",
-    "/sub-task",
-    "/status",
-    "/help",
-    "/invite",
-    "/skill",
-)
-"""The commands the manifest declares; any other reaching the app gets the unknown reply."""
 
 
 @final
@@ -52,17 +43,30 @@ class SlashHandler:
         harness: where commands go.
         settings: the ack budget and reply deadline.
         redactor: masks secrets in every text the listener writes.
+        registry: the commands it routes (:data:`commands.COMMANDS`).
     """
 
-    def __init__(self, harness: Harness, settings: BotSettings, redactor: Redactor) -> None:
+    def __init__(
+        self, harness: Harness, settings: BotSettings, redactor: Redactor,
+        registry: Registry = COMMANDS,
+    ) -> None:  # fmt: skip
         self.harness = harness
+        self.registry = registry
         self.redact = redactor.redact_text
         self.budget = settings.ack_budget_seconds
         self.deadline = settings.reply_deadline_seconds
         self._followups: set[asyncio.Task[None]] = set()
 
     async def __call__(self, ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond) -> None:
-        """Ack with the reply if it is ready within the budget, else ack and follow up."""
+        """Ack with the reply if it is ready within the budget, else ack and follow up.
+
+        What runs no command of the registry (``/task teleport``) is answered here,
+        without asking the task.
+        """
+        if slash_command(body, self.registry) is None:
+            said = replies.not_a_command(text(body.get("command")), slash_text(body))
+            await ack(text=self.redact(said), response_type="ephemeral")
+            return
         team, channel = slash_place(body)
         ctx = command_context(body, task_id=task_id(team, channel))
         pending = asyncio.ensure_future(self._reply(ctx.command, self.harness.send_command(ctx)))
@@ -80,7 +84,12 @@ class SlashHandler:
     async def _reply(self, command: str, sending: Any) -> CommandResult:  # noqa: ANN401  # the client's coroutine
         try:
             result: CommandResult = await sending
-        except (TaskNotFound, TaskBusy) as error:  # answers ("start one", "later"), not faults
+        except TaskNotFound as error:
+            if command == help.NAME:  # help works anywhere: without a task, say how to start one
+                return CommandResult(reply=help.render_without_task(self.registry.values()))
+            log.info("/%s: %s", command, error)
+            return CommandResult(reply=replies.for_error(command, error))
+        except TaskBusy as error:  # an answer ("later"), not a fault
             log.info("/%s: %s", command, error)
             return CommandResult(reply=replies.for_error(command, error))
         except Exception as error:
@@ -126,7 +135,10 @@ def response_type(result: CommandResult) -> str:
 
 @final
 class UnknownCommand:
-    """Acks a command this app does not implement with a pointer to ``/help``.
+    """Acks a slash command this app does not declare: its new name, or a pointer to the help.
+
+    Slack only sends declared commands, so this is a renamed one (``/status`` is
+    ``/task status``) sent by a local tool, or a stale app configuration.
 
     Args:
         redactor: the name is the sender's text, repeated back.
@@ -137,15 +149,19 @@ class UnknownCommand:
 
     async def __call__(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         """Ack with the pointer."""
-        name = text(body.get("command")).lstrip("/")
-        await ack(text=self.redact(f"unknown command `/{name}`; try `/help`"),
-                  response_type="ephemeral")  # fmt: skip
+        said = replies.not_a_command(text(body.get("command")), slash_text(body))
+        await ack(text=self.redact(said), response_type="ephemeral")
+
+
+def declared(registry: Registry = COMMANDS) -> tuple[str, ...]:
+    """The slash commands the bot routes, as the manifest declares them (``/model``, ``/task``)."""
+    return tuple(found.command for found in slash_commands(registry))
 
 
 def register(
-    app: AsyncApp, handler: SlashHandler, redactor: Redactor, commands: Iterable[str] = COMMANDS
+    app: AsyncApp, handler: SlashHandler, redactor: Redactor, commands: Iterable[str] | None = None
 ) -> None:
-    """Register ``handler`` for each command, and :class:`UnknownCommand` for the rest."""
-    for command in commands:
+    """Register ``handler`` for each declared command, and :class:`UnknownCommand` for the rest."""
+    for command in declared(handler.registry) if commands is None else commands:
         app.command(command)(handler)
     app.command(re.compile(r"^/"))(UnknownCommand(redactor))

@@ -26,7 +26,7 @@ SHOWN_SUFFIX: Final = "/shown"
 """``GET RESPONSE_PATH + key + SHOWN_SUFFIX``: :meth:`ResponseView.as_json` of that URL."""
 POSTS_PATH: Final = "/_local/posts"
 """``GET``: every ``chat.postMessage`` and ``chat.postEphemeral`` so far, oldest first, each
-its arguments plus ``method`` (what ``bot.say`` prints)."""
+its arguments plus ``method`` and the ``ts`` it got (what ``bot.say`` prints and clicks)."""
 POST_METHODS: Final = ("chat.postMessage", "chat.postEphemeral")
 _FLAGS: Final = ("replace_original", "delete_original")
 READ_METHODS: Final = ("conversations.history", "conversations.replies")
@@ -79,6 +79,7 @@ class SlackStandIn:
         self.messages: list[dict[str, Any]] = []
         """What ``chat.postMessage`` left in channels, as ``conversations.*`` read it back."""
         self._last_ts = 0.0
+        self._ts_of_call: dict[int, str] = {}
 
     def routes(self, api_path: str) -> list[web.RouteDef]:
         """aiohttp routes for the Web API under ``api_path`` and the response URLs."""
@@ -103,6 +104,7 @@ class SlackStandIn:
                                       "has_more": False})  # fmt: skip
         print(f"[slack stand-in] {method}: {json.dumps(args, ensure_ascii=False)}", flush=True)
         ts = self._next_ts()
+        self._ts_of_call[len(self.calls) - 1] = ts
         if method == "chat.postMessage":
             self.messages.append({"type": "message", "bot_id": "BLOCAL", "ts": ts, **args})
         return web.json_response({"ok": True, "channel": args.get("channel", ""), "ts": ts})
@@ -143,7 +145,8 @@ class SlackStandIn:
 
     async def read_posts(self, request: web.Request) -> web.Response:
         """Every message the bot posted so far, public or ephemeral (for ``bot.say``)."""
-        posts = [{**args, "method": method} for method, args in self.calls
+        posts = [{**args, "method": method, "ts": self._ts_of_call.get(i, "")}
+                 for i, (method, args) in enumerate(self.calls)
                  if method in POST_METHODS]  # fmt: skip
         return web.json_response(posts)
 

@@ -11,7 +11,6 @@ from harness.hooks.contexts import CommandEffect, CommandInvokedContext, Command
 
 NAME: Final = "effort"
 LEVELS: Final[tuple[str, ...]] = get_args(Effort)
-USAGE: Final = "/effort [" + "|".join(LEVELS) + "]"
 
 
 class EffortArgs(Args):
@@ -56,9 +55,11 @@ async def body(
 SPEC: Final = CommandSpec(
     name=NAME,
     summary="show the task's effort, or set it",
-    usage=USAGE,
+    arguments="[" + "|".join(LEVELS) + "]",
+    top_level=True,
     args=EffortArgs,
     parse=parse,
     body=body,
     mutating=True,
 )
+USAGE: Final = SPEC.usage

@@ -15,6 +15,7 @@ from typing import Any, Final, final
 
 from pydantic import BaseModel
 
+from commands import invite
 from commands.spec import CommandSpec, command_name
 from harness.hooks import HookAbort, HookContext
 from harness.hooks.contexts import CommandInvokedContext, Role
@@ -36,11 +37,11 @@ def refusal(spec: CommandSpec[Any], role: Role, args: str) -> str | None:
     """
     with_args = bool(args.strip())
     if role is Role.NONE:
-        return "you are not part of this task; ask its owner to `/invite` you"
+        return f"you are not part of this task; ask its owner to `{invite.SPEC.invocation}` you"
     if spec.owner_only and role is not Role.OWNER and (with_args or not spec.bare_is_read_only):
-        return f"only the task's owner can use `/{spec.name}`"
+        return f"only the task's owner can use `{spec.invocation}`"
     if role is Role.WATCHER and spec.mutating and (with_args or not spec.bare_is_read_only):
-        form = f"/{spec.name} …" if spec.bare_is_read_only else f"/{spec.name}"
+        form = f"{spec.invocation} …" if spec.bare_is_read_only else spec.invocation
         return f"watchers can only look; `{form}` needs a collaborator or the owner"
     return None
 

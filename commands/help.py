@@ -1,15 +1,18 @@
-"""``/help``: the commands the sender may use in this task, generated from the registry."""
+"""``/task help``: the commands the sender may use in this task, generated from the registry."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
+
+from pydantic import BaseModel
 
 from commands.guard import refusal
 from commands.spec import Args, CommandConfig, CommandSpec, no_arguments
 from harness.hooks.contexts import CommandInvokedContext, CommandResult, Role
 
 NAME: Final = "help"
-USAGE: Final = "/help"
+TALK: Final = "mention me in a thread to talk to the task."
 
 
 class HelpArgs(Args):
@@ -28,16 +31,36 @@ def parse(text: str) -> HelpArgs:
 
 def render(role: Role, config: CommandConfig) -> str:
     """One line per command ``role`` may use; bare-only forms are marked as such."""
-    lines = [f"you are *{role}* in this task. commands:"]
-    for spec in config.commands:
+    lines = [f"you are *{role}* in this task. commands:", *command_lines(role, config.commands)]
+    lines.append(TALK)
+    return "\n".join(lines)
+
+
+def render_without_task(commands: Iterable[CommandSpec[BaseModel]]) -> str:
+    """The help in a place with no task: how to start one, and what its owner can then do.
+
+    What the bot answers itself when ``/task help`` finds no task (issue 11: help works
+    anywhere); whoever starts the task owns it, so the owner's commands are listed.
+    """
+    return "\n".join([
+        "there is no task here yet: mention me with what you need to start one; you will "
+        "own it and can use:",
+        *command_lines(Role.OWNER, commands),
+        TALK,
+    ])  # fmt: skip
+
+
+def command_lines(role: Role, commands: Iterable[CommandSpec[BaseModel]]) -> list[str]:
+    """``• `usage` — summary`` for each command ``role`` may use, in registry order."""
+    lines = []
+    for spec in commands:
         full = refusal(spec, role, "x") is None
         bare = spec.bare_is_read_only and refusal(spec, role, "") is None
         if full:
             lines.append(f"• `{spec.usage}` — {spec.summary}")
         elif bare:
-            lines.append(f"• `/{spec.name}` — {spec.summary} (you can only look)")
-    lines.append("mention me in a thread to talk to the task.")
-    return "\n".join(lines)
+            lines.append(f"• `{spec.invocation}` — {spec.summary} (you can only look)")
+    return lines
 
 
 async def body(ctx: CommandInvokedContext, args: HelpArgs, config: CommandConfig) -> CommandResult:
@@ -48,8 +71,9 @@ async def body(ctx: CommandInvokedContext, args: HelpArgs, config: CommandConfig
 SPEC: Final = CommandSpec(
     name=NAME,
     summary="list the commands you can use here",
-    usage=USAGE,
+    arguments="",
     args=HelpArgs,
     parse=parse,
     body=body,
 )
+USAGE: Final = SPEC.usage

@@ -15,7 +15,6 @@ from harness.channels import neutral
 from harness.hooks.contexts import CommandEffect, CommandInvokedContext, CommandResult, Role
 
 NAME: Final = "invite"
-USAGE: Final = "/invite @person watcher|collaborator"
 _MENTION: Final = re.compile(r"^<@([UW][A-Z0-9]+)(?:\|[^>]*)?>$|^([UW][A-Z0-9]{2,})$")
 
 Grantable = Literal["watcher", "collaborator"]
@@ -76,7 +75,8 @@ async def body(
 SPEC: Final = CommandSpec(
     name=NAME,
     summary="give someone a role in this task (owner only)",
-    usage=USAGE,
+    arguments="@person watcher|collaborator",
+    escapes_mentions=True,
     args=InviteArgs,
     parse=parse,
     body=body,
@@ -84,3 +84,4 @@ SPEC: Final = CommandSpec(
     bare_is_read_only=False,
     owner_only=True,
 )
+USAGE: Final = SPEC.usage

@@ -13,7 +13,6 @@ from harness.channels import neutral
 from harness.hooks.contexts import CommandEffect, CommandInvokedContext, CommandResult
 
 NAME: Final = "model"
-USAGE: Final = "/model [name]"
 
 
 class ModelArgs(Args):
@@ -56,9 +55,11 @@ async def body(ctx: CommandInvokedContext, args: ModelArgs, config: CommandConfi
 SPEC: Final = CommandSpec(
     name=NAME,
     summary="show the task's model, or set it",
-    usage=USAGE,
+    arguments="[name]",
+    top_level=True,
     args=ModelArgs,
     parse=parse,
     body=body,
     mutating=True,
 )
+USAGE: Final = SPEC.usage

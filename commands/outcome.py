@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from commands import help
 from commands.spec import command_name, failed
 from harness.hooks import HookAbort, HookManager
 from harness.hooks.contexts import CommandInvokedContext, CommandResult
@@ -24,8 +25,9 @@ def refused(reason: str) -> CommandResult:
 
 
 def unknown(name: str) -> CommandResult:
-    """The reply when no body set a result: nobody handles ``/<name>``."""
-    return CommandResult(reply=f"unknown command `/{command_name(name)}`; try `/help`")
+    """The reply when no body set a result: nobody handles ``<name>``."""
+    shown = command_name(name)
+    return CommandResult(reply=f"unknown command `{shown}`; try `{help.SPEC.invocation}`")
 
 
 def outcome_reply(

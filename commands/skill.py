@@ -14,7 +14,6 @@ from harness.channels import neutral
 from harness.hooks.contexts import CommandEffect, CommandInvokedContext, CommandResult
 
 NAME: Final = "skill"
-USAGE: Final = "/skill load|unload <name>"
 
 
 class SkillArgs(Args):
@@ -55,9 +54,10 @@ async def body(ctx: CommandInvokedContext, args: SkillArgs, config: CommandConfi
 SPEC: Final = CommandSpec(
     name=NAME,
     summary="load a skill into the task's context, or unload it",
-    usage=USAGE,
+    arguments="load|unload <name>",
     args=SkillArgs,
     parse=parse,
     body=body,
     mutating=True,
 )
+USAGE: Final = SPEC.usage

@@ -15,6 +15,7 @@ from typing import Final, Generic, TypeVar, final
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harness.channels import neutral
+from harness.channels.umbrella import invocation
 from harness.hooks import Executor, HookAbort, HookContext
 from harness.hooks.contexts import CommandInvokedContext, CommandResult
 
@@ -76,27 +77,43 @@ class CommandSpec(Generic[A]):
     """One slash command.
 
     Attributes:
-        name: without the slash (``"model"``); Slack's ``/model`` maps to it.
-        summary: one line for ``/help``.
-        usage: the argument synopsis, e.g. ``"/model [name]"``.
+        name: without the slash (``"model"``); the context's ``command``.
+        summary: one line for ``/task help`` and the manifest's description.
+        arguments: the argument synopsis, e.g. ``"[name]"`` (``""``: none).
         args: the pydantic model ``parse`` returns.
         parse: argument text -> ``args``; raises :class:`UsageError`.
         body: computes the reply and the effects; never applies them (workflows act).
         mutating: a watcher may not run it *with arguments* (``/model x``), only bare.
         bare_is_read_only: whether the bare form only shows something; ``False`` for
             ``/sub-task``, which has no read-only form, so a watcher is refused outright.
-        owner_only: only the task's owner may run it with arguments (``/invite``).
+        owner_only: only the task's owner may run it with arguments (``/task invite``).
+        top_level: Slack declares it as a slash command of its own (``/model``); otherwise
+            it is typed under the umbrella (``/task status``, :mod:`harness.channels.umbrella`).
+        escapes_mentions: it reads people from its arguments, so Slack must send
+            mentions as ids (the manifest's ``should_escape``).
     """
 
     name: str
     summary: str
-    usage: str
+    arguments: str
     args: type[A]
     parse: Callable[[str], A]
     body: Body[A]
     mutating: bool = False
     bare_is_read_only: bool = True
     owner_only: bool = False
+    top_level: bool = False
+    escapes_mentions: bool = False
+
+    @property
+    def invocation(self) -> str:
+        """What a user types to run it bare: ``/model`` or ``/task status``."""
+        return invocation(self.name, top_level=self.top_level)
+
+    @property
+    def usage(self) -> str:
+        """The full synopsis, e.g. ``/model [name]`` or ``/task skill load|unload <name>``."""
+        return f"{self.invocation} {self.arguments}".rstrip()
 
     def parse_args(self, text: str) -> A:
         """Parse ``text``, turning pydantic's validation errors into a :class:`UsageError`.

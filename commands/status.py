@@ -9,7 +9,6 @@ from harness.channels import neutral
 from harness.hooks.contexts import CommandInvokedContext, CommandResult, Role, TaskSnapshot
 
 NAME: Final = "status"
-USAGE: Final = "/status"
 _ROLE_ORDER: Final = {Role.OWNER: 0, Role.COLLABORATOR: 1, Role.WATCHER: 2, Role.NONE: 3}
 
 
@@ -56,8 +55,9 @@ async def body(
 SPEC: Final = CommandSpec(
     name=NAME,
     summary="show the task: state, model, effort, people, sub-tasks",
-    usage=USAGE,
+    arguments="",
     args=StatusArgs,
     parse=parse,
     body=body,
 )
+USAGE: Final = SPEC.usage

@@ -17,7 +17,6 @@ from harness.channels import neutral
 from harness.hooks.contexts import CommandEffect, CommandInvokedContext, CommandResult, SubtaskSpec
 
 NAME: Final = "sub-task"
-USAGE: Final = "/sub-task <what the sub-task should do>"
 TITLE_CHARS: Final = 80
 
 
@@ -67,10 +66,12 @@ async def body(
 SPEC: Final = CommandSpec(
     name=NAME,
     summary="spawn a sub-task of this task",
-    usage=USAGE,
+    arguments="<what the sub-task should do>",
+    top_level=True,
     args=SubtaskArgs,
     parse=parse,
     body=body,
     mutating=True,
     bare_is_read_only=False,
 )
+USAGE: Final = SPEC.usage

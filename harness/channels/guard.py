@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Final, final
 
+from harness.channels.umbrella import INVITE
 from harness.hooks import HookAbort, HookContext
 from harness.hooks.contexts import ChannelReceivedContext, Participant, Role
 
@@ -55,9 +56,9 @@ def refusal_reason(role: Role, participants: tuple[Participant, ...]) -> str:
     if role is Role.WATCHER:
         return (
             "watchers can only look, not talk to this task's agent; "
-            f"ask {who} to `/invite` you as a collaborator"
+            f"ask {who} to `{INVITE}` you as a collaborator"
         )
     return (
         "you are not part of this task, so its agent did not get your message; "
-        f"ask {who} to `/invite` you"
+        f"ask {who} to `{INVITE}` you"
     )

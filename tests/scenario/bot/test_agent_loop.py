@@ -181,12 +181,12 @@ async def test_every_operation_fires_through_the_bot_with_vendors_help_and_a_res
     await slack.event("app_mention.json", channel=chan_b, ts=root_b, event_ts=root_b,
                       event_id="EvB1", text="<@UBOTLOCAL> hello")  # fmt: skip
     await until(lambda: posts(slack, chan_b), what="task B")
-    _, _reply = await slack.slash("/invite", f"<@{WATCHER}|w> watcher", user=OWNER,
+    _, _reply = await slack.slash("/task", f"invite <@{WATCHER}|w> watcher", user=OWNER,
                                  channel=chan_b)  # fmt: skip
-    assert (await slack.slash("/skill", "load arithmetic", user=OWNER, channel=chan_b))[
+    assert (await slack.slash("/task", "skill load arithmetic", user=OWNER, channel=chan_b))[
         1
     ] == "skill `arithmetic` loaded"
-    assert (await slack.slash("/skill", "unload arithmetic", user=OWNER, channel=chan_b))[
+    assert (await slack.slash("/task", "skill unload arithmetic", user=OWNER, channel=chan_b))[
         1
     ] == "skill `arithmetic` unloaded"
 

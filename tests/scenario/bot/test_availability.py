@@ -104,5 +104,5 @@ async def test_task_that_never_answers_gets_a_timeout_follow_up(harness, tmp_pat
     assert ack == "working on `/effort low` …"
     assert [p["text"] for p in posted] == [
         "`/effort` got no answer from the task within 1 s; it was not confirmed — "
-        "check `/status` before trying again"
+        "check `/task status` before trying again"
     ]

@@ -22,7 +22,7 @@ async def transcript(harness, channel):
 
 async def invite(slack, channel, user="U0COLLAB", role="collaborator"):
     """The owner lets ``user`` talk to the task (a stranger's messages are refused)."""
-    status, reply = await slack.slash("/invite", f"<@{user}> {role}", user="U0OWNER",
+    status, reply = await slack.slash("/task", f"invite <@{user}> {role}", user="U0OWNER",
                                       channel=channel)  # fmt: skip
     assert status == 200 and user in reply, reply
 
@@ -116,7 +116,7 @@ async def test_a_strangers_thread_reply_is_refused_to_them_alone_and_never_reach
     )  # fmt: skip
     assert args["text"] == (
         "refused: you are not part of this task, so its agent did not get your message; "
-        "ask <@U0OWNER> to `/invite` you"
+        "ask <@U0OWNER> to `/task invite` you"
     )
     assert [m.user for m in await transcript(harness, channel)] == ["U0OWNER"]
 

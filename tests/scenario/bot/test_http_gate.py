@@ -35,7 +35,7 @@ async def test_stale_timestamp_is_401(gate):
 
 @pytest.mark.parametrize("timestamp", ["soon", "", "1e9", "-5"])
 async def test_non_numeric_timestamp_is_401(gate, timestamp):
-    body = gate.slash_body("/help", "", user="U0OWNER", channel="C1", key="k")
+    body = gate.slash_body("/task", "help", user="U0OWNER", channel="C1", key="k")
     headers = gate.build_headers(body, FORM)
     headers["X-Slack-Request-Timestamp"] = timestamp
     assert (await gate.post(body, headers))[0] == 401
@@ -50,7 +50,7 @@ async def test_signed_truncated_json_is_400(gate):
 
 
 async def test_signed_form_body_labelled_json_is_400(gate):
-    body = gate.slash_body("/help", "", user="U0OWNER", channel="C1", key="k")
+    body = gate.slash_body("/task", "help", user="U0OWNER", channel="C1", key="k")
     assert (await gate.post(body, gate.build_headers(body, "application/json")))[0] == 400
 
 
@@ -73,7 +73,7 @@ async def test_invalid_utf8_is_rejected_with_4xx(gate):
 
 async def test_unknown_command_gets_a_pointer_to_help(gate):
     status, reply = await gate.slash("/teleport", "mars", user="U0OWNER", channel="C1")
-    assert (status, reply) == (200, "unknown command `/teleport`; try `/help`")
+    assert (status, reply) == (200, "`/teleport` is not a command here; `/task help` lists them")
 
 
 async def test_url_verification_answers_the_challenge(gate):

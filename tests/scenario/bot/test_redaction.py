@@ -45,4 +45,4 @@ async def test_a_secret_in_a_commands_arguments_is_masked_in_the_ack_and_the_lat
 async def test_an_unknown_commands_name_is_masked_too(harness, tmp_path):
     async for slack in serve_bot(harness, tmp_path):
         status, reply = await slack.slash(f"/{SECRET}", user=OWNER, channel="C1")
-    assert (status, reply) == (200, "unknown command `/[REDACTED]`; try `/help`")
+    assert (status, reply) == (200, "`/[REDACTED]` is not a command here; `/task help` lists them")

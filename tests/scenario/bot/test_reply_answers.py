@@ -74,7 +74,8 @@ async def test_a_deciders_reply_answers_a_question_without_options_and_a_watcher
                                   event_id="EvQ1", text="<@UBOTLOCAL> hello")  # fmt: skip
     assert status == 200
     await until(lambda: len(posts(slack)) >= 2, "the first answer")  # "started task", reply
-    _, text = await slack.slash("/invite", f"<@{WATCHER}|w> watcher", user=OWNER, channel=CHANNEL)
+    _, text = await slack.slash("/task", f"invite <@{WATCHER}|w> watcher", user=OWNER,
+                                channel=CHANNEL)  # fmt: skip
     assert WATCHER in text
 
     before = len(posts(slack))
@@ -93,7 +94,7 @@ async def test_a_deciders_reply_answers_a_question_without_options_and_a_watcher
     # watcher alone: the message never reaches the task, so the question stays open.
     assert refusal["text"] == (
         "refused: watchers can only look, not talk to this task's agent; "
-        f"ask <@{OWNER}> to `/invite` you as a collaborator"
+        f"ask <@{OWNER}> to `/task invite` you as a collaborator"
     )
     assert len(posts(slack)) == asked  # nothing public: the question is still open
     assert (await harness.snapshot(task_id)).status == TaskStatus.WAITING

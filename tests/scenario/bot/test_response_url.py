@@ -94,7 +94,7 @@ async def test_a_signed_status_cannot_send_the_reply_to_another_host(
 
     async for slack in production_bot(harness, tmp_path, web_api):
         assert slack.bot.standin is None
-        body = slash_body("/status", "", channel, f"{evil.url}/steal")
+        body = slash_body("/task", "status", channel, f"{evil.url}/steal")
         status, text = await slack.post(body, slack.build_headers(body, FORM))
         assert status == 200 and "model" in json.loads(text)["text"]  # answered in the ack
 
@@ -102,9 +102,9 @@ async def test_a_signed_status_cannot_send_the_reply_to_another_host(
         try:
             async for late in production_bot(harness, tmp_path / "late", web_api,
                                              ack_budget_seconds=0.2):  # fmt: skip
-                body = slash_body("/status", "", channel, f"{evil.url}/late")
+                body = slash_body("/task", "status", channel, f"{evil.url}/late")
                 status, text = await late.post(body, late.build_headers(body, FORM))
-                assert (status, json.loads(text)["text"]) == (200, "working on `/status` …")
+                assert (status, json.loads(text)["text"]) == (200, "working on `/task status` …")
                 await late.bot.slash.drain()
         finally:
             manager.unregister(handle)
@@ -130,7 +130,7 @@ async def test_a_signed_click_cannot_send_the_refusal_to_another_host(harness, t
 async def test_a_request_signed_with_the_development_secret_is_401(harness, tmp_path, recorders):
     web_api, _ = recorders
     async for slack in production_bot(harness, tmp_path, web_api):
-        body = slash_body("/status", "", "C1", "https://hooks.slack.com/commands/T/1/x")
+        body = slash_body("/task", "status", "C1", "https://hooks.slack.com/commands/T/1/x")
         status, _ = await slack.post(body, signed_headers(LOCAL_SIGNING_SECRET, body, FORM))
         assert status == 401
         mention = (FIXTURES / "app_mention.json").read_text()
@@ -154,7 +154,7 @@ async def test_in_local_mode_only_the_bots_own_stand_in_takes_late_replies(
     manager.register("command.invoked.pre", slow, priority=200)
     async for slack in serve_bot(harness, tmp_path, ack_budget_seconds=0.2):
         for url in (f"{evil.url}/_local/response/k", f"{slack.base}/_local/response/own"):
-            body = slash_body("/status", "", channel, url)
+            body = slash_body("/task", "status", channel, url)
             status, _ = await slack.post(body, slack.build_headers(body, FORM))
             assert status == 200
         await slack.bot.slash.drain()

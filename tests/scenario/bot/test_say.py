@@ -120,7 +120,7 @@ async def test_a_refusal_only_the_sender_sees_is_printed_as_such(slack, harness,
     assert status == 0
     assert lines == [
         f"only you see (in thread {post['thread_ts']}): refused: you are not part of this task, "
-        "so its agent did not get your message; ask <@U0OWNER> to `/invite` you"
+        "so its agent did not get your message; ask <@U0OWNER> to `/task invite` you"
     ]
 
 

@@ -36,10 +36,10 @@ async def ack(slack, command, text, *, user=OWNER, channel):
     [
         ("/model", "gpt-x", "in_channel"),
         ("/effort", "high", "in_channel"),
-        ("/invite", "<@U0NEW> watcher", "in_channel"),
+        ("/task", "invite <@U0NEW> watcher", "in_channel"),
         ("/model", "", "ephemeral"),
-        ("/status", "", "ephemeral"),
-        ("/help", "", "ephemeral"),
+        ("/task", "status", "ephemeral"),
+        ("/task", "help", "ephemeral"),
         ("/model", "gpt-9", "ephemeral"),  # an error is private
     ],
     ids=["model-set", "effort-set", "invite", "model-show", "status", "help", "bad-model"],
@@ -75,7 +75,7 @@ async def test_a_command_whose_text_says_payload_is_not_lost(slack, harness, cha
 
 
 async def test_an_identity_change_caught_on_post_is_a_refusal(slack, harness, manager, channel):
-    await ack(slack, "/invite", "<@U0COLLAB> collaborator", channel=channel)
+    await ack(slack, "/task", "invite <@U0COLLAB> collaborator", channel=channel)
 
     async def escalate(ctx: CommandInvokedContext):
         return ctx.model_copy(update={"role": Role.OWNER})

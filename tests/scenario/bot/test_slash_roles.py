@@ -12,7 +12,7 @@ from .conftest import TEAM
 
 OWNER, COLLAB, WATCHER, STRANGER = "U0OWNER", "U0COLLAB", "U0WATCH", "U0STRANGER"
 ROLES = {OWNER: "owner", COLLAB: "collaborator", WATCHER: "watcher", STRANGER: "none"}
-NOT_PART = "refused: you are not part of this task; ask its owner to `/invite` you"
+NOT_PART = "refused: you are not part of this task; ask its owner to `/task invite` you"
 WATCH_ONLY = "refused: watchers can only look; `{form}` needs a collaborator or the owner"
 
 
@@ -99,8 +99,8 @@ async def test_subtask_without_text_is_a_usage_reply(slack, harness, task):
 @pytest.mark.parametrize("user", list(ROLES), ids=list(ROLES.values()))
 async def test_status_and_help(slack, task, user):
     channel, _ = task
-    _, status_reply = await slack.slash("/status", user=user, channel=channel)
-    _, help_reply = await slack.slash("/help", user=user, channel=channel)
+    _, status_reply = await slack.slash("/task", "status", user=user, channel=channel)
+    _, help_reply = await slack.slash("/task", "help", user=user, channel=channel)
     if user == STRANGER:
         assert status_reply == help_reply == NOT_PART
         return
@@ -110,13 +110,13 @@ async def test_status_and_help(slack, task, user):
         "people: <@U0OWNER> (owner), <@U0COLLAB> (collaborator), <@U0WATCH> (watcher)",
     ]
     assert help_reply.startswith(f"you are *{ROLES[user]}* in this task. commands:")
-    assert ("`/invite @person watcher|collaborator`" in help_reply) == (user == OWNER)
+    assert ("`/task invite @person watcher|collaborator`" in help_reply) == (user == OWNER)
 
 
 @pytest.mark.parametrize("user", list(ROLES), ids=list(ROLES.values()))
 async def test_invite(slack, harness, task, user):
     channel, task_id = task
-    _, reply = await slack.slash("/invite", "<@U0NEW|newbie> collaborator", user=user,
+    _, reply = await slack.slash("/task", "invite <@U0NEW|newbie> collaborator", user=user,
                                  channel=channel)  # fmt: skip
     people = {p.user_id: p.role for p in (await harness.snapshot(task_id)).participants}
     if user == OWNER:
@@ -125,9 +125,8 @@ async def test_invite(slack, harness, task, user):
         _, after = await slack.slash("/model", "claude-y", user="U0NEW", channel=channel)
         assert after == "model set to `claude-y` (was `offline`)"
     else:
-        assert reply == (
-            NOT_PART if user == STRANGER else "refused: only the task's owner can use `/invite`"
-        )
+        owner_only = "refused: only the task's owner can use `/task invite`"
+        assert reply == (NOT_PART if user == STRANGER else owner_only)
         assert "U0NEW" not in people
 
 

@@ -66,8 +66,8 @@ async def test_a_command_that_outlives_the_update_timeout_may_still_apply(
     gate.open.clear()
     async for slack in serve_bot(harness, tmp_path, ack_budget_seconds=2.5):
         status, ack = await slack.slash("/effort", "low", user=OWNER, channel=channel)
-    assert (status, ack) == (200, "the task did not answer `/effort` in time; it may still "
-                                  "be applied — check `/status` before trying again")  # fmt: skip
+    assert (status, ack) == (200, "the task did not answer `/effort` in time; it may still be "
+                                  "applied — check `/task status` before trying again")  # fmt: skip
     gate.open.set()
     await effort_applied(harness, ref.task_id, "low")
 

@@ -12,7 +12,7 @@ from harness.hooks import Redactor
 from harness.temporal.errors import TaskRefused, TaskUnavailable
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "slack"
-REASON = "you are not part of this task; ask <@U0OWNER> to `/invite` you"
+REASON = "you are not part of this task; ask <@U0OWNER> to `/task invite` you"
 
 
 class Refusing:

@@ -21,6 +21,7 @@ from bot.payloads import (
     mentions,
     obj,
     request_context,
+    slash_command,
     slash_place,
     strip_mention,
 )
@@ -134,8 +135,19 @@ def test_a_typed_mention_of_the_bot_is_neither_stripped_nor_a_mention():
 
 
 def test_command_arguments_are_plain_text_and_keep_mentions():
-    body = {"command": "/invite", "text": " <@U2|w> watcher &amp; more ", "user_id": "U1"}
-    assert command_context(body, task_id="t").args == "<@U2|w> watcher & more"
+    body = {"command": "/task", "text": " invite <@U2|w> watcher &amp; more ", "user_id": "U1"}
+    ctx = command_context(body, task_id="t")
+    assert (ctx.command, ctx.args) == ("invite", "<@U2|w> watcher & more")
+
+
+def test_the_umbrella_names_the_command_and_alone_is_help():
+    assert slash_command({"command": "/task", "text": "status"}) == ("status", "")
+    assert slash_command({"command": "/task", "text": ""}) == ("help", "")
+    assert slash_command({"command": "/model", "text": "x"}) == ("model", "x")
+    assert slash_command({"command": "/status", "text": ""}) is None
+    assert slash_command({"command": "/task", "text": "teleport"}) is None
+    # Unresolved, the context keeps what was typed (the task answers "unknown command").
+    assert command_context({"command": "/status"}, task_id="t").command == "status"
 
 
 # --- any JSON in, never an exception (issue 9) ------------------------------------------
@@ -148,6 +160,7 @@ def test_every_payload_function_takes_any_json(value):
     for make in (lambda: command_context(body, task_id="t"), lambda: dedupe_keys(body),
                  lambda: request_context(body, bot_user_id="UBOT", task_id="t"),
                  lambda: event_place(body), lambda: slash_place(body), lambda: help_click(body),
+                 lambda: slash_command(body),
                  lambda: classify(obj(body.get("event"))),
                  lambda: mentions(obj(body.get("event")), "UBOT")):  # fmt: skip
         make()

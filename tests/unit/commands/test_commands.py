@@ -105,7 +105,7 @@ async def test_help_is_generated_per_role(manager, ctx):
         assert f"`{spec.usage}`" in owner
     assert "you are *watcher*" in watcher
     assert "• `/model` — show the task's model, or set it (you can only look)" in watcher
-    assert "/sub-task" not in watcher and "/invite" not in watcher
+    assert "/sub-task" not in watcher and "/task invite" not in watcher
 
 
 async def test_invite_by_owner_grants_role(manager, ctx):
@@ -138,7 +138,7 @@ async def test_invite_cannot_demote_the_owner_or_repeat_a_role(manager, ctx):
 
 async def test_unknown_command_says_so(manager, ctx):
     result = await run_command(manager, ctx("teleport", "mars"))
-    assert result.reply == "unknown command `/teleport`; try `/help`"
+    assert result.reply == "unknown command `teleport`; try `/task help`"
 
 
 def test_snapshot_fixture_is_running():

@@ -12,7 +12,7 @@ from harness.hooks.contexts import CommandResult, Role
 async def test_sender_without_role_is_refused(manager, ctx):
     result = await run_command(manager, ctx("status", sender="USTRANGER"))
     assert result == CommandResult(
-        reply="refused: you are not part of this task; ask its owner to `/invite` you"
+        reply="refused: you are not part of this task; ask its owner to `/task invite` you"
     )
 
 
@@ -43,7 +43,7 @@ async def test_watcher_may_show_model(manager, ctx):
 async def test_collaborator_may_set_but_not_invite(manager, ctx):
     assert (await run_command(manager, ctx("model", "gpt-x", sender="UCOLLAB"))).effects
     invite = await run_command(manager, ctx("invite", "<@UX> watcher", sender="UCOLLAB"))
-    assert invite.reply == "refused: only the task's owner can use `/invite`"
+    assert invite.reply == "refused: only the task's owner can use `/task invite`"
 
 
 async def test_refusal_is_recorded_by_the_manager(manager, ctx):
