@@ -15,6 +15,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from harness.agent.profiles import AgentProfile
 from harness.channels.web_api import plain_http_problem, web_api_url
 from harness.temporal import TASK_QUEUE
+from harness.temporal.connection import secret_values as temporal_secret_values
 from harness.temporal.keys import split_keys
 
 
@@ -30,7 +31,12 @@ class Settings(BaseSettings):
     )
 
     temporal_address: str = "127.0.0.1:7233"
+    """``host:port`` of the Temporal frontend. When set, it wins over ``TEMPORAL_ADDRESS``
+    and the profile's address (:mod:`harness.temporal.connection`); otherwise those decide,
+    and this default is the last fallback. TLS and API key: ``TEMPORAL_*`` or a profile."""
     temporal_namespace: str = "default"
+    """The Temporal namespace; like the address, when set it wins over ``TEMPORAL_NAMESPACE``
+    and the profile's."""
     task_queue: str = TASK_QUEUE
     data_dir: Path = Path(".data")
     artefact_store: Path | None = None
@@ -58,6 +64,18 @@ class Settings(BaseSettings):
     """How long in-flight activities may finish after a stop signal before being handed back."""
     sticky_queue_timeout_seconds: float = Field(default=10.0, gt=0)
     """How long a workflow task waits for the worker that cached it before any worker takes it."""
+    worker_max_concurrent_activities: int | None = Field(default=None, ge=1)
+    """Activities one worker runs at once (each hooked operation, model call and post is one);
+    unset: the Temporal SDK's default (100)."""
+    worker_max_concurrent_workflow_tasks: int | None = Field(default=None, ge=2)
+    """Workflow tasks one worker processes at once; at least 2 (workflows are cached, which
+    takes a sticky and a normal queue); unset: the SDK's default (100)."""
+    worker_activity_pollers: int | None = Field(default=None, ge=1)
+    """Concurrent polls for activity tasks (more helps a busy queue far from the server);
+    unset: the SDK's default (5)."""
+    worker_workflow_pollers: int | None = Field(default=None, ge=2)
+    """Concurrent polls for workflow tasks, at least 2 (sticky and normal queue); unset: the
+    SDK's default (5)."""
     temporal_rpc_seconds: float = Field(default=1.5, gt=0)
     """How long one request to Temporal may keep retrying a server that does not answer
     before the caller is told it is not reachable; below Slack's 3 s acknowledgement, so a
@@ -162,7 +180,8 @@ class Settings(BaseSettings):
         """
         found = (self.openai_api_key, self.anthropic_api_key, self.slack_bot_token)
         values = [s.get_secret_value() for s in found if s is not None and s.get_secret_value()]
-        return (*values, *self._payload_key_values())
+        # The Temporal API key and inline client key data, from TEMPORAL_* or the profile file.
+        return (*values, *self._payload_key_values(), *temporal_secret_values())
 
     def _payload_key_values(self) -> list[str]:
         """Each payload key, from the variable or else the file (one by one: a key shows alone)."""

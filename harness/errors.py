@@ -22,7 +22,8 @@ Each package declares its own errors in its own ``errors.py``; all derive from
     │   ├── TaskTimedOut               the task did not answer in time; the request may apply
     │   └── TaskUnavailable            Temporal cannot be reached
     ├── PayloadKeyError                harness.temporal.errors: no usable HARNESS_PAYLOAD_KEY
-    └── PayloadCodecError              harness.temporal.errors: a stored payload does not decrypt
+    ├── PayloadCodecError              harness.temporal.errors: a stored payload does not decrypt
+    └── TemporalConfigError            harness.temporal.errors: TEMPORAL_* or a profile is wrong
 
 Foreign exceptions become these at two boundaries only: the HTTP providers
 (:mod:`harness.http`) and :func:`harness.hooks.remote.wire.map_transport_errors`.

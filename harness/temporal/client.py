@@ -24,6 +24,7 @@ from temporalio.client import (
 )
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
+from temporalio.runtime import Runtime
 from temporalio.service import RetryConfig, RPCError, RPCStatusCode
 
 from harness.config import Settings
@@ -42,6 +43,7 @@ from harness.hooks.contexts import (
 )
 from harness.temporal import REFUSED_ERROR_TYPE, REQUEST_WORKFLOW, TASK_WORKFLOW
 from harness.temporal.codec import data_converter
+from harness.temporal.connection import open_client, resolve
 from harness.temporal.errors import (
     TaskBusy,
     TaskNotFound,
@@ -86,20 +88,28 @@ class HarnessClient:
         self._redactor = Redactor(secrets=settings.secret_values())
 
     @classmethod
-    async def connect(cls, settings: Settings) -> HarnessClient:
-        """Connect to the Temporal server named in ``settings``, encrypting with its payload keys.
+    async def connect(cls, settings: Settings, *, runtime: Runtime | None = None) -> HarnessClient:
+        """Connect to Temporal as ``settings`` and ``TEMPORAL_*`` say, encrypting payloads.
+
+        Where and how (TLS, API key, a profile) is :func:`harness.temporal.connection.resolve`.
+
+        Args:
+            settings: the harness settings.
+            runtime: the SDK runtime to connect in (its telemetry); the SDK's default when ``None``.
 
         Raises:
             PayloadKeyError: no payload key is configured, or one is malformed; checked
                 before connecting, so nothing is ever sent unencrypted.
-            TaskUnavailable: the server cannot be reached.
+            TemporalConfigError: the connection settings are wrong (named, nothing secret).
+            TaskUnavailable: the server cannot be reached, or the TLS handshake failed.
         """
         converter = data_converter(load_keys(settings))
+        connection = resolve(settings)
         try:
-            client = await Client.connect(
-                settings.temporal_address,
-                namespace=settings.temporal_namespace,
+            client = await open_client(
+                connection,
                 data_converter=converter,
+                runtime=runtime,
                 # The SDK retries an unreachable server for ~10 s by default: far past
                 # Slack's 3 s. A request that cannot get through fails in this budget.
                 retry_config=RetryConfig(

@@ -9,10 +9,13 @@ HarnessError                  harness.errors
 │   ├── TaskTimedOut          the task did not answer in time (the request may still apply)
 │   └── TaskUnavailable       Temporal could not be reached
 ├── PayloadKeyError           HARNESS_PAYLOAD_KEY (or its file) is missing or malformed
-└── PayloadCodecError         a stored payload cannot be decrypted (unknown key id, altered)
+├── PayloadCodecError         a stored payload cannot be decrypted (unknown key id, altered)
+└── TemporalConfigError       how to reach Temporal is misconfigured (TEMPORAL_*, a profile)
 
 The payload errors come from :mod:`harness.temporal.keys` and :mod:`harness.temporal.codec`,
 before Temporal is called or while a payload is decoded; neither ever holds key material.
+:class:`TemporalConfigError` comes from :mod:`harness.temporal.connection`, the boundary for
+``temporalio.envconfig``'s errors, before connecting; it never holds an API key or key data.
 """
 
 from __future__ import annotations
@@ -127,4 +130,28 @@ class PayloadCodecError(HarnessError):
     @property
     def retryable(self) -> bool:
         """No: the same bytes and keys fail the same way on every attempt."""
+        return False
+
+
+class TemporalConfigError(HarnessError):
+    """How to reach Temporal is misconfigured: a ``TEMPORAL_*`` variable, a profile, a TLS file.
+
+    Raised by :func:`harness.temporal.connection.resolve` before any connection is
+    attempted, so a typo fails the start with the setting named instead of looking like
+    a server that is down. The message names the setting and the fix, never a value
+    that may be secret (an API key, key data, a line of the profile file).
+
+    Args:
+        source: the setting at fault (``TEMPORAL_CONFIG_FILE``, a profile key, ...).
+        problem: what is wrong, and how to fix it.
+    """
+
+    def __init__(self, *, source: str, problem: str) -> None:
+        self.source = source
+        self.problem = problem
+        super().__init__(f"{source}: {problem}")
+
+    @property
+    def retryable(self) -> bool:
+        """No: the configuration has to change first."""
         return False

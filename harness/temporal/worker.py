@@ -9,13 +9,17 @@ Temporal (the workflow retries them on the next worker).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import math
 import signal
 import sys
 from datetime import timedelta
+from typing import Final, TypedDict
 
 from temporalio.client import Client
-from temporalio.worker import Worker
+from temporalio.runtime import Runtime
+from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
 
 from harness.agent.runtime import AgentRuntime
 from harness.audit_store import SqliteAuditStore
@@ -35,6 +39,7 @@ from harness.providers import SystemClock, system_random
 from harness.store import ArtefactStore, SqliteArtefactStore
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.codec import data_converter
+from harness.temporal.connection import open_client, resolve
 from harness.temporal.dispatch import RetryLimits
 from harness.temporal.errors import PayloadKeyError
 from harness.temporal.keys import load_keys
@@ -42,6 +47,12 @@ from harness.temporal.requests import RequestWorkflow
 from harness.temporal.workflows import TaskWorkflow
 
 log = logging.getLogger(__name__)
+
+CONNECT_FIRST_DELAY: Final = 0.5
+"""Seconds before the second attempt to reach Temporal; each wait doubles, up to the maximum."""
+CONNECT_MAX_DELAY: Final = 5.0
+CONNECT_LOG_EVERY: Final = 5.0
+"""At most one "waiting for Temporal" line per this many seconds (each attempt is at DEBUG)."""
 
 
 def build_manager(settings: Settings, store: ArtefactStore) -> HookManager:
@@ -91,6 +102,33 @@ def describe(manager: HookManager) -> list[str]:
     ]
 
 
+class WorkerTuning(TypedDict, total=False):
+    """The ``Worker`` arguments the ``HARNESS_WORKER_*`` settings give; unset keeps the SDK's."""
+
+    max_concurrent_activities: int
+    max_concurrent_workflow_tasks: int
+    activity_task_poller_behavior: PollerBehaviorSimpleMaximum
+    workflow_task_poller_behavior: PollerBehaviorSimpleMaximum
+
+
+def tuning(settings: Settings) -> WorkerTuning:
+    """Slots and pollers from ``settings``; only what is set, so the SDK's defaults stay its own."""
+    tuned = WorkerTuning()
+    if settings.worker_max_concurrent_activities is not None:
+        tuned["max_concurrent_activities"] = settings.worker_max_concurrent_activities
+    if settings.worker_max_concurrent_workflow_tasks is not None:
+        tuned["max_concurrent_workflow_tasks"] = settings.worker_max_concurrent_workflow_tasks
+    if settings.worker_activity_pollers is not None:
+        tuned["activity_task_poller_behavior"] = PollerBehaviorSimpleMaximum(
+            settings.worker_activity_pollers
+        )
+    if settings.worker_workflow_pollers is not None:
+        tuned["workflow_task_poller_behavior"] = PollerBehaviorSimpleMaximum(
+            settings.worker_workflow_pollers
+        )
+    return tuned
+
+
 def build_worker(client: Client, settings: Settings, activities: HarnessActivities) -> Worker:
     """The Temporal worker running :class:`TaskWorkflow` and every hooked activity."""
     return Worker(
@@ -102,42 +140,106 @@ def build_worker(client: Client, settings: Settings, activities: HarnessActiviti
         sticky_queue_schedule_to_start_timeout=timedelta(
             seconds=settings.sticky_queue_timeout_seconds
         ),
+        **tuning(settings),
     )
 
 
-async def connect(settings: Settings, *, patience: float = 30.0) -> Client:
-    """Connect to Temporal, waiting up to ``patience`` seconds for it to come up.
+async def connect(
+    settings: Settings, *, stop: asyncio.Event | None = None, patience: float = 30.0,
+    runtime: Runtime | None = None, first_delay: float = CONNECT_FIRST_DELAY,
+    max_delay: float = CONNECT_MAX_DELAY, log_every: float = CONNECT_LOG_EVERY,
+) -> Client | None:  # fmt: skip
+    """Connect to Temporal, waiting ``patience`` seconds for it; ``None`` once ``stop`` is set.
 
     ``make run`` starts the dev server and the worker together; the server needs a
-    moment before it accepts connections. Payloads are encrypted with the configured
-    keys (:mod:`harness.temporal.codec`); without one there is nothing to wait for.
+    moment before it accepts connections, and a deployed worker may start before its
+    cluster is reachable. Attempts back off (``first_delay`` doubling to ``max_delay``)
+    and say so at most every ``log_every`` seconds; a stop signal ends the wait at
+    once, even mid-attempt. Payloads are encrypted with the configured keys
+    (:mod:`harness.temporal.codec`); without one there is nothing to wait for.
+
+    Args:
+        settings: where and how to connect (:func:`harness.temporal.connection.resolve`).
+        stop: set by a stop signal; connecting gives up and returns ``None``.
+        patience: seconds to keep trying.
+        runtime: the SDK runtime to connect in (its telemetry); the SDK's default when ``None``.
+        first_delay: seconds before the second attempt.
+        max_delay: the longest wait between attempts.
+        log_every: at most one ``waiting for Temporal`` line per this many seconds.
 
     Raises:
         PayloadKeyError: no payload key is configured, or one is malformed.
+        TemporalConfigError: the connection settings are wrong; nothing to wait for.
         RuntimeError: still unreachable after ``patience`` seconds.
     """
+    connection = resolve(settings)  # a wrong setting fails now, not after the patience
     converter = data_converter(load_keys(settings))
+    stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + patience
+    delay, logged = first_delay, -math.inf
     while True:
+        attempt = asyncio.create_task(
+            open_client(connection, data_converter=converter, runtime=runtime)
+        )
+        if not await _finished_before(attempt, stop):
+            return None
         try:
-            return await Client.connect(
-                settings.temporal_address,
-                namespace=settings.temporal_namespace,
-                data_converter=converter,
-            )
+            return attempt.result()
         except RuntimeError as error:  # how the SDK reports an unreachable server
-            if loop.time() >= deadline:
+            now = loop.time()
+            if now >= deadline:
                 raise
-            log.info("waiting for Temporal at %s: %s", settings.temporal_address, error)
-            await asyncio.sleep(0.5)
+            log.debug("Temporal at %s did not answer: %s", connection.describe(), error)
+            if now - logged >= log_every:
+                logged = now
+                log.info(
+                    "waiting for Temporal at %s (%s); trying for %.0f s more. Check that the "
+                    "server is up there and that HARNESS_TEMPORAL_ADDRESS, TEMPORAL_ADDRESS, "
+                    "TEMPORAL_TLS* and TEMPORAL_API_KEY (or the TEMPORAL_PROFILE profile) are "
+                    "right", connection.describe(), error, deadline - now,
+                )  # fmt: skip
+        if await _stopped_within(stop, min(delay, deadline - loop.time())):
+            return None
+        delay = min(delay * 2, max_delay)
+
+
+async def _finished_before(attempt: asyncio.Task[Client], stop: asyncio.Event) -> bool:
+    """Wait for ``attempt`` unless ``stop`` is set first, which cancels it; whether it finished."""
+    stopping = asyncio.create_task(stop.wait())
+    try:
+        await asyncio.wait({attempt, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+    if attempt.done():
+        return True
+    attempt.cancel()
+    with contextlib.suppress(asyncio.CancelledError, RuntimeError):
+        await attempt
+    return False
+
+
+async def _stopped_within(stop: asyncio.Event, seconds: float) -> bool:
+    """Whether ``stop`` is set within ``seconds``."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), max(seconds, 0))
+    return stop.is_set()
 
 
 async def serve(
     settings: Settings, stop: asyncio.Event, *, client: Client | None = None,
-    manager: HookManager | None = None,
+    manager: HookManager | None = None, runtime: Runtime | None = None,
 ) -> str:  # fmt: skip
     """Run a worker until ``stop`` is set, then shut down gracefully.
+
+    A stop while Temporal is still being reached ends the wait and shuts down at once.
+
+    Args:
+        settings: the worker's settings.
+        stop: set by a stop signal.
+        client: a connected client; :func:`connect` makes one when ``None``.
+        manager: the hook manager; :func:`build_manager` makes one when ``None``.
+        runtime: the SDK runtime :func:`connect` connects in (its telemetry).
 
     Returns:
         What the ``shutdown`` operation's body reported.
@@ -146,21 +248,30 @@ async def serve(
     manager = manager or build_manager(settings, store)
     # The manager's redactor also knows the hooks file's header secrets: it scrubs every log line.
     unredact = install_log_redaction(manager.redactor)
-    runtime = AgentRuntime.of(manager)
-    if runtime is not None:
-        await runtime.start()  # MCP tool servers: listed once the event loop runs
-    for line in describe(manager):
-        log.info("registered %s", line)
-    client = client or await connect(settings)
-    activities = HarnessActivities(
-        manager, clock=SystemClock(), heartbeat_seconds=settings.activity_heartbeat_seconds / 3,
-        retry_limits=retry_limits(settings),
-    )  # fmt: skip
-    worker = build_worker(client, settings, activities)
-    log.info("worker on %s, task queue %s", settings.temporal_address, settings.task_queue)
-    running = asyncio.create_task(worker.run())
-    stopping = asyncio.create_task(stop.wait())
+    stopping: asyncio.Task[bool] | None = None
     try:
+        agent_runtime = AgentRuntime.of(manager)
+        if agent_runtime is not None:
+            await agent_runtime.start()  # MCP tool servers: listed once the event loop runs
+        for line in describe(manager):
+            log.info("registered %s", line)
+        client = client or await connect(settings, stop=stop, runtime=runtime)
+        if client is None:  # stopped before Temporal answered: nothing ran, nothing in flight
+            reason = "stop requested while connecting to Temporal"
+            done = await manager.run("shutdown", ShutdownContext(reason=reason))
+            log.info("%s", done.result)
+            return done.result or ""
+        activities = HarnessActivities(
+            manager, clock=SystemClock(),
+            heartbeat_seconds=settings.activity_heartbeat_seconds / 3,
+            retry_limits=retry_limits(settings),
+        )  # fmt: skip
+        worker = build_worker(client, settings, activities)
+        where = client.service_client.config.target_host
+        log.info("worker on %s, namespace %s, task queue %s", where, client.namespace,
+                 settings.task_queue)  # fmt: skip
+        running = asyncio.create_task(worker.run())
+        stopping = asyncio.create_task(stop.wait())
         await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
         if running.done():  # the worker died on its own (e.g. a fatal poll error)
             running.result()
@@ -171,7 +282,8 @@ async def serve(
         await worker.shutdown()
         await running
     finally:
-        stopping.cancel()
+        if stopping is not None:
+            stopping.cancel()
         await manager.aclose()  # configured remote executors' HTTP pools and MCP sessions
         store.close()
         unredact()
