@@ -16,11 +16,11 @@ import logging
 
 from aiohttp import web
 from pydantic import ValidationError
-from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 from bot.app import build_app, build_web_app
 from bot.config import BotSettings, startup_problem
 from bot.gateway import Harness, LazyHarness
+from bot.socket_mode import SlackRefused, socket_mode
 from harness.config import Settings
 from harness.hooks import HookConfigError, Redactor
 from harness.logs import install_log_redaction
@@ -56,6 +56,7 @@ async def serve(settings: BotSettings, harness_settings: Settings) -> None:
         HookConfigError: ``HARNESS_HOOKS_CONFIG`` is invalid; nothing was served.
         PayloadKeyError: no usable ``HARNESS_PAYLOAD_KEY``: the bot would have to send
             Slack's text to Temporal unencrypted, so it does not start.
+        SlackRefused: Socket Mode, and Slack refused ``SLACK_APP_TOKEN``.
     """
     load_keys(harness_settings)  # here, not on the first command: the client connects lazily
     await check_hooks(harness_settings)
@@ -74,8 +75,8 @@ async def serve(settings: BotSettings, harness_settings: Settings) -> None:
     try:
         if settings.socket_mode:
             # Socket Mode reconnects by itself (slack_sdk's auto_reconnect_enabled) and logs it.
-            log.info("Socket Mode on; the HTTP endpoint stays up for local tools")
-            await AsyncSocketModeHandler(bot.app, settings.app_token).start_async()  # type: ignore[no-untyped-call]  # bolt leaves it unannotated
+            async with socket_mode(bot, settings.app_token):
+                await asyncio.Event().wait()
         else:
             await asyncio.Event().wait()
     finally:
@@ -89,6 +90,8 @@ def _variable(loc: tuple[int | str, ...]) -> str:
 
 
 def _mode_detail(settings: BotSettings) -> str:
+    if settings.socket_mode and not settings.signing_secret:
+        return f" ({settings.path} not served: no SLACK_SIGNING_SECRET, none needed)"
     if not settings.local:
         return ""
     secret = "SLACK_SIGNING_SECRET" if settings.signing_secret else "the development signing secret"
@@ -118,7 +121,7 @@ def main() -> None:
     install_log_redaction(Redactor(secrets=secrets))  # every log line of this process
     try:
         asyncio.run(serve(settings, harness_settings))
-    except (HookConfigError, PayloadKeyError) as error:
+    except (HookConfigError, PayloadKeyError, SlackRefused) as error:
         log.error("not starting: %s", error)
         raise SystemExit(2) from None
     except KeyboardInterrupt:

@@ -4,8 +4,10 @@ HTTP mode always verifies signatures (at the gate and again in bolt). In local m
 (``BOT_LOCAL=1``, :mod:`bot.config`) the app authorizes locally (no ``auth.test``
 round trip) and its Web API client points at the stand-in served by the same aiohttp
 application; otherwise bolt authorizes with the bot token. Socket Mode, when an app
-token is set, is started by :mod:`bot.__main__`. Every text the bot writes goes
-through one :class:`~harness.hooks.Redactor` that knows the bot's own credentials.
+token is set, is started by :mod:`bot.__main__` (:mod:`bot.socket_mode`); without a
+signing secret, which Socket Mode does not need, the HTTP endpoint for Slack is not
+served. Every text the bot writes goes through one :class:`~harness.hooks.Redactor`
+that knows the bot's own credentials.
 """
 
 from __future__ import annotations
@@ -132,9 +134,13 @@ def build_web_app(settings: BotSettings, bot: Bot) -> web.Application:
     """The aiohttp application: the gated Slack endpoint, plus the stand-in in local mode."""
     web_app = web.Application(client_max_size=settings.max_body_bytes,
                               handler_args={"logger": HttpErrorLog(http_log)})  # fmt: skip
-    gate = SlackGate(bot.app, signing_secret=settings.secret,
-                     max_body_bytes=settings.max_body_bytes)  # fmt: skip
-    web_app.router.add_post(settings.path, gate.handle)
+    if settings.secret:
+        gate = SlackGate(bot.app, signing_secret=settings.secret,
+                         max_body_bytes=settings.max_body_bytes)  # fmt: skip
+        web_app.router.add_post(settings.path, gate.handle)
+    else:  # Socket Mode without a signing secret: nothing could verify an HTTP request
+        log.info("no SLACK_SIGNING_SECRET: %s is not served; Slack's events come over Socket Mode",
+                 settings.path)  # fmt: skip
     if bot.standin is not None:
         web_app.router.add_routes(bot.standin.routes(STANDIN_PATH))
         log.info("local mode: Slack Web API calls go to the stand-in at %s", STANDIN_PATH)

@@ -4,9 +4,10 @@ Three modes (DESIGN.md, "Development mode is explicit"): **local** only with
 ``BOT_LOCAL=1`` on a loopback host (the development signing secret that
 ``python -m bot.say`` also uses, unless ``SLACK_SIGNING_SECRET`` is given, and Web
 API calls sent to the stand-in, :mod:`bot.standin`, served by the bot itself);
-otherwise **HTTP** with Slack's signing secret and bot token, or **Socket Mode** when
-an app token is set too. :func:`startup_problem` is what stops the bot at start;
-nothing here falls back to a development credential on its own.
+otherwise **HTTP** with Slack's signing secret and bot token, or **Socket Mode** with an
+app-level token and the bot token (no signing secret: nothing arrives over HTTP, the
+events come over the websocket the token opened). :func:`startup_problem` is what
+stops the bot at start; nothing here falls back to a development credential on its own.
 """
 
 from __future__ import annotations
@@ -26,7 +27,11 @@ from harness.channels.web_api import (
 from harness.http import is_loopback
 
 LOCAL_SIGNING_SECRET: Final = "local-dev-signing-secret"
-__all__ = ["LOCAL_SIGNING_SECRET", "STANDIN_PATH", "BotSettings", "startup_problem"]
+APP_TOKEN_PREFIX: Final = "xapp-"
+"""Slack's app-level tokens, the only kind that opens a Socket Mode connection."""
+__all__ = [
+    "APP_TOKEN_PREFIX", "LOCAL_SIGNING_SECRET", "STANDIN_PATH", "BotSettings", "startup_problem",
+]  # fmt: skip
 
 
 class BotSettings(BaseSettings):
@@ -53,6 +58,9 @@ class BotSettings(BaseSettings):
     app_token: str = Field(
         default="", validation_alias=AliasChoices("SLACK_APP_TOKEN", "BOT_APP_TOKEN")
     )
+    """The app-level token (``xapp-…``, scope ``connections:write``): set, the bot takes
+    Slack's events over Socket Mode (:mod:`bot.socket_mode`), needing no public URL and
+    no signing secret; ignored in local mode."""
     host: str = "127.0.0.1"
     port: int = 3000
     path: str = "/slack/events"
@@ -130,6 +138,8 @@ def startup_problem(settings: BotSettings) -> str | None:
             f"a loopback host, and BOT_HOST={settings.host} is not one: set BOT_HOST=127.0.0.1, "
             "or unset BOT_LOCAL and set SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN"
         )
+    if settings.socket_mode:
+        return _socket_mode_problem(settings)
     given = {"SLACK_SIGNING_SECRET": settings.signing_secret, "SLACK_BOT_TOKEN": settings.bot_token}
     missing = [name for name, value in given.items() if not value]
     if not missing:
@@ -142,3 +152,23 @@ def startup_problem(settings: BotSettings) -> str | None:
         "OAuth Token), or set BOT_LOCAL=1 to run locally with the development secret and the "
         "Web API stand-in (what `make run` does)"
     )
+
+
+def _socket_mode_problem(settings: BotSettings) -> str | None:
+    """Socket Mode needs an app-level token and the bot token; the signing secret is optional.
+
+    Slack signs HTTP requests; over Socket Mode nothing arrives by HTTP (bolt skips
+    the check there), so demanding the secret would only block a working setup.
+    """
+    if not settings.app_token.startswith(APP_TOKEN_PREFIX):
+        return (
+            f"SLACK_APP_TOKEN is not an app-level token (those start with {APP_TOKEN_PREFIX}): "
+            "generate one under Basic Information → App-Level Tokens with the scope "
+            "connections:write, or unset SLACK_APP_TOKEN to take events over HTTP"
+        )
+    if not settings.bot_token:
+        return (
+            "SLACK_BOT_TOKEN is not set: Socket Mode needs it besides SLACK_APP_TOKEN; set it "
+            "from the Slack app's settings (OAuth & Permissions → Bot User OAuth Token)"
+        )
+    return None

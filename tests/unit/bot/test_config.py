@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.app import build_app
+from bot.app import build_app, build_web_app
 from bot.config import LOCAL_SIGNING_SECRET, BotSettings, startup_problem
 from harness.http import is_loopback
 
@@ -52,3 +52,37 @@ def test_the_web_api_is_slacks_outside_local_mode_and_the_stand_in_inside_it():
 def test_the_secrets_the_redactor_is_given_are_the_configured_ones():
     given = settings(signing_secret="sig", bot_token="xoxb-t", app_token="")
     assert given.secrets() == ("sig", "xoxb-t")
+
+
+def posted(web_app) -> list[str]:
+    return [r.resource.canonical for r in web_app.router.routes() if r.method == "POST"]
+
+
+def test_socket_mode_starts_without_a_signing_secret_and_serves_no_http_endpoint_for_slack():
+    given = settings(bot_token="xoxb-1-2-abc", app_token="xapp-1-A0APP1-1-abc")
+    assert given.socket_mode and given.secret == ""
+    assert startup_problem(given) is None
+    web_app = build_web_app(given, build_app(given, client=None))
+    assert posted(web_app) == []  # nothing could verify an HTTP request from Slack
+
+
+def test_socket_mode_with_a_signing_secret_keeps_the_verified_http_endpoint():
+    given = settings(bot_token="xoxb-1-2-abc", app_token="xapp-1-A0APP1-1-abc", signing_secret="s")
+    web_app = build_web_app(given, build_app(given, client=None))
+    assert posted(web_app) == ["/slack/events"]
+
+
+def test_socket_mode_needs_the_bot_token_too():
+    problem = startup_problem(settings(app_token="xapp-1-A0APP1-1-abc"))
+    assert problem is not None and problem.startswith(
+        "SLACK_BOT_TOKEN is not set: Socket Mode needs it besides SLACK_APP_TOKEN"
+    )
+    assert "SLACK_SIGNING_SECRET" not in problem
+
+
+def test_a_bot_token_given_as_the_app_token_is_named_and_never_shown():
+    problem = startup_problem(settings(bot_token="xoxb-1-2-abc", app_token="xoxb-9-8-zyx"))
+    assert problem is not None and problem.startswith(
+        "SLACK_APP_TOKEN is not an app-level token (those start with xapp-): "
+    )
+    assert "connections:write" in problem and "xoxb-9-8-zyx" not in problem

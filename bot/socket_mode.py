@@ -1,0 +1,95 @@
+"""Socket Mode: Slack delivers events, commands and clicks over a websocket the bot opens.
+
+The same bolt app as over HTTP (:func:`bot.app.build_app`) takes every envelope.
+slack_sdk's aiohttp client, through bolt's ``AsyncSocketModeHandler``, asks for the
+connection with ``apps.connections.open`` on the bot's Web API base URL
+(``BOT_API_URL``, Slack's by default), acks each envelope with what the listener
+answered, and reconnects by itself on Slack's ``disconnect`` or a dead link. No
+public URL and no signing secret: nothing arrives unasked, the connection is the
+one the app-level token opened. What this module adds is the start: a token Slack
+refuses stops the bot with one line (:class:`SlackRefused`) instead of the SDK
+retrying it every ten seconds with a traceback. The HTTP gate lives in :mod:`bot.gate`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Final, final
+
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_sdk.errors import SlackApiError
+from slack_sdk.socket_mode.aiohttp import SocketModeClient
+
+from bot.app import Bot
+from bot.config import APP_TOKEN_PREFIX
+from harness.errors import HarnessError
+
+log = logging.getLogger(__name__)
+
+SCOPE: Final = "connections:write"
+"""The app-level token's scope Socket Mode needs."""
+REFUSALS: Final = frozenset({
+    "not_authed", "invalid_auth", "not_allowed_token_type", "account_inactive",
+    "token_revoked", "token_expired", "missing_scope",
+})  # fmt: skip
+"""``apps.connections.open`` errors no retry can fix: the token is wrong."""
+
+
+@final
+class SlackRefused(HarnessError):
+    """Slack refused ``SLACK_APP_TOKEN`` when asked for a Socket Mode connection.
+
+    Args:
+        error: Slack's error code (``invalid_auth``); never the token.
+        url: the Web API base URL that answered.
+    """
+
+    def __init__(self, *, error: str, url: str) -> None:
+        self.error = error
+        self.url = url
+        super().__init__(
+            f"Slack refused SLACK_APP_TOKEN at {url}apps.connections.open ({error}): set it to "
+            f"an app-level token ({APP_TOKEN_PREFIX}…) generated under Basic Information → "
+            f"App-Level Tokens with the scope {SCOPE}"
+        )
+
+
+@asynccontextmanager
+async def socket_mode(bot: Bot, app_token: str) -> AsyncIterator[AsyncSocketModeHandler]:
+    """Connected to Slack over Socket Mode inside the block; closed (websocket, session) after.
+
+    Raises:
+        SlackRefused: the first ``apps.connections.open`` was refused for the token.
+    """
+    handler = AsyncSocketModeHandler(bot.app, app_token)
+    try:
+        client: SocketModeClient = handler.client
+        client.wss_uri = await _first_url(client)
+        await handler.connect_async()  # type: ignore[no-untyped-call]  # bolt leaves it unannotated
+        log.info("Socket Mode connected through %s", client.web_client.base_url)
+        yield handler
+    finally:
+        await handler.close_async()  # type: ignore[no-untyped-call]
+
+
+async def _first_url(client: SocketModeClient) -> str | None:
+    """The first websocket URL, or ``None`` to let the SDK keep asking (Slack unreachable).
+
+    Asked here rather than by the SDK, whose connect loop logs a refusal with a
+    traceback and retries it forever.
+    """
+    try:
+        response = await client.web_client.apps_connections_open(app_token=client.app_token)
+    except SlackApiError as error:
+        code = str(error.response.get("error", ""))
+        if code in REFUSALS:
+            raise SlackRefused(error=code, url=client.web_client.base_url) from None
+        log.warning("apps.connections.open failed (%s); retrying", code or "no error code")
+        return None
+    except Exception as error:  # Slack unreachable: the SDK retries, as it does later on
+        log.warning("apps.connections.open not reachable (%s); retrying", type(error).__name__)
+        return None
+    url = response.get("url")
+    return url if isinstance(url, str) else None

@@ -1,0 +1,225 @@
+"""Issue 11: the bot over Socket Mode, end to end, the same scenarios as over HTTP.
+
+The real bolt app with slack_sdk's aiohttp Socket Mode client (:mod:`bot.socket_mode`)
+connects to a local server speaking Slack's protocol (``apps.connections.open``,
+hello, envelopes, acks, disconnect: :mod:`tests.support.socket_mode_server`); bot and
+worker (real dev server) both post to the Web API stand-in at that server's base URL,
+which takes only the bot token. The payloads are the recorded ones the HTTP tests send.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import uuid
+from urllib.parse import parse_qsl
+
+import pytest
+from pydantic import SecretStr
+
+from bot.app import build_app
+from bot.config import BotSettings
+from bot.socket_mode import SlackRefused, socket_mode
+from bot.standin import SlackStandIn
+from tests.support.socket_mode_server import SocketModeServer
+
+from .conftest import FIXTURES, TEAM, free_port
+from .test_start import ROOT, bot_env
+
+APP_TOKEN = "xapp-1-A0APP1-1-socketmodetest"
+BOT_TOKEN = "xoxb-1-2-socketmodetest"
+OWNER = "U0OWNER"
+
+
+@pytest.fixture
+async def server():
+    async with SocketModeServer(app_token=APP_TOKEN, bot_token=BOT_TOKEN,
+                                web_api=SlackStandIn("UBOTLOCAL")) as running:  # fmt: skip
+        yield running
+
+
+@pytest.fixture
+def settings(settings, server):
+    """The worker posts the agent's replies to the server's Web API, with the bot token."""
+    return settings.model_copy(update={"slack_api_url": server.api_url,
+                                       "slack_bot_token": SecretStr(BOT_TOKEN)})  # fmt: skip
+
+
+def bot_settings(server, tmp_path, **values) -> BotSettings:
+    """Socket Mode as an operator sets it: two tokens, the API URL, no signing secret."""
+    given = {"app_token": APP_TOKEN, "bot_token": BOT_TOKEN, "api_url": server.api_url,
+             "port": free_port(), "data_dir": tmp_path} | values  # fmt: skip
+    return BotSettings(_env_file=None, **given)
+
+
+@pytest.fixture
+async def bot(server, harness, worker, tmp_path):
+    """The bot connected over Socket Mode, in front of a real worker."""
+    made = build_app(bot_settings(server, tmp_path), harness)
+    async with socket_mode(made, APP_TOKEN):
+        await server.connected()
+        yield made
+    await made.slash.drain()
+    made.ledger.close()
+
+
+@pytest.fixture
+def channel():
+    return f"C{uuid.uuid4().hex[:8].upper()}"
+
+
+def event(name: str, **overrides) -> dict:
+    payload = json.loads((FIXTURES / name).read_text())
+    if "event_id" in overrides:
+        payload["event_id"] = overrides.pop("event_id")
+    payload["event"].update(overrides)
+    return payload
+
+
+def slash(command: str, text: str, *, channel: str, user: str = OWNER) -> dict:
+    """The recorded slash command as Socket Mode carries it: the form fields as JSON."""
+    fields = dict(parse_qsl((FIXTURES / "slash_command.txt").read_text().strip()))
+    fields.update(command=command, text=text, channel_id=channel, user_id=user,
+                  trigger_id=f"{uuid.uuid4().hex}.{user}")  # fmt: skip
+    return fields
+
+
+def posts(server, channel: str, method: str = "chat.postMessage") -> list[dict]:
+    return [a for m, a in server.web_api.calls if m == method and a.get("channel") == channel]
+
+
+async def until(check, timeout: float = 15.0, what: str = ""):
+    async with asyncio.timeout(timeout):
+        while not (found := check()):
+            await asyncio.sleep(0.02)
+    return found
+
+
+async def mention(server, channel: str, text: str = "", **overrides) -> str:
+    """A mention over the socket, acked without a payload (events take none)."""
+    given = {"text": f"<@UBOTLOCAL> {text}"} if text else {}
+    envelope = await server.push("events_api", event("app_mention.json", channel=channel,
+                                                     **given, **overrides))  # fmt: skip
+    assert await server.ack(envelope) is None
+    return envelope
+
+
+async def test_a_mention_starts_the_task_and_the_agents_reply_is_posted(
+    bot, server, harness, channel
+):
+    await mention(server, channel, 'call echo {"text": "over the socket"}')
+    reply = await until(
+        lambda: [p for p in posts(server, channel) if "echo: over the socket" in p["text"]]
+    )
+    assert reply[0]["thread_ts"] == "1700000100.000100"
+    started = posts(server, channel)[0]
+    assert started["text"].startswith(f"started task `{harness.task_id(TEAM, channel)}`")
+    assert [m.user for m in await harness.transcript(harness.task_id(TEAM, channel))] == [OWNER]
+    assert [call.error for call in server.opened] == [None]  # one connection, the app token's
+    assert ("auth.test", {}) in server.web_api.calls  # bolt authorized with the bot token there
+
+
+async def test_slash_commands_are_acked_with_their_reply_as_the_envelopes_payload(
+    bot, server, channel
+):
+    await mention(server, channel, "hello")
+    changed = await server.push("slash_commands", slash("/model", "gpt-x", channel=channel))
+    assert await server.ack(changed) == {
+        "text": "model set to `gpt-x` (was `offline`)",
+        "response_type": "in_channel",
+    }
+    status = await server.ack(
+        await server.push("slash_commands", slash("/task", "status", channel=channel))
+    )
+    assert status is not None and status["response_type"] == "ephemeral"
+    assert "model: `gpt-x`" in status["text"]  # the status reads what the first command set
+    unknown = await server.ack(
+        await server.push("slash_commands", slash("/task", "teleport", channel=channel))
+    )
+    assert unknown == {"text": "`/task teleport` is not a command here; `/task help` lists them",
+                       "response_type": "ephemeral"}  # fmt: skip
+
+
+async def test_a_thread_reply_reaches_the_task(bot, server, harness, channel):
+    await mention(server, channel, "hello")
+    reply = event("message_in_thread.json", channel=channel, user=OWNER)
+    assert await server.ack(await server.push("events_api", reply)) is None
+    messages = await harness.transcript(harness.task_id(TEAM, channel))
+    assert [(m.user, m.text) for m in messages] == [
+        (OWNER, "hello"), (OWNER, "also check the canary logs")]  # fmt: skip
+
+
+async def test_a_redelivered_event_is_acked_and_not_handled_twice(bot, server, harness, channel):
+    payload = event("app_mention.json", channel=channel)
+    first = await server.push("events_api", payload)
+    assert await server.ack(first) is None
+    again = await server.push("events_api", payload, retry_attempt=1, retry_reason="timeout")
+    assert await server.ack(again) is None
+    assert (len(server.acks[first]), len(server.acks[again])) == (1, 1)
+    assert len(await harness.transcript(harness.task_id(TEAM, channel))) == 1
+    assert [p["text"].split("`")[0] for p in posts(server, channel)] == ["started task "]
+
+
+async def test_a_button_click_over_the_socket_answers_the_tasks_question(bot, server, channel):
+    ask = 'call ask_human {"question": "which environment?", "options": ["staging", "prod"]}'
+    await mention(server, channel, ask)
+    [question] = await until(lambda: [p for p in posts(server, channel)
+                                      if p.get("blocks")], what="question")  # fmt: skip
+    button = question["blocks"][1]["elements"][0]
+    click = json.loads((FIXTURES / "block_actions_help.json").read_text())
+    click["actions"][0].update(action_id=button["action_id"], value=button["value"])
+    click["channel"]["id"] = click["container"]["channel_id"] = channel
+    assert await server.ack(await server.push("interactive", click)) is None
+    answer = await until(lambda: [p for p in posts(server, channel) if "answered" in p["text"]])
+    assert answer[0]["text"] == "Tool results:\n- ask_human: U0OWNER answered: staging"
+
+
+async def test_slacks_disconnect_makes_the_bot_reconnect_and_keep_working(
+    bot, server, harness, channel
+):
+    old = await server.disconnect("refresh_requested")
+    new = await server.connected(2)
+    await until(lambda: old.closed, what="the old connection closed")
+    assert new is not old and new.ticket != old.ticket
+    assert [call.error for call in server.opened] == [None, None]  # a fresh URL, asked again
+    assert new.sent[0]["type"] == "hello"
+    await mention(server, channel, "after the refresh")
+    assert [m.text for m in await harness.transcript(harness.task_id(TEAM, channel))] == [
+        "after the refresh"
+    ]
+
+
+async def test_a_refused_app_token_stops_the_start_with_slacks_error(server, tmp_path):
+    made = build_app(bot_settings(server, tmp_path), client=None)
+    with pytest.raises(SlackRefused) as refused:
+        async with socket_mode(made, "xapp-1-A0APP1-1-revoked"):
+            pass
+    assert refused.value.error == "invalid_auth"
+    assert "revoked" not in str(refused.value) and "connections:write" in str(refused.value)
+    assert server.connections == []
+    made.ledger.close()
+
+
+async def test_python_m_bot_runs_socket_mode_without_a_signing_secret(
+    server, settings, worker, tmp_path, channel
+):
+    env = bot_env(tmp_path, BOT_LOCAL="", SLACK_APP_TOKEN=APP_TOKEN, SLACK_BOT_TOKEN=BOT_TOKEN,
+                  BOT_API_URL=server.api_url, HARNESS_TEMPORAL_ADDRESS=settings.temporal_address,
+                  HARNESS_TASK_QUEUE=settings.task_queue)  # fmt: skip
+    assert "SLACK_SIGNING_SECRET" not in env
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=ROOT, env=env,
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        await server.connected(timeout=30)
+        await mention(server, channel, 'call echo {"text": "from python -m bot"}')
+        await until(lambda: any("echo: from python -m bot" in p["text"]
+                                for p in posts(server, channel)), what="reply")  # fmt: skip
+    finally:
+        process.terminate()
+        _, err = await asyncio.wait_for(process.communicate(), 20)
+    log = err.decode()
+    assert "Socket Mode (/slack/events not served: no SLACK_SIGNING_SECRET, none needed)" in log
+    assert "Traceback" not in log and APP_TOKEN not in log and BOT_TOKEN not in log
