@@ -1,21 +1,31 @@
-"""Log redaction: every log record of the process is scrubbed before any handler sees it.
+"""Process logging: every record redacted as it is created, and one line format for all.
 
-One process-wide hook on record creation (:func:`logging.setLogRecordFactory`), not a
-handler or a filter: those attach to one logger or handler each, and whichever was
+Redaction is one process-wide hook on record creation (:func:`logging.setLogRecordFactory`),
+not a handler or a filter: those attach to one logger or handler each, and whichever was
 left out (a library's own handler, pytest's caplog) would print raw text. What counts
-as a secret is :class:`~harness.hooks.Redactor`'s business; where logs go, and calling
-:func:`install_log_redaction` at start, belong to the entry points (worker, bot).
+as a secret is :class:`~harness.hooks.Redactor`'s business. The line format
+(:func:`configure_logging`: text, or one JSON object per line) adds the task id and
+correlation id of the operation being run (:func:`harness.hooks.current_operation`);
+calling both at start belongs to the entry points (worker, bot).
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import sys
+import time
 from collections.abc import Callable
-from typing import Any, Final, final
+from typing import Any, Final, Literal, final
 
-from harness.hooks import Redactor
+from harness.hooks import Redactor, current_operation
 
 _FORMATTER: Final = logging.Formatter()
+
+LogFormat = Literal["text", "json"]
+"""``HARNESS_LOG_FORMAT``: ``text`` for people (the local default), ``json`` for collectors."""
+
+TEXT_FORMAT: Final = "%(asctime)s %(levelname)s %(name)s %(message)s"
 
 
 def install_log_redaction(redactor: Redactor) -> Callable[[], None]:
@@ -88,3 +98,80 @@ def _scrub(record: logging.LogRecord, redactor: Redactor) -> None:
         record.exc_text = redact(record.exc_text)
     if record.stack_info:
         record.stack_info = redact(record.stack_info)
+
+
+@final
+class TextFormatter(logging.Formatter):
+    """``time LEVEL logger message``, then ``[task <id> correlation <id>]`` inside an operation."""
+
+    def __init__(self) -> None:
+        super().__init__(TEXT_FORMAT)
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The classic line, with the running operation's ids before any traceback."""
+        line = super().format(record)
+        running = current_operation()
+        if running is None or not (running.task_id or running.correlation_id):
+            return line
+        ids = f" [task {running.task_id or '-'} correlation {running.correlation_id or '-'}]"
+        first, newline, rest = line.partition("\n")
+        return f"{first}{ids}{newline}{rest}"
+
+
+@final
+class JsonFormatter(logging.Formatter):
+    """One JSON object per record: time, level, logger, message, and the operation's ids.
+
+    ``time`` is UTC ISO 8601 with milliseconds; ``task_id`` and ``correlation_id`` are
+    present inside an operation (read when the record is formatted, which for the
+    process's stream handler is when it is logged, in the same context); ``exception``
+    and ``stack`` when the record has them. Every text was redacted when the record
+    was created (:func:`install_log_redaction`); ``extra=`` values are not written.
+    """
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as one line of JSON."""
+        seconds = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+        line: dict[str, str] = {
+            "time": f"{seconds}.{int(record.msecs):03d}Z",
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        running = current_operation()
+        if running is not None:
+            line["operation"] = running.operation
+            if running.task_id:
+                line["task_id"] = running.task_id
+            if running.correlation_id:
+                line["correlation_id"] = running.correlation_id
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.formatException(record.exc_info)
+        if record.exc_text:
+            line["exception"] = record.exc_text
+        if record.stack_info:
+            line["stack"] = record.stack_info
+        return json.dumps(line, ensure_ascii=False)
+
+
+def configure_logging(log_format: LogFormat, *, level: int = logging.INFO) -> logging.Formatter:
+    """Give every handler of the root logger the ``log_format`` formatter (one on stderr if none).
+
+    Handlers are kept, only their format changes, so a process may log its first lines
+    (``logging.basicConfig``) before its settings are read and call this after.
+
+    Args:
+        log_format: ``text`` or ``json``.
+        level: the root logger's level.
+
+    Returns:
+        The formatter installed.
+    """
+    formatter: logging.Formatter = JsonFormatter() if log_format == "json" else TextFormatter()
+    root = logging.getLogger()
+    root.setLevel(level)
+    if not root.handlers:
+        root.addHandler(logging.StreamHandler(sys.stderr))
+    for handler in root.handlers:
+        handler.setFormatter(formatter)
+    return formatter

@@ -30,11 +30,13 @@ from harness.hooks.errors import (
     UnknownHookPointError,
 )
 from harness.hooks.executor import AbandonObserver, Executor, Registration
-from harness.hooks.manager import HookManager
+from harness.hooks.manager import HookManager, RunningOperation, current_operation
+from harness.hooks.metrics import register_metrics
 from harness.hooks.redactor import Redactor
 
 if TYPE_CHECKING:
     from harness.hooks.config import HooksConfig, describe_chains, load_hooks_config
+    from harness.hooks.otel import register_tracing
     from harness.hooks.remote.jsonrpc import JsonRpcExecutor
     from harness.hooks.remote.mcp import McpExecutor
 
@@ -47,6 +49,8 @@ _LAZY = {
     "HooksConfig": "harness.hooks.config",
     "describe_chains": "harness.hooks.config",
     "load_hooks_config": "harness.hooks.config",
+    # The OpenTelemetry API: only a worker that traces needs it.
+    "register_tracing": "harness.hooks.otel",
 }
 
 
@@ -85,9 +89,13 @@ __all__ = [
     "Redactor",
     "Registration",
     "RetryDefaults",
+    "RunningOperation",
     "UnknownHookPointError",
     "context_type",
+    "current_operation",
     "describe_chains",
     "load_hooks_config",
     "register_builtin",
+    "register_metrics",
+    "register_tracing",
 ]

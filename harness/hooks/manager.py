@@ -37,6 +37,28 @@ _RUNNING: Final[ContextVar[tuple[str, ...]]] = ContextVar("harness_hooks_running
 """The operations this task (and the tasks it spawned) is inside, outermost first."""
 
 
+class RunningOperation(NamedTuple):
+    """The innermost operation being run here: what log lines and metrics are labelled with."""
+
+    operation: str
+    task_id: str
+    correlation_id: str
+
+
+_CURRENT: Final[ContextVar[RunningOperation | None]] = ContextVar(
+    "harness_hooks_current", default=None
+)
+
+
+def current_operation() -> RunningOperation | None:
+    """The innermost operation :meth:`HookManager.run` is running in this asyncio task, if any.
+
+    A :class:`~contextvars.ContextVar`, so concurrent operations each see their own and
+    tasks spawned inside an operation inherit it; ids come from the redacted context.
+    """
+    return _CURRENT.get()
+
+
 class AbortRecord(NamedTuple):
     """An abort as the manager saw it: where, by whom, why, and for which correlation id."""
 
@@ -181,6 +203,9 @@ class HookManager:
         body = chains[operation + ".in"]
         post = chains[operation + ".post"]
         current: HookContext = scrub(ctx)
+        here = _CURRENT.set(RunningOperation(
+            operation, current.task.task_id if current.task else "", current.correlation_id
+        ))  # fmt: skip
         try:
             if pre:
                 current = await self._run_chain(pre, current, scrub=scrub)
@@ -204,6 +229,7 @@ class HookManager:
                 )
             raise
         finally:
+            _CURRENT.reset(here)
             _RUNNING.reset(depth)
         # The input was scrubbed above and every replacement as the chain took it, so the
         # output, being one of them, is scrubbed already.

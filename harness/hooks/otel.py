@@ -167,8 +167,14 @@ def register_tracing(
             the process configures the OpenTelemetry SDK).
 
     Returns:
-        The registrations (two per operation).
+        The registrations (two per operation); none when ``manager`` traces already
+        (the hooks file's ``[observability] tracing`` and the worker's OTel set-up may
+        both ask for it, and two span executors would make two spans per operation).
     """
+    if any(isinstance(reg.executor, _Phase) for reg in manager.registrations(
+        f"{OPERATIONS[0]}.pre"
+    )):  # fmt: skip
+        return []
     tracer = TracingExecutor(trace.get_tracer(TRACER_NAME, tracer_provider=provider),
                              manager.redactor)  # fmt: skip
     opener, closer = _Phase(tracer, closing=False), _Phase(tracer, closing=True)

@@ -99,3 +99,100 @@ def test_undo_under_a_later_factory_stops_redacting_and_keeps_the_later_one(stre
 def test_a_bad_format_string_is_redacted_not_raised(redaction, stream):
     log.warning("two %s %s", CANARY)
     assert CANARY not in stream.getvalue() and "two %s %s" in stream.getvalue()
+
+
+# Line formats (issue 11): JSON or text, with the running operation's ids.
+
+
+def formatted(formatter: logging.Formatter) -> io.StringIO:
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(formatter)
+    log.addHandler(handler)
+    return out
+
+
+def tool_context(task_id: str = "task/T1/C1"):
+    from harness.hooks.contexts import TaskRef, ToolCall, ToolInvokedContext
+
+    return ToolInvokedContext(task=TaskRef(task_id=task_id, team="T1", channel="C1"),
+                              correlation_id="corr-42", idempotency_key="k",
+                              call=ToolCall(id="1", name="echo", arguments={}))  # fmt: skip
+
+
+async def logged_inside_an_operation(message: str, *args: object) -> None:
+    from harness.hooks import HookManager
+
+    manager = HookManager()
+
+    async def body(ctx):
+        log.warning(message, *args)
+        try:
+            raise ValueError(f"failed with {CANARY}")
+        except ValueError:
+            log.exception("inside, failing")
+
+    manager.register("tool.invoked.in", body)
+    await manager.run("tool.invoked", tool_context())
+
+
+async def test_json_lines_carry_the_operation_ids_and_never_a_secret(redaction):
+    import json
+
+    from harness.logs import JsonFormatter
+
+    out = formatted(JsonFormatter())
+    try:
+        log.warning("outside, token %s", CANARY)
+        await logged_inside_an_operation("inside, token %s and configured secret value", CANARY)
+    finally:
+        log.handlers.clear()
+    outside, inside, failing = (json.loads(line) for line in out.getvalue().splitlines())
+    assert set(outside) == {"time", "level", "logger", "message"}
+    assert outside["level"] == "WARNING" and outside["logger"] == "tests.logs"
+    assert outside["message"] == "outside, token [REDACTED]"
+    assert outside["time"].endswith("Z") and outside["time"][10] == "T"
+    assert inside["task_id"] == "task/T1/C1" and inside["correlation_id"] == "corr-42"
+    assert inside["operation"] == "tool.invoked"
+    assert inside["message"] == "inside, token [REDACTED] and [REDACTED]"
+    assert "ValueError: failed with [REDACTED]" in failing["exception"]
+    assert failing["task_id"] == "task/T1/C1"
+    assert CANARY not in out.getvalue() and "configured secret value" not in out.getvalue()
+
+
+async def test_text_lines_add_the_ids_inside_an_operation_only(redaction):
+    from harness.logs import TextFormatter
+
+    out = formatted(TextFormatter())
+    try:
+        log.warning("outside")
+        await logged_inside_an_operation("inside")
+    finally:
+        log.handlers.clear()
+    lines = out.getvalue().splitlines()
+    assert lines[0].endswith(" WARNING tests.logs outside")
+    assert lines[1].endswith(" WARNING tests.logs inside [task task/T1/C1 correlation corr-42]")
+    # A traceback stays below its line; the ids stay on the line itself.
+    assert lines[2].endswith("inside, failing [task task/T1/C1 correlation corr-42]")
+    assert lines[3] == "Traceback (most recent call last):"
+
+
+async def test_a_task_id_holding_a_secret_is_logged_masked(redaction):
+    import json
+
+    from harness.hooks import HookManager
+    from harness.logs import JsonFormatter
+
+    manager = HookManager(redactor=Redactor(secrets=["configured secret value"]))
+
+    async def body(ctx):
+        log.warning("running")
+
+    manager.register("tool.invoked.in", body)
+    out = formatted(JsonFormatter())
+    try:
+        await manager.run("tool.invoked", tool_context("task/configured secret value"))
+    finally:
+        log.handlers.clear()
+    [line] = out.getvalue().splitlines()
+    assert json.loads(line)["task_id"] == "task/[REDACTED]"
