@@ -7,9 +7,11 @@ bot; workflow code never reads them (it gets what it needs in its input).
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
+from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr, model_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from harness.agent.profiles import AgentProfile
@@ -17,6 +19,7 @@ from harness.channels.web_api import plain_http_problem, web_api_url
 from harness.temporal import TASK_QUEUE
 from harness.temporal.connection import secret_values as temporal_secret_values
 from harness.temporal.keys import split_keys
+from harness.tracing import header_values
 
 
 class Settings(BaseSettings):
@@ -27,7 +30,8 @@ class Settings(BaseSettings):
     """
 
     model_config = SettingsConfigDict(
-        env_prefix="HARNESS_", env_file=".env", extra="ignore", frozen=True, populate_by_name=True
+        env_prefix="HARNESS_", env_file=".env", extra="ignore", frozen=True, populate_by_name=True,
+        use_attribute_docstrings=True,  # the docstrings are docs/settings.md (harness.settings_doc)
     )
 
     temporal_address: str = "127.0.0.1:7233"
@@ -38,7 +42,11 @@ class Settings(BaseSettings):
     """The Temporal namespace; like the address, when set it wins over ``TEMPORAL_NAMESPACE``
     and the profile's."""
     task_queue: str = TASK_QUEUE
+    """The task queue the worker polls and tasks start on; every worker and bot of one deployment
+    uses the same."""
     data_dir: Path = Path(".data")
+    """Where local state lives: the dev server's ``temporal.db`` (``make run``), the artefact
+    store, the bot's ledger and the payload key file, unless their own settings say otherwise."""
     artefact_store: Path | None = None
     """SQLite file of task artefacts; ``<data_dir>/artefacts.sqlite3`` when unset."""
     payload_key: SecretStr | None = None
@@ -49,19 +57,33 @@ class Settings(BaseSettings):
     (``make run`` creates it). Same format; one key a line works too."""
 
     activity_start_to_close_seconds: float = Field(default=120.0, gt=0)
+    """The longest one activity attempt may run before Temporal times it out."""
     activity_heartbeat_seconds: float = Field(default=10.0, gt=0)
     """A worker that stops heartbeating for this long is presumed dead; the attempt fails."""
 
     retry_max_attempts: int = Field(default=5, ge=1)
+    """Attempts per operation before the task fails; a cap on what ``activity.failed`` executors
+    decide (each capped decision is an audit record of kind ``capped``)."""
     retry_initial_backoff_seconds: float = Field(default=1.0, ge=0)
+    """The first retry's delay; each later one is multiplied by ``retry_backoff_multiplier`` (±20%
+    jitter)."""
     retry_backoff_multiplier: float = Field(default=2.0, ge=1)
+    """How much each retry delay grows over the one before."""
     retry_max_backoff_seconds: float = Field(default=60.0, ge=0)
+    """The longest retry delay, whatever executors decide (a cap, audited as ``capped``)."""
     retry_max_worker_losses: int = Field(default=10, ge=0)
     """How often one attempt may be started again because its worker died or stopped; such a
     re-run uses no attempt and is no ``activity.failed`` decision (issue 10)."""
 
     shutdown_grace_seconds: float = Field(default=10.0, ge=0)
     """How long in-flight activities may finish after a stop signal before being handed back."""
+    health_host: str = "127.0.0.1"
+    """Where the worker serves ``/healthz`` and ``/readyz`` (with ``health_port``); loopback
+    by default, ``0.0.0.0`` for a probe from outside the host (the answers hold no secret)."""
+    health_port: int | None = Field(default=None, ge=0, le=65535)
+    """The worker's health port: ``/healthz`` is 200 while the process runs, ``/readyz`` 200
+    once it polls its task queue (503 while connecting or stopping). Unset: no health server
+    (several workers may share a host); ``0``: a free port, logged."""
     sticky_queue_timeout_seconds: float = Field(default=10.0, gt=0)
     """How long a workflow task waits for the worker that cached it before any worker takes it."""
     worker_max_concurrent_activities: int | None = Field(default=None, ge=1)
@@ -82,14 +104,19 @@ class Settings(BaseSettings):
     user hears "not reachable, nothing was changed" in time (issue 10)."""
     update_timeout_seconds: float | None = Field(default=None, gt=0)
     """How long a request to a task (a command, a message, a click) waits for its answer;
-    unset waits as long as Temporal does. Past it the caller gets ``TaskTimedOut``."""
+    unset waits as long as Temporal does. Past it the caller gets ``TaskTimedOut``. A message
+    no worker has routed by then (10 s when unset) is withdrawn and the sender is told that no
+    worker answered (``TaskNoWorker``)."""
+    temporal_ui_url: str = ""
+    """The Temporal Web UI's address (``make run``: ``http://127.0.0.1:8233``); set, ``/task
+    status`` links to the task's workflow there. Unset: no link."""
 
-    models: list[str] = Field(default_factory=lambda: ["offline"])
+    models: list[str] = Field(default_factory=lambda: ["offline"], examples=[["offline", "gpt-4o"]])
     """Model names a task may use (``/model <x>`` accepts these); JSON in the environment:
     ``HARNESS_MODELS='["offline", "gpt-4o"]'``. ``offline`` is the deterministic local model.
     """
 
-    plugins: list[str] = Field(default_factory=list)
+    plugins: list[str] = Field(default_factory=list, examples=[["commands:plugin"]])
     """Code plugins: ``module:function`` paths called with ``(manager, settings)``.
 
     For executors that need code to register, such as the slash commands
@@ -97,11 +124,14 @@ class Settings(BaseSettings):
     an import path, a URL or a command describe belong in ``hooks_config``. The worker
     calls them after the built-in plugin and before ``hooks_config``; the bot's start-up
     check and ``python -m harness.hooks list`` load them the same way (:mod:`harness.plugins`).
+    Keep ``commands:plugin`` in the list for the slash commands (the Procfile sets it).
     """
 
     hooks_config: Path | None = None
     """Executor configuration file (TOML: executors, policy, retry, chain budget, tracing);
     loaded at worker start after the built-in plugin, all or nothing. See ``examples/hooks.toml``.
+    The worker and the bot refuse to start on a bad file, naming every problem;
+    ``python -m harness.hooks list --config FILE`` prints the chains the worker runs.
     """
 
     # The agent loop (issue 5): model providers, tools, skills, named agents.
@@ -110,22 +140,35 @@ class Settings(BaseSettings):
     system_one_model: str = ""
     """The fast model that triages requests; the task's model when empty."""
     openai_api_key: SecretStr | None = None
+    """Key of the OpenAI-compatible provider, which serves every model name that is neither
+    ``offline`` nor Anthropic's (``openai/<m>``, ``gpt-4o``, ...) at ``openai_base_url``."""
     openai_base_url: str | None = None
     """An OpenAI-compatible server up to ``/v1`` (vLLM, Ollama); OpenAI's when only a key is set."""
     openai_reasoning_effort: bool = True
     """Send ``/effort`` as ``reasoning_effort`` (off for servers that reject it)."""
     anthropic_api_key: SecretStr | None = None
+    """Key of the Anthropic provider, which serves ``claude…`` and ``anthropic/<m>`` names."""
     anthropic_base_url: str = "https://api.anthropic.com"
+    """The Anthropic API's base URL (a proxy or a compatible server)."""
     model_timeout_seconds: float = Field(default=120.0, gt=0)
-    mcp_tool_servers: dict[str, str | list[str]] = Field(default_factory=dict)
+    """How long one model call may take before it fails (and is retried)."""
+    mcp_tool_servers: dict[str, str | list[str]] = Field(
+        default_factory=dict, examples=[{"files": ["python", "-m", "files_server"]}]
+    )
     """Tool servers by name: an http(s) URL or a stdio command line as a JSON list."""
     skills_dir: Path = Path("skills")
-    agents: dict[str, AgentProfile] = Field(default_factory=dict)
+    """Directory of skills (``<name>/SKILL.md``) that ``/skill`` can load into a task."""
+    agents: dict[str, AgentProfile] = Field(
+        default_factory=dict,
+        examples=[{"reviewer": {"instructions": "Review.", "tools": ["echo"]}}],
+    )
     """Named agents, as JSON: ``{"reviewer": {"instructions": "...", "tools": ["echo"]}}``."""
 
     agent_token_budget: int = Field(default=8000, ge=0)
     """Tokens a task's transcript may hold before compaction (0: never compact)."""
     agent_max_turns: int = Field(default=8, ge=1)
+    """Model turns (a model call and the tool calls it asks for) one request may take before
+    the agent stops."""
     compaction_keep_last: int = Field(default=20, ge=1)
     """Messages compaction keeps verbatim at the end of the transcript."""
     history_event_limit: int = Field(default=10_000, ge=100)
@@ -157,6 +200,38 @@ class Settings(BaseSettings):
     """Whether a task's watchers may talk to its agent (mentions, thread replies); by default
     only its owner and collaborators do, and a sender with no role never does."""
 
+    # Observability (issue 11): log lines, the metrics endpoint, and the OTLP headers to mask.
+    log_format: Literal["text", "json"] = "text"
+    """``text`` (the default) or ``json``: one JSON object per log line (time, level, logger,
+    message, and the task and correlation id of the operation being run), worker and bot."""
+    metrics_address: str | None = None
+    """``IP:port`` where the worker serves Prometheus metrics at ``/metrics`` (Temporal SDK
+    series and the harness counters), e.g. ``127.0.0.1:9464``; unset: no endpoint."""
+    otel_exporter_otlp_headers: SecretStr | None = Field(
+        default=None, validation_alias="OTEL_EXPORTER_OTLP_HEADERS"
+    )
+    """``OTEL_EXPORTER_OTLP_HEADERS``, as the OpenTelemetry exporter reads it: headers of every
+    export (``name=value,…``, often credentials); read here only so they are masked."""
+    otel_exporter_otlp_traces_headers: SecretStr | None = Field(
+        default=None, validation_alias="OTEL_EXPORTER_OTLP_TRACES_HEADERS"
+    )
+    """``OTEL_EXPORTER_OTLP_TRACES_HEADERS``: headers of span exports; masked like the above."""
+
+    @field_validator("metrics_address")
+    @classmethod
+    def _ip_and_port(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        host, _, port = value.strip().rpartition(":")
+        try:
+            ipaddress.ip_address(host.removeprefix("[").removesuffix("]"))
+            valid = port.isdigit() and 0 < int(port) < 65536
+        except ValueError:
+            valid = False
+        if not valid:
+            raise ValueError("must be IP:port, such as 127.0.0.1:9464 or 0.0.0.0:9464")
+        return value.strip()
+
     @model_validator(mode="after")
     def _token_only_over_tls(self) -> Settings:
         token = self.slack_bot_token.get_secret_value() if self.slack_bot_token else ""
@@ -181,7 +256,14 @@ class Settings(BaseSettings):
         found = (self.openai_api_key, self.anthropic_api_key, self.slack_bot_token)
         values = [s.get_secret_value() for s in found if s is not None and s.get_secret_value()]
         # The Temporal API key and inline client key data, from TEMPORAL_* or the profile file.
-        return (*values, *self._payload_key_values(), *temporal_secret_values())
+        return (*values, *self._payload_key_values(), *temporal_secret_values(),
+                *self._otel_header_values())  # fmt: skip
+
+    def _otel_header_values(self) -> list[str]:
+        """Each OTLP header value (raw and URL-decoded): credentials of the trace collector."""
+        found = (self.otel_exporter_otlp_headers, self.otel_exporter_otlp_traces_headers)
+        texts = [s.get_secret_value() for s in found if s is not None]
+        return [value for text in texts for value in header_values(text)]
 
     def _payload_key_values(self) -> list[str]:
         """Each payload key, from the variable or else the file (one by one: a key shows alone)."""
