@@ -187,8 +187,8 @@ def _check_headers(env: Mapping[str, str]) -> None:
             if entry.strip() and (not equals or not name.strip()):
                 raise TracingConfigError(
                     variable=variable,
-                    problem=f"entry {number} is not name=value (entries are comma-separated, "
-                    "values URL-encoded, e.g. authorization=Bearer%20<token>)",
+                    problem=f"entry {number} is not name=value (comma-separated entries, "
+                    "URL-encoded values: x-tenant=acme,x-team=ops)",
                 )
 
 
