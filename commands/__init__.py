@@ -52,6 +52,8 @@ def register_all(
     *,
     models: Iterable[str] = DEFAULT_MODELS,
     commands: Mapping[str, CommandSpec[BaseModel]] = COMMANDS,
+    temporal_ui_url: str = "",
+    temporal_namespace: str = "default",
 ) -> list[Registration]:
     """Register the seal, the guard and every command body on ``manager``.
 
@@ -59,6 +61,8 @@ def register_all(
         manager: the worker's hook manager.
         models: the model names ``/model <x>`` accepts; at least one.
         commands: the registry to install (tests pass a subset).
+        temporal_ui_url: the Temporal Web UI, for ``/task status``'s link (``""``: none).
+        temporal_namespace: the namespace tasks run in, for that link.
 
     Returns:
         The registrations, so a caller can unregister them.
@@ -69,7 +73,9 @@ def register_all(
     names = tuple(dict.fromkeys(m.strip() for m in models if m.strip()))
     if not names:
         raise ValueError("register_all needs at least one model name for /model")
-    config = CommandConfig(models=names, commands=tuple(commands.values()))
+    config = CommandConfig(models=names, commands=tuple(commands.values()),
+                           temporal_ui_url=temporal_ui_url,
+                           temporal_namespace=temporal_namespace)  # fmt: skip
     seal = IdentitySeal()
     regs = [
         manager.register("command.invoked.pre", seal.opener(), priority=SEAL_PRIORITY),
@@ -86,9 +92,14 @@ def register_all(
 def plugin(manager: HookManager, settings: Any) -> list[Registration]:  # noqa: ANN401  # worker plugins take the harness Settings, which this package must not import
     """Worker plugin entry (``HARNESS_PLUGINS='["commands:plugin"]'``).
 
-    Uses ``settings.models`` when the settings have it, else :data:`DEFAULT_MODELS`.
+    Uses ``settings.models`` when the settings have it, else :data:`DEFAULT_MODELS`, and
+    ``settings.temporal_ui_url`` with ``temporal_namespace`` for ``/task status``'s link.
     """
-    return register_all(manager, models=getattr(settings, "models", None) or DEFAULT_MODELS)
+    return register_all(
+        manager, models=getattr(settings, "models", None) or DEFAULT_MODELS,
+        temporal_ui_url=getattr(settings, "temporal_ui_url", ""),
+        temporal_namespace=getattr(settings, "temporal_namespace", "default"),
+    )  # fmt: skip
 
 
 __all__ = [

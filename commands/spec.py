@@ -62,10 +62,14 @@ class CommandConfig:
     Args:
         models: the model names ``/model <x>`` accepts (the configured providers').
         commands: the registry, so ``/help`` is generated from what is registered.
+        temporal_ui_url: the Temporal Web UI (``HARNESS_TEMPORAL_UI_URL``); ``""``: no links.
+        temporal_namespace: the namespace tasks run in, for those links.
     """
 
     models: tuple[str, ...] = DEFAULT_MODELS
     commands: tuple[CommandSpec[BaseModel], ...] = field(default=())
+    temporal_ui_url: str = ""
+    temporal_namespace: str = "default"
 
 
 Body = Callable[[CommandInvokedContext, A, CommandConfig], Awaitable[CommandResult]]

@@ -7,6 +7,7 @@ from typing import Final
 from commands.spec import Args, CommandConfig, CommandSpec, no_arguments
 from harness.channels import neutral
 from harness.hooks.contexts import CommandInvokedContext, CommandResult, Role, TaskSnapshot
+from harness.temporal import workflow_url
 
 NAME: Final = "status"
 _ROLE_ORDER: Final = {Role.OWNER: 0, Role.COLLABORATOR: 1, Role.WATCHER: 2, Role.NONE: 3}
@@ -26,8 +27,8 @@ def parse(text: str) -> StatusArgs:
     return StatusArgs()
 
 
-def render(snapshot: TaskSnapshot) -> str:
-    """The snapshot as a few lines of Slack mrkdwn."""
+def render(snapshot: TaskSnapshot, *, ui_url: str = "", namespace: str = "default") -> str:
+    """The snapshot as a few lines of Slack mrkdwn; with ``ui_url``, a link to its workflow."""
     title = neutral(snapshot.title or snapshot.ref.task_id)
     people = sorted(snapshot.participants, key=lambda p: (_ROLE_ORDER[p.role], p.user_id))
     lines = [
@@ -40,6 +41,9 @@ def render(snapshot: TaskSnapshot) -> str:
         lines += [f"• {neutral(s.title)} — {s.status} (`{s.task_id}`)" for s in snapshot.subtasks]
     else:
         lines.append("sub-tasks: none")
+    if ui_url:
+        url = workflow_url(ui_url, namespace, snapshot.ref.task_id)
+        lines.append(f"workflow: <{url}|{neutral(snapshot.ref.task_id)}> (Temporal UI)")
     return "\n".join(lines)
 
 
@@ -49,7 +53,8 @@ async def body(
     """Render the snapshot the workflow attached."""
     if ctx.snapshot is None:
         return CommandResult(reply="no task state is available yet")
-    return CommandResult(reply=render(ctx.snapshot))
+    return CommandResult(reply=render(ctx.snapshot, ui_url=config.temporal_ui_url,
+                                      namespace=config.temporal_namespace))  # fmt: skip
 
 
 SPEC: Final = CommandSpec(

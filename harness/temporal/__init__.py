@@ -8,6 +8,7 @@ and take a version suffix when their payload changes (STYLE.md rule 10).
 from __future__ import annotations
 
 from typing import Final
+from urllib.parse import quote
 
 TASK_QUEUE: Final = "tiny-harness"
 """The task queue a worker polls unless ``HARNESS_TASK_QUEUE`` says otherwise."""
@@ -71,3 +72,13 @@ USER_MESSAGE: Final = "user_message"
 
 MODEL_OPERATIONS: Final = frozenset({"llm.invoked", "system_one.invoked", "compaction.summarise"})
 """Operations that call a model: a retry of one is said in the thread (issue 11)."""
+
+
+def workflow_url(ui_url: str, namespace: str, workflow_id: str) -> str:
+    """The Temporal Web UI's page of a workflow; a task's workflow id is its task id.
+
+    ``task/T1/C1`` holds slashes, so the id (and the namespace) are percent-encoded
+    whole, as the UI's own links are.
+    """
+    base = ui_url.rstrip("/")
+    return f"{base}/namespaces/{quote(namespace, safe='')}/workflows/{quote(workflow_id, safe='')}"

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from commands import COMMANDS, UsageError, effort, invite, model, run_command, subtask
+from commands import COMMANDS, UsageError, effort, invite, model, plugin, run_command, subtask
+from harness.config import Settings
+from harness.hooks import HookManager
 from harness.hooks.contexts import CommandEffect
 
-from .conftest import SNAPSHOT
+from .conftest import REF, SNAPSHOT
 
 
 async def test_model_without_argument_shows_current_and_available(manager, ctx):
@@ -91,6 +93,26 @@ async def test_status_renders_snapshot(manager, ctx):
         "sub-tasks:",
         "• read logs — running (`slack-T1-C1/sub-1`)",
     ]
+
+
+async def test_status_links_the_workflow_in_the_temporal_ui_when_its_address_is_set(ctx):
+    linked = HookManager()
+    plugin(linked, Settings(_env_file=None, temporal_ui_url="http://127.0.0.1:8233/",
+                            temporal_namespace="prod ns", models=["offline"]))  # fmt: skip
+    ref = REF.model_copy(update={"task_id": "task/T1/C1"})
+    snapshot = SNAPSHOT.model_copy(update={"ref": ref})
+    result = await run_command(linked, ctx("status", task=ref, snapshot=snapshot))
+    assert result.reply.splitlines()[-1] == (
+        "workflow: <http://127.0.0.1:8233/namespaces/prod%20ns/workflows/task%2FT1%2FC1"
+        "|task/T1/C1> (Temporal UI)"
+    )
+
+
+async def test_status_has_no_link_without_a_temporal_ui_address(ctx):
+    unlinked = HookManager()
+    plugin(unlinked, Settings(_env_file=None, models=["offline"]))
+    result = await run_command(unlinked, ctx("status"))
+    assert "workflow:" not in result.reply and "namespaces" not in result.reply
 
 
 async def test_status_takes_no_arguments(manager, ctx):
