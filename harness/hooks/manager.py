@@ -33,8 +33,11 @@ _EMPTY: Final[tuple[Registration, ...]] = ()
 DEFAULT_MAX_DEPTH: Final = 16
 """Operations nested inside one another before the innermost is aborted (``max_depth``)."""
 
-_RUNNING: Final[ContextVar[tuple[str, ...]]] = ContextVar("harness_hooks_running", default=())
-"""The operations this task (and the tasks it spawned) is inside, outermost first."""
+_RUNNING: Final[ContextVar[tuple[HookContext, ...]]] = ContextVar(
+    "harness_hooks_running", default=()
+)
+"""The operations this task (and the tasks it spawned) is inside, outermost first: each one's
+redacted input context (its identity, which no executor may change, names it for logs)."""
 
 
 class RunningOperation(NamedTuple):
@@ -45,18 +48,18 @@ class RunningOperation(NamedTuple):
     correlation_id: str
 
 
-_CURRENT: Final[ContextVar[RunningOperation | None]] = ContextVar(
-    "harness_hooks_current", default=None
-)
-
-
 def current_operation() -> RunningOperation | None:
     """The innermost operation :meth:`HookManager.run` is running in this asyncio task, if any.
 
     A :class:`~contextvars.ContextVar`, so concurrent operations each see their own and
     tasks spawned inside an operation inherit it; ids come from the redacted context.
     """
-    return _CURRENT.get()
+    running = _RUNNING.get()
+    if not running:
+        return None
+    ctx = running[-1]
+    task_id = ctx.task.task_id if ctx.task is not None else ""
+    return RunningOperation(type(ctx).operation, task_id, ctx.correlation_id)
 
 
 class AbortRecord(NamedTuple):
@@ -196,16 +199,13 @@ class HookManager:
             abort = _too_deep(running, operation)
             self._record(abort, ctx)
             raise abort
-        depth = _RUNNING.set((*running, operation))
         chains = self._chains
         scrub = self.redactor.redact
         pre = chains[operation + ".pre"]
         body = chains[operation + ".in"]
         post = chains[operation + ".post"]
         current: HookContext = scrub(ctx)
-        here = _CURRENT.set(RunningOperation(
-            operation, current.task.task_id if current.task else "", current.correlation_id
-        ))  # fmt: skip
+        depth = _RUNNING.set((*running, current))
         try:
             if pre:
                 current = await self._run_chain(pre, current, scrub=scrub)
@@ -229,7 +229,6 @@ class HookManager:
                 )
             raise
         finally:
-            _CURRENT.reset(here)
             _RUNNING.reset(depth)
         # The input was scrubbed above and every replacement as the chain took it, so the
         # output, being one of them, is scrubbed already.
@@ -305,8 +304,8 @@ class HookManager:
         return f"<HookManager {count} executors on {len(OPERATIONS)} operations>"
 
 
-def _too_deep(running: tuple[str, ...], operation: str) -> HookAbort:
-    chain = " -> ".join((*running, operation))
+def _too_deep(running: tuple[HookContext, ...], operation: str) -> HookAbort:
+    chain = " -> ".join((*(type(ctx).operation for ctx in running), operation))
     return HookAbort(
         f"operations nested {len(running) + 1} deep (the most is {len(running)}): {chain}; "
         "an executor runs the operation it serves, or one that runs it again",
