@@ -20,10 +20,13 @@ Each package declares its own errors in its own ``errors.py``; all derive from
     │   ├── TaskNotFound               no task has that id
     │   ├── TaskBusy                   the task is at Temporal's limit of in-flight requests
     │   ├── TaskTimedOut               the task did not answer in time; the request may apply
+    │   ├── TaskNoWorker               no worker took the request (none polls its task queue)
     │   └── TaskUnavailable            Temporal cannot be reached
     ├── PayloadKeyError                harness.temporal.errors: no usable HARNESS_PAYLOAD_KEY
     ├── PayloadCodecError              harness.temporal.errors: a stored payload does not decrypt
-    └── TemporalConfigError            harness.temporal.errors: TEMPORAL_* or a profile is wrong
+    ├── TemporalConfigError            harness.temporal.errors: TEMPORAL_* or a profile is wrong
+    ├── TracingConfigError             harness.tracing: an OTEL_* variable is wrong
+    └── MetricsConfigError             harness.temporal.telemetry: HARNESS_METRICS_ADDRESS unusable
 
 Foreign exceptions become these at two boundaries only: the HTTP providers
 (:mod:`harness.http`) and :func:`harness.hooks.remote.wire.map_transport_errors`.
