@@ -138,6 +138,19 @@ def parse(text: str, headers: Mapping[str, str | Sequence[str]]) -> dict[str, An
         body = _parse_body(text, content_type)
     except (ValueError, RecursionError) as error:  # JSONDecodeError, int digits limit, nesting
         raise MalformedBody(f"unparsable: {type(error).__name__}") from None
+    return check(body)
+
+
+def check(body: object) -> dict[str, Any]:
+    """``body`` itself, once its shape is known to be safe for bolt (parsed JSON of any shape).
+
+    The gate checks HTTP bodies with it (:func:`parse`); Socket Mode, whose payloads
+    arrive parsed, checks each envelope's (:mod:`bot.socket_mode`).
+
+    Raises:
+        MalformedBody: not an object, deeper than :data:`MAX_DEPTH`, or a key bolt
+            reads has the wrong type.
+    """
     if not isinstance(body, dict):
         raise MalformedBody(f"not an object but {type(body).__name__}")
     if _depth(body) > MAX_DEPTH:

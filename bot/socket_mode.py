@@ -6,9 +6,11 @@ connection with ``apps.connections.open`` on the bot's Web API base URL
 (``BOT_API_URL``, Slack's by default), acks each envelope with what the listener
 answered, and reconnects by itself on Slack's ``disconnect`` or a dead link. No
 public URL and no signing secret: nothing arrives unasked, the connection is the
-one the app-level token opened. What this module adds is the start: a token Slack
-refuses stops the bot with one line (:class:`SlackRefused`) instead of the SDK
-retrying it every ten seconds with a traceback. The HTTP gate lives in :mod:`bot.gate`.
+one the app-level token opened. What this module adds: a token Slack refuses stops
+the bot at start with one line (:class:`SlackRefused`) instead of the SDK retrying
+it every ten seconds with a traceback, and each envelope's payload gets the shape
+check the HTTP gate (:mod:`bot.gate`) gives a body (:func:`bot.envelope.check`), so
+a payload bolt cannot read is one log line, not a traceback.
 """
 
 from __future__ import annotations
@@ -21,9 +23,12 @@ from typing import Final, final
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_sdk.errors import SlackApiError
 from slack_sdk.socket_mode.aiohttp import SocketModeClient
+from slack_sdk.socket_mode.request import SocketModeRequest
+from slack_sdk.socket_mode.response import SocketModeResponse
 
 from bot.app import Bot
 from bot.config import APP_TOKEN_PREFIX
+from bot.envelope import MalformedBody, check
 from harness.errors import HarnessError
 
 log = logging.getLogger(__name__)
@@ -56,14 +61,33 @@ class SlackRefused(HarnessError):
         )
 
 
+@final
+class CheckedHandler(AsyncSocketModeHandler):
+    """Bolt's Socket Mode handler, with each payload's shape checked before bolt reads it."""
+
+    async def handle(self, client: SocketModeClient, req: SocketModeRequest) -> None:  # type: ignore[override]  # bolt narrows the client type the same way
+        """Dispatch ``req`` to the app, or ack it unread if its payload is malformed.
+
+        Acked, because Slack would only deliver the same payload again.
+        """
+        try:
+            check(req.payload)
+        except MalformedBody as error:
+            log.warning("Socket Mode %s envelope %s with a malformed payload acked unread: %s",
+                        req.type, req.envelope_id, error)  # fmt: skip
+            await client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
+            return
+        await super().handle(client, req)
+
+
 @asynccontextmanager
-async def socket_mode(bot: Bot, app_token: str) -> AsyncIterator[AsyncSocketModeHandler]:
+async def socket_mode(bot: Bot, app_token: str) -> AsyncIterator[CheckedHandler]:
     """Connected to Slack over Socket Mode inside the block; closed (websocket, session) after.
 
     Raises:
         SlackRefused: the first ``apps.connections.open`` was refused for the token.
     """
-    handler = AsyncSocketModeHandler(bot.app, app_token)
+    handler = CheckedHandler(bot.app, app_token)
     try:
         client: SocketModeClient = handler.client
         client.wss_uri = await _first_url(client)
