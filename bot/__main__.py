@@ -26,7 +26,8 @@ from harness.hooks import HookConfigError, Redactor
 from harness.logs import install_log_redaction
 from harness.plugins import effective_manager
 from harness.temporal.client import HarnessClient
-from harness.temporal.errors import PayloadKeyError
+from harness.temporal.connection import resolve
+from harness.temporal.errors import PayloadKeyError, TemporalConfigError
 from harness.temporal.keys import load_keys
 
 log = logging.getLogger("bot")
@@ -57,8 +58,11 @@ async def serve(settings: BotSettings, harness_settings: Settings) -> None:
         PayloadKeyError: no usable ``HARNESS_PAYLOAD_KEY``: the bot would have to send
             Slack's text to Temporal unencrypted, so it does not start.
         SlackRefused: Socket Mode, and Slack refused ``SLACK_APP_TOKEN``.
+        TemporalConfigError: ``TEMPORAL_*`` or the profile file is wrong (a missing file,
+            an unknown profile, an unreadable certificate): named now, not on a command.
     """
     load_keys(harness_settings)  # here, not on the first command: the client connects lazily
+    resolve(harness_settings)  # the same: how to reach Temporal, checked before serving
     await check_hooks(harness_settings)
 
     async def connect() -> Harness:
@@ -121,7 +125,7 @@ def main() -> None:
     install_log_redaction(Redactor(secrets=secrets))  # every log line of this process
     try:
         asyncio.run(serve(settings, harness_settings))
-    except (HookConfigError, PayloadKeyError, SlackRefused) as error:
+    except (HookConfigError, PayloadKeyError, SlackRefused, TemporalConfigError) as error:
         log.error("not starting: %s", error)
         raise SystemExit(2) from None
     except KeyboardInterrupt:

@@ -43,7 +43,7 @@ from harness.hooks.contexts import (
 )
 from harness.temporal import REFUSED_ERROR_TYPE, REQUEST_WORKFLOW, TASK_WORKFLOW
 from harness.temporal.codec import data_converter
-from harness.temporal.connection import open_client, resolve
+from harness.temporal.connection import explain, open_client, resolve
 from harness.temporal.errors import (
     TaskBusy,
     TaskNotFound,
@@ -118,7 +118,7 @@ class HarnessClient:
                 ),
             )
         except RuntimeError as error:  # the SDK reports connection failures as RuntimeError
-            raise TaskUnavailable(task_id="-", reason=str(error)) from error
+            raise TaskUnavailable(task_id="-", reason=explain(error, connection)) from error
         return cls(client, settings)
 
     @staticmethod

@@ -125,6 +125,42 @@ async def open_client(
     )  # fmt: skip
 
 
+# What the SDK's connection errors mean, by a phrase of their text (rustls and tonic's names),
+# and whether the hint is for a TLS connection (None: either).
+# fmt: off
+_HINTS: Final = (
+    ("UnknownIssuer", None,
+     "the server's certificate is signed by an authority this process does not trust: give "
+     "its CA as TEMPORAL_TLS_SERVER_CA_CERT_PATH (or the profile's tls.server_ca_cert_path)"),
+    ("NotValidForName", None,
+     "the server's certificate is not for this host name: connect by a name it holds, or set "
+     "TEMPORAL_TLS_SERVER_NAME"),
+    ("InvalidContentType", None,
+     "the server does not speak TLS: set TEMPORAL_TLS=false (an API key turns TLS on)"),
+    ("after connection", True,
+     "the server closed the connection after the TLS handshake: it may require a client "
+     "certificate (TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH) or refuse "
+     "this one"),
+    ("after connection", False,
+     "the server closed the connection: if it uses TLS (Temporal Cloud does), set "
+     "TEMPORAL_TLS=true or an API key"),
+    ("ConnectionRefused", None,
+     "nothing listens there: is the server up, and is the address right "
+     "(HARNESS_TEMPORAL_ADDRESS, TEMPORAL_ADDRESS or the profile)?"),
+)
+# fmt: on
+
+
+def explain(error: BaseException, connection: Connection) -> str:
+    """The SDK's connection error, followed by what it most likely means and what to set."""
+    text = str(error)
+    tls = bool(connection.config.get("tls", False))
+    for phrase, when_tls, hint in _HINTS:
+        if phrase in text and when_tls in (None, tls):
+            return f"{text}; {hint}"
+    return text
+
+
 def secret_values(env: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """The API key and inline client key data the environment configuration holds, for the redactor.
 

@@ -39,7 +39,7 @@ from harness.providers import SystemClock, system_random
 from harness.store import ArtefactStore, SqliteArtefactStore
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.codec import data_converter
-from harness.temporal.connection import open_client, resolve
+from harness.temporal.connection import explain, open_client, resolve
 from harness.temporal.dispatch import RetryLimits
 from harness.temporal.errors import PayloadKeyError
 from harness.temporal.keys import load_keys
@@ -193,12 +193,8 @@ async def connect(
             log.debug("Temporal at %s did not answer: %s", connection.describe(), error)
             if now - logged >= log_every:
                 logged = now
-                log.info(
-                    "waiting for Temporal at %s (%s); trying for %.0f s more. Check that the "
-                    "server is up there and that HARNESS_TEMPORAL_ADDRESS, TEMPORAL_ADDRESS, "
-                    "TEMPORAL_TLS* and TEMPORAL_API_KEY (or the TEMPORAL_PROFILE profile) are "
-                    "right", connection.describe(), error, deadline - now,
-                )  # fmt: skip
+                log.info("waiting for Temporal at %s, %.0f s more: %s", connection.describe(),
+                         deadline - now, explain(error, connection))  # fmt: skip
         if await _stopped_within(stop, min(delay, deadline - loop.time())):
             return None
         delay = min(delay * 2, max_delay)
