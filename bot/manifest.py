@@ -110,7 +110,10 @@ def header(*, socket_mode: bool) -> str:
             f"HTTP mode: replace {PLACEHOLDER} with the bot's public HTTPS base URL.",
             "For Socket Mode (no public URL) use manifest.socket.yml instead.",
         ]
-    lines.append("Install to the workspace, then set SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN.")
+    if socket_mode:  # nothing arrives over HTTP, so nothing is signed (bot.config)
+        lines.append("Install to the workspace, then set SLACK_BOT_TOKEN (no signing secret).")
+    else:
+        lines.append("Install to the workspace, then set SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN.")
     return "".join(f"# {line}\n" for line in lines)
 
 

@@ -29,12 +29,13 @@ from slack_sdk.socket_mode.response import SocketModeResponse
 from bot.app import Bot
 from bot.config import APP_TOKEN_PREFIX
 from bot.envelope import MalformedBody, check
+from harness.channels.scopes import app_token_scopes
 from harness.errors import HarnessError
 
 log = logging.getLogger(__name__)
 
-SCOPE: Final = "connections:write"
-"""The app-level token's scope Socket Mode needs."""
+SCOPE: Final = ", ".join(app_token_scopes())
+"""The app-level token's scope Socket Mode needs (``connections:write``)."""
 REFUSALS: Final = frozenset({
     "not_authed", "invalid_auth", "not_allowed_token_type", "account_inactive",
     "token_revoked", "token_expired", "missing_scope",

@@ -136,6 +136,7 @@ def test_socket_variant_has_no_urls_and_names_the_app_token_scope():
     text = render(socket_mode=True)
     assert app_token_scopes() == ("connections:write",)
     assert "# Generate Token with the scope connections:write; set it as SLACK_APP_TOKEN" in text
+    assert "then set SLACK_BOT_TOKEN (no signing secret)." in text  # Socket Mode needs none
     # Same commands, scopes and events as over HTTP.
     http = manifest(socket_mode=False)
     assert data["oauth_config"] == http["oauth_config"]
