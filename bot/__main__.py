@@ -6,29 +6,36 @@ credentials missing outside local mode, local mode on a non-loopback host, no pa
 Temporal may be down when the bot starts; the harness client connects on first
 use (:class:`bot.gateway.LazyHarness`), so commands get a clear error instead of
 the bot refusing to start. A bad hooks configuration file, on the other hand, stops
-it at once (:func:`check_hooks`), as it stops the worker.
+it at once (:func:`check_hooks`), as it stops the worker; so does a value in the
+environment either settings class cannot take (:func:`harness.startup.load_settings`).
+SIGTERM or SIGINT stops taking Slack's requests and lets the replies still owed finish
+for ``BOT_SHUTDOWN_GRACE_SECONDS`` (:mod:`bot.lifecycle`), then the bot exits 0.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import signal
+from typing import NoReturn
 
 from aiohttp import web
-from pydantic import ValidationError
 
-from bot.app import build_app, build_web_app
+from bot.app import Bot, build_app, build_web_app
 from bot.config import BotSettings, startup_problem
 from bot.gateway import Harness, LazyHarness
-from bot.socket_mode import SlackRefused, socket_mode
+from bot.socket_mode import socket_mode
 from harness.config import Settings
-from harness.hooks import HookConfigError, Redactor
-from harness.logs import install_log_redaction
+from harness.errors import HarnessError
+from harness.hooks import Redactor
+from harness.logs import configure_logging, install_log_redaction
 from harness.plugins import effective_manager
+from harness.startup import EXIT_STATUS, SettingsInvalid, load_settings, one_line
 from harness.temporal.client import HarnessClient
 from harness.temporal.connection import resolve
-from harness.temporal.errors import PayloadKeyError, TemporalConfigError
 from harness.temporal.keys import load_keys
+from harness.tracing import TracingConfigError, configure_tracing
+from harness.tracing import describe as describe_tracing
 
 log = logging.getLogger("bot")
 
@@ -50,8 +57,10 @@ async def check_hooks(settings: Settings) -> None:
     log.info("hooks configuration %s is valid", settings.hooks_config)
 
 
-async def serve(settings: BotSettings, harness_settings: Settings) -> None:
-    """Run until cancelled.
+async def serve(
+    settings: BotSettings, harness_settings: Settings, stop: asyncio.Event | None = None
+) -> None:
+    """Serve until ``stop`` is set (never when ``None``), then drain and stop.
 
     Raises:
         HookConfigError: ``HARNESS_HOOKS_CONFIG`` is invalid; nothing was served.
@@ -71,26 +80,32 @@ async def serve(settings: BotSettings, harness_settings: Settings) -> None:
     # Connecting has the same budget as any request: a user learns within Slack's 3 s.
     lazy = LazyHarness(connect, connect_timeout=harness_settings.temporal_rpc_seconds)
     bot = build_app(settings, lazy)
-    runner = web.AppRunner(build_web_app(settings, bot), access_log=None)
+    runner = web.AppRunner(build_web_app(settings, bot, ready=lazy.ready), access_log=None)
     await runner.setup()
     await web.TCPSite(runner, settings.host, settings.port).start()
     log.info("bot listening on http://%s:%d%s, %s%s", settings.host, settings.port,
              settings.path, settings.mode, _mode_detail(settings))  # fmt: skip
+    stop = stop or asyncio.Event()
     try:
         if settings.socket_mode:
             # Socket Mode reconnects by itself (slack_sdk's auto_reconnect_enabled) and logs it.
             async with socket_mode(bot, settings.app_token):
-                await asyncio.Event().wait()
+                await stop.wait()
+                bot.lifecycle.stop_accepting()  # the websocket closes next: no new envelope
         else:
-            await asyncio.Event().wait()
+            await stop.wait()
+        await drain(bot, settings.shutdown_grace_seconds)
     finally:
         await runner.cleanup()
 
 
-def _variable(loc: tuple[int | str, ...]) -> str:
-    """The environment variable of a field: ``port`` -> ``BOT_PORT``; an alias is one already."""
-    name = "_".join(map(str, loc))
-    return name if name.isupper() else f"BOT_{name.upper()}"
+async def drain(bot: Bot, grace: float) -> None:
+    """Stop taking requests and let the replies still owed finish, for up to ``grace`` s."""
+    log.info("stopping: no new Slack requests; replies still owed get up to %g s", grace)
+    if await bot.drain(grace):
+        log.info("stopped: every reply owed was sent")
+    else:
+        log.warning("stopped after %g s with replies still owed; they were dropped", grace)
 
 
 def _mode_detail(settings: BotSettings) -> str:
@@ -107,29 +122,50 @@ def main() -> None:
     """Read settings from the environment and serve.
 
     Raises:
-        SystemExit: 2 when the settings or the hooks configuration forbid starting.
+        SystemExit: 2 (:data:`~harness.startup.EXIT_STATUS`) when the settings, the hooks
+            configuration or Slack forbid starting: one line, no traceback.
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    try:
-        settings = BotSettings()
-    except ValidationError as error:  # BOT_PORT=abc, BOT_LOCAL=maybe: name it, no traceback
-        wrong = "; ".join(f"{_variable(e['loc'])}: {e['msg']}" for e in error.errors())
-        log.error("not starting: %s", wrong)
-        raise SystemExit(2) from None
+    try:  # BOT_PORT=abc, HARNESS_MODELS='[oops': the variable named, no traceback
+        settings = load_settings(BotSettings)
+        harness_settings = load_settings(Settings)
+    except SettingsInvalid as error:
+        _refuse(one_line(error))
     problem = startup_problem(settings)
     if problem is not None:
-        log.error("not starting: %s", problem)
-        raise SystemExit(2)
-    harness_settings = Settings()
+        _refuse(problem)
+    try:
+        load_keys(harness_settings)  # no key, no bot: said before anything else is logged
+    except HarnessError as error:
+        _refuse(one_line(error))
     secrets = (*settings.secrets(), *harness_settings.secret_values())
     install_log_redaction(Redactor(secrets=secrets))  # every log line of this process
+    configure_logging(harness_settings.log_format)  # HARNESS_LOG_FORMAT, as the worker reads it
     try:
-        asyncio.run(serve(settings, harness_settings))
-    except (HookConfigError, PayloadKeyError, SlackRefused, TemporalConfigError) as error:
-        log.error("not starting: %s", error)
-        raise SystemExit(2) from None
-    except KeyboardInterrupt:
-        pass
+        tracing = configure_tracing(service="tiny-harness-bot")  # OTEL_*, as the worker
+    except TracingConfigError as error:
+        _refuse(one_line(error))
+    log.info("%s", describe_tracing(tracing))
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await serve(settings, harness_settings, stop)
+
+    try:
+        asyncio.run(run())
+    except HarnessError as error:  # a hooks file, a payload key, a model name, SlackRefused
+        _refuse(one_line(error))
+    finally:
+        if tracing is not None:
+            tracing.shutdown()  # exports what is still batched
+
+
+def _refuse(problem: str) -> NoReturn:
+    log.error("not starting: %s", problem)
+    raise SystemExit(EXIT_STATUS)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ that knows the bot's own credentials.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from typing import final
@@ -27,8 +28,10 @@ from bot.config import STANDIN_PATH, BotSettings, startup_problem
 from bot.gate import HttpErrorLog, SlackGate
 from bot.gateway import Harness
 from bot.ledger import Ledger
+from bot.lifecycle import Lifecycle
 from bot.middleware import DedupeEvents, GuardResponseUrls, LogRequests
 from bot.standin import SlackStandIn
+from harness import health
 from harness.hooks import Redactor
 
 log = logging.getLogger(__name__)
@@ -42,9 +45,29 @@ class Bot:
 
     app: AsyncApp
     slash: slash.SlashHandler
+    events: events.EventRouter
     ledger: Ledger
     standin: SlackStandIn | None
     redactor: Redactor
+    lifecycle: Lifecycle
+
+    async def drain(self, grace: float) -> bool:
+        """Stop taking Slack's requests, then wait up to ``grace`` s for the replies still owed.
+
+        Returns:
+            Whether everything finished; what did not is cancelled.
+        """
+        self.lifecycle.stop_accepting()
+
+        async def settled() -> None:
+            await self.lifecycle.requests_done()  # these start the follow-ups awaited next
+            await asyncio.gather(self.slash.drain(), self.events.pending.drain())
+
+        try:
+            await asyncio.wait_for(settled(), grace)
+        except TimeoutError:
+            return False
+        return True
 
 
 def build_app(settings: BotSettings, client: Harness) -> Bot:
@@ -91,9 +114,11 @@ def build_app(settings: BotSettings, client: Harness) -> Bot:
     app.use(DedupeEvents(ledger))
     handler = slash.SlashHandler(client, settings, redactor)
     slash.register(app, handler, redactor)
-    events.register(app, events.EventRouter(client, ledger, settings, redactor))
+    router = events.EventRouter(client, ledger, settings, redactor)
+    events.register(app, router)
     actions.register(app, actions.HelpButtons(client, ledger, redactor))
-    return Bot(app=app, slash=handler, ledger=ledger, standin=standin, redactor=redactor)
+    return Bot(app=app, slash=handler, events=router, ledger=ledger, standin=standin,
+               redactor=redactor, lifecycle=Lifecycle(settings.path))  # fmt: skip
 
 
 def build_redactor(settings: BotSettings) -> Redactor:
@@ -130,10 +155,20 @@ class AnswerBadRequest:
         return BoltResponse(status=400, body="bad request")
 
 
-def build_web_app(settings: BotSettings, bot: Bot) -> web.Application:
-    """The aiohttp application: the gated Slack endpoint, plus the stand-in in local mode."""
+def build_web_app(
+    settings: BotSettings, bot: Bot, ready: health.Probe | None = None
+) -> web.Application:
+    """The aiohttp application: the gated Slack endpoint, the health endpoints, the stand-in.
+
+    Args:
+        settings: where Slack posts and how much.
+        bot: what :func:`build_app` made.
+        ready: ``/readyz``'s check besides draining (:meth:`bot.gateway.LazyHarness.ready`:
+            Temporal reachable); none in tests that serve a bot without one.
+    """
     web_app = web.Application(client_max_size=settings.max_body_bytes,
-                              handler_args={"logger": HttpErrorLog(http_log)})  # fmt: skip
+                              handler_args={"logger": HttpErrorLog(http_log)},
+                              middlewares=[bot.lifecycle.middleware])  # fmt: skip
     if settings.secret:
         gate = SlackGate(bot.app, signing_secret=settings.secret,
                          max_body_bytes=settings.max_body_bytes)  # fmt: skip
@@ -141,12 +176,14 @@ def build_web_app(settings: BotSettings, bot: Bot) -> web.Application:
     else:  # Socket Mode without a signing secret: nothing could verify an HTTP request
         log.info("no SLACK_SIGNING_SECRET: %s is not served; Slack's events come over Socket Mode",
                  settings.path)  # fmt: skip
+    web_app.router.add_routes(health.routes(bot.lifecycle.readiness(ready)))
     if bot.standin is not None:
         web_app.router.add_routes(bot.standin.routes(STANDIN_PATH))
         log.info("local mode: Slack Web API calls go to the stand-in at %s", STANDIN_PATH)
 
     async def close(_: web.Application) -> None:
         await bot.slash.drain()
+        await bot.events.pending.drain()
         bot.ledger.close()
 
     web_app.on_cleanup.append(close)

@@ -37,24 +37,28 @@ __all__ = [
 class BotSettings(BaseSettings):
     """Every field is ``BOT_<FIELD>``; the Slack secrets also read Slack's usual names.
 
-    Attributes:
-        local: ``BOT_LOCAL=1``: development secret and Web API stand-in (loopback only).
-        ack_budget_seconds: how long a slash command may wait for the task before the
-            ack says "working on it" (Slack's hard limit is 3 s).
-        reply_deadline_seconds: how long the follow-up waits before reporting a timeout.
+    The attribute docstrings are the settings reference (``docs/settings.md``).
     """
 
     model_config = SettingsConfigDict(
-        env_prefix="BOT_", env_file=".env", extra="ignore", populate_by_name=True
+        env_prefix="BOT_", env_file=".env", extra="ignore", populate_by_name=True,
+        use_attribute_docstrings=True,  # the docstrings are docs/settings.md (harness.settings_doc)
     )
 
     local: bool = False
+    """``BOT_LOCAL=1`` is local mode, the only way to run without Slack: the public development
+    signing secret (unless ``SLACK_SIGNING_SECRET`` is set), the Web API stand-in inside the bot,
+    and a loopback ``BOT_HOST`` only (``make run`` sets it)."""
     signing_secret: str = Field(
         default="", validation_alias=AliasChoices("SLACK_SIGNING_SECRET", "BOT_SIGNING_SECRET")
     )
+    """Slack's signing secret (Basic Information → Signing Secret): every HTTP request's signature
+    is checked with it; required in HTTP mode."""
     bot_token: str = Field(
         default="", validation_alias=AliasChoices("SLACK_BOT_TOKEN", "BOT_BOT_TOKEN")
     )
+    """The bot token (``xoxb-…``, OAuth & Permissions → Bot User OAuth Token) the bot calls Slack's
+    Web API with; required outside local mode. The worker reads the same variable."""
     app_token: str = Field(
         default="", validation_alias=AliasChoices("SLACK_APP_TOKEN", "BOT_APP_TOKEN")
     )
@@ -62,8 +66,12 @@ class BotSettings(BaseSettings):
     Slack's events over Socket Mode (:mod:`bot.socket_mode`), needing no public URL and
     no signing secret; ignored in local mode."""
     host: str = "127.0.0.1"
+    """Where the HTTP endpoint listens; any address behind your TLS proxy, loopback only in local
+    mode."""
     port: int = 3000
+    """The HTTP endpoint's port; in local mode the worker finds the stand-in here too."""
     path: str = "/slack/events"
+    """The URL path Slack posts events, commands and clicks to (the manifest's request URLs)."""
     api_url: str = Field(
         default="", validation_alias=AliasChoices("BOT_API_URL", "HARNESS_SLACK_API_URL")
     )
@@ -72,9 +80,21 @@ class BotSettings(BaseSettings):
     data_dir: Path = Field(
         default=Path(".data"), validation_alias=AliasChoices("HARNESS_DATA_DIR", "BOT_DATA_DIR")
     )
+    """Where the bot keeps ``bot-ledger.sqlite3`` (Slack events already handled, thread → task
+    bindings); the worker's ``HARNESS_DATA_DIR``, which wins over ``BOT_DATA_DIR``. The file is
+    per host: a bot replica elsewhere keeps its own (a shared store is issue 13)."""
     ack_budget_seconds: float = Field(default=2.0, gt=0, le=2.5)
+    """How long a slash command waits for the task's answer before the ack says "working on it" and
+    the answer follows by ``response_url`` (Slack's hard limit is 3 s)."""
     reply_deadline_seconds: float = Field(default=30.0, gt=0)
+    """How long a slash command's follow-up waits for the task before the user is told it timed
+    out."""
     max_body_bytes: int = Field(default=256 * 1024, gt=0)
+    """The largest request body taken; a larger one is refused with 413 before it is parsed."""
+    shutdown_grace_seconds: float = Field(default=20.0, ge=0)
+    """How long the replies still owed (slash follow-ups, messages waiting on their task) may
+    take after SIGTERM or SIGINT before the bot exits anyway; keep it below the orchestrator's
+    kill timeout (Kubernetes: 30 s)."""
     bot_user_id: str = "UBOTLOCAL"
     """The bot's own user id in local mode (a real token learns it from ``auth.test``)."""
 

@@ -11,11 +11,16 @@ by :class:`bot.middleware.DedupeEvents`. A message the task refuses (its sender 
 no role there, DESIGN.md "Roles guard every input") is answered to that sender
 alone, ephemerally in the thread; nothing public is posted for it. A direct message
 (``message.im``) reaches no task: the bot answers it with how to start one in a channel.
+A request the task has not taken within the ack budget is finished in the background
+(:class:`bot.lifecycle.Pending`), so Slack is answered within its 3 s whatever the task
+does; with no worker the sender is told so in the thread (:class:`TaskNoWorker`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Coroutine
 from typing import Any, Final, final
 
 from slack_bolt.async_app import AsyncApp, AsyncSay
@@ -25,6 +30,7 @@ from bot import replies
 from bot.config import BotSettings
 from bot.gateway import Harness, task_id
 from bot.ledger import Ledger
+from bot.lifecycle import Pending
 from bot.payloads import EventKind, classify, event_place, mentions, obj, request_context
 from harness.hooks import Redactor
 from harness.temporal.errors import TaskError, TaskRefused
@@ -39,7 +45,7 @@ class EventRouter:
     Args:
         harness: where requests go.
         ledger: thread -> task bindings.
-        settings: the bot's own user id in local mode.
+        settings: the bot's own user id in local mode, the ack budget.
         redactor: masks secrets in every text the router posts.
     """
 
@@ -50,13 +56,16 @@ class EventRouter:
         self.ledger = ledger
         self.default_bot_user = settings.bot_user_id
         self.redact = redactor.redact_text
+        self.budget = settings.ack_budget_seconds
+        self.pending = Pending()
+        """Requests still on their way to a task after their event was acked."""
 
     async def on_mention(
         self, body: dict[str, Any], say: AsyncSay, client: AsyncWebClient, context: Any,  # noqa: ANN401  # bolt's context object
     ) -> None:  # fmt: skip
         """``app_mention``: a request, unless a bot or an edit."""
         if classify(obj(body.get("event"))) is EventKind.USER:
-            await self.route(body, say, client, self._bot_user(context))
+            await self._within_budget(self.route(body, say, client, self._bot_user(context)))
 
     async def on_message(
         self, body: dict[str, Any], say: AsyncSay, client: AsyncWebClient, context: Any,  # noqa: ANN401  # bolt's context object
@@ -74,7 +83,21 @@ class EventRouter:
         team, channel, thread, _ = event_place(body)
         bound = await self.ledger.task_of(f"{team}/{channel}/{thread}")
         if mentions(event, bot_user) or bound is not None:
-            await self.route(body, say, client, bot_user)
+            await self._within_budget(self.route(body, say, client, bot_user))
+
+    async def _within_budget(self, routing: Coroutine[Any, Any, None]) -> None:
+        """Route, waiting at most the ack budget; past it, finish in the background.
+
+        Slack retries an event not acked within 3 s; a task answering late, or no
+        worker at all (:class:`TaskNoWorker`, after ``HARNESS_UPDATE_TIMEOUT_SECONDS``),
+        must not hold the ack.
+        """
+        task = self.pending.spawn(routing)
+        done, _ = await asyncio.wait({task}, timeout=self.budget)
+        if done:
+            task.result()  # a failure within the budget is the request's (bolt answers 400)
+        else:
+            task.add_done_callback(_log_failure)
 
     async def route(
         self, body: dict[str, Any], say: AsyncSay, client: AsyncWebClient, bot_user: str
@@ -114,6 +137,13 @@ class EventRouter:
     def _bot_user(self, context: Any) -> str:  # noqa: ANN401  # bolt's context object
         found = getattr(context, "bot_user_id", None)
         return found if isinstance(found, str) and found else self.default_bot_user
+
+
+def _log_failure(task: asyncio.Task[None]) -> None:
+    """One line for a request that failed after its event was acked (no traceback)."""
+    if not task.cancelled() and (error := task.exception()) is not None:
+        first = (str(error).splitlines() or [""])[0][:200]
+        log.warning("message not handled after the ack (%s: %s)", type(error).__name__, first)
 
 
 LISTENS: Final = ("app_mention", "message")

@@ -76,6 +76,18 @@ class LazyHarness:
                     raise TaskUnavailable(task_id="-", reason="connect timed out") from None
         return self._client
 
+    async def ready(self) -> str | None:
+        """``/readyz``'s check: ``None`` once connected (connecting now if need be), else why not.
+
+        Connected once is ready: the SDK reconnects by itself, and a bot that can
+        answer "Temporal is not reachable" within 3 s still serves Slack.
+        """
+        try:
+            await self.client()
+        except TaskUnavailable as error:
+            return f"Temporal not reachable: {(error.reason.splitlines() or [''])[0][:200]}"
+        return None
+
     async def snapshot(self, task_id: str) -> TaskSnapshot:
         """See :class:`Harness`."""
         return await (await self.client()).snapshot(task_id)

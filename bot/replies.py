@@ -18,6 +18,7 @@ from harness.temporal.errors import (
     TaskBusy,
     TaskError,
     TaskNotFound,
+    TaskNoWorker,
     TaskRejected,
     TaskTimedOut,
 )
@@ -67,6 +68,8 @@ def for_error(command: str, error: BaseException) -> str:
         return busy(command, error.in_flight)
     if isinstance(error, TaskTimedOut):
         return no_answer(command)
+    if isinstance(error, TaskNoWorker):
+        return no_worker(error)
     if isinstance(error, TaskError | TimeoutError | OSError):
         return UNREACHABLE
     return f"{typed(command)} failed: {type(error).__name__}"
@@ -78,6 +81,21 @@ def busy(command: str, in_flight: int | None) -> str:
     return (
         f"this task is busy {how}, so `{typed(command)}` was not applied; "
         "nothing was changed — try again in a moment"
+    )
+
+
+def no_worker(error: TaskNoWorker) -> str:
+    """The reply when no worker took the request: what to check, and that nothing was sent.
+
+    Temporal itself answered, so this is not :data:`UNREACHABLE`; the operator's fix
+    is a worker on the right task queue.
+    """
+    seen = ("no worker is polling it" if error.pollers == 0
+            else "the workers seen on it did not answer")  # fmt: skip
+    return (
+        f"no worker answered within {error.seconds:g} s, so nothing was sent to the task: "
+        f"is the harness worker running on task queue `{error.task_queue}`? ({seen}) "
+        "Try again once it is"
     )
 
 

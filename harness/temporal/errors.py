@@ -7,6 +7,7 @@ HarnessError                  harness.errors
 │   ├── TaskNotFound          no task with that id was ever started (or it was purged)
 │   ├── TaskBusy              the task is at Temporal's limit of concurrent requests
 │   ├── TaskTimedOut          the task did not answer in time (the request may still apply)
+│   ├── TaskNoWorker          no worker took the request in time (none polls its task queue)
 │   └── TaskUnavailable       Temporal could not be reached
 ├── PayloadKeyError           HARNESS_PAYLOAD_KEY (or its file) is missing or malformed
 ├── PayloadCodecError         a stored payload cannot be decrypted (unknown key id, altered)
@@ -84,6 +85,30 @@ class TaskTimedOut(TaskError):
     :class:`TaskRejected` because nothing was refused — the user should look
     (``/status``) before trying again, or the change may be applied twice.
     """
+
+
+class TaskNoWorker(TaskError):
+    """No worker took the request in time; it was withdrawn, so nothing reached the task.
+
+    Temporal accepts a request with no worker polling its task queue and keeps it
+    waiting forever; the caller gives up after its wait and withdraws it. Separate from
+    :class:`TaskTimedOut` (nothing may still apply) and from :class:`TaskUnavailable`
+    (Temporal answered): what to check is the worker, on this task queue.
+
+    Args:
+        task_id: the task the request was for.
+        task_queue: the queue no worker took it from.
+        seconds: how long the caller waited.
+        pollers: how many workers Temporal saw polling the queue recently (0: none).
+    """
+
+    def __init__(self, *, task_id: str, task_queue: str, seconds: float, pollers: int) -> None:
+        self.task_queue = task_queue
+        self.seconds = seconds
+        self.pollers = pollers
+        seen = "no worker polls it" if pollers == 0 else f"{pollers} polled it recently"
+        super().__init__(task_id=task_id, reason=f"no worker answered within {seconds:g} s on "
+                         f"task queue {task_queue} ({seen}); nothing was delivered")  # fmt: skip
 
 
 class TaskUnavailable(TaskError):

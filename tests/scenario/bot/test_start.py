@@ -33,10 +33,10 @@ def bot_env(tmp_path: Path, config: Path | None = None, **extra: str) -> dict[st
     return {k: v for k, v in env.items() if v}
 
 
-async def refusal(env: dict[str, str]) -> str:
-    """Start the bot, expect it to stop at once with status 2; returns its one log line."""
+async def refusal(env: dict[str, str], *command: str) -> str:
+    """Start the bot (``python -m bot``, or ``command``), expect status 2; its one log line."""
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=ROOT, env=env,
+        *(command or (sys.executable, "-m", "bot")), cwd=ROOT, env=env,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     out, err = await asyncio.wait_for(process.communicate(), 30)
@@ -159,3 +159,24 @@ async def test_a_good_hooks_file_is_logged_as_chains_before_the_bot_listens(tmp_
 async def test_a_local_mode_that_is_not_a_yes_or_no_stops_the_bot_naming_it(tmp_path):
     line = await refusal(bot_env(tmp_path, BOT_LOCAL="maybe"))
     assert " ERROR bot not starting: BOT_LOCAL: Input should be a valid boolean" in line
+
+
+async def test_bad_settings_of_either_class_are_one_line_naming_the_variable(tmp_path):
+    """Bad JSON or a bad number in HARNESS_* or BOT_*: named, said to be JSON, exit 2 (issue 11)."""
+    script = str(Path(sys.executable).with_name("tiny-harness-bot"))
+    cases = [
+        ({"HARNESS_MODELS": "[oops"}, (script,),
+         """HARNESS_MODELS must be JSON (Expecting value: line 1 column 2 (char 1)), e.g. """
+         """HARNESS_MODELS='["offline", "gpt-4o"]'"""),
+        ({"HARNESS_PLUGINS": "commands:plugin"}, (),
+         """HARNESS_PLUGINS must be JSON (Expecting value: line 1 column 1 (char 0)), e.g. """
+         """HARNESS_PLUGINS='["commands:plugin"]'"""),
+        ({"BOT_SHUTDOWN_GRACE_SECONDS": "soon"}, (),
+         "BOT_SHUTDOWN_GRACE_SECONDS: Input should be a valid number, unable to parse string "
+         "as a number"),
+    ]  # fmt: skip
+    lines = await asyncio.gather(*(
+        refusal(bot_env(tmp_path, **env), *command) for env, command, _ in cases
+    ))  # fmt: skip
+    for (_, _, expected), line in zip(cases, lines, strict=True):
+        assert line.split(" ERROR bot not starting: ", 1)[1] == expected
