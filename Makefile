@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,9 @@ bench: $(STAMP)
 	$(BIN)/python bench/dispatch.py
 	$(BIN)/python bench/remote.py
 	$(BIN)/python bench/slack_ack.py
+
+docs: $(STAMP)  # docs/settings.md, from the settings classes (a test checks it)
+	$(BIN)/python -m harness.settings_doc --write
 
 clean:
 	rm -rf $(VENV) .data .pytest_cache .mypy_cache .ruff_cache

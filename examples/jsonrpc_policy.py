@@ -1,19 +1,28 @@
-"""A remote hook executor over JSON-RPC 2.0: a tool-call policy served by aiohttp.
+"""A remote hook executor over JSON-RPC 2.0: a policy for the agent's artefact writes (aiohttp).
 
-Run it, then point the harness at it::
+It refuses ``write_artefact`` calls to artefacts named ``final-…`` (people write those;
+the agent is told ``refused: …`` and goes on) and lets every other call through. Every
+request must carry ``Authorization: Bearer $POLICY_TOKEN`` (else 401). Run it::
 
-    python examples/jsonrpc_policy.py --port 8765
-    # harness side:
-    manager.register("tool.invoked.pre",
-                     JsonRpcExecutor("http://127.0.0.1:8765/", point="tool.invoked.pre"))
+    export POLICY_TOKEN=$(python -c 'import secrets; print(secrets.token_urlsafe())')
+    python examples/jsonrpc_policy.py        # serves http://127.0.0.1:8765/hooks
 
-It vetoes ``shell`` calls that contain ``rm -rf`` (the operation is refused; the task
-sees ``refused: ...``) and rewrites one argument: ``http_get`` URLs are upgraded to https.
+and start the worker with ``HARNESS_HOOKS_CONFIG=examples/hooks.toml`` and the same
+``POLICY_TOKEN`` (the file registers it as a validator at ``tool.invoked.pre``), or
+register it in code::
+
+    JsonRpcExecutor("http://127.0.0.1:8765/hooks", point="tool.invoked.pre",
+                    headers={"Authorization": f"Bearer {token}"})
+
+Without ``POLICY_TOKEN`` it does not start (exit status 2, one line saying so).
 """
 
 from __future__ import annotations
 
 import argparse
+import hmac
+import os
+import sys
 
 from aiohttp import web
 
@@ -21,25 +30,48 @@ from harness.hooks import HookAbort
 from harness.hooks.contexts import ToolInvokedContext
 from harness.hooks.remote.jsonrpc_server import jsonrpc_app
 
+PORT = 8765
+PATH = "/hooks"
+PROTECTED = "final-"
 
-async def tool_policy(ctx: ToolInvokedContext) -> ToolInvokedContext | None:
+
+async def protect_final_artefacts(ctx: ToolInvokedContext) -> ToolInvokedContext | None:
     call = ctx.call
-    if call.name == "shell" and "rm -rf" in str(call.arguments.get("command", "")):
-        raise HookAbort("shell commands with rm -rf are not allowed", refusal=True)
-    url = str(call.arguments.get("url", ""))
-    if call.name == "http_get" and url.startswith("http://"):
-        arguments = {**call.arguments, "url": "https://" + url.removeprefix("http://")}
-        return ctx.model_copy(update={"call": call.model_copy(update={"arguments": arguments})})
+    if call.name == "write_artefact" and str(call.arguments.get("name", "")).startswith(PROTECTED):
+        raise HookAbort(f"artefacts named {PROTECTED}… are written by people, not the agent",
+                        refusal=True)  # fmt: skip
     return None  # anything else passes through unchanged
+
+
+def app(token: str) -> web.Application:
+    """The JSON-RPC app, behind a bearer-token check."""
+    expected = f"Bearer {token}".encode()
+
+    @web.middleware
+    async def bearer(request: web.Request, handler):
+        given = request.headers.get("Authorization", "").encode()
+        if not hmac.compare_digest(given, expected):
+            raise web.HTTPUnauthorized(text="Authorization: Bearer <POLICY_TOKEN> is required")
+        return await handler(request)
+
+    served = jsonrpc_app({"tool.invoked.pre": protect_final_artefacts}, path=PATH)
+    served.middlewares.append(bearer)
+    return served
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--port", type=int, default=PORT)
     args = parser.parse_args()
-    app = jsonrpc_app({"tool.invoked.pre": tool_policy})
-    web.run_app(app, host=args.host, port=args.port, print=lambda text: print(text, flush=True))
+    token = os.environ.get("POLICY_TOKEN", "")
+    if not token:
+        print("POLICY_TOKEN is not set: export the bearer token the harness sends "
+              "(examples/hooks.toml reads the same variable)", file=sys.stderr)  # fmt: skip
+        sys.exit(2)
+    url = f"http://{args.host}:{args.port}{PATH}"
+    web.run_app(app(token), host=args.host, port=args.port,
+                print=lambda _: print(f"serving the policy at {url}", flush=True))  # fmt: skip
 
 
 if __name__ == "__main__":

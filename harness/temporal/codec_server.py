@@ -46,11 +46,14 @@ class CodecServerSettings(BaseSettings):
     """Where the codec server listens and whom it answers (``HARNESS_CODEC_SERVER_*``)."""
 
     model_config = SettingsConfigDict(
-        env_prefix="HARNESS_CODEC_SERVER_", env_file=".env", extra="ignore", frozen=True
+        env_prefix="HARNESS_CODEC_SERVER_", env_file=".env", extra="ignore", frozen=True,
+        use_attribute_docstrings=True,  # the docstrings are docs/settings.md (harness.settings_doc)
     )
 
     host: str = "127.0.0.1"
+    """Where the codec server listens; a non-loopback address needs ``token``."""
     port: int = 8888
+    """The codec server's port (the Web UI's and the CLI's ``--codec-endpoint`` name it)."""
     token: SecretStr | None = None
     """Bearer token every request must carry; required unless ``host`` is loopback."""
     origin: str = "http://localhost:8233"

@@ -23,7 +23,6 @@ from harness.hooks.remote import McpConnection, McpExecutor
 
 ROOT = Path(__file__).resolve().parents[4]
 SERVER = [sys.executable, str(Path(__file__).with_name("servers") / "mcp_hooks.py")]
-EXAMPLE = ROOT / "examples" / "mcp_rewriter.py"
 
 
 def call(name: str, **arguments: object) -> ToolInvokedContext:
@@ -56,31 +55,6 @@ async def connection() -> AsyncIterator[McpConnection]:
 @pytest.fixture
 def pre(connection: McpConnection) -> McpExecutor:
     return McpExecutor(connection, point="tool.invoked.pre")
-
-
-@pytest.fixture(scope="module")
-async def example_url() -> AsyncIterator[str]:
-    port = free_port()
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, str(EXAMPLE), "--http", "--port", str(port)
-    )
-    try:
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                _, writer = await asyncio.open_connection("127.0.0.1", port)
-            except OSError:
-                assert proc.returncode is None, "the example server exited at start"
-                assert time.monotonic() < deadline, "the example server did not listen"
-                await asyncio.sleep(0.05)
-                continue
-            writer.close()
-            await writer.wait_closed()
-            break
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        await proc.wait()
 
 
 async def pid_of(executor: McpExecutor) -> int:
@@ -137,15 +111,6 @@ async def test_abort_reply_surfaces_through_the_manager_and_is_recorded(pre):
         pre.name,
         "corr-1",
     )
-
-
-async def test_the_example_rewrites_over_streamable_http(example_url):
-    async with McpExecutor(example_url, point="tool.invoked.pre") as rewriter:
-        out = await rewriter(call("read_file", path="../../etc/passwd"))
-        assert isinstance(out, ToolInvokedContext)
-        assert out.call.arguments == {"path": "/workspace/etc/passwd"}
-        assert await rewriter(call("read_file", path="/workspace/notes.md")) is None
-        assert await rewriter(call("list_tools")) is None
 
 
 # --- failures --------------------------------------------------------------------------
