@@ -89,6 +89,15 @@ async def test_on_moved_ports_the_agents_reply_reaches_the_moved_bot(tmp_path: P
                 assert time.monotonic() < deadline, (tmp_path / "honcho.log").read_text()
                 await asyncio.sleep(0.2)
             assert agent[0].get("text"), json.dumps(agent[0])
+            # The dev server's Web UI is up on loopback, and /task status links the task there.
+            ui = f"http://127.0.0.1:{env['TEMPORAL_UI_PORT']}"
+            async with session.get(ui + "/") as response:
+                assert response.status == 200
+            status = await asyncio.to_thread(
+                subprocess.run, [sys.executable, "-m", "bot.say", "--user", "U1", "/task status"],
+                env=env, cwd=ROOT, capture_output=True, text=True, timeout=60,
+            )  # fmt: skip
+            assert f"<{ui}/namespaces/default/workflows/task%2F" in status.stdout, status.stdout
     finally:
         os.killpg(procs.pid, signal.SIGINT)
         try:
