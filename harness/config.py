@@ -198,7 +198,8 @@ class Settings(BaseSettings):
 
     watchers_may_talk: bool = False
     """Whether a task's watchers may talk to its agent (mentions, thread replies); by default
-    only its owner and collaborators do, and a sender with no role never does."""
+    only its owner and collaborators do, and a sender with no role never does (the
+    ``channel.received`` guard refuses them privately, naming who can invite them)."""
 
     # Observability (issue 11): log lines, the metrics endpoint, and the OTLP headers to mask.
     log_format: Literal["text", "json"] = "text"
