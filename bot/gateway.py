@@ -85,7 +85,8 @@ class LazyHarness:
         try:
             await self.client()
         except TaskUnavailable as error:
-            return f"Temporal not reachable: {(error.reason.splitlines() or [''])[0][:200]}"
+            first = (error.reason.splitlines() or [""])[0]
+            return f"Temporal not reachable: {first[:120]}{'…' if len(first) > 120 else ''}"
         return None
 
     async def snapshot(self, task_id: str) -> TaskSnapshot:

@@ -16,16 +16,13 @@ from collections.abc import AsyncIterator, Sequence
 from datetime import timedelta
 from typing import Final, TypeVar
 
-from temporalio.api.enums.v1 import TaskQueueType
-from temporalio.api.taskqueue.v1 import TaskQueue
-from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import (
     Client,
     WorkflowFailureError,
     WorkflowUpdateFailedError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
-from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.runtime import Runtime
 from temporalio.service import RetryConfig, RPCError, RPCStatusCode
@@ -38,19 +35,17 @@ from harness.hooks.contexts import (
     CommandResult,
     Participant,
     RequestReceivedContext,
-    RequestRoute,
     TaskRef,
     TaskSnapshot,
     TaskSpec,
     TaskStatus,
 )
-from harness.temporal import REFUSED_ERROR_TYPE, REQUEST_WORKFLOW, TASK_WORKFLOW
+from harness.temporal import REFUSED_ERROR_TYPE, TASK_WORKFLOW, routing
 from harness.temporal.codec import data_converter
 from harness.temporal.connection import explain, open_client, resolve
 from harness.temporal.errors import (
     TaskBusy,
     TaskNotFound,
-    TaskNoWorker,
     TaskRefused,
     TaskRejected,
     TaskTimedOut,
@@ -195,8 +190,8 @@ class HarnessClient:
         Raises:
             TaskRejected: the chain refused the request, or the task has finished.
             TaskNotFound: the route names a task that does not exist.
-            TaskNoWorker: no worker routed it within ``update_timeout_seconds`` (or
-                :data:`ROUTE_WAIT_SECONDS`); it was withdrawn, nothing was delivered.
+            TaskNoWorker: no worker routed it within ``update_timeout_seconds`` (else
+                :data:`~harness.temporal.routing.ROUTE_WAIT_SECONDS`); it was withdrawn.
             TaskUnavailable: Temporal could not be reached.
         """
         if request.task is None:
@@ -206,22 +201,12 @@ class HarnessClient:
         policy = self._policy()
         # Per target too: an event id is unique in one Slack workspace, not across them.
         key = f"request/{target.task_id}/{request.correlation_id or request.event_id or request.ts}"
-        wait = self.settings.update_timeout_seconds or ROUTE_WAIT_SECONDS
-        try:
-            async with asyncio.timeout(wait), self._mapped(target.task_id):
-                try:
-                    route: RequestRoute = await self.temporal.execute_workflow(
-                        REQUEST_WORKFLOW, RequestInput(request=request, policy=policy),
-                        id=key, task_queue=self.settings.task_queue,
-                        result_type=RequestRoute,
-                        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-                        id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-                    )  # fmt: skip
-                except WorkflowAlreadyStartedError:  # routed before: the first decision stands
-                    handle = self.temporal.get_workflow_handle(key, result_type=RequestRoute)
-                    route = await handle.result()
-        except TimeoutError:
-            raise await self._no_worker(target.task_id, key, wait) from None
+        route = await routing.route(
+            self.temporal, RequestInput(request=request, policy=policy), key=key,
+            task_id=target.task_id, task_queue=self.settings.task_queue,
+            wait=self.settings.update_timeout_seconds or routing.ROUTE_WAIT_SECONDS,
+            rpc_seconds=self.settings.temporal_rpc_seconds, mapped=self._mapped(target.task_id),
+        )  # fmt: skip
         started = False
         if route.new_task:
             spec = TaskSpec(title=route.text.splitlines()[0][:80], prompt=route.text,
@@ -232,43 +217,6 @@ class HarnessClient:
                                  user=request.sender, text=route.text, ts=request.ts)  # fmt: skip
         position = await self.send_message(route.task_id, message)
         return Delivery(task_id=route.task_id, started=started, position=position)
-
-    async def _no_worker(self, task_id: str, request_key: str, waited: float) -> TaskNoWorker:
-        """Withdraw a request no worker routed, and say whether any worker polls the queue.
-
-        Temporal would keep the request waiting for a worker and run it whenever one
-        comes; the sender has been told nothing was delivered by then, so it is
-        withdrawn (terminated). Best effort: a failure here changes neither.
-        """
-        try:
-            await self.temporal.get_workflow_handle(request_key).terminate(
-                reason=f"no worker answered within {waited:g} s"
-            )
-        except RPCError:  # gone already (it finished just now, or never started)
-            pass
-        return TaskNoWorker(task_id=task_id, task_queue=self.settings.task_queue,
-                            seconds=waited, pollers=await self._pollers())  # fmt: skip
-
-    async def _pollers(self) -> int:
-        """How many workers Temporal saw polling the task queue for workflow tasks recently.
-
-        Temporal keeps a poller in this list for a few minutes after it last polled, so
-        a worker that died just now still counts; 0 means none at all. ``-1`` when
-        Temporal did not say.
-        """
-        request = DescribeTaskQueueRequest(
-            namespace=self.temporal.namespace,
-            task_queue=TaskQueue(name=self.settings.task_queue),
-            task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-        )
-        seconds = self.settings.temporal_rpc_seconds
-        try:
-            described = await self.temporal.workflow_service.describe_task_queue(
-                request, timeout=timedelta(seconds=seconds)
-            )
-        except RPCError:
-            return -1
-        return len(described.pollers)
 
     async def snapshot(self, task_id: str) -> TaskSnapshot:
         """The task's current state (model, effort, status, participants, sub-tasks)."""
@@ -425,11 +373,6 @@ class HarnessClient:
                 raise TaskTimedOut(task_id=task_id, reason=TIMED_OUT) from error
             raise TaskUnavailable(task_id=task_id, reason=error.message) from error
 
-
-ROUTE_WAIT_SECONDS: Final = 10.0
-"""How long :meth:`HarnessClient.receive` waits for a worker to route a message when
-``update_timeout_seconds`` is unset: a worker that polls takes it in milliseconds, so
-past this none does, and the sender is told (:class:`TaskNoWorker`) instead of nothing."""
 
 TIMED_OUT: Final = (
     "the task did not answer in time; your request may still be applied — check /status"
