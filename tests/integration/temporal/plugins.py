@@ -162,3 +162,25 @@ def posted_plugin(manager: HookManager, settings: object) -> None:
         await reached("posted", hang=True)
 
     manager.register("channel.sent.post", after_post)
+
+
+def observed_plugin(manager: HookManager, settings: object) -> None:
+    """``task.created`` fails its first attempt as a remote executor would, logging the key.
+
+    What the observability test watches (issue 11): a transport error, a retry, log
+    lines inside an operation, and a configured secret that must never be printed.
+    """
+    import logging
+
+    from harness.hooks import HookTransportError
+
+    log = logging.getLogger("tests.observed")
+    secret = settings.openai_api_key.get_secret_value()  # type: ignore[attr-defined]
+
+    async def flaky(ctx):
+        log.info("task.created attempt %d sees %s", ctx.attempt, secret)
+        if ctx.attempt == 1:
+            raise HookTransportError(point="task.created.pre", endpoint="http://127.0.0.1:9/",
+                                     cause="connection refused")  # fmt: skip
+
+    manager.register("task.created.pre", flaky)
