@@ -25,6 +25,7 @@ Each package declares its own errors in its own ``errors.py``; all derive from
     ├── PayloadKeyError                harness.temporal.errors: no usable HARNESS_PAYLOAD_KEY
     ├── PayloadCodecError              harness.temporal.errors: a stored payload does not decrypt
     ├── TemporalConfigError            harness.temporal.errors: TEMPORAL_* or a profile is wrong
+    ├── TemporalUnreachable            harness.temporal.errors: the worker gave up waiting at start
     ├── TracingConfigError             harness.tracing: an OTEL_* variable is wrong
     └── MetricsConfigError             harness.temporal.telemetry: HARNESS_METRICS_ADDRESS unusable
 

@@ -11,7 +11,8 @@ HarnessError                  harness.errors
 │   └── TaskUnavailable       Temporal could not be reached
 ├── PayloadKeyError           HARNESS_PAYLOAD_KEY (or its file) is missing or malformed
 ├── PayloadCodecError         a stored payload cannot be decrypted (unknown key id, altered)
-└── TemporalConfigError       how to reach Temporal is misconfigured (TEMPORAL_*, a profile)
+├── TemporalConfigError       how to reach Temporal is misconfigured (TEMPORAL_*, a profile)
+└── TemporalUnreachable       the worker gave up waiting for Temporal at start
 
 The payload errors come from :mod:`harness.temporal.keys` and :mod:`harness.temporal.codec`,
 before Temporal is called or while a payload is decoded; neither ever holds key material.
@@ -156,6 +157,26 @@ class PayloadCodecError(HarnessError):
     def retryable(self) -> bool:
         """No: the same bytes and keys fail the same way on every attempt."""
         return False
+
+
+class TemporalUnreachable(HarnessError):
+    """The worker waited its patience for Temporal at start and never got through.
+
+    Raised by :func:`harness.temporal.worker.connect`, so a worker started against a
+    server that stays down stops with one line saying where it looked and what to check,
+    not a traceback; a supervisor starts it again.
+
+    Args:
+        where: the connection, described without secrets.
+        seconds: how long it tried.
+        reason: the last attempt's error, with what it most likely means.
+    """
+
+    def __init__(self, *, where: str, seconds: float, reason: str) -> None:
+        self.where = where
+        self.seconds = seconds
+        self.reason = reason
+        super().__init__(f"Temporal at {where} not reachable in {seconds:g} s: {reason}")
 
 
 class TemporalConfigError(HarnessError):

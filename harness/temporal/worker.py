@@ -12,10 +12,11 @@ import asyncio
 import contextlib
 import logging
 import math
+import os
 import signal
 import sys
 from datetime import timedelta
-from typing import Final, TypedDict
+from typing import Final, NoReturn, TypedDict
 
 from temporalio.client import Client
 from temporalio.runtime import Runtime
@@ -24,6 +25,8 @@ from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
 from harness.agent.runtime import AgentRuntime
 from harness.audit_store import SqliteAuditStore
 from harness.config import Settings
+from harness.errors import HarnessError
+from harness.health import health_server
 from harness.hooks import (
     POINTS,
     HookManager,
@@ -33,18 +36,23 @@ from harness.hooks import (
     register_builtin,
 )
 from harness.hooks.contexts import ShutdownContext
-from harness.logs import install_log_redaction
+from harness.logs import configure_logging, install_log_redaction
 from harness.plugins import register_plugins
 from harness.providers import SystemClock, system_random
+from harness.startup import EXIT_STATUS, load_settings, one_line
 from harness.store import ArtefactStore, SqliteArtefactStore
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.codec import data_converter
 from harness.temporal.connection import explain, open_client, resolve
 from harness.temporal.dispatch import RetryLimits
-from harness.temporal.errors import PayloadKeyError
+from harness.temporal.errors import TemporalUnreachable
 from harness.temporal.keys import load_keys
+from harness.temporal.readiness import WorkerReadiness
 from harness.temporal.requests import RequestWorkflow
+from harness.temporal.telemetry import MetricsConfigError, instrument, worker_runtime
 from harness.temporal.workflows import TaskWorkflow
+from harness.tracing import TracingConfigError, configure_tracing
+from harness.tracing import describe as describe_tracing
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +178,7 @@ async def connect(
     Raises:
         PayloadKeyError: no payload key is configured, or one is malformed.
         TemporalConfigError: the connection settings are wrong; nothing to wait for.
-        RuntimeError: still unreachable after ``patience`` seconds.
+        TemporalUnreachable: still unreachable after ``patience`` seconds.
     """
     connection = resolve(settings)  # a wrong setting fails now, not after the patience
     converter = data_converter(load_keys(settings))
@@ -189,7 +197,8 @@ async def connect(
         except RuntimeError as error:  # how the SDK reports an unreachable server
             now = loop.time()
             if now >= deadline:
-                raise
+                raise TemporalUnreachable(where=connection.describe(), seconds=patience,
+                                          reason=explain(error, connection)) from None  # fmt: skip
             log.debug("Temporal at %s did not answer: %s", connection.describe(), error)
             if now - logged >= log_every:
                 logged = now
@@ -225,6 +234,7 @@ async def _stopped_within(stop: asyncio.Event, seconds: float) -> bool:
 async def serve(
     settings: Settings, stop: asyncio.Event, *, client: Client | None = None,
     manager: HookManager | None = None, runtime: Runtime | None = None,
+    readiness: WorkerReadiness | None = None,
 ) -> str:  # fmt: skip
     """Run a worker until ``stop`` is set, then shut down gracefully.
 
@@ -236,12 +246,14 @@ async def serve(
         client: a connected client; :func:`connect` makes one when ``None``.
         manager: the hook manager; :func:`build_manager` makes one when ``None``.
         runtime: the SDK runtime :func:`connect` connects in (its telemetry).
+        readiness: told the worker once there is one (``/readyz``, :mod:`harness.health`).
 
     Returns:
         What the ``shutdown`` operation's body reported.
     """
     store = SqliteArtefactStore(settings.artefact_store_path)
     manager = manager or build_manager(settings, store)
+    instrument(manager, settings, runtime)  # counters on the metrics endpoint, spans when traced
     # The manager's redactor also knows the hooks file's header secrets: it scrubs every log line.
     unredact = install_log_redaction(manager.redactor)
     stopping: asyncio.Task[bool] | None = None
@@ -263,6 +275,8 @@ async def serve(
             retry_limits=retry_limits(settings),
         )  # fmt: skip
         worker = build_worker(client, settings, activities)
+        if readiness is not None:
+            readiness.worker = worker
         where = client.service_client.config.target_host
         log.info("worker on %s, namespace %s, task queue %s", where, client.namespace,
                  settings.task_queue)  # fmt: skip
@@ -287,27 +301,77 @@ async def serve(
 
 
 def main() -> None:
-    """Run the worker until SIGINT or SIGTERM; exit 2 with one line when no payload key is set."""
+    """Run the worker until SIGINT or SIGTERM.
+
+    Raises:
+        SystemExit: 2 (:data:`~harness.startup.EXIT_STATUS`), with one line on stderr
+            and no traceback, when it cannot start: a setting it cannot take, no payload
+            key, a bad hooks file or plugin, a model with no provider, a taken health port.
+    """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    settings = Settings()
     try:
+        settings = load_settings(Settings)
         load_keys(settings)  # before anything starts: no key, no worker (issue 9)
-    except PayloadKeyError as error:
-        print(f"worker not starting: {error}", file=sys.stderr)
-        raise SystemExit(2) from None
+    except HarnessError as error:
+        _refuse(error)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     # From the first line on (plugins log while they register); serve() adds the hooks
     # file's header secrets once the manager exists.
     install_log_redaction(Redactor(secrets=settings.secret_values()))
+    configure_logging(settings.log_format)
+    try:  # spans and metrics: OTEL_* and HARNESS_METRICS_ADDRESS (issue 11)
+        tracing = configure_tracing(service="tiny-harness-worker")
+        runtime = worker_runtime(settings)
+    except (TracingConfigError, MetricsConfigError) as error:
+        _refuse(error, settings)
+    log.info("%s; %s", describe_tracing(tracing), f"metrics on http://{settings.metrics_address}"
+             "/metrics" if settings.metrics_address else "no metrics endpoint")  # fmt: skip
 
     async def run() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        await serve(settings, stop)
+        readiness = WorkerReadiness(stop)
+        try:
+            async with health_server(settings.health_host, settings.health_port, readiness,
+                                     setting="HARNESS_HEALTH_PORT"):  # fmt: skip
+                await serve(settings, stop, runtime=runtime, readiness=readiness)
+        except HarnessError as error:
+            if readiness.worker is not None:  # it ran: not a start-up problem
+                raise
+            _refuse(error, settings)
 
-    asyncio.run(run())
+    status = 0
+    try:
+        asyncio.run(run())
+    except SystemExit as refused:  # _refuse inside the loop: its line is written already
+        status = refused.code if isinstance(refused.code, int) else EXIT_STATUS
+    finally:
+        if tracing is not None:
+            tracing.shutdown()  # exports what is still batched
+    _leave(status)
+
+
+def _leave(status: int) -> NoReturn:
+    """Exit with ``status`` without the interpreter's finalization, everything flushed.
+
+    The SDK's core threads can outlive the interpreter's teardown: about one exit in
+    ten after a failed connect aborted (SIGABRT, "PyGILState_Release") or segfaulted,
+    turning a clean stop (0) or a refusal (2) into a crash. Nothing is left to run by
+    then; the logs and the standard streams are flushed first.
+    """
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
+
+
+def _refuse(error: BaseException, settings: Settings | None = None) -> NoReturn:
+    """One line on stderr and exit status 2: why the worker does not start (issue 11)."""
+    redactor = Redactor(secrets=settings.secret_values() if settings else ())
+    print(f"worker not starting: {redactor.redact_text(one_line(error))}", file=sys.stderr)
+    raise SystemExit(EXIT_STATUS) from None
 
 
 if __name__ == "__main__":
