@@ -8,6 +8,8 @@ client read everything from ``TEMPORAL_*`` (the ``HARNESS_TEMPORAL_*`` ones unse
 from __future__ import annotations
 
 import asyncio
+import sys
+from pathlib import Path
 from uuid import uuid4
 
 import pytest
@@ -19,7 +21,9 @@ from harness.temporal.errors import TaskUnavailable
 from harness.temporal.worker import serve
 from tests.support.tls_proxy import Pki, TlsProxy, make_pki
 
-from .conftest import assert_replays
+from .conftest import _free_port, assert_replays, worker_env
+
+ROOT = Path(__file__).resolve().parents[3]
 
 API_KEY = "tc-dev-key-9d8e7f6a5b4c"
 
@@ -113,3 +117,25 @@ async def test_mtls_connects_with_the_client_certificate_and_is_refused_without(
         harness = await HarnessClient.connect(unaddressed(settings))
         assert await harness.temporal.count_workflows(f"WorkflowId = 'none-{uuid4()}'") is not None
 
+
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [(("-m", "harness.worker"), "worker not starting: "),
+     (("-m", "bot"), "ERROR bot not starting: ")],
+    ids=["worker", "bot"],
+)  # fmt: skip
+async def test_a_wrong_temporal_setting_stops_either_process_at_start_naming_it(
+    settings, tmp_path, command, says
+):
+    env = worker_env(settings, BOT_LOCAL="1", BOT_PORT=str(_free_port()),
+                     TEMPORAL_CONFIG_FILE=str(tmp_path / "missing.toml"),
+                     TEMPORAL_API_KEY=API_KEY)  # fmt: skip
+    env.pop("HARNESS_TEMPORAL_ADDRESS")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, *command, cwd=ROOT, env=env, stderr=asyncio.subprocess.PIPE
+    )
+    _, err = await asyncio.wait_for(process.communicate(), 30)
+    log = err.decode()
+    assert process.returncode == 2, log
+    assert f"{says}TEMPORAL_CONFIG_FILE: {tmp_path / 'missing.toml'} is not a file; give " in log
+    assert "Traceback" not in log and API_KEY not in log

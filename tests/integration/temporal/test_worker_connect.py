@@ -21,6 +21,7 @@ import pytest
 from temporalio.worker import PollerBehaviorSimpleMaximum
 
 from harness.temporal.activities import HarnessActivities
+from harness.temporal.errors import TemporalUnreachable
 from harness.temporal.worker import build_worker, connect
 
 from .conftest import _free_port, worker_env
@@ -55,7 +56,7 @@ async def silent_address() -> AsyncIterator[tuple[str, asyncio.Event]]:
 async def test_waiting_for_temporal_backs_off_and_says_so_rarely(settings, closed_address, caplog):
     caplog.set_level(logging.DEBUG, logger="harness.temporal.worker")
     down = settings.model_copy(update={"temporal_address": closed_address})
-    with pytest.raises(RuntimeError, match="Connection refused"):
+    with pytest.raises(TemporalUnreachable) as caught:
         await connect(down, patience=1.2, first_delay=0.05, max_delay=0.2, log_every=0.5)
     attempts = [r.created for r in caplog.records if "did not answer" in r.getMessage()]
     waiting = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
@@ -67,6 +68,10 @@ async def test_waiting_for_temporal_backs_off_and_says_so_rarely(settings, close
     assert 2 <= len(waiting) <= 3, waiting  # one line per 0.5 s, not one per attempt
     assert waiting[0].startswith(f"waiting for Temporal at {closed_address}, namespace default, ")
     assert "nothing listens there: is the server up, and is the address right" in waiting[0]
+    assert str(caught.value).startswith(
+        f"Temporal at {closed_address}, namespace default not reachable in 1.2 s: "
+    )
+    assert "Connection refused" in caught.value.reason and "nothing listens" in caught.value.reason
 
 
 async def test_a_stop_ends_connecting_at_once_even_in_the_middle_of_an_attempt(
