@@ -147,17 +147,15 @@ def startup_problem(settings: BotSettings) -> str | None:
     Returns:
         ``None`` when the bot may start.
     """
-    unsafe = plain_http_problem(settings.web_api_url, settings.bot_token, setting="BOT_API_URL")
-    if unsafe is not None:
-        return unsafe
-    if settings.local:
-        if is_loopback(settings.host):
-            return None
+    if settings.local and not is_loopback(settings.host):
         return (
             f"BOT_LOCAL=1 accepts the public development signing secret, so it listens only on "
             f"a loopback host, and BOT_HOST={settings.host} is not one: set BOT_HOST=127.0.0.1, "
             "or unset BOT_LOCAL and set SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN"
         )
+    unsafe = plain_http_problem(settings.web_api_url, settings.bot_token, setting="BOT_API_URL")
+    if unsafe is not None or settings.local:
+        return unsafe
     if settings.socket_mode:
         return _socket_mode_problem(settings)
     given = {"SLACK_SIGNING_SECRET": settings.signing_secret, "SLACK_BOT_TOKEN": settings.bot_token}
