@@ -36,7 +36,7 @@ def refusal(spec: CommandSpec[Any], role: Role, args: str) -> str | None:
     Also used by ``/help`` to list, per role, what each person can do.
     """
     with_args = bool(args.strip())
-    if role is Role.NONE:
+    if role is Role.NONE and not spec.open_to_all:
         return f"you are not part of this task; ask its owner to `{invite.SPEC.invocation}` you"
     if spec.owner_only and role is not Role.OWNER and (with_args or not spec.bare_is_read_only):
         return f"only the task's owner can use `{spec.invocation}`"

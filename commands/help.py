@@ -7,6 +7,7 @@ from typing import Final
 
 from pydantic import BaseModel
 
+from commands import invite
 from commands.guard import refusal
 from commands.spec import Args, CommandConfig, CommandSpec, no_arguments
 from harness.hooks.contexts import CommandInvokedContext, CommandResult, Role
@@ -30,7 +31,18 @@ def parse(text: str) -> HelpArgs:
 
 
 def render(role: Role, config: CommandConfig) -> str:
-    """One line per command ``role`` may use; bare-only forms are marked as such."""
+    """One line per command ``role`` may use; bare-only forms are marked as such.
+
+    Someone with no role is told how to get one and what a collaborator can then do,
+    rather than refused: help is the one command that shows nothing of the task.
+    """
+    if role is Role.NONE:
+        return "\n".join([
+            f"you are not part of this task yet: ask its owner to `{invite.SPEC.invocation}` "
+            "you; as a collaborator you could use:",
+            *command_lines(Role.COLLABORATOR, config.commands),
+            TALK,
+        ])  # fmt: skip
     lines = [f"you are *{role}* in this task. commands:", *command_lines(role, config.commands)]
     lines.append(TALK)
     return "\n".join(lines)
@@ -75,5 +87,6 @@ SPEC: Final = CommandSpec(
     args=HelpArgs,
     parse=parse,
     body=body,
+    open_to_all=True,
 )
 USAGE: Final = SPEC.usage

@@ -95,6 +95,8 @@ class CommandSpec(Generic[A]):
             it is typed under the umbrella (``/task status``, :mod:`harness.channels.umbrella`).
         escapes_mentions: it reads people from its arguments, so Slack must send
             mentions as ids (the manifest's ``should_escape``).
+        open_to_all: a sender with no role in the task may run it too; only for a
+            command that shows nothing of the task (``/task help``: help works anywhere).
     """
 
     name: str
@@ -108,6 +110,7 @@ class CommandSpec(Generic[A]):
     owner_only: bool = False
     top_level: bool = False
     escapes_mentions: bool = False
+    open_to_all: bool = False
 
     @property
     def invocation(self) -> str:

@@ -27,6 +27,7 @@ from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.runtime import Runtime
 from temporalio.service import RetryConfig, RPCError, RPCStatusCode
 
+from harness.channels.umbrella import invocation
 from harness.config import Settings
 from harness.hooks import Redactor
 from harness.hooks.contexts import (
@@ -374,9 +375,8 @@ class HarnessClient:
             raise TaskUnavailable(task_id=task_id, reason=error.message) from error
 
 
-TIMED_OUT: Final = (
-    "the task did not answer in time; your request may still be applied — check /status"
-)
+TIMED_OUT: Final = ("the task did not answer in time; your request may still be applied — "
+                    f"check {invocation('status')} before trying again")  # fmt: skip
 """The reason of every :class:`TaskTimedOut`: what happened and what to do before retrying."""
 
 # Temporal's text for history.maxInFlightUpdates, e.g. "... has been reached (10)".

@@ -101,8 +101,14 @@ async def test_status_and_help(slack, task, user):
     channel, _ = task
     _, status_reply = await slack.slash("/task", "status", user=user, channel=channel)
     _, help_reply = await slack.slash("/task", "help", user=user, channel=channel)
-    if user == STRANGER:
-        assert status_reply == help_reply == NOT_PART
+    if user == STRANGER:  # help works anywhere, and shows nothing of the task
+        assert status_reply == NOT_PART
+        assert help_reply.startswith(
+            "you are not part of this task yet: ask its owner to `/task invite` you; "
+            "as a collaborator you could use:"
+        )
+        assert "`/effort [low|medium|high]`" in help_reply
+        assert "incident 42" not in help_reply and "`/task invite @person" not in help_reply
         return
     assert status_reply.splitlines()[:3] == [
         "*incident 42* — running",

@@ -57,7 +57,7 @@ async def test_a_command_that_outlives_the_update_timeout_may_still_apply(
     assert caught.value.reason == TIMED_OUT
     assert str(caught.value) == (
         f"task {ref.task_id}: the task did not answer in time; "
-        "your request may still be applied — check /status"
+        "your request may still be applied — check /task status before trying again"
     )
     gate.open.set()
     await effort_applied(harness, ref.task_id, "high")  # "may still be applied": it was
