@@ -108,6 +108,8 @@ async def test_on_moved_ports_the_agents_reply_reaches_the_moved_bot(tmp_path: P
         log.close()
     text = (tmp_path / "honcho.log").read_text()
     assert f"agent replies go to http://127.0.0.1:{env['BOT_PORT']}/_local/api/" in text
+    # Ctrl-C: honcho sends SIGTERM; each process (exec'd, not under a shell) stops cleanly.
+    assert "worker.1 stopped (rc=0)" in text and "bot.1 stopped (rc=0)" in text, text
 
 
 async def _listening(session: aiohttp.ClientSession, port: str) -> bool:
