@@ -91,10 +91,11 @@ async def serve(
             # Socket Mode reconnects by itself (slack_sdk's auto_reconnect_enabled) and logs it.
             async with socket_mode(bot, settings.app_token):
                 await stop.wait()
-                bot.lifecycle.stop_accepting()  # the websocket closes next: no new envelope
+                # Drained with the websocket open: the envelopes taken are still acked on it.
+                await drain(bot, settings.shutdown_grace_seconds)
         else:
             await stop.wait()
-        await drain(bot, settings.shutdown_grace_seconds)
+            await drain(bot, settings.shutdown_grace_seconds)
     finally:
         await runner.cleanup()
 

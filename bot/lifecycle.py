@@ -13,8 +13,9 @@ signal handling and the order of the steps are :mod:`bot.__main__`'s.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any, Final, final
 
 from aiohttp import web
@@ -77,6 +78,18 @@ class Lifecycle:
         """Return once no Slack request is being answered."""
         await self._idle.wait()
 
+    @contextlib.asynccontextmanager
+    async def answering(self) -> AsyncIterator[None]:
+        """Count one of Slack's requests (an HTTP request or a Socket Mode envelope) in flight."""
+        self._in_flight += 1
+        self._idle.clear()
+        try:
+            yield
+        finally:
+            self._in_flight -= 1
+            if self._in_flight == 0:
+                self._idle.set()
+
     def readiness(self, probe: Probe | None = None) -> Probe:
         """``/readyz``'s check: not draining, and ``probe`` (Temporal reachable) has no reason."""
 
@@ -96,11 +109,5 @@ class Lifecycle:
             return await handler(request)
         if self.draining:
             return web.Response(status=503, text=SHUTTING_DOWN, headers={"Retry-After": "5"})
-        self._in_flight += 1
-        self._idle.clear()
-        try:
+        async with self.answering():
             return await handler(request)
-        finally:
-            self._in_flight -= 1
-            if self._in_flight == 0:
-                self._idle.set()

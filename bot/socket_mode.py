@@ -29,6 +29,7 @@ from slack_sdk.socket_mode.response import SocketModeResponse
 from bot.app import Bot
 from bot.config import APP_TOKEN_PREFIX
 from bot.envelope import MalformedBody, check
+from bot.lifecycle import SHUTTING_DOWN
 from harness.channels.scopes import app_token_scopes
 from harness.errors import HarnessError
 
@@ -64,21 +65,36 @@ class SlackRefused(HarnessError):
 
 @final
 class CheckedHandler(AsyncSocketModeHandler):
-    """Bolt's Socket Mode handler, with each payload's shape checked before bolt reads it."""
+    """Bolt's Socket Mode handler: payload shapes checked, envelopes in flight counted.
+
+    Counted by the bot's :class:`bot.lifecycle.Lifecycle` like HTTP requests, so a stop
+    keeps the websocket open until each envelope taken is answered and acked; one that
+    arrives while the bot drains is left unacked, and Slack delivers it again elsewhere.
+    """
+
+    def __init__(self, bot: Bot, app_token: str) -> None:
+        super().__init__(bot.app, app_token)
+        self.lifecycle = bot.lifecycle
 
     async def handle(self, client: SocketModeClient, req: SocketModeRequest) -> None:  # type: ignore[override]  # bolt narrows the client type the same way
         """Dispatch ``req`` to the app, or ack it unread if its payload is malformed.
 
         Acked, because Slack would only deliver the same payload again.
         """
-        try:
-            check(req.payload)
-        except MalformedBody as error:
-            log.warning("Socket Mode %s envelope %s with a malformed payload acked unread: %s",
-                        req.type, req.envelope_id, error)  # fmt: skip
-            await client.send_socket_mode_response(SocketModeResponse(envelope_id=req.envelope_id))
+        if self.lifecycle.draining:
+            log.info("Socket Mode %s envelope %s left unacked: %s; Slack delivers it again",
+                     req.type, req.envelope_id, SHUTTING_DOWN)  # fmt: skip
             return
-        await super().handle(client, req)
+        async with self.lifecycle.answering():
+            try:
+                check(req.payload)
+            except MalformedBody as error:
+                log.warning("Socket Mode %s envelope %s with a malformed payload acked unread: %s",
+                            req.type, req.envelope_id, error)  # fmt: skip
+                response = SocketModeResponse(envelope_id=req.envelope_id)
+                await client.send_socket_mode_response(response)
+                return
+            await super().handle(client, req)
 
 
 @asynccontextmanager
@@ -88,7 +104,7 @@ async def socket_mode(bot: Bot, app_token: str) -> AsyncIterator[CheckedHandler]
     Raises:
         SlackRefused: the first ``apps.connections.open`` was refused for the token.
     """
-    handler = CheckedHandler(bot.app, app_token)
+    handler = CheckedHandler(bot, app_token)
     try:
         client: SocketModeClient = handler.client
         client.wss_uri = await _first_url(client)

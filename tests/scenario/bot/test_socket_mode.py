@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import sys
 import uuid
 from urllib.parse import parse_qsl
@@ -22,6 +23,8 @@ from bot.app import build_app
 from bot.config import BotSettings
 from bot.socket_mode import SlackRefused, socket_mode
 from bot.standin import SlackStandIn
+from harness.hooks.contexts import TaskSpec
+from tests.integration.temporal.test_busy import Gate
 from tests.support.socket_mode_server import SocketModeServer
 
 from .conftest import FIXTURES, TEAM, free_port
@@ -248,3 +251,42 @@ async def test_python_m_bot_runs_socket_mode_without_a_signing_secret(
     log = err.decode()
     assert "Socket Mode (/slack/events not served: no SLACK_SIGNING_SECRET, none needed)" in log
     assert "Traceback" not in log and APP_TOKEN not in log and BOT_TOKEN not in log
+
+
+async def test_sigterm_keeps_the_socket_until_the_envelope_in_flight_is_acked(
+    server, settings, manager, worker, harness, tmp_path, channel
+):
+    ref = await harness.start_task(TaskSpec(title="t", owner=OWNER), team=TEAM, channel=channel)
+    gate = Gate()  # holds every command in the worker until opened
+    manager.register("command.invoked.pre", gate, priority=200)
+    env = bot_env(tmp_path, BOT_LOCAL="", SLACK_APP_TOKEN=APP_TOKEN, SLACK_BOT_TOKEN=BOT_TOKEN,
+                  BOT_API_URL=server.api_url, HARNESS_TEMPORAL_ADDRESS=settings.temporal_address,
+                  HARNESS_TASK_QUEUE=settings.task_queue, BOT_ACK_BUDGET_SECONDS="2.5",
+                  BOT_SHUTDOWN_GRACE_SECONDS="10")  # fmt: skip
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=ROOT, env=env,
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        await server.connected(timeout=30)
+        envelope = await server.push("slash_commands", slash("/effort", "high", channel=channel))
+        await gate.until_held(1)  # the envelope is in flight: its listener waits for the task
+        process.send_signal(signal.SIGTERM)
+        await asyncio.sleep(0.3)
+        late = await server.push("slash_commands", slash("/effort", "low", channel=channel))
+        gate.open.set()
+        acked = await server.ack(envelope)  # on the socket the bot kept open for it
+        assert acked is not None
+        # The reply itself, or (on a slow machine, past the 2.5 s budget) the promise of it.
+        assert acked["text"] in {"effort set to `high` (was `medium`)",
+                                 "working on `/effort high` …"}, acked  # fmt: skip
+        _, err = await asyncio.wait_for(process.communicate(), 15)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    log = err.decode()
+    assert process.returncode == 0, log
+    assert late not in server.acks  # taken while draining: left for Slack to deliver again
+    assert "left unacked: shutting down" in log and "every reply owed was sent" in log, log
+    assert (await harness.snapshot(ref.task_id)).effort == "high"
