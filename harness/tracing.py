@@ -26,6 +26,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
 
 from harness.errors import HarnessError
+from harness.http import is_loopback
 
 EXPORTERS: Final = ("otlp", "console", "none")
 """What ``OTEL_TRACES_EXPORTER`` may list (comma-separated)."""
@@ -176,6 +177,14 @@ def _check_endpoint(env: Mapping[str, str]) -> None:
             raise TracingConfigError(
                 variable=variable,
                 problem="must be an http:// or https:// URL, e.g. http://127.0.0.1:4318",
+            )
+        headers = [name for name in _HEADERS if env.get(name, "").strip()]
+        if headers and parts.scheme == "http" and not is_loopback(parts.hostname):
+            # Headers carry the collector's credentials: as for Slack's token, never in clear.
+            raise TracingConfigError(
+                variable=variable,
+                problem=f"would send {headers[0]} over plain HTTP to {parts.hostname}, which "
+                "is not a loopback host: use an https:// endpoint",
             )
 
 

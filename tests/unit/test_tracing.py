@@ -48,9 +48,13 @@ def test_nothing_is_exported_unless_an_exporter_or_endpoint_is_configured(env):
       "http:// or https:// URL"),
      ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318",
        "OTEL_EXPORTER_OTLP_HEADERS": f"x-tenant=a,Authorization {HEADER_SECRET}"},
-      "OTEL_EXPORTER_OTLP_HEADERS", "entry 2 is not name=value")],
+      "OTEL_EXPORTER_OTLP_HEADERS", "entry 2 is not name=value"),
+     ({"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://collector.example.com:4318/v1/traces",
+       "OTEL_EXPORTER_OTLP_HEADERS": f"x-api-key={HEADER_SECRET}"},
+      "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+      "would send OTEL_EXPORTER_OTLP_HEADERS over plain HTTP to collector.example.com")],
     ids=["unknown-exporter", "bad-boolean", "unsupported-protocol", "endpoint-not-url",
-         "header-not-name-value"],
+         "header-not-name-value", "headers-in-clear"],
 )  # fmt: skip
 def test_a_wrong_variable_is_named_with_the_fix_and_never_its_value(env, variable, says):
     with pytest.raises(TracingConfigError) as caught:
@@ -58,6 +62,14 @@ def test_a_wrong_variable_is_named_with_the_fix_and_never_its_value(env, variabl
     assert caught.value.variable == variable and says in str(caught.value)
     assert str(caught.value).startswith(f"{variable}: ") and HEADER_SECRET not in str(caught.value)
     assert caught.value.retryable is False
+
+
+@pytest.mark.parametrize("endpoint", ["https://collector.example.com:4318", "http://[::1]:4318"])
+def test_headers_go_over_https_or_to_a_loopback_collector(endpoint):
+    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_EXPORTER_OTLP_HEADERS": "x-key=v"}
+    provider = tracer_provider(env, service="s")
+    assert provider is not None
+    provider.shutdown()
 
 
 def test_header_values_are_masked_raw_and_decoded():
