@@ -19,7 +19,7 @@ import asyncio
 import json
 import time
 import uuid
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urlencode, urlsplit
 
 import aiohttp
@@ -28,6 +28,7 @@ from slack_sdk.signature import SignatureVerifier
 from bot.clicks import buttons, click_body, last_question
 from bot.config import LOCAL_SIGNING_SECRET, BotSettings
 from bot.standin import POSTS_PATH, RESPONSE_PATH, SHOWN_SUFFIX
+from harness.channels.slack import POST_EVENT_TYPE
 
 
 def signed_headers(
@@ -125,9 +126,12 @@ async def say(args: argparse.Namespace, settings: BotSettings) -> int:
         if status != 200:
             return _failed(status, text, url)
         if content_type == "application/json":
-            # A reply in a task's thread is only delivered; the bot posts nothing for it.
-            await _print_posts(session, base, len(before), user=args.user,
-                               patience=1.0 if args.thread else 5.0)  # fmt: skip
+            # A mention waits past the no-worker notice; a thread reply less (the task
+            # queues it behind a running turn, and answers in the thread when it can).
+            patience = THREAD_PATIENCE_SECONDS if args.thread else EVENT_PATIENCE_SECONDS
+            await _print_posts(session, base, len(before), user=args.user, patience=patience,
+                               nothing="accepted; nothing posted in reply yet (the task answers "
+                               "in its thread when it has an answer)")  # fmt: skip
             return 0
         print(_reply_text(text))
         if _response_type(text) == "in_channel":
@@ -173,19 +177,46 @@ async def _posts(session: aiohttp.ClientSession, base: str) -> list[dict[str, An
 
 async def _print_posts(
     session: aiohttp.ClientSession, base: str, seen: int, *, user: str, patience: float,
-    nothing: str = "accepted; the bot posted nothing in reply (a thread reply just reaches the "
-    "task)",
+    nothing: str = "accepted; the bot posted nothing in reply",
 ) -> None:  # fmt: skip
-    """Print the bot's posts in answer to an event (it answers after the ack)."""
-    stop = time.monotonic() + patience
-    while time.monotonic() < stop:
+    """Print the bot's posts in answer to an event as they come (they follow the ack).
+
+    Stops shortly after the task's own answer (a post carrying the harness's metadata),
+    after :data:`QUIET_SECONDS` with nothing new once something was posted ("task
+    started" with a slow model), or after ``patience``, which covers the bot's notice that
+    no worker answered (``HARNESS_UPDATE_TIMEOUT_SECONDS``, 10 s by default).
+    """
+    start = time.monotonic()
+    last = answered = None
+    while (now := time.monotonic()) < start + patience:
         posts = (await _posts(session, base))[seen:]
-        if posts:
-            for post in posts:
-                print(_shown(post, user))
+        for post in posts:
+            print(_shown(post, user), flush=True)
+            last = now
+            answered = answered or _from_task(post)
+        seen += len(posts)
+        if last is not None and now - last >= (ANSWERED_QUIET_SECONDS if answered else
+                                               QUIET_SECONDS):  # fmt: skip
             return
         await asyncio.sleep(0.1)
-    print(nothing)
+    if last is None:
+        print(nothing)
+
+
+QUIET_SECONDS: Final = 3.0
+"""How long ``bot.say`` waits for more once the bot posted something other than the answer."""
+ANSWERED_QUIET_SECONDS: Final = 0.5
+"""How long it waits for more after the task's answer."""
+EVENT_PATIENCE_SECONDS: Final = 15.0
+"""How long it waits for a first post in answer to a mention: past the no-worker notice."""
+THREAD_PATIENCE_SECONDS: Final = 5.0
+"""How long it waits for a first post in answer to a reply in a thread."""
+
+
+def _from_task(post: dict[str, Any]) -> bool:
+    """Whether ``post`` is the worker's (the agent's answer), not the bot's own notice."""
+    meta = post.get("metadata")
+    return isinstance(meta, dict) and meta.get("event_type") == POST_EVENT_TYPE
 
 
 def _shown(post: dict[str, Any], user: str) -> str:

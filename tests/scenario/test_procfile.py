@@ -89,6 +89,7 @@ async def test_on_moved_ports_the_agents_reply_reaches_the_moved_bot(tmp_path: P
                 assert time.monotonic() < deadline, (tmp_path / "honcho.log").read_text()
                 await asyncio.sleep(0.2)
             assert agent[0].get("text"), json.dumps(agent[0])
+            assert agent[0]["text"] in said.stdout  # bot.say waited for the task's answer too
             # The dev server's Web UI is up on loopback, and /task status links the task there.
             ui = f"http://127.0.0.1:{env['TEMPORAL_UI_PORT']}"
             async with session.get(ui + "/") as response:

@@ -56,8 +56,8 @@ async def test_a_mention_prints_what_the_bot_posted_and_a_thread_reply_is_accept
     status, lines = await say("and run the linter", "--user", OWNER, "--channel", channel,
                               "--thread", post["thread_ts"], "--url", slack.url)  # fmt: skip
     assert status == 0
-    assert lines == ["accepted; the bot posted nothing in reply (a thread reply just reaches "
-                     "the task)"]  # fmt: skip
+    assert lines == ["accepted; nothing posted in reply yet (the task answers in its thread "
+                     "when it has an answer)"]  # fmt: skip
     texts = [m.text for m in await harness.transcript(task_id)]
     assert texts == ["please fix the build", "and run the linter"]
 
