@@ -35,6 +35,21 @@ from harness import health
 from harness.hooks import Redactor
 
 log = logging.getLogger(__name__)
+
+
+def _not_the_env_token_warning(record: logging.LogRecord) -> bool:
+    """Drop bolt's "`token` will be unused" warning, which every start would print.
+
+    Bolt reads ``SLACK_BOT_TOKEN`` from the environment itself and warns that it
+    ignores it in favour of the client given; that client was built from the same
+    setting (and the Web API URL bolt cannot take), so nothing is being ignored.
+    """
+    return "`token` will be unused" not in record.getMessage()
+
+
+_BOLT_LOG = logging.getLogger("slack_bolt.AsyncApp")
+if _not_the_env_token_warning not in _BOLT_LOG.filters:
+    _BOLT_LOG.addFilter(_not_the_env_token_warning)
 http_log = logging.getLogger("aiohttp.server")
 
 
