@@ -232,14 +232,7 @@ async def test_a_refused_app_token_stops_the_start_with_slacks_error(server, tmp
 async def test_python_m_bot_runs_socket_mode_without_a_signing_secret(
     server, settings, worker, tmp_path, channel
 ):
-    env = bot_env(tmp_path, BOT_LOCAL="", SLACK_APP_TOKEN=APP_TOKEN, SLACK_BOT_TOKEN=BOT_TOKEN,
-                  BOT_API_URL=server.api_url, HARNESS_TEMPORAL_ADDRESS=settings.temporal_address,
-                  HARNESS_TASK_QUEUE=settings.task_queue)  # fmt: skip
-    assert "SLACK_SIGNING_SECRET" not in env
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=ROOT, env=env,
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+    process = await python_m_bot(server, settings, tmp_path)
     try:
         await server.connected(timeout=30)
         await mention(server, channel, 'call echo {"text": "from python -m bot"}')
@@ -259,14 +252,8 @@ async def test_sigterm_keeps_the_socket_until_the_envelope_in_flight_is_acked(
     ref = await harness.start_task(TaskSpec(title="t", owner=OWNER), team=TEAM, channel=channel)
     gate = Gate()  # holds every command in the worker until opened
     manager.register("command.invoked.pre", gate, priority=200)
-    env = bot_env(tmp_path, BOT_LOCAL="", SLACK_APP_TOKEN=APP_TOKEN, SLACK_BOT_TOKEN=BOT_TOKEN,
-                  BOT_API_URL=server.api_url, HARNESS_TEMPORAL_ADDRESS=settings.temporal_address,
-                  HARNESS_TASK_QUEUE=settings.task_queue, BOT_ACK_BUDGET_SECONDS="2.5",
-                  BOT_SHUTDOWN_GRACE_SECONDS="10")  # fmt: skip
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=ROOT, env=env,
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+    process = await python_m_bot(server, settings, tmp_path, BOT_ACK_BUDGET_SECONDS="2.5",
+                                 BOT_SHUTDOWN_GRACE_SECONDS="10")  # fmt: skip
     try:
         await server.connected(timeout=30)
         envelope = await server.push("slash_commands", slash("/effort", "high", channel=channel))
@@ -290,3 +277,15 @@ async def test_sigterm_keeps_the_socket_until_the_envelope_in_flight_is_acked(
     assert late not in server.acks  # taken while draining: left for Slack to deliver again
     assert "left unacked: shutting down" in log and "every reply owed was sent" in log, log
     assert (await harness.snapshot(ref.task_id)).effort == "high"
+
+
+async def python_m_bot(server, settings, tmp_path, **extra: str) -> asyncio.subprocess.Process:
+    """``python -m bot`` in Socket Mode as an operator configures it: no signing secret."""
+    env = bot_env(tmp_path, BOT_LOCAL="", SLACK_APP_TOKEN=APP_TOKEN, SLACK_BOT_TOKEN=BOT_TOKEN,
+                  BOT_API_URL=server.api_url, HARNESS_TEMPORAL_ADDRESS=settings.temporal_address,
+                  HARNESS_TASK_QUEUE=settings.task_queue, **extra)  # fmt: skip
+    assert "SLACK_SIGNING_SECRET" not in env
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=ROOT, env=env,
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
