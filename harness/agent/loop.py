@@ -1,14 +1,15 @@
 """AgentLoop: the order in which the agent's operations run, and nothing else.
 
 Design note — how the workflow drives it. Every step below is one operation, and an
-:class:`OperationRunner` performs it: in unit tests the :class:`~harness.hooks.HookManager`
-itself (``await manager.run(op, ctx)``); in the task workflow an adapter that runs one
-hooked activity per operation (``workflow.execute_activity`` of the activity for that
-operation, with the context as its one pydantic input) and turns an activity failure
-of type ``HookAbort`` back into :class:`~harness.hooks.HookAbort` (reason, refusal,
-point from its details), so the loop sees the same thing in both places. The loop
-itself does no I/O, reads no clock and draws no random numbers: it is deterministic
-workflow code, and its :class:`~harness.agent.state.AgentState` is the workflow's to keep.
+:class:`~harness.agent.operations.Operations` performs it: in unit tests the
+:class:`~harness.hooks.HookManager` itself (``await manager.run(op, ctx)``); in the task
+workflow an adapter that runs one hooked activity per operation
+(``workflow.execute_activity`` of the activity for that operation, with the context as its
+one pydantic input) and turns an activity failure of type ``HookAbort`` back into
+:class:`~harness.hooks.HookAbort` (reason, refusal, point from its details), so the loop
+sees the same thing in both places. The loop itself does no I/O, reads no clock and draws
+no random numbers: it is deterministic workflow code, and its
+:class:`~harness.agent.state.AgentState` is the workflow's to keep.
 
 For one request (``handle``)::
 
@@ -38,10 +39,11 @@ buttons: in the workflow a decider's reply in the thread answers it.
 
 from __future__ import annotations
 
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from harness.agent.loop_steps import LoopSteps
-from harness.hooks import HookAbort, HookContext
+from harness.agent.operations import Operations
+from harness.hooks import HookAbort
 from harness.hooks.contexts import (
     AgentInvokedContext,
     Message,
@@ -53,17 +55,9 @@ from harness.hooks.contexts import (
     Triage,
 )
 
-C = TypeVar("C", bound=HookContext)
-
-
-class OperationRunner(Protocol):
-    """Performs one operation: its pre, in and post chains (HookManager.run's shape)."""
-
-    async def run(self, operation: str, ctx: C) -> C: ...
-
 
 class AgentLoop(LoopSteps):
-    """Sequences one task's agent operations over an :class:`OperationRunner`.
+    """Sequences one task's agent operations over :class:`~harness.agent.operations.Operations`.
 
     Args:
         runner: performs each operation (a HookManager, or the workflow's activity adapter).
@@ -146,4 +140,4 @@ class AgentLoop(LoopSteps):
         }
 
 
-__all__ = ["AgentLoop", "HookAbort", "OperationRunner"]
+__all__ = ["AgentLoop", "HookAbort", "Operations"]

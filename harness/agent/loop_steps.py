@@ -6,9 +6,10 @@ design note on how the workflow drives all of it is in :mod:`harness.agent.loop`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from harness.agent.compaction import apply_compaction
+from harness.agent.operations import Operations
 from harness.agent.state import ASK_HUMAN, AgentState, LoopIdentity
 from harness.agent.tokens import estimate_tokens
 from harness.hooks import HookAbort, HookContext
@@ -31,9 +32,6 @@ from harness.hooks.contexts import (
     ToolInvokedContext,
     ToolResult,
 )
-
-if TYPE_CHECKING:
-    from harness.agent.loop import OperationRunner
 
 C = TypeVar("C", bound=HookContext)
 
@@ -70,7 +68,7 @@ class LoopSteps:
 
     def __init__(
         self,
-        runner: OperationRunner,
+        runner: Operations,
         waiter: HelpWaiter,
         state: AgentState,
         identity: LoopIdentity,

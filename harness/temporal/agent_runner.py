@@ -1,7 +1,7 @@
 """The workflow's side of the agent loop: each loop operation as its activity, with retries.
 
 Workflow code (sandboxed, deterministic). :class:`LoopOperations` is the
-:class:`harness.agent.loop.OperationRunner` the task workflow hands to
+:class:`harness.agent.operations.Operations` the task workflow hands to
 :class:`~harness.agent.loop.AgentLoop`: it runs an operation's activity through the
 workflow-owned retries of :class:`harness.temporal.retries.OperationRunner` and turns
 a ``HookAbort`` failure back into :class:`~harness.hooks.HookAbort` (reason, point,
