@@ -47,9 +47,7 @@ def _not_the_env_token_warning(record: logging.LogRecord) -> bool:
     return "`token` will be unused" not in record.getMessage()
 
 
-_BOLT_LOG = logging.getLogger("slack_bolt.AsyncApp")
-if _not_the_env_token_warning not in _BOLT_LOG.filters:
-    _BOLT_LOG.addFilter(_not_the_env_token_warning)
+logging.getLogger("slack_bolt.AsyncApp").addFilter(_not_the_env_token_warning)
 http_log = logging.getLogger("aiohttp.server")
 
 

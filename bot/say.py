@@ -177,7 +177,7 @@ async def _posts(session: aiohttp.ClientSession, base: str) -> list[dict[str, An
 
 async def _print_posts(
     session: aiohttp.ClientSession, base: str, seen: int, *, user: str, patience: float,
-    nothing: str = "accepted; the bot posted nothing in reply",
+    nothing: str,
 ) -> None:  # fmt: skip
     """Print the bot's posts in answer to an event as they come (they follow the ack).
 

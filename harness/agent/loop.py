@@ -42,7 +42,6 @@ from __future__ import annotations
 from typing import Any
 
 from harness.agent.loop_steps import LoopSteps
-from harness.agent.operations import Operations
 from harness.hooks import HookAbort
 from harness.hooks.contexts import (
     AgentInvokedContext,
@@ -140,4 +139,4 @@ class AgentLoop(LoopSteps):
         }
 
 
-__all__ = ["AgentLoop", "HookAbort", "Operations"]
+__all__ = ["AgentLoop", "HookAbort"]
