@@ -1,6 +1,6 @@
 """Where spans go: the OpenTelemetry SDK set up from the standard ``OTEL_*`` variables.
 
-The spans themselves are made by :mod:`harness.hooks.otel` through the OpenTelemetry
+The spans themselves are made by :mod:`harness.hooks.monitors.otel` through the OpenTelemetry
 API; without this module they go to the API's no-op provider. Each process (worker,
 bot) calls :func:`configure_tracing` once at start. Nothing is exported unless the
 environment asks for it (``OTEL_TRACES_EXPORTER``, or an OTLP endpoint); then spans go

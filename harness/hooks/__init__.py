@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from harness.hooks.audit import AuditRecord
 from harness.hooks.builtin import RetryDefaults, register_builtin
 from harness.hooks.catalogue import (
     BUILTIN_BODY_PRIORITY,
@@ -31,12 +30,13 @@ from harness.hooks.errors import (
 )
 from harness.hooks.executor import AbandonObserver, Executor, Registration
 from harness.hooks.manager import HookManager, RunningOperation, current_operation
-from harness.hooks.metrics import register_metrics
+from harness.hooks.monitors.audit import AuditRecord
+from harness.hooks.monitors.metrics import register_metrics
 from harness.hooks.redactor import Redactor
 
 if TYPE_CHECKING:
     from harness.hooks.config import HooksConfig, describe_chains, load_hooks_config
-    from harness.hooks.otel import register_tracing
+    from harness.hooks.monitors.otel import register_tracing
     from harness.hooks.remote.jsonrpc import JsonRpcExecutor
     from harness.hooks.remote.mcp import McpExecutor
 
@@ -50,7 +50,7 @@ _LAZY = {
     "describe_chains": "harness.hooks.config",
     "load_hooks_config": "harness.hooks.config",
     # The OpenTelemetry API: only a worker that traces needs it.
-    "register_tracing": "harness.hooks.otel",
+    "register_tracing": "harness.hooks.monitors.otel",
 }
 
 

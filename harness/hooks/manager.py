@@ -15,13 +15,13 @@ from collections.abc import Sequence
 from contextvars import ContextVar
 from typing import Final, NamedTuple, TypeVar
 
-from harness.hooks.audit import AuditLog
 from harness.hooks.catalogue import DEFAULT_PRIORITY, OPERATIONS, POINTS, split_point
 from harness.hooks.chain import run_chain
 from harness.hooks.contexts import CONTEXT_TYPES, HookContext
 from harness.hooks.errors import HookAbort, HookTransportError, HookValidationError
 from harness.hooks.executor import AbandonObserver, Executor, Registration, executor_name
 from harness.hooks.modes import MODE_RANK, MODES, AuditExecutor, Mode, ValidatorExecutor
+from harness.hooks.monitors.audit import AuditLog
 from harness.hooks.redactor import Redactor
 
 log = logging.getLogger(__name__)

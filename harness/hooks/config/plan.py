@@ -139,7 +139,7 @@ class HooksConfig:
                 problems.append(f"{resolved.label}: cannot build: {type(error).__name__}: {error}")
         policy = self.file.policy
         if policy is not None and policy.rules:
-            from harness.hooks.policy import POLICY_POINTS, Policy
+            from harness.hooks.monitors.policy import POLICY_POINTS, Policy
 
             rules = Policy(policy.rules, default=policy.default)
             planned += [(p, rules, policy.priority, policy.mode) for p in POLICY_POINTS]
@@ -150,16 +150,16 @@ class HooksConfig:
     def _monitors(self, manager: HookManager, applied: AppliedHooks) -> None:
         budget = self.file.chain.budget_seconds
         if budget is not None:
-            from harness.hooks.budget import install_budget
+            from harness.hooks.monitors.budget import install_budget
 
             applied.undo.append(install_budget(manager, budget))
         observability = self.file.observability
         if observability.logs:
-            from harness.hooks.oplog import install_operation_log
+            from harness.hooks.monitors.oplog import install_operation_log
 
             applied.undo.append(install_operation_log(manager))
         if observability.tracing:
-            from harness.hooks.otel import register_tracing
+            from harness.hooks.monitors.otel import register_tracing
 
             applied.registrations += register_tracing(manager)
 

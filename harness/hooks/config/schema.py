@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from harness.hooks.catalogue import DEFAULT_PRIORITY, POINTS
 from harness.hooks.config.wrappers import FailurePolicy
 from harness.hooks.modes import Mode
-from harness.hooks.policy import PolicyRule
+from harness.hooks.monitors.policy import PolicyRule
 
 Kind = Literal["local", "jsonrpc", "mcp"]
 

@@ -13,7 +13,7 @@ from temporalio.runtime import BUFFERED_METRIC_KIND_COUNTER, MetricBuffer, Runti
 
 from harness.hooks import HookAbort, HookManager, HookTransportError, register_metrics
 from harness.hooks.contexts import PersistenceReadContext, ToolResult
-from harness.hooks.metrics import _OPEN
+from harness.hooks.monitors.metrics import _OPEN
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ A monitor on the manager's one instrumentation seam (STYLE rule 4): it replaces
 ``HookManager._run_chain`` and returns an ``undo`` callable, as pluggy's
 ``add_hookcall_monitoring`` does, so the chain loop itself never asks whether it is
 logged. Lines carry ids and redacted reasons only, never context data. Spans are
-:mod:`harness.hooks.otel`'s.
+:mod:`harness.hooks.monitors.otel`'s.
 """
 
 from __future__ import annotations

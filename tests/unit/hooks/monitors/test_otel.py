@@ -21,8 +21,8 @@ from harness.hooks.contexts import (
     ToolInvokedContext,
     ToolResult,
 )
-from harness.hooks.oplog import install_operation_log
-from harness.hooks.otel import _OPEN, register_tracing, task_span_context
+from harness.hooks.monitors.oplog import install_operation_log
+from harness.hooks.monitors.otel import _OPEN, register_tracing, task_span_context
 
 
 @pytest.fixture

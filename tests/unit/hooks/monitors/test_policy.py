@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 from harness.hooks import HookAbort, HookManager
 from harness.hooks.contexts import CommandInvokedContext, Role, ToolCall, ToolInvokedContext
-from harness.hooks.policy import POLICY_POINTS, Policy, PolicyRule
+from harness.hooks.monitors.policy import POLICY_POINTS, Policy, PolicyRule
 
 RULES = [
     {"name": "safe-ls", "action": "allow", "tool": "shell", "arguments": {"command": r"^ls\b"}},

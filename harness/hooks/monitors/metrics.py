@@ -1,6 +1,6 @@
 """Operation counters as ordinary executors: how often each operation ran, and how it ended.
 
-Like :mod:`harness.hooks.otel`, one executor opens at every operation's pre point first
+Like :mod:`harness.hooks.monitors.otel`, one executor opens at every operation's pre point first
 and closes at its post point last, and hears of failures as an
 :class:`~harness.hooks.AbandonObserver`; nothing is in the chain loop (STYLE rule 4).
 Where the numbers go is a :class:`Meter`, a Protocol that Temporal's
