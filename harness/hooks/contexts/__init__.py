@@ -1,78 +1,85 @@
-"""Typed contexts, one per operation, and :func:`context_type` built from the catalogue."""
+"""Typed contexts, one per operation, and :func:`context_type` built from the catalogue.
+
+The value types the contexts carry (``TaskRef``, ``TaskSnapshot``, ``ToolCall``, ...) are
+defined once, in :mod:`harness.domain`; they are re-exported here (one definition, two
+names) so that hook code written against ``harness.hooks.contexts`` keeps working. Code in
+this repository imports them from :mod:`harness.domain`.
+"""
 
 from __future__ import annotations
 
 from typing import Final
 
+from harness.domain import (
+    AgentOutput,
+    Artefact,
+    ChannelMessage,
+    CommandEffect,
+    CommandResult,
+    Effort,
+    Frozen,
+    HelpDecision,
+    HelpRequest,
+    LlmResponse,
+    Message,
+    Participant,
+    Plan,
+    PlanStep,
+    RequestRoute,
+    RetryDecision,
+    Role,
+    Skill,
+    StepOutcome,
+    SubtaskSpec,
+    SubtaskSummary,
+    TaskRef,
+    TaskSnapshot,
+    TaskSpec,
+    TaskStatus,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+    Triage,
+    Usage,
+)
 from harness.hooks.catalogue import OPERATIONS, check_operation
 from harness.hooks.contexts.activity import (
     ActivityFailedContext,
     ActivityRetriedContext,
     HeartbeatTickContext,
-    RetryDecision,
     ShutdownContext,
 )
-from harness.hooks.contexts.base import Frozen, HookContext, Participant, Role, TaskRef
-from harness.hooks.contexts.channel import (
-    ChannelMessage,
-    ChannelReceivedContext,
-    ChannelSentContext,
-)
-from harness.hooks.contexts.command import CommandEffect, CommandInvokedContext, CommandResult
+from harness.hooks.contexts.base import HookContext
+from harness.hooks.contexts.channel import ChannelReceivedContext, ChannelSentContext
+from harness.hooks.contexts.command import CommandInvokedContext
 from harness.hooks.contexts.compaction import (
     CompactionKeepContext,
     CompactionSummariseContext,
     CompactionTriggerContext,
 )
-from harness.hooks.contexts.help import (
-    HelpDecidedContext,
-    HelpDecision,
-    HelpRequest,
-    HelpRequestedContext,
-)
+from harness.hooks.contexts.help import HelpDecidedContext, HelpRequestedContext
 from harness.hooks.contexts.llm import (
     ContextCreatedContext,
     LlmInvokedContext,
-    LlmResponse,
-    Message,
     SystemOneInvokedContext,
-    ToolCall,
     ToolCallsExtractedContext,
-    ToolSpec,
-    Triage,
-    Usage,
 )
-from harness.hooks.contexts.persistence import (
-    Artefact,
-    PersistenceReadContext,
-    PersistenceWriteContext,
-)
+from harness.hooks.contexts.persistence import PersistenceReadContext, PersistenceWriteContext
 from harness.hooks.contexts.plan import (
     AgentInvokedContext,
-    AgentOutput,
-    Plan,
     PlanCreatedContext,
-    PlanStep,
     StepFinishedContext,
-    StepOutcome,
     StepStartedContext,
     SubtaskSpawnedContext,
-    SubtaskSpec,
 )
-from harness.hooks.contexts.skill import Skill, SkillLoadedContext, SkillUnloadedContext
+from harness.hooks.contexts.skill import SkillLoadedContext, SkillUnloadedContext
 from harness.hooks.contexts.task import (
-    Effort,
     RequestReceivedContext,
-    RequestRoute,
-    SubtaskSummary,
     TaskCompleteContext,
     TaskCreatedContext,
-    TaskSnapshot,
-    TaskSpec,
     TaskStateChangedContext,
-    TaskStatus,
 )
-from harness.hooks.contexts.tool import ToolInvokedContext, ToolResult
+from harness.hooks.contexts.tool import ToolInvokedContext
 
 _CONTEXT_CLASSES: Final[tuple[type[HookContext], ...]] = (
     RequestReceivedContext,

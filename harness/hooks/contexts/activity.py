@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from harness.hooks.contexts.base import Frozen, HookContext
-
-
-class RetryDecision(Frozen):
-    """Whether to try an activity again, and after how long."""
-
-    retry: bool
-    backoff_seconds: float = 0.0
-    reason: str = ""
+from harness.domain import RetryDecision
+from harness.hooks.contexts.base import HookContext
 
 
 class ActivityFailedContext(HookContext):

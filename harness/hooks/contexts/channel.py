@@ -4,18 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from harness.hooks.contexts.base import EMPTY, Frozen, FrozenJson, HookContext
-
-
-class ChannelMessage(Frozen):
-    """A message in a chat channel, in the harness's own terms."""
-
-    channel: str
-    thread: str = ""
-    user: str = ""
-    text: str = ""
-    ts: str = ""
-    blocks: tuple[FrozenJson, ...] = ()
+from harness.domain import EMPTY, ChannelMessage, FrozenJson
+from harness.hooks.contexts.base import HookContext
 
 
 class ChannelSentContext(HookContext):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from harness.domain import Message
 from harness.hooks.contexts.base import HookContext
-from harness.hooks.contexts.llm import Message
 
 
 class CompactionTriggerContext(HookContext):

@@ -2,29 +2,10 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import ClassVar
 
-from harness.hooks.contexts.base import Frozen, HookContext
-from harness.hooks.contexts.llm import ToolCall
-
-
-class HelpRequest(Frozen):
-    """A question posted to the task's people, with the choices offered."""
-
-    request_id: str
-    kind: Literal["question", "approval"]
-    question: str
-    options: tuple[str, ...] = ()
-    tool_call: ToolCall | None = None
-
-
-class HelpDecision(Frozen):
-    """The answer given to a help request."""
-
-    request_id: str
-    decided_by: str
-    choice: str
-    approved: bool = False
+from harness.domain import HelpDecision, HelpRequest
+from harness.hooks.contexts.base import HookContext
 
 
 class HelpRequestedContext(HookContext):

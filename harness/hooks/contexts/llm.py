@@ -2,53 +2,10 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import ClassVar
 
-from harness.hooks.contexts.base import EMPTY, Frozen, FrozenJson, HookContext
-from harness.hooks.contexts.task import Effort
-
-
-class ToolCall(Frozen):
-    """One call the model asked for."""
-
-    id: str
-    name: str
-    arguments: FrozenJson = EMPTY
-
-
-class Message(Frozen):
-    """One chat message in provider-neutral form."""
-
-    role: Literal["system", "user", "assistant", "tool"]
-    content: str = ""
-    name: str = ""
-    tool_call_id: str = ""
-    tool_calls: tuple[ToolCall, ...] = ()
-
-
-class ToolSpec(Frozen):
-    """A tool offered to the model: name, description, JSON schema of its arguments."""
-
-    name: str
-    description: str = ""
-    parameters: FrozenJson = EMPTY
-
-
-class Usage(Frozen):
-    """Tokens a model call consumed."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-
-
-class LlmResponse(Frozen):
-    """What a model answered, before tool calls are extracted from it."""
-
-    text: str = ""
-    tool_calls: tuple[ToolCall, ...] = ()
-    stop_reason: str = ""
-    usage: Usage = Usage()
-    raw: FrozenJson = EMPTY
+from harness.domain import Effort, LlmResponse, Message, ToolCall, ToolSpec, Triage
+from harness.hooks.contexts.base import HookContext
 
 
 class ContextCreatedContext(HookContext):
@@ -81,14 +38,6 @@ class ToolCallsExtractedContext(HookContext):
     operation: ClassVar[str] = "tool_calls.extracted"
     response: LlmResponse
     result: tuple[ToolCall, ...] | None = None
-
-
-class Triage(Frozen):
-    """The fast model's verdict on a request."""
-
-    decision: Literal["answer", "plan", "ask"]
-    answer: str = ""
-    question: str = ""
 
 
 class SystemOneInvokedContext(HookContext):

@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from harness.hooks.contexts.base import Frozen, HookContext
-
-
-class Artefact(Frozen):
-    """A stored artefact: its key, its content and a version that grows with each write."""
-
-    key: str
-    content: str
-    version: int = 0
+from harness.domain import Artefact
+from harness.hooks.contexts.base import HookContext
 
 
 class PersistenceReadContext(HookContext):

@@ -2,49 +2,10 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import ClassVar
 
-from harness.hooks.contexts.base import Frozen, HookContext
-from harness.hooks.contexts.task import Effort
-
-
-class PlanStep(Frozen):
-    """One step of a plan."""
-
-    title: str
-    detail: str = ""
-    agent: str = ""
-
-
-class Plan(Frozen):
-    """The steps the model wrote for a piece of work."""
-
-    steps: tuple[PlanStep, ...]
-
-
-class StepOutcome(Frozen):
-    """How a step ended."""
-
-    status: Literal["done", "failed", "skipped"]
-    summary: str = ""
-
-
-class SubtaskSpec(Frozen):
-    """A child task to spawn; ``task_id`` is filled in by the body."""
-
-    title: str
-    prompt: str = ""
-    requested_by: str
-    model: str = ""
-    effort: Effort = "medium"
-    task_id: str = ""
-
-
-class AgentOutput(Frozen):
-    """What a named agent produced."""
-
-    text: str
-    model: str = ""
+from harness.domain import AgentOutput, Plan, PlanStep, StepOutcome, SubtaskSpec
+from harness.hooks.contexts.base import HookContext
 
 
 class PlanCreatedContext(HookContext):

@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from harness.hooks.contexts.base import Frozen, HookContext
-
-
-class Skill(Frozen):
-    """A loaded skill: its instructions and the tools it brings."""
-
-    name: str
-    instructions: str = ""
-    tools: tuple[str, ...] = ()
+from harness.domain import Skill
+from harness.hooks.contexts.base import HookContext
 
 
 class SkillLoadedContext(HookContext):

@@ -2,73 +2,10 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import ClassVar, Literal
+from typing import ClassVar
 
-from harness.hooks.contexts.base import (
-    EMPTY,
-    Frozen,
-    FrozenStrMap,
-    HookContext,
-    Participant,
-    TaskRef,
-)
-
-Effort = Literal["low", "medium", "high"]
-
-
-class TaskStatus(StrEnum):
-    """Where a task is in its life; the last three are final."""
-
-    CREATED = "created"
-    RUNNING = "running"
-    WAITING = "waiting"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-
-
-class SubtaskSummary(Frozen):
-    """A child task as its parent sees it."""
-
-    task_id: str
-    title: str
-    status: TaskStatus
-
-
-class TaskSnapshot(Frozen):
-    """A task's state at one moment, as a query returns it."""
-
-    ref: TaskRef
-    title: str = ""
-    status: TaskStatus = TaskStatus.CREATED
-    model: str = ""
-    effort: Effort = "medium"
-    participants: tuple[Participant, ...] = ()
-    subtasks: tuple[SubtaskSummary, ...] = ()
-
-
-class TaskSpec(Frozen):
-    """What a new task is asked to do and how."""
-
-    title: str
-    prompt: str = ""
-    owner: str
-    model: str = ""
-    effort: Effort = "medium"
-    parent_id: str | None = None
-
-
-class RequestRoute(Frozen):
-    """Where an incoming request goes: a new task, or a message to an existing one.
-
-    ``new_task`` means "open the task ``task_id`` if it is not running, then deliver";
-    otherwise the request is only delivered, and fails if that task has ended.
-    """
-
-    task_id: str
-    new_task: bool
-    text: str
+from harness.domain import EMPTY, FrozenStrMap, RequestRoute, TaskSpec, TaskStatus
+from harness.hooks.contexts.base import HookContext
 
 
 class RequestReceivedContext(HookContext):

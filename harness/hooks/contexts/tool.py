@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from harness.hooks.contexts.base import Frozen, HookContext
-from harness.hooks.contexts.llm import ToolCall
-
-
-class ToolResult(Frozen):
-    """What a tool returned; ``is_error`` results go back to the model, not up the stack."""
-
-    content: str = ""
-    is_error: bool = False
+from harness.domain import ToolCall, ToolResult
+from harness.hooks.contexts.base import HookContext
 
 
 class ToolInvokedContext(HookContext):

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 from aiohttp import web
 
+from harness.domain import FrozenDict, freeze
 from harness.hooks import HookManager, HookValidationError, JsonRpcExecutor
 from harness.hooks.chain import IDENTITY_FIELDS
 from harness.hooks.contexts import (
@@ -19,7 +20,6 @@ from harness.hooks.contexts import (
     ToolCall,
     ToolInvokedContext,
 )
-from harness.hooks.contexts.base import FrozenDict, freeze
 from harness.hooks.remote.jsonrpc_server import jsonrpc_app
 
 CHANGES = {

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict
 
+from harness.domain import FrozenDict
 from harness.hooks import BUILTIN_BODY_PRIORITY, HookManager, Redactor
 from harness.hooks.contexts import (
     ChannelMessage,
@@ -19,7 +20,6 @@ from harness.hooks.contexts import (
     ToolInvokedContext,
     ToolResult,
 )
-from harness.hooks.contexts.base import FrozenDict
 from harness.hooks.redaction_patterns import is_json_safe
 
 SECRETS = {

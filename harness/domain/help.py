@@ -1,0 +1,31 @@
+"""Asking people, as values: a question or approval request, and the answer given.
+
+Plain frozen values; the hook contexts live in :mod:`harness.hooks.contexts.help`, the
+waiting in :mod:`harness.agent`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from harness.domain.frozen import Frozen
+from harness.domain.tools import ToolCall
+
+
+class HelpRequest(Frozen):
+    """A question posted to the task's people, with the choices offered."""
+
+    request_id: str
+    kind: Literal["question", "approval"]
+    question: str
+    options: tuple[str, ...] = ()
+    tool_call: ToolCall | None = None
+
+
+class HelpDecision(Frozen):
+    """The answer given to a help request."""
+
+    request_id: str
+    decided_by: str
+    choice: str
+    approved: bool = False

@@ -1,0 +1,51 @@
+"""Structured work as values: plans and their steps, sub-task specs, a named agent's output.
+
+Plain frozen values; the hook contexts of plans and sub-tasks live in
+:mod:`harness.hooks.contexts.plan`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from harness.domain.frozen import Frozen
+from harness.domain.task import Effort
+
+
+class PlanStep(Frozen):
+    """One step of a plan."""
+
+    title: str
+    detail: str = ""
+    agent: str = ""
+
+
+class Plan(Frozen):
+    """The steps the model wrote for a piece of work."""
+
+    steps: tuple[PlanStep, ...]
+
+
+class StepOutcome(Frozen):
+    """How a step ended."""
+
+    status: Literal["done", "failed", "skipped"]
+    summary: str = ""
+
+
+class SubtaskSpec(Frozen):
+    """A child task to spawn; ``task_id`` is filled in by the body."""
+
+    title: str
+    prompt: str = ""
+    requested_by: str
+    model: str = ""
+    effort: Effort = "medium"
+    task_id: str = ""
+
+
+class AgentOutput(Frozen):
+    """What a named agent produced."""
+
+    text: str
+    model: str = ""
