@@ -11,12 +11,8 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Protocol, final
 
-from harness.hooks.contexts import (
-    CommandInvokedContext,
-    CommandResult,
-    RequestReceivedContext,
-    TaskSnapshot,
-)
+from harness.domain import CommandResult, TaskSnapshot
+from harness.hooks.contexts import CommandInvokedContext, RequestReceivedContext
 from harness.temporal.client import HarnessClient
 from harness.temporal.errors import TaskUnavailable
 from harness.temporal.models import Delivery, HelpClick

@@ -17,13 +17,8 @@ from typing import Any
 from bot.markup import mentioned_users, plain_text, strip_mention
 from commands import COMMANDS
 from commands.surface import Registry, resolve
-from harness.hooks.contexts import (
-    CommandInvokedContext,
-    RequestReceivedContext,
-    Role,
-    TaskRef,
-    TaskSnapshot,
-)
+from harness.domain import Role, TaskRef, TaskSnapshot
+from harness.hooks.contexts import CommandInvokedContext, RequestReceivedContext
 
 __all__ = [
     "EventKind",

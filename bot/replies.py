@@ -13,7 +13,7 @@ from commands import COMMANDS
 from commands.help import command_lines
 from harness.channels import neutral
 from harness.channels.umbrella import RESERVED, UMBRELLA
-from harness.hooks.contexts import Role
+from harness.domain import Role
 from harness.temporal.errors import (
     TaskBusy,
     TaskError,

@@ -28,8 +28,8 @@ from bot.gateway import Harness, task_id
 from bot.payloads import command_context, slash_command, slash_place, slash_text, text
 from commands import COMMANDS, help
 from commands.surface import Registry, slash_commands
+from harness.domain import CommandResult
 from harness.hooks import Redactor
-from harness.hooks.contexts import CommandResult
 from harness.temporal.errors import TaskBusy, TaskNotFound
 
 log = logging.getLogger(__name__)

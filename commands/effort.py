@@ -7,7 +7,8 @@ from typing import Final, get_args
 from pydantic import ValidationError
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
-from harness.hooks.contexts import CommandEffect, CommandInvokedContext, CommandResult, Effort
+from harness.domain import CommandEffect, CommandResult, Effort
+from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "effort"
 LEVELS: Final[tuple[str, ...]] = get_args(Effort)

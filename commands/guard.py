@@ -17,8 +17,9 @@ from pydantic import BaseModel
 
 from commands import invite
 from commands.spec import CommandSpec, command_name
+from harness.domain import Role
 from harness.hooks import HookAbort, HookContext
-from harness.hooks.contexts import CommandInvokedContext, Role
+from harness.hooks.contexts import CommandInvokedContext
 
 SEAL_PRIORITY: Final = -(2**62)
 """Runs before any executor anyone would register, so it sees the workflow's context."""

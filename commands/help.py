@@ -10,7 +10,8 @@ from pydantic import BaseModel
 from commands import invite
 from commands.guard import refusal
 from commands.spec import Args, CommandConfig, CommandSpec, no_arguments
-from harness.hooks.contexts import CommandInvokedContext, CommandResult, Role
+from harness.domain import CommandResult, Role
+from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "help"
 TALK: Final = "mention me in a thread to talk to the task."

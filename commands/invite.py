@@ -12,7 +12,8 @@ from typing import Final, Literal
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
 from harness.channels import neutral
-from harness.hooks.contexts import CommandEffect, CommandInvokedContext, CommandResult, Role
+from harness.domain import CommandEffect, CommandResult, Role
+from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "invite"
 _MENTION: Final = re.compile(r"^<@([UW][A-Z0-9]+)(?:\|[^>]*)?>$|^([UW][A-Z0-9]{2,})$")

@@ -10,7 +10,8 @@ from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
 from harness.channels import neutral
-from harness.hooks.contexts import CommandEffect, CommandInvokedContext, CommandResult
+from harness.domain import CommandEffect, CommandResult
+from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "model"
 

@@ -13,8 +13,9 @@ from typing import Final
 
 from commands import help
 from commands.spec import command_name, failed
+from harness.domain import CommandResult
 from harness.hooks import HookAbort, HookManager
-from harness.hooks.contexts import CommandInvokedContext, CommandResult
+from harness.hooks.contexts import CommandInvokedContext
 
 OPERATION: Final = "command.invoked"
 

@@ -11,7 +11,8 @@ from typing import Final, Literal
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
 from harness.channels import neutral
-from harness.hooks.contexts import CommandEffect, CommandInvokedContext, CommandResult
+from harness.domain import CommandEffect, CommandResult
+from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "skill"
 

@@ -16,8 +16,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harness.channels import neutral
 from harness.channels.umbrella import invocation
+from harness.domain import CommandResult
 from harness.hooks import Executor, HookAbort, HookContext
-from harness.hooks.contexts import CommandInvokedContext, CommandResult
+from harness.hooks.contexts import CommandInvokedContext
 
 A = TypeVar("A", bound=BaseModel)
 

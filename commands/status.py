@@ -6,7 +6,8 @@ from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, no_arguments
 from harness.channels import neutral
-from harness.hooks.contexts import CommandInvokedContext, CommandResult, Role, TaskSnapshot
+from harness.domain import CommandResult, Role, TaskSnapshot
+from harness.hooks.contexts import CommandInvokedContext
 from harness.temporal import workflow_url
 
 NAME: Final = "status"

@@ -14,7 +14,8 @@ from pydantic import Field
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
 from harness.channels import neutral
-from harness.hooks.contexts import CommandEffect, CommandInvokedContext, CommandResult, SubtaskSpec
+from harness.domain import CommandEffect, CommandResult, SubtaskSpec
+from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "sub-task"
 TITLE_CHARS: Final = 80
