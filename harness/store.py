@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import Final, Protocol, final
 
-from harness.hooks.contexts import Artefact
+from harness.domain import Artefact
 from harness.sqlite import open_database
 
 _SCHEMA: Final = """

@@ -16,18 +16,9 @@ from harness.agent.loop import AgentLoop
 from harness.agent.loop_steps import HelpAnswer
 from harness.agent.profiles import AgentProfile
 from harness.agent.state import AgentState, LoopIdentity, ToolCatalogue
+from harness.domain import AgentOutput, HelpDecision, HelpRequest, Message, Skill, TaskRef
 from harness.hooks import HookAbort, HookManager
-from harness.hooks.contexts import (
-    AgentInvokedContext,
-    AgentOutput,
-    HelpDecision,
-    HelpRequest,
-    Message,
-    Skill,
-    SkillLoadedContext,
-    SkillUnloadedContext,
-    TaskRef,
-)
+from harness.hooks.contexts import AgentInvokedContext, SkillLoadedContext, SkillUnloadedContext
 from harness.skills import SkillError, SkillLoader
 
 

@@ -11,11 +11,11 @@ from typing import Final, final
 
 from harness.agent.compaction import keep_indices
 from harness.agent.prompts import SUMMARY_PROMPT, render_transcript
+from harness.domain import Message
 from harness.hooks.contexts import (
     CompactionKeepContext,
     CompactionSummariseContext,
     CompactionTriggerContext,
-    Message,
 )
 from harness.models import ModelRegistry, ModelRequest
 

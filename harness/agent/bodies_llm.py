@@ -17,10 +17,10 @@ from harness.agent.prompts import (
     parse_plan,
     parse_triage,
 )
+from harness.domain import Message
 from harness.hooks.contexts import (
     ContextCreatedContext,
     LlmInvokedContext,
-    Message,
     PlanCreatedContext,
     SystemOneInvokedContext,
     ToolCallsExtractedContext,

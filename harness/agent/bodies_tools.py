@@ -12,14 +12,12 @@ from __future__ import annotations
 import json
 from typing import Final, final
 
+from harness.domain import HelpDecision, Role, StepOutcome
 from harness.hooks import HookAbort
 from harness.hooks.contexts import (
     HelpDecidedContext,
-    HelpDecision,
     HelpRequestedContext,
-    Role,
     StepFinishedContext,
-    StepOutcome,
     StepStartedContext,
     ToolInvokedContext,
 )

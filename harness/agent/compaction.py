@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence, Set
 
 from harness.agent.prompts import SUMMARY_PREFIX
-from harness.hooks.contexts import Message
+from harness.domain import Message
 
 
 def keep_indices(messages: Sequence[Message], keep_last: int) -> tuple[int, ...]:

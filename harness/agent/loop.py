@@ -42,16 +42,14 @@ from __future__ import annotations
 from typing import Any
 
 from harness.agent.loop_steps import LoopSteps
+from harness.domain import Message, StepOutcome, Triage
 from harness.hooks import HookAbort
 from harness.hooks.contexts import (
     AgentInvokedContext,
-    Message,
     PlanCreatedContext,
     StepFinishedContext,
-    StepOutcome,
     StepStartedContext,
     SystemOneInvokedContext,
-    Triage,
 )
 
 

@@ -12,25 +12,20 @@ from harness.agent.compaction import apply_compaction
 from harness.agent.operations import Operations
 from harness.agent.state import ASK_HUMAN, AgentState, LoopIdentity
 from harness.agent.tokens import estimate_tokens
+from harness.domain import Frozen, HelpDecision, HelpRequest, Message, ToolCall, ToolResult
 from harness.hooks import HookAbort, HookContext
 from harness.hooks.contexts import (
     CompactionKeepContext,
     CompactionSummariseContext,
     CompactionTriggerContext,
     ContextCreatedContext,
-    Frozen,
     HelpDecidedContext,
-    HelpDecision,
-    HelpRequest,
     HelpRequestedContext,
     LlmInvokedContext,
-    Message,
     SkillLoadedContext,
     SkillUnloadedContext,
-    ToolCall,
     ToolCallsExtractedContext,
     ToolInvokedContext,
-    ToolResult,
 )
 
 C = TypeVar("C", bound=HookContext)

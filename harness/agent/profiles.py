@@ -6,7 +6,7 @@ one means is the ``agent.invoked`` body in :mod:`harness.agent.bodies_agents`.
 
 from __future__ import annotations
 
-from harness.hooks.contexts import Effort, Frozen
+from harness.domain import Effort, Frozen
 
 
 class AgentProfile(Frozen):

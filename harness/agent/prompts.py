@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from harness.hooks.contexts import Message, Plan, PlanStep, Triage
+from harness.domain import Message, Plan, PlanStep, Triage
 
 BASE_INSTRUCTIONS: Final = (
     "You are the agent of a chat-ops task. Answer the people in the thread. Use the "

@@ -17,8 +17,9 @@ from harness.agent.plugin import catalogue_of, register_agent_builtin
 from harness.agent.state import LOOP_DEFAULTS_KEY, LoopDefaults
 from harness.channels import SlackChannel, register_channel_builtin
 from harness.channels.web_api import LOCAL_BOT_TOKEN
+from harness.domain import Artefact
 from harness.hooks import HookContext, HookManager
-from harness.hooks.contexts import Artefact, PersistenceReadContext
+from harness.hooks.contexts import PersistenceReadContext
 from harness.http import AiohttpClient
 from harness.models import ModelRegistry
 from harness.providers import Clock, SystemClock

@@ -11,15 +11,7 @@ from typing import Final
 
 from pydantic import BaseModel, Field
 
-from harness.hooks.contexts import (
-    Effort,
-    Frozen,
-    Message,
-    Participant,
-    Skill,
-    TaskRef,
-    ToolSpec,
-)
+from harness.domain import Effort, Frozen, Message, Participant, Skill, TaskRef, ToolSpec
 
 ASK_HUMAN: Final = "ask_human"
 """The tool through which a model asks the task's people a question (``help.requested``)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from harness.hooks.contexts import Message
+from harness.domain import Message
 
 PER_MESSAGE: Final = 4
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Final, final
 
 from harness.channels.umbrella import INVITE
+from harness.domain import Participant, Role
 from harness.hooks import HookAbort, HookContext
-from harness.hooks.contexts import ChannelReceivedContext, Participant, Role
+from harness.hooks.contexts import ChannelReceivedContext
 
 TALKING_ROLES: Final = frozenset({Role.OWNER, Role.COLLABORATOR})
 

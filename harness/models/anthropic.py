@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Final, Literal, final
 
-from harness.hooks.contexts import Effort, LlmResponse, Message, ToolCall, ToolSpec, Usage
+from harness.domain import Effort, LlmResponse, Message, ToolCall, ToolSpec, Usage
 from harness.models.base import ModelRequest
 from harness.models.transport import malformed, post_json
 from harness.providers import HttpClient

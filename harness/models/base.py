@@ -13,14 +13,8 @@ from __future__ import annotations
 
 from typing import Final, Literal, Protocol
 
-from harness.hooks.contexts import (
-    Effort,
-    Frozen,
-    LlmInvokedContext,
-    LlmResponse,
-    Message,
-    ToolSpec,
-)
+from harness.domain import Effort, Frozen, LlmResponse, Message, ToolSpec
+from harness.hooks.contexts import LlmInvokedContext
 
 Purpose = Literal["chat", "triage", "plan", "summary", "agent"]
 

@@ -26,7 +26,7 @@ import re
 from typing import Any, Final, final
 
 from harness.agent.tokens import estimate_tokens
-from harness.hooks.contexts import LlmResponse, Message, ToolCall, Usage
+from harness.domain import LlmResponse, Message, ToolCall, Usage
 from harness.models.base import ModelRequest
 
 OFFLINE_MODEL: Final = "offline"

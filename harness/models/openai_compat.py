@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final, final
 
-from harness.hooks.contexts import LlmResponse, Message, ToolCall, ToolSpec, Usage
+from harness.domain import LlmResponse, Message, ToolCall, ToolSpec, Usage
 from harness.models.base import ModelRequest
 from harness.models.transport import malformed, post_json
 from harness.providers import HttpClient

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Final, final
 
-from harness.hooks.contexts import LlmResponse
+from harness.domain import LlmResponse
 from harness.models.anthropic import AnthropicProvider
 from harness.models.base import ModelProvider, ModelRequest
 from harness.models.errors import ModelError

@@ -20,8 +20,8 @@ import re
 from pathlib import Path
 from typing import Final, final
 
+from harness.domain import Skill
 from harness.errors import HarnessError
-from harness.hooks.contexts import Skill
 from harness.skills.frontmatter import FrontMatterError, parse
 
 SKILL_FILE: Final = "SKILL.md"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final, final
 
-from harness.hooks.contexts import ToolResult, ToolSpec
+from harness.domain import ToolResult, ToolSpec
 from harness.store import ArtefactStore
 from harness.tools.base import object_schema, text_argument
 from harness.tools.errors import ToolError

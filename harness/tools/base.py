@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from harness.hooks.contexts import ToolResult, ToolSpec
+from harness.domain import ToolResult, ToolSpec
 from harness.tools.errors import ToolError
 
 

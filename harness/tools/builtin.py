@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, final
 
-from harness.hooks.contexts import ToolResult, ToolSpec
+from harness.domain import ToolResult, ToolSpec
 from harness.providers import Clock
 from harness.tools.base import object_schema, text_argument
 

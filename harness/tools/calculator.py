@@ -12,7 +12,7 @@ import operator
 from collections.abc import Callable
 from typing import Any, Final, final
 
-from harness.hooks.contexts import ToolResult, ToolSpec
+from harness.domain import ToolResult, ToolSpec
 from harness.tools.base import object_schema, text_argument
 from harness.tools.errors import ToolError
 

@@ -19,7 +19,7 @@ from typing import Any, Final, final
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 
-from harness.hooks.contexts import ToolResult, ToolSpec
+from harness.domain import ToolResult, ToolSpec
 from harness.hooks.remote.mcp_connection import McpConnection
 from harness.tools.errors import ToolError, ToolUnavailable
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import final
 
-from harness.hooks.contexts import ToolCall, ToolResult, ToolSpec
+from harness.domain import ToolCall, ToolResult, ToolSpec
 from harness.tools.base import Tool
 from harness.tools.errors import ToolError, ToolUnavailable
 
