@@ -1,48 +1,107 @@
-"""The operation catalogue: the 30 operations of DESIGN.md, the phases and point names.
+"""The operation catalogue: the one table of the operations of DESIGN.md, and what derives from it.
 
-Only names and priorities live here; the typed context of each operation is in
-:mod:`harness.hooks.contexts`, and what runs at a point in :mod:`harness.hooks.manager`.
+Each row says what an operation is called, its family (the module of
+:mod:`harness.hooks.contexts` that holds its context) and the Temporal activity that runs
+it. ``OPERATIONS``, ``POINTS``, :func:`context_type` and the activities
+(:mod:`harness.temporal.activities`) are all derived from it. The table names no class:
+each ``<Op>Context`` registers itself by declaring its ``operation`` (see
+:class:`harness.hooks.contexts.base.HookContext`), so this module imports nothing of the
+contexts. What runs at a point is :mod:`harness.hooks.manager`'s.
+
+Adding an operation is one line here, one context class and one default body.
 """
 
 from __future__ import annotations
 
 import difflib
-from typing import Final, Literal
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final, Literal, final
 
 from harness.hooks.errors import UnknownHookPointError
 
-OPERATIONS: Final[tuple[str, ...]] = (
-    "request.received",
-    "task.created",
-    "task.state_changed",
-    "task.complete",
-    "context.created",
-    "llm.invoked",
-    "tool_calls.extracted",
-    "tool.invoked",
-    "system_one.invoked",
-    "plan.created",
-    "step.started",
-    "step.finished",
-    "subtask.spawned",
-    "help.requested",
-    "help.decided",
-    "channel.sent",
-    "channel.received",
-    "compaction.trigger",
-    "compaction.keep",
-    "compaction.summarise",
-    "persistence.read",
-    "persistence.write",
-    "activity.failed",
-    "activity.retried",
-    "heartbeat.tick",
-    "shutdown",
-    "skill.loaded",
-    "skill.unloaded",
-    "agent.invoked",
-    "command.invoked",
+if TYPE_CHECKING:
+    from harness.hooks.contexts.base import HookContext
+
+DISPATCH_HOOKS: Final = "dispatch-hooks-v1"
+"""The one activity of ``activity.failed`` and ``activity.retried``: the input's type decides."""
+
+
+def activity_name(operation: str) -> str:
+    """The naming rule: ``tool_calls.extracted`` -> ``tool-calls-extracted-v1``.
+
+    A row whose payload changes incompatibly names its activity instead (``...-v2``,
+    STYLE.md rule 10).
+    """
+    return operation.replace(".", "-").replace("_", "-") + "-v1"
+
+
+_DERIVED: Final = "<derived>"
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One row of the catalogue.
+
+    Attributes:
+        operation: ``<noun>.<verb>``; its points are ``<operation>.<phase>``.
+        family: the module of :mod:`harness.hooks.contexts` (and of the default bodies)
+            the operation belongs to.
+        activity: the Temporal activity that runs it: :func:`activity_name` of the
+            operation unless given; ``None`` when it runs inside another (``heartbeat.tick``
+            in every activity, ``shutdown`` in the worker).
+    """
+
+    operation: str
+    family: str
+    activity: str | None = _DERIVED
+
+    def __post_init__(self) -> None:
+        if self.activity == _DERIVED:
+            object.__setattr__(self, "activity", activity_name(self.operation))
+
+    @property
+    def context(self) -> type[HookContext]:
+        """The operation's context class (registered by the class itself)."""
+        return CONTEXT_TYPES[self.operation]
+
+
+CATALOGUE: Final[tuple[Entry, ...]] = (
+    Entry("request.received", "task"),
+    Entry("task.created", "task"),
+    Entry("task.state_changed", "task"),
+    Entry("task.complete", "task"),
+    Entry("context.created", "llm"),
+    Entry("llm.invoked", "llm"),
+    Entry("tool_calls.extracted", "llm"),
+    Entry("tool.invoked", "tool"),
+    Entry("system_one.invoked", "llm"),
+    Entry("plan.created", "plan"),
+    Entry("step.started", "plan"),
+    Entry("step.finished", "plan"),
+    Entry("subtask.spawned", "plan"),
+    Entry("help.requested", "help"),
+    Entry("help.decided", "help"),
+    Entry("channel.sent", "channel"),
+    Entry("channel.received", "channel"),
+    Entry("compaction.trigger", "compaction"),
+    Entry("compaction.keep", "compaction"),
+    Entry("compaction.summarise", "compaction"),
+    Entry("persistence.read", "persistence"),
+    Entry("persistence.write", "persistence"),
+    Entry("activity.failed", "activity", activity=DISPATCH_HOOKS),
+    Entry("activity.retried", "activity", activity=DISPATCH_HOOKS),
+    Entry("heartbeat.tick", "activity", activity=None),
+    Entry("shutdown", "activity", activity=None),
+    Entry("skill.loaded", "skill"),
+    Entry("skill.unloaded", "skill"),
+    Entry("agent.invoked", "plan"),
+    Entry("command.invoked", "command"),
 )
+"""The operations of DESIGN.md, in its order."""
+
+OPERATIONS: Final[tuple[str, ...]] = tuple(entry.operation for entry in CATALOGUE)
 
 Phase = Literal["pre", "in", "post"]
 PHASES: Final[tuple[Phase, Phase, Phase]] = ("pre", "in", "post")
@@ -64,8 +123,78 @@ OUTERMOST_PRIORITY: Final = -1_000_000_000
 INNERMOST_PRIORITY: Final = 1_000_000_000
 """Runs after everything on a point (as a validator, after validators too): spans close here."""
 
-_OPERATION_SET: Final = frozenset(OPERATIONS)
-_POINT_SET: Final = frozenset(POINTS)
+# The live catalogue: the table above, plus what extend() added in this process.
+_ENTRIES: Final[dict[str, Entry]] = {entry.operation: entry for entry in CATALOGUE}
+_POINT_SET: Final[set[str]] = set(POINTS)
+
+CONTEXT_TYPES: Final[dict[str, type[HookContext]]] = {}
+"""Operation -> context class, filled as each context class is defined."""
+
+
+def entries() -> tuple[Entry, ...]:
+    """Every row of the live catalogue: the table, then any added by :func:`extend`."""
+    return tuple(_ENTRIES.values())
+
+
+def points() -> tuple[str, ...]:
+    """Every point of the live catalogue, in catalogue order."""
+    return tuple(f"{entry.operation}.{phase}" for entry in _ENTRIES.values() for phase in PHASES)
+
+
+def extend(entry: Entry) -> Callable[[], None]:
+    """Add an operation to this process's catalogue; define its context class after this.
+
+    Managers and activity hosts built afterwards know it; ``OPERATIONS`` and ``POINTS``
+    stay the table's. Meant for tests (the "adding an operation" proof) and for plugins
+    that bring operations of their own.
+
+    Returns:
+        The undo: removes the row and its context class.
+
+    Raises:
+        ValueError: the operation is in the catalogue already.
+    """
+    if entry.operation in _ENTRIES:
+        raise ValueError(f"operation {entry.operation!r} is in the catalogue already")
+    _ENTRIES[entry.operation] = entry
+    added = {f"{entry.operation}.{phase}" for phase in PHASES}
+    _POINT_SET.update(added)
+
+    def undo() -> None:
+        _ENTRIES.pop(entry.operation, None)
+        CONTEXT_TYPES.pop(entry.operation, None)
+        _POINT_SET.difference_update(added)
+
+    return undo
+
+
+def register_context(cls: type[HookContext]) -> None:
+    """Record ``cls`` as the context of its ``operation`` (``HookContext`` calls this).
+
+    Raises:
+        UnknownHookPointError: the operation is not in the catalogue.
+        TypeError: the operation has a context class already.
+    """
+    operation = check_operation(cls.operation)
+    known = CONTEXT_TYPES.get(operation)
+    if known is not None:
+        raise TypeError(f"{operation} has a context class already: {known.__qualname__}")
+    CONTEXT_TYPES[operation] = cls
+
+
+def context_type(name: str) -> type[HookContext]:
+    """The context class of an operation, or of a point (``'tool.invoked.pre'``).
+
+    Raises:
+        UnknownHookPointError: the name is neither an operation nor a point.
+    """
+    cls = CONTEXT_TYPES.get(name)
+    if cls is not None:
+        return cls
+    operation, dot, phase = name.rpartition(".")
+    if dot and phase in PHASES and operation in CONTEXT_TYPES:
+        return CONTEXT_TYPES[operation]
+    return CONTEXT_TYPES[check_operation(name)]
 
 
 def split_point(point: str) -> tuple[str, Phase]:
@@ -75,7 +204,7 @@ def split_point(point: str) -> tuple[str, Phase]:
         UnknownHookPointError: the operation or the phase is not in the catalogue.
     """
     if point not in _POINT_SET:
-        hint = difflib.get_close_matches(point, POINTS, n=1)
+        hint = difflib.get_close_matches(point, points(), n=1)
         raise UnknownHookPointError(name=point, hint=hint[0] if hint else "")
     operation, _, phase = point.rpartition(".")
     return operation, phase  # type: ignore[return-value]  # membership in _POINT_SET proves the Literal
@@ -87,8 +216,8 @@ def check_operation(operation: str) -> str:
     Raises:
         UnknownHookPointError: it is not.
     """
-    if operation not in _OPERATION_SET:
-        hint = difflib.get_close_matches(operation, OPERATIONS, n=1)
+    if operation not in _ENTRIES:
+        hint = difflib.get_close_matches(operation, list(_ENTRIES), n=1)
         raise UnknownHookPointError(name=operation, hint=hint[0] if hint else "")
     return operation
 

@@ -1,4 +1,6 @@
-"""Typed contexts, one per operation, and :func:`context_type` built from the catalogue.
+"""Typed contexts, one per operation, each registered in the catalogue as it is defined.
+
+:func:`context_type` and ``CONTEXT_TYPES`` are :mod:`harness.hooks.catalogue`'s, re-exported.
 
 The value types the contexts carry (``TaskRef``, ``TaskSnapshot``, ``ToolCall``, ...) are
 defined once, in :mod:`harness.domain`; they are re-exported here (one definition, two
@@ -42,7 +44,7 @@ from harness.domain import (
     Triage,
     Usage,
 )
-from harness.hooks.catalogue import OPERATIONS, check_operation
+from harness.hooks.catalogue import CONTEXT_TYPES, OPERATIONS, context_type
 from harness.hooks.contexts.activity import (
     ActivityFailedContext,
     ActivityRetriedContext,
@@ -81,59 +83,11 @@ from harness.hooks.contexts.task import (
 )
 from harness.hooks.contexts.tool import ToolInvokedContext
 
-_CONTEXT_CLASSES: Final[tuple[type[HookContext], ...]] = (
-    RequestReceivedContext,
-    TaskCreatedContext,
-    TaskStateChangedContext,
-    TaskCompleteContext,
-    ContextCreatedContext,
-    LlmInvokedContext,
-    ToolCallsExtractedContext,
-    ToolInvokedContext,
-    SystemOneInvokedContext,
-    PlanCreatedContext,
-    StepStartedContext,
-    StepFinishedContext,
-    SubtaskSpawnedContext,
-    HelpRequestedContext,
-    HelpDecidedContext,
-    ChannelSentContext,
-    ChannelReceivedContext,
-    CompactionTriggerContext,
-    CompactionKeepContext,
-    CompactionSummariseContext,
-    PersistenceReadContext,
-    PersistenceWriteContext,
-    ActivityFailedContext,
-    ActivityRetriedContext,
-    HeartbeatTickContext,
-    ShutdownContext,
-    SkillLoadedContext,
-    SkillUnloadedContext,
-    AgentInvokedContext,
-    CommandInvokedContext,
-)
-
-CONTEXT_TYPES: Final[dict[str, type[HookContext]]] = {
-    cls.operation: cls for cls in _CONTEXT_CLASSES
-}
-if tuple(CONTEXT_TYPES) != OPERATIONS:  # pragma: no cover - a wiring mistake, caught at import
-    raise RuntimeError("context classes do not match the catalogue's operations, in order")
-
-
-def context_type(name: str) -> type[HookContext]:
-    """The context class of an operation, or of a point (``'tool.invoked.pre'``).
-
-    Raises:
-        UnknownHookPointError: the name is neither an operation nor a point.
-    """
-    cls = CONTEXT_TYPES.get(name)
-    if cls is not None:
-        return cls
-    operation, dot, phase = name.rpartition(".")
-    if dot and phase in ("pre", "in", "post") and operation in CONTEXT_TYPES:
-        return CONTEXT_TYPES[operation]
-    return CONTEXT_TYPES[check_operation(name)]
+# Each class above registered itself on definition; a catalogue row without one is a
+# wiring mistake, caught at import.
+_MISSING: Final = [op for op in OPERATIONS if op not in CONTEXT_TYPES]
+if _MISSING:  # pragma: no cover
+    raise RuntimeError(f"catalogue operations without a context class: {', '.join(_MISSING)}")
 
 
 __all__ = [
@@ -199,4 +153,5 @@ __all__ = [
     "ToolSpec",
     "Triage",
     "Usage",
+    "context_type",
 ]

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from harness.domain import EMPTY, Frozen, FrozenStrMap, Participant, Role, TaskRef
+from harness.hooks.catalogue import register_context
 
 
 class HookContext(Frozen):
@@ -25,6 +26,8 @@ class HookContext(Frozen):
     running it died or stopped (it may have done its work already: check before
     repeating an effect when ``attempt > 1 or lost_workers``).
     ``result`` is empty until the operation's body sets it; subclasses narrow its type.
+    A subclass that declares its ``operation`` is that operation's context: it registers
+    itself in the catalogue (:func:`harness.hooks.catalogue.context_type` finds it).
     """
 
     operation: ClassVar[str] = ""
@@ -37,6 +40,12 @@ class HookContext(Frozen):
     lost_workers: int = Field(default=0, ge=0)
     idempotency_key: str = ""
     result: Any = None
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:  # noqa: ANN401  # pydantic's hook
+        super().__pydantic_init_subclass__(**kwargs)
+        if "operation" in cls.__dict__:  # a subclass of a context is not another operation's
+            register_context(cls)
 
     def role_of(self, user_id: str) -> Role:
         """The role ``user_id`` holds among this context's participants."""
