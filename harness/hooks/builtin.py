@@ -12,23 +12,20 @@ import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, final
 
+from harness.domain import Artefact, RequestRoute, RetryDecision, TaskStatus
 from harness.hooks.catalogue import BUILTIN_BODY_PRIORITY
 from harness.hooks.contexts import (
     ActivityFailedContext,
     ActivityRetriedContext,
-    Artefact,
     HeartbeatTickContext,
     PersistenceReadContext,
     PersistenceWriteContext,
     RequestReceivedContext,
-    RequestRoute,
-    RetryDecision,
     ShutdownContext,
     SubtaskSpawnedContext,
     TaskCompleteContext,
     TaskCreatedContext,
     TaskStateChangedContext,
-    TaskStatus,
 )
 from harness.hooks.errors import HookAbort
 from harness.hooks.executor import Registration

@@ -15,7 +15,8 @@ from typing import Any, Final, Literal, final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.hooks.contexts import CommandInvokedContext, HookContext, Role, ToolInvokedContext
+from harness.domain import Role
+from harness.hooks.contexts import CommandInvokedContext, HookContext, ToolInvokedContext
 from harness.hooks.errors import HookAbort
 
 POLICY_POINTS: Final = ("tool.invoked.pre", "command.invoked.pre")
