@@ -22,7 +22,8 @@ from typing import Any, Final
 from bot.config import BotSettings
 from bot.events import LISTENS
 from commands import COMMANDS
-from commands.surface import Registry, slash_commands
+from commands.registry import Registry
+from commands.surface import slash_commands
 from harness.channels.scopes import app_token_scopes, bot_scopes
 
 PLACEHOLDER: Final = "https://YOUR-HOST"

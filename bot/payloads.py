@@ -15,8 +15,10 @@ from enum import StrEnum
 from typing import Any
 
 from bot.markup import mentioned_users, plain_text, strip_mention
-from commands import COMMANDS
-from commands.surface import Registry, resolve
+from commands import COMMANDS, invocation_of
+from commands.registry import Registry
+from commands.surface import resolve
+from harness.channels import umbrella
 from harness.domain import Role, TaskRef, TaskSnapshot
 from harness.hooks.contexts import CommandInvokedContext, RequestReceivedContext
 
@@ -63,7 +65,7 @@ def text(value: object) -> str:
 
 def command_name(command: object) -> str:
     """``"/Model"`` -> ``"model"``."""
-    return text(command).strip().lstrip("/").lower()
+    return umbrella.command_name(text(command))
 
 
 def slash_place(body: Mapping[str, Any]) -> tuple[str, str]:
@@ -89,7 +91,8 @@ def command_context(
 ) -> CommandInvokedContext:
     """A slash command payload as a ``command.invoked`` context for ``task_id``.
 
-    The command is the registry's name (``/task status`` is ``status``); a payload
+    The command is the registry's name (``/task status`` is ``status``) and its
+    ``invocation`` how the registry spells it, which the task's replies use; a payload
     that runs no command keeps the typed name, and the task answers "unknown command".
 
     ``role`` comes from ``snapshot`` when one is given, only as a hint: the task's
@@ -111,6 +114,7 @@ def command_context(
         correlation_id=f"slash/{trigger}" if trigger else "",
         command=command,
         args=args,
+        invocation=invocation_of(command),
         sender=sender,
         role=role,
         snapshot=snapshot,

@@ -1,18 +1,21 @@
 """Reply texts the bot writes itself: errors talking to the task, "working on it", task starts.
 
-Replies a command produces (``refused: …``, ``/<name> failed: …``) come from the
-task (see ``commands.outcome``); this module only covers what happens before or
-around that, so every failure a user can meet reads the same.
+Replies a command produces (``refused: …``, ``/model failed: …``) come from the
+task, by the one reply rule (:mod:`harness.channels.replies`); this module only covers
+what happens before or around that, in the same words, so every failure a user can
+meet reads the same.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from commands import COMMANDS
+from commands import COMMANDS, invocation_of
 from commands.help import command_lines
 from harness.channels import neutral
-from harness.channels.umbrella import RESERVED, UMBRELLA
+from harness.channels.replies import failed
+from harness.channels.replies import refused as refused  # the sender's refusal, as a command's
+from harness.channels.umbrella import RESERVED, UMBRELLA, command_name
 from harness.domain import Role
 from harness.temporal.errors import (
     TaskBusy,
@@ -31,23 +34,13 @@ UNREACHABLE: Final = (
 
 def typed(command: str) -> str:
     """How a user types command ``command`` (``/task status``; unknown names as ``/<name>``)."""
-    spec = COMMANDS.get(command)
-    return spec.invocation if spec is not None else f"/{command}"
+    return invocation_of(command) or f"/{command}"
 
 
 def working(command: str, args: str) -> str:
     """The ack text when the task did not answer within the ack budget."""
     shown = typed(command) + (f" {neutral(args)}" if args else "")  # echoed: pings nobody
     return f"working on `{shown}` …"
-
-
-def refused(reason: str) -> str:
-    """What only the sender reads when the task refused their input on purpose (``TaskRefused``).
-
-    The same words as a refused command (``commands.outcome``): the reason is
-    written for the sender and says who can let them in.
-    """
-    return f"refused: {reason}"
 
 
 def no_task(command: str) -> str:
@@ -72,7 +65,7 @@ def for_error(command: str, error: BaseException) -> str:
         return no_worker(error)
     if isinstance(error, TaskError | TimeoutError | OSError):
         return UNREACHABLE
-    return f"{typed(command)} failed: {type(error).__name__}"
+    return failed(typed(command), type(error).__name__)
 
 
 def busy(command: str, in_flight: int | None) -> str:
@@ -141,7 +134,7 @@ def not_a_command(command: str, args: str) -> str:
     ``/status`` and ``/invite`` are Slack's own, so their old names point at ``/task …``;
     ``/task teleport`` names the help.
     """
-    name = command.strip().lstrip("/").lower()
+    name = command_name(command)
     spec = COMMANDS.get(name)
     if spec is not None and not spec.top_level:
         why = f" (Slack keeps `/{name}` for itself)" if name in RESERVED else ""

@@ -27,7 +27,8 @@ from bot.config import BotSettings
 from bot.gateway import Harness, task_id
 from bot.payloads import command_context, slash_command, slash_place, slash_text, text
 from commands import COMMANDS, help
-from commands.surface import Registry, slash_commands
+from commands.registry import Registry
+from commands.surface import slash_commands
 from harness.domain import CommandResult
 from harness.hooks import Redactor
 from harness.temporal.errors import TaskBusy, TaskNotFound

@@ -1,19 +1,17 @@
 """The slash commands: one module per command, registered on ``command.invoked`` as a plugin.
 
-:data:`COMMANDS` is the registry ``/help`` is generated from; :func:`register_all`
-installs the identity seal, the role guard and every command's filtered body on a
-:class:`~harness.hooks.HookManager`. Nothing here knows Slack (``bot/``) or Temporal
-(``harness/temporal``): bodies compute a :class:`CommandResult`, the workflow applies it.
+:data:`COMMANDS` is the one command list (:mod:`commands.registry`), which ``/help``,
+the bot and the Slack manifest read; :func:`register_all` installs the identity seal,
+the role guard and every command's filtered body on a :class:`~harness.hooks.HookManager`.
+Nothing here knows Slack (``bot/``) or Temporal (``harness/temporal``): bodies compute a
+:class:`CommandResult`, the workflow applies it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from collections.abc import Iterable
+from typing import Any
 
-from pydantic import BaseModel
-
-from commands import effort, help, invite, model, skill, status, subtask
 from commands.guard import (
     SEAL_CHECK_PRIORITY,
     SEAL_CLOSE_PRIORITY,
@@ -22,36 +20,24 @@ from commands.guard import (
     RoleGuard,
 )
 from commands.outcome import outcome_reply, run_command
+from commands.registry import COMMANDS, Registry, invocation_of
 from commands.spec import (
     DEFAULT_MODELS,
     CommandConfig,
     CommandSpec,
     UsageError,
-    command_name,
     for_command,
     spec_executor,
 )
+from harness.channels.umbrella import command_name
 from harness.hooks import BUILTIN_BODY_PRIORITY, ROLE_GUARD_PRIORITY, HookManager, Registration
-
-COMMANDS: Final[Mapping[str, CommandSpec[BaseModel]]] = {
-    spec.name: spec  # type: ignore[misc]  # each spec is invariant in its own Args type
-    for spec in (
-        model.SPEC,
-        effort.SPEC,
-        subtask.SPEC,
-        status.SPEC,
-        invite.SPEC,
-        skill.SPEC,
-        help.SPEC,
-    )
-}
 
 
 def register_all(
     manager: HookManager,
     *,
     models: Iterable[str] = DEFAULT_MODELS,
-    commands: Mapping[str, CommandSpec[BaseModel]] = COMMANDS,
+    commands: Registry = COMMANDS,
     temporal_ui_url: str = "",
     temporal_namespace: str = "default",
 ) -> list[Registration]:
@@ -107,9 +93,11 @@ __all__ = [
     "DEFAULT_MODELS",
     "CommandConfig",
     "CommandSpec",
+    "Registry",
     "UsageError",
     "command_name",
     "for_command",
+    "invocation_of",
     "outcome_reply",
     "plugin",
     "register_all",

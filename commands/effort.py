@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Final, get_args
+from typing import Final
 
 from pydantic import ValidationError
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
 from harness.domain import CommandEffect, CommandResult, Effort
+from harness.domain.task import EFFORTS
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "effort"
-LEVELS: Final[tuple[str, ...]] = get_args(Effort)
 
 
 class EffortArgs(Args):
@@ -33,7 +33,7 @@ def parse(text: str) -> EffortArgs:
         return EffortArgs.model_validate({"level": word})
     except ValidationError:
         raise UsageError(
-            command=NAME, problem=f"effort must be one of {', '.join(LEVELS)}", usage=USAGE
+            command=NAME, problem=f"effort must be one of {', '.join(EFFORTS)}", usage=USAGE
         ) from None
 
 
@@ -43,7 +43,7 @@ async def body(
     """Show the effort, or return a ``set_effort`` effect."""
     current = ctx.snapshot.effort if ctx.snapshot else "medium"
     if args.level is None:
-        return CommandResult(reply=f"effort: `{current}` (choose from {', '.join(LEVELS)})")
+        return CommandResult(reply=f"effort: `{current}` (choose from {', '.join(EFFORTS)})")
     if args.level == current:
         return CommandResult(reply=f"effort is already `{current}`")
     return CommandResult(
@@ -56,7 +56,7 @@ async def body(
 SPEC: Final = CommandSpec(
     name=NAME,
     summary="show the task's effort, or set it",
-    arguments="[" + "|".join(LEVELS) + "]",
+    arguments="[" + "|".join(EFFORTS) + "]",
     top_level=True,
     args=EffortArgs,
     parse=parse,

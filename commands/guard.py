@@ -16,7 +16,8 @@ from typing import Any, Final, final
 from pydantic import BaseModel
 
 from commands import invite
-from commands.spec import CommandSpec, command_name
+from commands.spec import CommandSpec
+from harness.channels.umbrella import command_name
 from harness.domain import Role
 from harness.hooks import HookAbort, HookContext
 from harness.hooks.contexts import CommandInvokedContext

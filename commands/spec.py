@@ -14,8 +14,8 @@ from typing import Final, Generic, TypeVar, final
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from harness.channels import neutral
-from harness.channels.umbrella import invocation
+from harness.channels import replies
+from harness.channels.umbrella import command_name, invocation
 from harness.domain import CommandResult
 from harness.hooks import Executor, HookAbort, HookContext
 from harness.hooks.contexts import CommandInvokedContext
@@ -140,13 +140,8 @@ class CommandSpec(Generic[A]):
         try:
             args = self.parse_args(ctx.args)
         except UsageError as error:
-            return CommandResult(reply=f"{error.problem}\nusage: `{error.usage}`")
+            return CommandResult(reply=replies.usage(error.problem, error.usage))
         return await self.body(ctx, args, config)
-
-
-def command_name(text: str) -> str:
-    """Normalise ``"/Model"`` and ``"model"`` to ``"model"``."""
-    return text.strip().lstrip("/").lower()
 
 
 @final
@@ -155,8 +150,8 @@ class CommandFilter:
 
     Other commands' contexts never reach ``inner`` (a remote body never receives
     another command's arguments, DESIGN.md "command.invoked"). ``inner`` raising is
-    turned into the result ``/<name> failed: <message>`` so the body's failure is
-    the reply and no effect is applied.
+    turned into the result ``<invocation> failed: <message>`` (``/model failed: …``) so
+    the body's failure is the reply and no effect is applied.
     """
 
     __slots__ = ("inner", "name")
@@ -174,7 +169,8 @@ class CommandFilter:
         except HookAbort:
             raise  # a typed abort cancels the operation; the runner reports it
         except Exception as error:  # DESIGN: a body that raises becomes the reply
-            return ctx.model_copy(update={"result": failed(self.name, error)})
+            typed = replies.spelled(self.name, ctx.invocation)
+            return ctx.model_copy(update={"result": failed(typed, error)})
 
     def __repr__(self) -> str:
         return f"<CommandFilter /{self.name} {self.inner!r}>"
@@ -185,11 +181,15 @@ def for_command(name: str, executor: Executor) -> CommandFilter:
     return CommandFilter(name, executor)
 
 
-def failed(name: str, error: BaseException | str) -> CommandResult:
-    """The reply of a body that raised: ``/<name> failed: <message>``, no effects."""
+def failed(typed: str, error: BaseException | str) -> CommandResult:
+    """The result of a command that failed: ``<typed> failed: <message>``, no effects.
+
+    Args:
+        typed: the command as typed (:func:`harness.channels.replies.spelled`).
+        error: what it raised, or the message itself.
+    """
     message = error if isinstance(error, str) else str(error) or type(error).__name__
-    # An error's text may quote the argument: shown as typed, it pings nobody.
-    return CommandResult(reply=f"/{command_name(name)} failed: {neutral(message)}")
+    return CommandResult(reply=replies.failed(typed, message))
 
 
 def spec_executor(spec: CommandSpec[A], config: CommandConfig) -> Executor:

@@ -10,17 +10,12 @@ manifest (``python -m bot.manifest``) declares exactly what the bot routes
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final, final
 
-from pydantic import BaseModel
-
 from commands import help
-from commands.spec import CommandSpec, command_name
-from harness.channels.umbrella import UMBRELLA
-
-Registry = Mapping[str, CommandSpec[BaseModel]]
+from commands.registry import Registry
+from harness.channels.umbrella import UMBRELLA, command_name
 
 DEFAULT: Final = help.NAME
 """What the umbrella alone runs: ``/task`` is ``/task help``."""

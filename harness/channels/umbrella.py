@@ -23,6 +23,11 @@ RESERVED: Final = frozenset({
 """Slack's built-in commands (slack.com/help/articles/201259356): an app cannot own these."""
 
 
+def command_name(text: str) -> str:
+    """The registry name of what was typed: ``"/Model"`` and ``"model"`` are ``"model"``."""
+    return text.strip().lstrip("/").lower()
+
+
 def invocation(name: str, *, top_level: bool = False) -> str:
     """How a user types command ``name``: ``/model`` (top level) or ``/task status``."""
     return f"/{name}" if top_level else f"/{UMBRELLA} {name}"

@@ -8,15 +8,19 @@ Plain frozen values only; the hook contexts of a task's life live in
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Final, Literal, get_args
 
 from harness.domain.frozen import Frozen
 
 Effort = Literal["low", "medium", "high"]
+"""How hard the task's model thinks (``/effort``); the one place the levels are written."""
+
+EFFORTS: Final[tuple[Effort, ...]] = get_args(Effort)
+"""The effort levels in order, lowest first: what ``/effort`` offers and the workflow accepts."""
 
 
 class TaskStatus(StrEnum):
-    """Where a task is in its life; the last three are final."""
+    """Where a task is in its life; the last three are final (:data:`FINAL_STATUSES`)."""
 
     CREATED = "created"
     RUNNING = "running"
@@ -24,6 +28,10 @@ class TaskStatus(StrEnum):
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     CANCELLED = "cancelled"
+
+
+FINAL_STATUSES: Final = frozenset({TaskStatus.SUCCEEDED, TaskStatus.FAILED, TaskStatus.CANCELLED})
+"""The statuses a task never leaves: it has ended."""
 
 
 class Role(StrEnum):

@@ -103,6 +103,17 @@ async def test_an_abort_that_is_not_a_refusal_is_a_failure(manager, ctx):
     async def broken(c):
         raise HookAbort("policy server unreachable")
 
-    manager.register("command.invoked.pre", broken, priority=200)
+    manager.register("command.invoked.in", broken, priority=10)
     result = await run_command(manager, ctx("model", "gpt-x"))
     assert result == CommandResult(reply="/model failed: policy server unreachable")
+    status = await run_command(manager, ctx("status"))  # spelled as typed, under the umbrella
+    assert status == CommandResult(reply="/task status failed: policy server unreachable")
+
+
+async def test_any_abort_before_the_body_is_a_refusal_as_in_the_workflow(manager, ctx):
+    async def broken(c):
+        raise HookAbort("policy server unreachable")
+
+    manager.register("command.invoked.pre", broken, priority=200)
+    result = await run_command(manager, ctx("model", "gpt-x"))
+    assert result == CommandResult(reply="refused: policy server unreachable")

@@ -1,0 +1,23 @@
+"""The one reply rule (harness.channels.replies) names commands as the registry spells them."""
+
+from __future__ import annotations
+
+from commands import COMMANDS, invocation_of
+from harness.channels import replies, umbrella
+
+
+def test_the_harness_spellings_agree_with_the_registry():
+    assert replies.HELP == COMMANDS["help"].invocation
+    assert umbrella.INVITE == COMMANDS["invite"].invocation
+    for name, spec in COMMANDS.items():
+        assert invocation_of(name) == replies.spelled(name, spec.invocation) == spec.invocation
+        if not spec.top_level:  # without the context's spelling, the umbrella form is shown
+            assert replies.spelled(name) == spec.invocation
+    assert invocation_of("/Model") == "/model" and invocation_of("teleport") == ""
+
+
+def test_the_echoed_parts_ping_nobody():
+    said = replies.failed("/model", "<!channel> is down")
+    assert said == "/model failed: &lt;!channel&gt; is down"
+    assert replies.unknown("/Tele<@U1>") == "unknown command `tele&lt;@u1&gt;`; try `/task help`"
+    assert replies.refused("ask <@U1>") == "refused: ask <@U1>"  # written for the sender
