@@ -1,11 +1,11 @@
-"""Code plugins, and the chains a worker would register, built without running a worker.
+"""Code plugins, and build_manager: the one place a worker's HookManager is assembled.
 
 A plugin is a ``module:function`` path (``HARNESS_PLUGINS``) called with
 ``(manager, settings)``; the harness imports it by name, so it never imports
 ``commands`` or any other plugin package itself (DESIGN.md: harness imports
-nothing from bot/ or commands/). :func:`effective_manager` registers what the
-worker registers, in the same order, for the hooks CLI and the bot's start-up
-check; the worker itself lives in :mod:`harness.temporal.worker`.
+nothing from bot/ or commands/). :func:`build_manager` is what the worker runs
+(:mod:`harness.temporal.worker`), and what tests build; :func:`effective_manager` is
+the same manager, built without a worker for the hooks CLI and the bot's start-up check.
 """
 
 from __future__ import annotations
@@ -14,16 +14,14 @@ import contextlib
 import importlib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.config import Settings
-from harness.hooks import (
-    HookConfigError,
-    HookManager,
-    RetryDefaults,
-    load_hooks_config,
-    register_builtin,
-)
+from harness.domain import RetryDefaults
+from harness.hooks import HookConfigError, HookManager, Redactor, load_hooks_config
+
+if TYPE_CHECKING:
+    from harness.store import ArtefactStore
 
 Plugin = Callable[[HookManager, Settings], Any]
 
@@ -62,44 +60,82 @@ def register_plugins(manager: HookManager, settings: Settings) -> None:
         load_plugin(path)(manager, settings)
 
 
-@contextlib.asynccontextmanager
-async def effective_manager(
-    settings: Settings, *, config: Path | None = None
-) -> AsyncIterator[HookManager]:
-    """A manager with the built-in plugins, the code plugins and the hooks file, as the worker has.
+def build_manager(
+    settings: Settings, store: ArtefactStore, *, audit_path: Path | None = None
+) -> HookManager:
+    """The worker's manager: redactor, audit sink, default bodies, code plugins, hooks file.
 
-    The order is :func:`harness.temporal.worker.build_manager`'s, so equal priorities
-    list as they run. Nothing runs on it: the artefact store is in memory and never
-    called, and what holds connections (remote executors, the agent runtime's HTTP
-    client) is closed on exit.
+    In this order: the hooks file (``settings.hooks_config``) is read and resolved
+    before anything registers, so a bad file fails the start, all or nothing; then the
+    default bodies (:func:`harness.bodies.register_defaults`), the code plugins of
+    ``settings.plugins``, and the file's executors, so equal priorities run in that
+    order. Every secret the worker holds is masked wherever it shows up. Metrics and
+    spans are attached by the worker (:func:`harness.temporal.telemetry.instrument`):
+    they need its Temporal runtime.
 
     Args:
-        settings: the plugins and retry defaults (``settings.hooks_config`` is not read).
-        config: the hooks file, or ``None`` for none.
+        settings: the worker's settings.
+        store: the artefact store behind ``persistence.read``/``persistence.write``.
+        audit_path: the audit sink's SQLite file; ``settings.artefact_store_path`` when
+            ``None``.
+
+    Returns:
+        The manager; closing it (``aclose``) closes the bodies' HTTP client and sessions.
 
     Raises:
-        HookConfigError: the file or a plugin path is wrong, every problem named.
+        HookConfigError: ``settings.hooks_config`` is invalid, or a plugin path does
+            not resolve (every problem named).
     """
-    from harness.agent.runtime import AgentRuntime
+    from harness.audit_store import SqliteAuditStore
+    from harness.bodies import BodyRuntime, register_defaults
     from harness.providers import system_random
-    from harness.store import SqliteArtefactStore
 
-    hooks = load_hooks_config(config) if config is not None else None  # all or nothing, first
+    hooks = load_hooks_config(settings.hooks_config) if settings.hooks_config else None
     retry = RetryDefaults(
         initial_seconds=settings.retry_initial_backoff_seconds,
         multiplier=settings.retry_backoff_multiplier,
         maximum_seconds=settings.retry_max_backoff_seconds,
     )
-    manager = HookManager()
-    store = SqliteArtefactStore(Path(":memory:"))
+    manager = HookManager(
+        redactor=Redactor(secrets=settings.secret_values()), max_depth=settings.hook_max_depth
+    )
+    manager.audit.sinks.append(SqliteAuditStore(audit_path or settings.artefact_store_path))
+    retry = hooks.retry_defaults(retry) if hooks else retry
+    deps = BodyRuntime(settings, store).deps(random=system_random(), retry=retry)
+    register_defaults(manager, deps)
+    register_plugins(manager, settings)
+    if hooks is not None:
+        hooks.apply(manager)  # logs the resulting chain of every point
+    return manager
+
+
+@contextlib.asynccontextmanager
+async def effective_manager(
+    settings: Settings, *, config: Path | None = None
+) -> AsyncIterator[HookManager]:
+    """:func:`build_manager`'s manager, built to be read: the hooks CLI and the bot's check.
+
+    Nothing runs on it: the artefact store and the audit sink are in memory and never
+    called, and what holds connections (remote executors, the bodies' HTTP client)
+    is closed on exit.
+
+    Args:
+        settings: the worker's settings (``settings.hooks_config`` is replaced by ``config``).
+        config: the hooks file, or ``None`` for none.
+
+    Raises:
+        HookConfigError: the file or a plugin path is wrong, every problem named.
+    """
+    from harness.store import SqliteArtefactStore
+
+    memory = Path(":memory:")
+    store = SqliteArtefactStore(memory)
     try:
-        register_builtin(manager, store=store, random=system_random(),
-                         retry=hooks.retry_defaults(retry) if hooks else retry)  # fmt: skip
-        AgentRuntime(settings, store).register(manager)  # the loop's and the channel's bodies
-        register_plugins(manager, settings)
-        if hooks is not None:
-            hooks.apply(manager)
-        yield manager
+        manager = build_manager(settings.model_copy(update={"hooks_config": config}), store,
+                                audit_path=memory)  # fmt: skip
+        try:
+            yield manager
+        finally:
+            await manager.aclose()
     finally:
-        await manager.aclose()
         store.close()

@@ -2,7 +2,7 @@
 
 Task *state* is durable in Temporal; this store holds the harness's own artefacts,
 read and written only by the default bodies of ``persistence.read`` and
-``persistence.write`` (:mod:`harness.hooks.builtin`). Writes are idempotent per
+``persistence.write`` (:mod:`harness.bodies.persistence`). Writes are idempotent per
 idempotency key, because activities run at least once.
 """
 

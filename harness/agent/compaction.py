@@ -1,7 +1,7 @@
 """Pure compaction helpers: which messages to keep, and the transcript after compacting.
 
 The decisions are hook operations (``compaction.trigger``/``keep``/``summarise``,
-bodies in :mod:`harness.agent.bodies_compaction`); these functions are what the
+bodies in :mod:`harness.bodies.compaction`); these functions are what the
 default ``keep`` body and the loop compute, free of I/O so workflow code may use them.
 """
 

@@ -1,11 +1,12 @@
-"""Default bodies of ``channel.received`` and ``channel.sent`` over the Slack Web API.
+"""The Slack Web API transport behind ``channel.sent``: posting once, at most.
 
-``channel.sent`` posts with ``chat.postMessage`` (or ``chat.postEphemeral`` when the
-message names a ``user``: only that person sees it) through the worker's
+:class:`SlackChannel` posts with ``chat.postMessage`` (or ``chat.postEphemeral`` when
+the message names a ``user``: only that person sees it) through the worker's
 :class:`~harness.providers.HttpClient`, at the base URL in Settings: Slack itself, or
-the bot's local stand-in in local mode. ``channel.received`` normalises what the bot
-forwarded. Help-request buttons are built here too (:func:`help_blocks`), because
-the action ids are the contract between the worker's post and the bot's click handler.
+the bot's local stand-in in local mode. The default bodies of ``channel.sent`` and
+``channel.received`` are in :mod:`harness.bodies.channel`. Help-request buttons are
+built here too (:func:`help_blocks`), because the action ids are the contract between
+the worker's post and the bot's click handler.
 """
 
 from __future__ import annotations
@@ -13,15 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any, Final, final
 
-from harness.channels.guard import ConversationGuard
+from harness.domain import ChannelMessage, HelpRequest
 from harness.errors import HarnessError
-from harness.hooks import BUILTIN_BODY_PRIORITY, ROLE_GUARD_PRIORITY, HookManager, Registration
-from harness.hooks.contexts import (
-    ChannelMessage,
-    ChannelReceivedContext,
-    ChannelSentContext,
-    HelpRequest,
-)
 from harness.http import HttpClientError
 from harness.providers import Clock, HttpClient, SystemClock
 
@@ -85,7 +79,7 @@ def help_blocks(request: HelpRequest) -> tuple[dict[str, Any], ...]:
 
 @final
 class SlackChannel:
-    """Posts to and normalises messages from Slack.
+    """Posts to Slack.
 
     Args:
         http: the worker's HTTP client.
@@ -104,20 +98,26 @@ class SlackChannel:
         self.timeout = timeout
         self.clock: Clock = clock or SystemClock()
 
-    async def channel_sent(self, ctx: ChannelSentContext) -> ChannelSentContext:
-        """Post the message at most once; the result carries the ``ts`` Slack gave it.
+    async def post(self, message: ChannelMessage, *, idempotency_key: str,
+                   maybe_posted: bool) -> str:  # fmt: skip
+        """Post ``message`` at most once; the ``ts`` Slack gave it.
 
         Every post carries the operation's idempotency key in Slack's message
         metadata. An attempt that may have posted already (a retry, or the same
         attempt run again after its worker was lost mid-post) first looks for its key
-        in the thread and, finding it, returns that message instead of posting again
-        (issue 10). Ephemeral messages cannot be looked up (Slack keeps none), so one
-        may be shown twice; they are seen by one person and change nothing.
+        in the thread and, finding it, returns that message's ``ts`` instead of posting
+        again (issue 10). Ephemeral messages (``message.user`` set: only that person
+        sees them) cannot be looked up (Slack keeps none), so one may be shown twice;
+        they are seen by one person and change nothing.
+
+        Args:
+            message: what to post, and where.
+            idempotency_key: the operation's key, sent in the post's metadata.
+            maybe_posted: whether an earlier run of this operation may have posted.
 
         Raises:
             ChannelError: the API could not be reached or answered ``ok: false``.
         """
-        message = ctx.message
         if message.user:
             args: dict[str, Any] = {"channel": message.channel, "text": message.text,
                                     "user": message.user}  # fmt: skip
@@ -125,11 +125,10 @@ class SlackChannel:
         else:
             args = {"channel": message.channel, "text": message.text,
                     "metadata": {"event_type": POST_EVENT_TYPE,
-                                 "event_payload": {"key": ctx.idempotency_key}}}  # fmt: skip
+                                 "event_payload": {"key": idempotency_key}}}  # fmt: skip
             method = "chat.postMessage"
-        maybe_posted = (ctx.attempt > 1 or ctx.lost_workers) and method == "chat.postMessage"
-        maybe_posted = maybe_posted and bool(ctx.idempotency_key)
-        ts = await self._posted(message, ctx.idempotency_key) if maybe_posted else ""
+        maybe_posted = maybe_posted and method == "chat.postMessage" and bool(idempotency_key)
+        ts = await self._posted(message, idempotency_key) if maybe_posted else ""
         if not ts:
             if message.thread:
                 args["thread_ts"] = message.thread
@@ -137,7 +136,7 @@ class SlackChannel:
                 args["blocks"] = list(message.blocks)
             answer = await self._call(method, args)
             ts = str(answer.get("ts") or answer.get("message_ts") or "")
-        return ctx.model_copy(update={"result": message.model_copy(update={"ts": ts})})
+        return ts
 
     async def _posted(self, message: ChannelMessage, key: str) -> str:
         """The ``ts`` of a message this harness posted under ``key`` lately, or ``""``."""
@@ -160,11 +159,6 @@ class SlackChannel:
                 return ""
         return ""
 
-    async def channel_received(self, ctx: ChannelReceivedContext) -> ChannelReceivedContext:
-        """Trim the text (line breaks inside are the author's and stay)."""
-        text = ctx.message.text.strip()
-        return ctx.model_copy(update={"result": ctx.message.model_copy(update={"text": text})})
-
     async def _call(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         headers = {
             "Content-Type": "application/json; charset=utf-8",
@@ -186,25 +180,3 @@ class SlackChannel:
             raise ChannelError(f"{method} failed: HTTP {response.status}: {detail!r}")
         return answer
 
-
-def register_channel_builtin(
-    manager: HookManager, channel: SlackChannel, *, watchers_may_talk: bool = False
-) -> list[Registration]:
-    """Register the channel's default bodies at :data:`BUILTIN_BODY_PRIORITY`, and its guard.
-
-    The guard (:class:`~harness.channels.guard.ConversationGuard`) runs at
-    ``channel.received.pre``, :data:`ROLE_GUARD_PRIORITY`, like the commands' role guard.
-    """
-    # Any: each body takes its own operation's context type, narrower than Executor's.
-    bodies: dict[str, Any] = {
-        "channel.sent": channel.channel_sent,
-        "channel.received": channel.channel_received,
-    }
-    guard = ConversationGuard(watchers_may_talk=watchers_may_talk)
-    return [
-        manager.register("channel.received.pre", guard, priority=ROLE_GUARD_PRIORITY),
-        *(
-            manager.register(f"{operation}.in", body, priority=BUILTIN_BODY_PRIORITY)
-            for operation, body in bodies.items()
-        ),
-    ]

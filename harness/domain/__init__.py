@@ -16,7 +16,7 @@ from harness.domain.help import HelpDecision, HelpRequest
 from harness.domain.llm import LlmResponse, Triage, Usage
 from harness.domain.messages import ChannelMessage, Message
 from harness.domain.plans import AgentOutput, Plan, PlanStep, StepOutcome, SubtaskSpec
-from harness.domain.retries import RetryDecision
+from harness.domain.retries import RetryDecision, RetryDefaults
 from harness.domain.skills import Skill
 from harness.domain.task import (
     Effort,
@@ -52,6 +52,7 @@ __all__ = [
     "PlanStep",
     "RequestRoute",
     "RetryDecision",
+    "RetryDefaults",
     "Role",
     "Skill",
     "StepOutcome",

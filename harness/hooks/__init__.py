@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from harness.hooks.builtin import RetryDefaults, register_builtin
 from harness.hooks.catalogue import (
     BUILTIN_BODY_PRIORITY,
     DEFAULT_PRIORITY,
@@ -88,14 +87,12 @@ __all__ = [
     "McpExecutor",
     "Redactor",
     "Registration",
-    "RetryDefaults",
     "RunningOperation",
     "UnknownHookPointError",
     "context_type",
     "current_operation",
     "describe_chains",
     "load_hooks_config",
-    "register_builtin",
     "register_metrics",
     "register_tracing",
 ]

@@ -1,4 +1,6 @@
-"""The worker entry point: build the HookManager, register plugins, run the Temporal worker.
+"""The worker entry point: build the HookManager, run the Temporal worker.
+
+The manager is :func:`harness.plugins.build_manager`'s (re-exported here).
 
 ``python -m harness.worker`` and the ``tiny-harness-worker`` script call :func:`main`.
 A stop signal runs the ``shutdown`` operation, then in-flight activities get
@@ -22,25 +24,17 @@ from temporalio.client import Client
 from temporalio.runtime import Runtime
 from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
 
-from harness.agent.runtime import AgentRuntime
-from harness.audit_store import SqliteAuditStore
+from harness.bodies import BodyRuntime
 from harness.config import Settings
 from harness.errors import HarnessError
 from harness.health import health_server
-from harness.hooks import (
-    POINTS,
-    HookManager,
-    Redactor,
-    RetryDefaults,
-    load_hooks_config,
-    register_builtin,
-)
+from harness.hooks import POINTS, HookManager, Redactor
 from harness.hooks.contexts import ShutdownContext
 from harness.logs import configure_logging, install_log_redaction
-from harness.plugins import register_plugins
-from harness.providers import SystemClock, system_random
+from harness.plugins import build_manager as build_manager  # the worker's, re-exported here
+from harness.providers import SystemClock
 from harness.startup import EXIT_STATUS, load_settings, one_line
-from harness.store import ArtefactStore, SqliteArtefactStore
+from harness.store import SqliteArtefactStore
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.codec import data_converter
 from harness.temporal.connection import explain, open_client, resolve
@@ -61,38 +55,6 @@ CONNECT_FIRST_DELAY: Final = 0.5
 CONNECT_MAX_DELAY: Final = 5.0
 CONNECT_LOG_EVERY: Final = 5.0
 """At most one "waiting for Temporal" line per this many seconds (each attempt is at DEBUG)."""
-
-
-def build_manager(settings: Settings, store: ArtefactStore) -> HookManager:
-    """A manager with the built-in plugins (task, agent loop, channel) and configured ones.
-
-    Code plugins are ``settings.plugins`` (``module:function`` paths, each called with
-    the manager and the settings, see :mod:`harness.plugins`); executors described
-    without code come from ``settings.hooks_config``.
-
-    Raises:
-        HookConfigError: ``settings.hooks_config`` is invalid, or a plugin path does
-            not resolve (every problem named).
-    """
-    # Every secret the worker holds is masked wherever it shows up, whatever its shape.
-    manager = HookManager(
-        redactor=Redactor(secrets=settings.secret_values()), max_depth=settings.hook_max_depth
-    )
-    manager.audit.sinks.append(SqliteAuditStore(settings.artefact_store_path))
-    # Read and resolved before anything registers: a bad file fails the start, all or nothing.
-    hooks = load_hooks_config(settings.hooks_config) if settings.hooks_config else None
-    retry = RetryDefaults(
-        initial_seconds=settings.retry_initial_backoff_seconds,
-        multiplier=settings.retry_backoff_multiplier,
-        maximum_seconds=settings.retry_max_backoff_seconds,
-    )
-    retry = hooks.retry_defaults(retry) if hooks else retry
-    register_builtin(manager, store=store, random=system_random(), retry=retry)
-    AgentRuntime(settings, store).register(manager)  # the agent loop's and the channel's bodies
-    register_plugins(manager, settings)
-    if hooks is not None:
-        hooks.apply(manager)  # logs the resulting chain of every point
-    return manager
 
 
 def retry_limits(settings: Settings) -> RetryLimits:
@@ -258,9 +220,9 @@ async def serve(
     unredact = install_log_redaction(manager.redactor)
     stopping: asyncio.Task[bool] | None = None
     try:
-        agent_runtime = AgentRuntime.of(manager)
-        if agent_runtime is not None:
-            await agent_runtime.start()  # MCP tool servers: listed once the event loop runs
+        body_runtime = BodyRuntime.of(manager)
+        if body_runtime is not None:
+            await body_runtime.start()  # MCP tool servers: listed once the event loop runs
         for line in describe(manager):
             log.info("registered %s", line)
         client = client or await connect(settings, stop=stop, runtime=runtime)

@@ -1,6 +1,6 @@
 """The :class:`Tool` protocol: a name, a JSON-schema'd spec, and one async call.
 
-A tool is what the ``tool.invoked`` body runs (:mod:`harness.agent.bodies_tools`);
+A tool is what the ``tool.invoked`` body runs (:mod:`harness.bodies.tool`);
 hook executors see the call before and after, never the tool object. Built-in tools
 live in :mod:`harness.tools.builtin` and :mod:`harness.tools.artefacts`, MCP tools
 in :mod:`harness.tools.mcp`; :mod:`harness.tools.registry` holds them by name.

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, final
 
-from harness.hooks.builtin import RetryDefaults
+from harness.domain import RetryDefaults
 from harness.hooks.catalogue import POINTS
 from harness.hooks.config.schema import ExecutorEntry, HooksFile
 from harness.hooks.config.wrappers import ConfiguredExecutor, FieldMatch
@@ -71,7 +71,7 @@ class HooksConfig:
     entries: tuple[ResolvedEntry, ...]
 
     def retry_defaults(self, base: RetryDefaults | None = None) -> RetryDefaults:
-        """``base`` with what ``[retry]`` sets (for :func:`register_builtin`)."""
+        """``base`` with what ``[retry]`` sets (for the ``activity.failed`` body)."""
         base = base or RetryDefaults()
         section = self.file.retry
         if section is None:

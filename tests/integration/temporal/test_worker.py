@@ -54,7 +54,8 @@ async def test_stopping_runs_shutdown_with_the_work_in_flight_and_loses_nothing(
 def test_describe_lists_the_builtin_bodies_in_run_order(manager):
     lines = describe(manager)
     assert (
-        "persistence.write.in 1000 harness.hooks.builtin.BuiltinPlugin.persistence_write" in lines
+        "persistence.write.in 1000 harness.bodies.persistence.PersistenceBodies.persistence_write"
+        in lines
     )
     # Every operation has a default body except command.invoked (the commands plugin's).
     with_body = {line.split(".in ", 1)[0] for line in lines if ".in 1000 " in line}
@@ -84,7 +85,7 @@ async def test_python_m_harness_worker_logs_registrations_and_stops_on_sigterm(s
     output = "".join(lines) + rest
     assert worker.returncode == 0, output
     assert (
-        "registered task.created.in 1000 harness.hooks.builtin.BuiltinPlugin.task_created" in output
+        "registered task.created.in 1000 harness.bodies.task.TaskBodies.task_created" in output
     )
     assert (
         "registered command.invoked.in 500 tests.integration.temporal.plugins.model_command"

@@ -10,10 +10,11 @@ import pytest
 
 from harness.agent.loop import AgentLoop
 from harness.agent.loop_steps import HelpAnswer
-from harness.agent.plugin import catalogue_of, register_agent_builtin
 from harness.agent.profiles import AgentProfile
 from harness.agent.state import AgentState, LoopIdentity
-from harness.hooks import OPERATIONS, HookManager, register_builtin
+from harness.bodies import BodyDeps, catalogue_of, register_defaults
+from harness.channels import SlackChannel
+from harness.hooks import OPERATIONS, HookManager
 from harness.hooks.contexts import HelpRequest, Participant, Role, TaskRef
 from harness.models import ModelRegistry
 from harness.skills import SkillLoader
@@ -84,16 +85,28 @@ def build_manager(models, tools, store, *, agents=None, keep_last=20) -> HookMan
     import random
 
     manager = HookManager()
-    register_builtin(manager, store=store, random=random.Random(1))
-    register_agent_builtin(
-        manager,
+    deps = BodyDeps(
+        store=store,
+        random=random.Random(1),
         models=models,
         tools=tools,
         skills=SkillLoader(SKILLS),
+        channel=SlackChannel(http=NoHttp(), api_url="http://127.0.0.1:9/", token="unused"),
         agents=agents or {"reviewer": AgentProfile(instructions="Review.", tools=("echo",))},
         keep_last=keep_last,
     )
+    register_defaults(manager, deps)
     return manager
+
+
+class NoHttp:
+    """The loop alone posts nothing: any HTTP call is a test bug."""
+
+    async def post(self, url, **kwargs):
+        raise AssertionError(f"unexpected HTTP post to {url}")
+
+    async def aclose(self) -> None:
+        return None
 
 
 @pytest.fixture

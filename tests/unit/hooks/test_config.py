@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.bodies.activity import ActivityBodies
 from harness.hooks import HookConfigError, HookManager, HookTimeoutError, load_hooks_config
-from harness.hooks.builtin import BuiltinPlugin
 from harness.hooks.catalogue import POINTS
 from harness.hooks.contexts import ActivityFailedContext, ToolInvokedContext, ToolResult
 from harness.providers import system_random
@@ -227,7 +227,7 @@ async def test_retry_section_configures_the_default_activity_failed_body(tmp_pat
                             'non_retryable = ["PermissionError"]\n')  # fmt: skip
     defaults = config.retry_defaults()
     assert defaults.initial_seconds == 0.5 and defaults.max_attempts == 2
-    plugin = BuiltinPlugin(store=None, random=system_random(), retry=defaults)  # type: ignore[arg-type]  # store unused here
+    plugin = ActivityBodies(random=system_random(), retry=defaults)
 
     async def decide(**fields):
         ctx = ActivityFailedContext(activity="a", max_attempts=5, **fields)

@@ -1,11 +1,9 @@
-"""AgentRuntime: the worker's models, tools, skills, agents and Slack channel, built from Settings.
+"""BodyRuntime: the worker's models, tools, skills and Slack channel, built from Settings.
 
-It registers the agent loop's default bodies (:func:`register_agent_builtin`), the
-channel's (:func:`register_channel_builtin`) and one ``persistence.read`` executor
-that answers :data:`LOOP_DEFAULTS_KEY` with the worker's :class:`LoopDefaults`, so
-the task workflow learns its tools and budgets through a hooked operation. It owns
-the HTTP client and MCP sessions and closes them when the manager closes
-(``HookManager.aclose`` closes every executor with an ``aclose``).
+It opens what the bodies call (the HTTP client, MCP tool sessions) and hands them out
+as one :class:`~harness.bodies.deps.BodyDeps`; it closes them when the manager closes
+(the loop-defaults answer carries it, and ``HookManager.aclose`` closes every executor
+with an ``aclose``). Settings are read here, never by a body.
 """
 
 from __future__ import annotations
@@ -13,13 +11,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, final
 
-from harness.agent.plugin import catalogue_of, register_agent_builtin
-from harness.agent.state import LOOP_DEFAULTS_KEY, LoopDefaults
-from harness.channels import SlackChannel, register_channel_builtin
+from harness.agent.state import LoopDefaults
+from harness.bodies.deps import BodyDeps
+from harness.bodies.persistence import LoopDefaultsAnswer
+from harness.channels import SlackChannel
 from harness.channels.web_api import LOCAL_BOT_TOKEN
-from harness.domain import Artefact
-from harness.hooks import HookContext, HookManager
-from harness.hooks.contexts import PersistenceReadContext
 from harness.http import AiohttpClient
 from harness.models import ModelRegistry
 from harness.providers import Clock, SystemClock
@@ -28,18 +24,18 @@ from harness.tools import ToolRegistry, builtin_tools
 
 if TYPE_CHECKING:
     from harness.config import Settings
+    from harness.domain import RetryDefaults
+    from harness.hooks import HookManager
+    from harness.providers import RandomSource
     from harness.store import ArtefactStore
     from harness.tools.mcp import McpToolServer
 
 log = logging.getLogger(__name__)
 
-LOOP_DEFAULTS_PRIORITY = 900
-"""Before the store's body (1000): the key is the worker's, not the store's."""
-
 
 @final
-class AgentRuntime:
-    """Everything the agent bodies need in one worker.
+class BodyRuntime:
+    """What the default bodies need in one worker, opened from its settings.
 
     Args:
         settings: the worker's settings.
@@ -51,6 +47,7 @@ class AgentRuntime:
         self, settings: Settings, store: ArtefactStore, *, clock: Clock | None = None
     ) -> None:
         self.settings = settings
+        self.store = store
         self.http = AiohttpClient()
         self.models = ModelRegistry.from_settings(settings, self.http)
         # Every name a task may run on has its provider, or the worker does not start.
@@ -72,28 +69,39 @@ class AgentRuntime:
         log.info("agent replies go to %s (%s)", api_url, how)
         self.mcp_servers: list[McpToolServer] = []
 
-    @staticmethod
-    def of(manager: HookManager) -> AgentRuntime | None:
-        """The runtime registered on ``manager``, if any (the worker starts and closes it)."""
-        for reg in manager.registrations("persistence.read.in"):
-            if isinstance(reg.executor, AgentRuntime):
-                return reg.executor
-        return None
-
-    def register(self, manager: HookManager) -> None:
-        """Register every default body the agent loop and the channel need, and this object."""
-        register_agent_builtin(
-            manager,
+    def deps(self, *, random: RandomSource, retry: RetryDefaults) -> BodyDeps:
+        """The bodies' dependencies: these resources, and the settings' limits."""
+        settings = self.settings
+        return BodyDeps(
+            store=self.store,
+            random=random,
             models=self.models,
             tools=self.tools,
             skills=self.skills,
-            agents=self.settings.agents,
-            keep_last=self.settings.compaction_keep_last,
+            channel=self.channel,
+            retry=retry,
+            agents=settings.agents,
+            keep_last=settings.compaction_keep_last,
+            watchers_may_talk=settings.watchers_may_talk,
+            loop=LoopDefaults(
+                system_one_model=settings.system_one_model,
+                token_budget=settings.agent_token_budget,
+                max_turns=settings.agent_max_turns,
+                history_event_limit=settings.history_event_limit,
+            ),
+            resources=self,
         )
-        register_channel_builtin(
-            manager, self.channel, watchers_may_talk=self.settings.watchers_may_talk
-        )
-        manager.register("persistence.read.in", self, priority=LOOP_DEFAULTS_PRIORITY)
+
+    @staticmethod
+    def of(manager: HookManager) -> BodyRuntime | None:
+        """The runtime whose bodies are registered on ``manager``, if any (the worker starts it)."""
+        for reg in manager.registrations("persistence.read.in"):
+            executor = reg.executor
+            if isinstance(executor, LoopDefaultsAnswer) and isinstance(
+                executor.resources, BodyRuntime
+            ):
+                return executor.resources
+        return None
 
     async def start(self) -> None:
         """Connect the configured MCP tool servers and add their tools.
@@ -112,24 +120,6 @@ class AgentRuntime:
             except Exception as error:  # ToolUnavailable, or a name clash: say so, go on
                 log.warning("MCP tool server %s not available: %s", name, error)
 
-    def defaults(self) -> LoopDefaults:
-        """The loop defaults of this worker (its tools as they are now)."""
-        settings = self.settings
-        return LoopDefaults(
-            catalogue=catalogue_of(self.tools),
-            system_one_model=settings.system_one_model,
-            token_budget=settings.agent_token_budget,
-            max_turns=settings.agent_max_turns,
-            history_event_limit=settings.history_event_limit,
-        )
-
-    async def __call__(self, ctx: HookContext, /) -> HookContext | None:
-        """Answer a read of :data:`LOOP_DEFAULTS_KEY`; pass every other key through."""
-        if not isinstance(ctx, PersistenceReadContext) or ctx.key != LOOP_DEFAULTS_KEY:
-            return None
-        content = self.defaults().model_dump_json()
-        return ctx.model_copy(update={"result": Artefact(key=ctx.key, content=content)})
-
     async def aclose(self) -> None:
         """Close the MCP sessions and the HTTP client."""
         for server in self.mcp_servers:
@@ -140,4 +130,4 @@ class AgentRuntime:
         await self.http.aclose()
 
     def __repr__(self) -> str:
-        return f"<AgentRuntime {self.tools!r}>"
+        return f"<BodyRuntime {self.tools!r}>"

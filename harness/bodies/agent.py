@@ -1,4 +1,4 @@
-"""Default bodies of skills and named agents: skill.loaded, skill.unloaded, agent.invoked.
+"""Default body of agent.invoked: run the named agent's own loop.
 
 ``agent.invoked`` runs the named agent's own :class:`~harness.agent.loop.AgentLoop`
 (its instructions, model and tools) through the same :class:`~harness.hooks.HookManager`,
@@ -16,19 +16,17 @@ from harness.agent.loop import AgentLoop
 from harness.agent.loop_steps import HelpAnswer
 from harness.agent.profiles import AgentProfile
 from harness.agent.state import AgentState, LoopIdentity, ToolCatalogue
-from harness.domain import AgentOutput, HelpDecision, HelpRequest, Message, Skill, TaskRef
+from harness.domain import AgentOutput, HelpDecision, HelpRequest, Message, TaskRef
 from harness.hooks import HookAbort, HookManager
-from harness.hooks.contexts import AgentInvokedContext, SkillLoadedContext, SkillUnloadedContext
-from harness.skills import SkillError, SkillLoader
+from harness.hooks.contexts import AgentInvokedContext
 
 
 @final
 class AgentBodies:
-    """Bodies of skills and named agents.
+    """The named agents' body.
 
     Args:
         manager: runs the named agent's operations (with every executor registered).
-        skills: reads skill folders.
         agents: the configured named agents.
         catalogue: the worker's tools, for the agents' tool lists.
         default_model: the model of an agent, and of the task, that names none.
@@ -38,34 +36,14 @@ class AgentBodies:
         self,
         *,
         manager: HookManager,
-        skills: SkillLoader,
         agents: Mapping[str, AgentProfile],
         catalogue: ToolCatalogue,
         default_model: str,
     ) -> None:
         self.manager = manager
-        self.skills = skills
         self.agents = dict(agents)
         self.catalogue = catalogue
         self.default_model = default_model
-
-    async def skill_loaded(self, ctx: SkillLoadedContext) -> SkillLoadedContext:
-        """Read the skill's folder.
-
-        Raises:
-            HookAbort: no such skill, or its ``SKILL.md`` is malformed.
-        """
-        try:
-            info = self.skills.read(ctx.name, ctx.path)
-        except SkillError as error:
-            raise HookAbort(str(error)) from error
-        # A plain Skill, not SkillInfo: the context's result type is closed (extra=forbid).
-        skill = Skill(name=info.name, instructions=info.instructions, tools=info.tools)
-        return ctx.model_copy(update={"result": skill})
-
-    async def skill_unloaded(self, ctx: SkillUnloadedContext) -> SkillUnloadedContext:
-        """Nothing to release: instructions live in the task's state, which the loop updates."""
-        return ctx.model_copy(update={"result": True})
 
     async def agent_invoked(self, ctx: AgentInvokedContext) -> AgentInvokedContext:
         """Run the named agent's own loop on ``ctx.input``.

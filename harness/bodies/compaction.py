@@ -11,6 +11,7 @@ from typing import Final, final
 
 from harness.agent.compaction import keep_indices
 from harness.agent.prompts import SUMMARY_PROMPT, render_transcript
+from harness.bodies.deps import DEFAULT_KEEP_LAST
 from harness.domain import Message
 from harness.hooks.contexts import (
     CompactionKeepContext,
@@ -19,7 +20,6 @@ from harness.hooks.contexts import (
 )
 from harness.models import ModelRegistry, ModelRequest
 
-DEFAULT_KEEP_LAST: Final = 20
 SUMMARY_MAX_TOKENS: Final = 1024
 
 

@@ -1,6 +1,5 @@
-"""Default bodies of tool calls, help requests and plan steps.
+"""Default bodies of help.requested and help.decided.
 
-``tool.invoked`` runs the call through the :class:`~harness.tools.ToolRegistry`;
 ``help.requested`` completes the question (choices, approval wording) that the
 worker posts with Slack buttons; ``help.decided`` accepts only a participant allowed
 to decide (owner or collaborator) and refuses anyone else with a
@@ -12,39 +11,18 @@ from __future__ import annotations
 import json
 from typing import Final, final
 
-from harness.domain import HelpDecision, Role, StepOutcome
+from harness.domain import HelpDecision, Role
 from harness.hooks import HookAbort
-from harness.hooks.contexts import (
-    HelpDecidedContext,
-    HelpRequestedContext,
-    StepFinishedContext,
-    StepStartedContext,
-    ToolInvokedContext,
-)
-from harness.tools import ToolRegistry
+from harness.hooks.contexts import HelpDecidedContext, HelpRequestedContext
 
 DECIDERS: Final = frozenset({Role.OWNER, Role.COLLABORATOR})
 APPROVE: Final = "approve"
 DENY: Final = "deny"
-SUMMARY_CHARS: Final = 300
 
 
 @final
-class ToolBodies:
-    """Bodies around tool calls, help and steps.
-
-    Args:
-        tools: the worker's tools.
-    """
-
-    def __init__(self, *, tools: ToolRegistry) -> None:
-        self.tools = tools
-
-    async def tool_invoked(self, ctx: ToolInvokedContext) -> ToolInvokedContext:
-        """Run the (possibly rewritten) call; a refused call is an ``is_error`` result."""
-        task_id = ctx.task.task_id if ctx.task else ""
-        result = await self.tools.invoke(ctx.call, task_id=task_id)
-        return ctx.model_copy(update={"result": result})
+class HelpBodies:
+    """Bodies of a help request and its answer; they need nothing but the context."""
 
     async def help_requested(self, ctx: HelpRequestedContext) -> HelpRequestedContext:
         """Complete the request as posted: approvals get the call and approve/deny buttons."""
@@ -84,16 +62,3 @@ class ToolBodies:
             approved=approved,
         )
         return ctx.model_copy(update={"result": decision})
-
-    async def step_started(self, ctx: StepStartedContext) -> StepStartedContext:
-        """Run the step as planned."""
-        return ctx.model_copy(update={"result": ctx.step})
-
-    async def step_finished(self, ctx: StepFinishedContext) -> StepFinishedContext:
-        """Done with its output as the summary; an empty output counts as failed."""
-        text = " ".join(ctx.output.split())
-        if len(text) > SUMMARY_CHARS:
-            text = text[: SUMMARY_CHARS - 1] + "…"
-        status = "done" if text else "failed"
-        outcome = StepOutcome(status=status, summary=text or "no output")
-        return ctx.model_copy(update={"result": outcome})

@@ -1,34 +1,27 @@
 """Default bodies of the model-facing operations: context.created, llm.invoked,
-system_one.invoked, tool_calls.extracted and plan.created.
+system_one.invoked and tool_calls.extracted.
 
 Each calls the :class:`~harness.models.ModelRegistry` with a
 :class:`~harness.models.ModelRequest`; prompts and lenient parsers live in
-:mod:`harness.agent.prompts`. Registered by :func:`harness.agent.plugin.register_agent_builtin`.
+:mod:`harness.agent.prompts`. ``plan.created`` is in :mod:`harness.bodies.plan`.
 """
 
 from __future__ import annotations
 
-from typing import final
+from typing import Final, final
 
-from harness.agent.prompts import (
-    BASE_INSTRUCTIONS,
-    PLAN_PROMPT,
-    TRIAGE_PROMPT,
-    parse_plan,
-    parse_triage,
-)
+from harness.agent.prompts import BASE_INSTRUCTIONS, TRIAGE_PROMPT, parse_triage
 from harness.domain import Message
 from harness.hooks.contexts import (
     ContextCreatedContext,
     LlmInvokedContext,
-    PlanCreatedContext,
     SystemOneInvokedContext,
     ToolCallsExtractedContext,
 )
 from harness.models import ModelRegistry, ModelRequest
 from harness.skills import SkillError, SkillLoader
 
-TRIAGE_CONTEXT_MESSAGES = 6
+TRIAGE_CONTEXT_MESSAGES: Final = 6
 """How much recent transcript the fast model sees: enough to resolve "do that again"."""
 
 
@@ -39,15 +32,11 @@ class LlmBodies:
     Args:
         models: routes model names to providers.
         skills: reads loaded skills' instructions.
-        agents: names and one-line descriptions of named agents, for the planner.
     """
 
-    def __init__(
-        self, *, models: ModelRegistry, skills: SkillLoader, agents: dict[str, str]
-    ) -> None:
+    def __init__(self, *, models: ModelRegistry, skills: SkillLoader) -> None:
         self.models = models
         self.skills = skills
-        self.agents = agents
 
     async def context_created(self, ctx: ContextCreatedContext) -> ContextCreatedContext:
         """System prompt (base + agent instructions + each loaded skill), then the transcript."""
@@ -93,21 +82,3 @@ class LlmBodies:
                 seen.add(call.id)
                 calls.append(call)
         return ctx.model_copy(update={"result": tuple(calls)})
-
-    async def plan_created(self, ctx: PlanCreatedContext) -> PlanCreatedContext:
-        """Ask the task's model (``entities["model"]``) for a plan of steps."""
-        prompt = PLAN_PROMPT
-        if self.agents:
-            named = "; ".join(f"{n}: {d}" for n, d in sorted(self.agents.items()))
-            prompt += f" Named agents: {named}."
-        response = await self.models.complete(
-            ModelRequest(
-                model=ctx.entities.get("model", ""),
-                messages=(
-                    Message(role="system", content=prompt),
-                    Message(role="user", content=ctx.goal),
-                ),
-                purpose="plan",
-            )
-        )
-        return ctx.model_copy(update={"result": parse_plan(response.text, ctx.goal)})

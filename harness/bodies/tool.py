@@ -1,0 +1,38 @@
+"""Default body of tool.invoked: run the call through the :class:`~harness.tools.ToolRegistry`.
+
+Also the loop's view of a registry (:func:`catalogue_of`): what the model is offered,
+and which tools need approval first.
+"""
+
+from __future__ import annotations
+
+from typing import final
+
+from harness.agent.state import ToolCatalogue
+from harness.hooks.contexts import ToolInvokedContext
+from harness.tools import ToolRegistry
+
+
+def catalogue_of(tools: ToolRegistry) -> ToolCatalogue:
+    """The loop's view of a registry: every spec, and the names that need approval."""
+    names = tools.names
+    approval = tuple(n for n in names if (tool := tools.get(n)) and tool.requires_approval)
+    return ToolCatalogue(specs=tools.specs(), approval=approval)
+
+
+@final
+class ToolBodies:
+    """The tool call's body.
+
+    Args:
+        tools: the worker's tools.
+    """
+
+    def __init__(self, *, tools: ToolRegistry) -> None:
+        self.tools = tools
+
+    async def tool_invoked(self, ctx: ToolInvokedContext) -> ToolInvokedContext:
+        """Run the (possibly rewritten) call; a refused call is an ``is_error`` result."""
+        task_id = ctx.task.task_id if ctx.task else ""
+        result = await self.tools.invoke(ctx.call, task_id=task_id)
+        return ctx.model_copy(update={"result": result})
