@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
 from harness.domain import CommandEffect, CommandResult, Effort
-from harness.domain.task import EFFORTS
+from harness.domain.task import DEFAULT_EFFORT, EFFORTS
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "effort"
@@ -41,7 +41,7 @@ async def body(
     ctx: CommandInvokedContext, args: EffortArgs, config: CommandConfig
 ) -> CommandResult:
     """Show the effort, or return a ``set_effort`` effect."""
-    current = ctx.snapshot.effort if ctx.snapshot else "medium"
+    current = ctx.snapshot.effort if ctx.snapshot else DEFAULT_EFFORT
     if args.level is None:
         return CommandResult(reply=f"effort: `{current}` (choose from {', '.join(EFFORTS)})")
     if args.level == current:

@@ -15,6 +15,7 @@ from pydantic import Field
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
 from harness.channels import neutral
 from harness.domain import CommandEffect, CommandResult, SubtaskSpec
+from harness.domain.task import DEFAULT_EFFORT
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "sub-task"
@@ -55,7 +56,7 @@ async def body(
         prompt=args.text,
         requested_by=ctx.sender,
         model=snapshot.model if snapshot else "",
-        effort=snapshot.effort if snapshot else "medium",
+        effort=snapshot.effort if snapshot else DEFAULT_EFFORT,
     )
     return CommandResult(
         reply=f"starting sub-task “{neutral(spec.title)}”",

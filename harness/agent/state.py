@@ -12,6 +12,7 @@ from typing import Final
 from pydantic import BaseModel, Field
 
 from harness.domain import Effort, Frozen, Message, Participant, Skill, TaskRef, ToolSpec
+from harness.domain.task import DEFAULT_EFFORT
 
 ASK_HUMAN: Final = "ask_human"
 """The tool through which a model asks the task's people a question (``help.requested``)."""
@@ -57,7 +58,7 @@ class AgentState(BaseModel):
     transcript: list[Message] = Field(default_factory=list)
     skills: list[Skill] = Field(default_factory=list)
     model: str = ""
-    effort: Effort = "medium"
+    effort: Effort = DEFAULT_EFFORT
     system_one_model: str = ""
     agent: str = ""
     instructions: str = ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Literal
 
 from harness.domain.frozen import Frozen
-from harness.domain.task import Effort
+from harness.domain.task import DEFAULT_EFFORT, Effort
 
 
 class PlanStep(Frozen):
@@ -40,7 +40,7 @@ class SubtaskSpec(Frozen):
     prompt: str = ""
     requested_by: str
     model: str = ""
-    effort: Effort = "medium"
+    effort: Effort = DEFAULT_EFFORT
     task_id: str = ""
 
 

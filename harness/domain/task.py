@@ -18,6 +18,9 @@ Effort = Literal["low", "medium", "high"]
 EFFORTS: Final[tuple[Effort, ...]] = get_args(Effort)
 """The effort levels in order, lowest first: what ``/effort`` offers and the workflow accepts."""
 
+DEFAULT_EFFORT: Final[Effort] = "medium"
+"""A task's effort until ``/effort`` changes it."""
+
 
 class TaskStatus(StrEnum):
     """Where a task is in its life; the last three are final (:data:`FINAL_STATUSES`)."""
@@ -76,7 +79,7 @@ class TaskSnapshot(Frozen):
     title: str = ""
     status: TaskStatus = TaskStatus.CREATED
     model: str = ""
-    effort: Effort = "medium"
+    effort: Effort = DEFAULT_EFFORT
     participants: tuple[Participant, ...] = ()
     subtasks: tuple[SubtaskSummary, ...] = ()
 
@@ -88,7 +91,7 @@ class TaskSpec(Frozen):
     prompt: str = ""
     owner: str
     model: str = ""
-    effort: Effort = "medium"
+    effort: Effort = DEFAULT_EFFORT
     parent_id: str | None = None
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Final, Literal, Protocol
 
 from harness.domain import Effort, Frozen, LlmResponse, Message, ToolSpec
+from harness.domain.task import DEFAULT_EFFORT
 from harness.hooks.contexts import LlmInvokedContext
 
 Purpose = Literal["chat", "triage", "plan", "summary", "agent"]
@@ -26,7 +27,7 @@ class ModelRequest(Frozen):
 
     model: str
     messages: tuple[Message, ...]
-    effort: Effort = "medium"
+    effort: Effort = DEFAULT_EFFORT
     tools: tuple[ToolSpec, ...] = ()
     max_tokens: int = DEFAULT_MAX_TOKENS
     purpose: Purpose = "chat"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from harness.domain import Effort, LlmResponse, Message, ToolCall, ToolSpec, Triage
+from harness.domain.task import DEFAULT_EFFORT
 from harness.hooks.contexts.base import HookContext
 
 
@@ -25,7 +26,7 @@ class LlmInvokedContext(HookContext):
 
     operation: ClassVar[str] = "llm.invoked"
     model: str
-    effort: Effort = "medium"
+    effort: Effort = DEFAULT_EFFORT
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()
     max_tokens: int = 4096
