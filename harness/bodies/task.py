@@ -7,9 +7,10 @@ Contexts are in :mod:`harness.hooks.contexts.task`.
 
 from __future__ import annotations
 
-from typing import Final, final
+from typing import final
 
-from harness.domain import RequestRoute, TaskStatus
+from harness.domain import RequestRoute
+from harness.domain.task import FINAL_STATUSES
 from harness.hooks import HookAbort
 from harness.hooks.contexts import (
     RequestReceivedContext,
@@ -17,8 +18,6 @@ from harness.hooks.contexts import (
     TaskCreatedContext,
     TaskStateChangedContext,
 )
-
-FINAL_STATUSES: Final = frozenset({TaskStatus.SUCCEEDED, TaskStatus.FAILED, TaskStatus.CANCELLED})
 
 
 @final
