@@ -16,11 +16,11 @@ from contextvars import ContextVar
 from typing import Final, NamedTuple, TypeVar
 
 from harness.hooks.catalogue import DEFAULT_PRIORITY, OPERATIONS, POINTS, split_point
-from harness.hooks.chain import run_chain
 from harness.hooks.contexts import CONTEXT_TYPES, HookContext
 from harness.hooks.errors import HookAbort, HookTransportError, HookValidationError
 from harness.hooks.executor import AbandonObserver, Executor, Registration, executor_name
 from harness.hooks.modes import MODE_RANK, MODES, AuditExecutor, Mode, ValidatorExecutor
+from harness.hooks.monitor import AROUND, Around, Monitor, MonitorHandle, chain_runner, compose
 from harness.hooks.monitors.audit import AuditLog
 from harness.hooks.redactor import Redactor
 
@@ -99,7 +99,10 @@ class HookManager:
         self._registrations: dict[str, list[Registration]] = {p: [] for p in POINTS}
         self._chains: dict[str, tuple[Registration, ...]] = {p: _EMPTY for p in POINTS}
         self._sequence = itertools.count()
-        self._run_chain = run_chain
+        self._monitors: dict[Around, list[MonitorHandle]] = {a: [] for a in AROUND}
+        # Rebuilt from _monitors on every change; only the manager assigns them (STYLE rule 4).
+        self._run_chain = chain_runner(None)
+        self._around_operation: Monitor | None = None
 
     def register(
         self,
@@ -170,6 +173,41 @@ class HookManager:
         regs.remove(registration)
         self._chains[registration.point] = tuple(regs)
 
+    def add_monitor(self, monitor: Monitor, *, around: Around = "chain") -> MonitorHandle:
+        """Wrap every chain run (or every operation run) in ``monitor``, newest outermost.
+
+        Args:
+            monitor: an async callable ``(point, ctx, proceed) -> ctx`` that awaits
+                ``proceed()`` once (:class:`~harness.hooks.monitor.Monitor`).
+            around: ``chain``: each non-empty pre, in or post chain, ``point`` being
+                ``<operation>.<phase>``; ``operation``: each run of an operation after its
+                checks, ``point`` being the operation and all three chains inside.
+
+        Returns:
+            The undo handle: calling it removes this monitor and keeps every other.
+
+        Raises:
+            ValueError: ``around`` is neither ``chain`` nor ``operation``.
+        """
+        if around not in self._monitors:
+            raise ValueError(f"unknown monitor scope {around!r}: expected one of {AROUND}")
+        handle = MonitorHandle(monitor, around, self._remove_monitor)
+        self._monitors[around].append(handle)
+        self._compose_monitors()
+        return handle
+
+    def monitors(self, around: Around = "chain") -> tuple[Monitor, ...]:
+        """The monitors wrapping each chain (or each operation), the oldest (innermost) first."""
+        return tuple(handle.monitor for handle in self._monitors[around])
+
+    def _remove_monitor(self, handle: MonitorHandle) -> None:
+        self._monitors[handle.around].remove(handle)
+        self._compose_monitors()
+
+    def _compose_monitors(self) -> None:
+        self._run_chain = chain_runner(compose(self.monitors("chain")))
+        self._around_operation = compose(self.monitors("operation"))
+
     def registrations(self, point: str) -> Sequence[Registration]:
         """The registrations at ``point`` in the order they run."""
         split_point(point)
@@ -204,15 +242,31 @@ class HookManager:
         pre = chains[operation + ".pre"]
         body = chains[operation + ".in"]
         post = chains[operation + ".post"]
+        run_chain = self._run_chain
+        around = self._around_operation
         current: HookContext = scrub(ctx)
         depth = _RUNNING.set((*running, current))
         try:
-            if pre:
-                current = await self._run_chain(pre, current, scrub=scrub)
-            if body:
-                current = await self._run_chain(body, current, until_result=True, scrub=scrub)
-            if post:
-                current = await self._run_chain(post, current, scrub=scrub)
+            if around is None:  # the chains inline: the unwatched path costs no extra call
+                if pre:
+                    current = await run_chain(pre, current, scrub=scrub)
+                if body:
+                    current = await run_chain(body, current, until_result=True, scrub=scrub)
+                if post:
+                    current = await run_chain(post, current, scrub=scrub)
+            else:
+
+                async def phases() -> HookContext:
+                    nonlocal current  # so a failure's abandon sees how far the chains got
+                    if pre:
+                        current = await run_chain(pre, current, scrub=scrub)
+                    if body:
+                        current = await run_chain(body, current, until_result=True, scrub=scrub)
+                    if post:
+                        current = await run_chain(post, current, scrub=scrub)
+                    return current
+
+                current = await around(operation, current, phases)
         except BaseException as error:
             # What a pre executor opened (a span, a lock) must be closed whatever failed after it.
             if pre:

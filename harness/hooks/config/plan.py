@@ -161,7 +161,9 @@ class HooksConfig:
         if observability.tracing:
             from harness.hooks.monitors.otel import register_tracing
 
-            applied.registrations += register_tracing(manager)
+            traced = register_tracing(manager)
+            if traced is not None:
+                applied.undo.append(traced)
 
 
 Built = tuple[str, Executor, tuple[Callable[[], Awaitable[None]], ...]]

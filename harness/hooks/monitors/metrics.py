@@ -1,8 +1,7 @@
-"""Operation counters as ordinary executors: how often each operation ran, and how it ended.
+"""Operation counters: how often each operation ran, and how it ended.
 
-Like :mod:`harness.hooks.monitors.otel`, one executor opens at every operation's pre point first
-and closes at its post point last, and hears of failures as an
-:class:`~harness.hooks.AbandonObserver`; nothing is in the chain loop (STYLE rule 4).
+Like :mod:`harness.hooks.monitors.otel`, a monitor around each operation run on the
+manager's one seam (:meth:`HookManager.add_monitor`); nothing is in the chain loop (STYLE rule 4).
 Where the numbers go is a :class:`Meter`, a Protocol that Temporal's
 ``Runtime.metric_meter`` satisfies, so the worker puts these counters on the same
 Prometheus endpoint as the SDK's own (:mod:`harness.temporal.telemetry`). Labels are
@@ -12,15 +11,15 @@ so neither cardinality nor secrets can grow with traffic.
 
 from __future__ import annotations
 
-import contextvars
 from collections.abc import Mapping
-from typing import Final, Protocol, final
+from typing import TYPE_CHECKING, Final, Protocol, final
 
-from harness.hooks.catalogue import INNERMOST_PRIORITY, OPERATIONS, OUTERMOST_PRIORITY
 from harness.hooks.contexts import HookContext
 from harness.hooks.errors import HookAbort, HookTransportError
-from harness.hooks.executor import Registration
-from harness.hooks.manager import HookManager
+from harness.hooks.monitor import MonitorHandle, Proceed
+
+if TYPE_CHECKING:
+    from harness.hooks.manager import HookManager
 
 Attributes = Mapping[str, str | int | float | bool]
 
@@ -50,11 +49,6 @@ RETRIES_METRIC: Final = "harness_retries"
 
 OUTCOMES: Final = ("ok", "abort", "refusal", "transport_error", "error")
 
-# Operations this asyncio task has opened and not yet counted, innermost last (as in otel).
-_OPEN: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar(
-    "harness_hook_metrics", default=()
-)
-
 
 @final
 class OperationCounters:
@@ -74,25 +68,21 @@ class OperationCounters:
         )
         self.retries = meter.create_counter(RETRIES_METRIC, "Operations run as a later attempt")
 
-    def open(self, ctx: HookContext) -> None:
-        """At pre, first of all: remember the run, and count it as a retry when it is one."""
-        operation = type(ctx).operation
-        _OPEN.set((*_OPEN.get(), operation))
+    async def __call__(self, point: str, ctx: HookContext, proceed: Proceed, /) -> HookContext:
+        """Run the operation ``point``; count it as a retry when it is one, then its outcome."""
         if ctx.attempt > 1:
-            self.retries.add(1, {"operation": operation})
+            self.retries.add(1, {"operation": point})
+        try:
+            out = await proceed()
+        except BaseException as error:
+            self._failed(point, error)
+            raise
+        self.operations.add(1, {"operation": point, "outcome": "ok"})
+        return out
 
-    def close(self, ctx: HookContext) -> None:
-        """At post, last of all: the run succeeded."""
-        operation = type(ctx).operation
-        if self._pop(operation):
-            self.operations.add(1, {"operation": operation, "outcome": "ok"})
-
-    def abandon(self, point: str, ctx: HookContext, error: BaseException) -> None:
-        """The run failed after pre: count its outcome, and the abort or transport error
-        where it arose (an inner operation's abort reaches the outer one too: counted once)."""
-        operation = point.rpartition(".")[0]
-        if not self._pop(operation):
-            return  # post counted it already (a later validator failed), or pre never ran
+    def _failed(self, operation: str, error: BaseException) -> None:
+        """Count the run's outcome, and the abort or transport error where it arose (an inner
+        operation's abort reaches the outer one too: counted once, by the inner)."""
         outcome = _outcome(error)
         self.operations.add(1, {"operation": operation, "outcome": outcome})
         origin = getattr(error, "point", None) or ""
@@ -103,13 +93,8 @@ class OperationCounters:
         elif isinstance(error, HookTransportError):
             self.transport_errors.add(1, {"point": origin})
 
-    @staticmethod
-    def _pop(operation: str) -> bool:
-        stack = _OPEN.get()
-        if not stack or stack[-1] != operation:
-            return False
-        _OPEN.set(stack[:-1])
-        return True
+    def __repr__(self) -> str:
+        return "<OperationCounters>"
 
 
 def _outcome(error: BaseException) -> str:
@@ -120,44 +105,14 @@ def _outcome(error: BaseException) -> str:
     return "error"
 
 
-@final
-class _Phase:
-    """Binds the counters' open or close to one point; abandon goes to the counters."""
-
-    __slots__ = ("counters", "name", "run")
-
-    def __init__(self, counters: OperationCounters, closing: bool) -> None:
-        self.counters = counters
-        self.run = counters.close if closing else counters.open
-        self.name = f"metrics.{'close' if closing else 'open'}"
-
-    async def __call__(self, ctx: HookContext, /) -> None:
-        self.run(ctx)
-
-    def abandon(self, point: str, ctx: HookContext, error: BaseException) -> None:
-        self.counters.abandon(point, ctx, error)
-
-
-def register_metrics(manager: HookManager, meter: Meter) -> list[Registration]:
+def register_metrics(manager: HookManager, meter: Meter) -> MonitorHandle:
     """Count every operation ``manager`` runs on ``meter``.
 
     Args:
-        manager: where to register the counting executors.
+        manager: whose operations to count.
         meter: where the counters live (the worker's Temporal runtime meter).
 
     Returns:
-        The registrations (two per operation).
+        The undo handle: removes the counters and no other monitor.
     """
-    counters = OperationCounters(meter)
-    opener, closer = _Phase(counters, closing=False), _Phase(counters, closing=True)
-    registrations = []
-    for operation in OPERATIONS:
-        registrations.append(
-            manager.register(f"{operation}.pre", opener, priority=OUTERMOST_PRIORITY)
-        )
-        registrations.append(
-            manager.register(
-                f"{operation}.post", closer, priority=INNERMOST_PRIORITY, mode="validator"
-            )
-        )
-    return registrations
+    return manager.add_monitor(OperationCounters(meter), around="operation")

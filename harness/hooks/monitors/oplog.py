@@ -1,10 +1,9 @@
 """The operation log: one JSON line per chain run (point, duration, outcome, abort reason).
 
-A monitor on the manager's one instrumentation seam (STYLE rule 4): it replaces
-``HookManager._run_chain`` and returns an ``undo`` callable, as pluggy's
-``add_hookcall_monitoring`` does, so the chain loop itself never asks whether it is
-logged. Lines carry ids and redacted reasons only, never context data. Spans are
-:mod:`harness.hooks.monitors.otel`'s.
+A monitor around each chain on the manager's one seam (STYLE rule 4), so the chain
+loop itself never asks whether it is logged; the undo handle
+:meth:`HookManager.add_monitor` returns takes it off again. Lines carry ids and
+redacted reasons only, never context data. Spans are :mod:`harness.hooks.monitors.otel`'s.
 """
 
 from __future__ import annotations
@@ -12,49 +11,42 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Sequence
-from typing import Final
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final, final
 
-from harness.hooks.chain import Scrub
 from harness.hooks.contexts import HookContext
 from harness.hooks.errors import HookAbort
-from harness.hooks.executor import Registration
-from harness.hooks.manager import HookManager
+from harness.hooks.monitor import MonitorHandle, Proceed
+
+if TYPE_CHECKING:
+    from harness.hooks.manager import HookManager
 
 LOGGER_NAME: Final = "harness.hooks.operations"
 
 
-def install_operation_log(
-    manager: HookManager,
-    *,
-    logger: logging.Logger | None = None,
-    clock: Callable[[], float] = time.perf_counter,
-) -> Callable[[], None]:
-    """Log every chain ``manager`` runs as one JSON object per line, at INFO.
+@final
+class OperationLog:
+    """Logs each chain ``manager`` runs as one JSON object per line, at INFO.
 
     Args:
-        manager: whose chain runner to wrap (whatever is installed now, so monitors stack).
-        logger: where lines go; ``harness.hooks.operations`` when omitted.
+        manager: whose redactor scrubs reasons and ids, and whose chains are counted.
+        logger: where lines go.
         clock: monotonic seconds, for durations.
-
-    Returns:
-        ``undo``: puts back the runner that was installed before.
     """
-    out = logger or logging.getLogger(LOGGER_NAME)
-    inner = manager._run_chain
-    redact = manager.redactor.redact_text
 
-    async def run_chain_logged(
-        registrations: Sequence[Registration],
-        ctx: HookContext,
-        *,
-        until_result: bool = False,
-        scrub: Scrub | None = None,
-    ) -> HookContext:
-        started = clock()
+    def __init__(
+        self, manager: HookManager, logger: logging.Logger, clock: Callable[[], float]
+    ) -> None:
+        self.manager = manager
+        self.logger = logger
+        self.clock = clock
+
+    async def __call__(self, point: str, ctx: HookContext, proceed: Proceed, /) -> HookContext:
+        """Run the chain ``point`` and log how it went, whatever the outcome."""
+        started = self.clock()
         outcome, reason, executor = "ok", "", ""
         try:
-            return await inner(registrations, ctx, until_result=until_result, scrub=scrub)
+            return await proceed()
         except HookAbort as abort:
             outcome = "refusal" if abort.refusal else "abort"
             reason, executor = abort.reason, abort.executor or ""
@@ -63,23 +55,37 @@ def install_operation_log(
             outcome, reason = "error", f"{type(error).__name__}: {error}"
             raise
         finally:
+            redact = self.manager.redactor.redact_text
             record = {
                 "event": "hook.chain",
-                "point": registrations[0].point,
-                "duration_ms": round((clock() - started) * 1000, 3),
+                "point": point,
+                "duration_ms": round((self.clock() - started) * 1000, 3),
                 "outcome": outcome,
                 "reason": redact(reason),
                 "executor": executor,
-                "executors": len(registrations),
+                "executors": len(self.manager.registrations(point)),
                 "task_id": redact(ctx.task.task_id) if ctx.task else "",
                 "correlation_id": ctx.correlation_id,
                 "attempt": ctx.attempt,
             }
-            out.info("%s", json.dumps(record, separators=(",", ":")))
+            self.logger.info("%s", json.dumps(record, separators=(",", ":")))
 
-    manager._run_chain = run_chain_logged
 
-    def undo() -> None:
-        manager._run_chain = inner
+def install_operation_log(
+    manager: HookManager,
+    *,
+    logger: logging.Logger | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> MonitorHandle:
+    """Log every chain ``manager`` runs as one JSON object per line, at INFO.
 
-    return undo
+    Args:
+        manager: whose chains to watch (other monitors stay, in any order).
+        logger: where lines go; ``harness.hooks.operations`` when omitted.
+        clock: monotonic seconds, for durations.
+
+    Returns:
+        ``undo``: removes this log and nothing else.
+    """
+    out = logger or logging.getLogger(LOGGER_NAME)
+    return manager.add_monitor(OperationLog(manager, out, clock))

@@ -1,20 +1,19 @@
-"""Tracing as ordinary executors: a span per operation, opened in pre, closed in post or abandon.
+"""Tracing: a span per operation, from a monitor around each operation run (STYLE rule 4).
 
-One :class:`TracingExecutor` sits at every operation's pre point first
-(:data:`OUTERMOST_PRIORITY`) and at its post point last (a validator at
-:data:`INNERMOST_PRIORITY`, so after other validators too); when the body or any
-executor fails, :meth:`HookManager.abandon` reaches it as an :class:`AbandonObserver`,
-so no span is left open (issue 6). A task lives for days across workers, so it has no
-span of its own: its trace id and a virtual parent span id are derived from the task
-id, and every operation of the task nests under them. Nothing here is in the chain
-loop (STYLE rule 4); spans carry ids and redacted reasons only, never context data.
+:class:`TracingMonitor` wraps each operation on the manager's one seam
+(:meth:`HookManager.add_monitor` with ``around="operation"``): the span opens before the
+first pre executor and ends after the last post executor, or with the error that ended
+the run, so none is left open (issue 6). A task lives for days across workers, so it
+has no span of its own: its trace id and a virtual parent span id are derived from the
+task id, and every operation of the task nests under them. Spans carry ids and redacted
+reasons only, never context data.
 """
 
 from __future__ import annotations
 
 import contextvars
 import hashlib
-from typing import Final, final
+from typing import TYPE_CHECKING, Final, final
 
 from opentelemetry import trace
 from opentelemetry.trace import (
@@ -29,18 +28,19 @@ from opentelemetry.trace import (
     TracerProvider,
 )
 
-from harness.hooks.catalogue import INNERMOST_PRIORITY, OPERATIONS, OUTERMOST_PRIORITY
 from harness.hooks.contexts import HookContext
 from harness.hooks.errors import HookAbort
-from harness.hooks.executor import Registration
-from harness.hooks.manager import HookManager
+from harness.hooks.monitor import MonitorHandle, Proceed
 from harness.hooks.redactor import Redactor
+
+if TYPE_CHECKING:
+    from harness.hooks.manager import HookManager
 
 TRACER_NAME: Final = "harness.hooks"
 
-# The spans open in this task, innermost last: post and abandon close the top one of
-# their operation. A ContextVar, because the pre and post executors of one run are
-# awaited in the same asyncio task, while concurrent operations run in other tasks.
+# The spans open in this task, innermost last: an operation run inside another nests
+# under its span. A ContextVar, so concurrent operations (other tasks) each see their own
+# and a task spawned inside an operation inherits it.
 _OPEN: contextvars.ContextVar[tuple[tuple[str, Span], ...]] = contextvars.ContextVar(
     "harness_hook_spans", default=()
 )
@@ -65,23 +65,22 @@ def task_span_context(task_id: str) -> SpanContext:
 
 
 @final
-class TracingExecutor:
-    """Opens a span at an operation's pre point and closes it at its post point or on abandon.
+class TracingMonitor:
+    """Runs each operation inside a span under the enclosing operation's or the task's.
 
     Args:
         tracer: where spans go.
         redactor: scrubs abort reasons and error texts put on spans.
     """
 
-    name = "tracing"
+    __slots__ = ("redactor", "tracer")
 
     def __init__(self, tracer: Tracer, redactor: Redactor) -> None:
         self.tracer = tracer
         self.redactor = redactor
 
-    async def open(self, ctx: HookContext) -> None:
-        """The pre executor: start the operation's span under the enclosing one or the task's."""
-        operation = type(ctx).operation
+    async def __call__(self, point: str, ctx: HookContext, proceed: Proceed, /) -> HookContext:
+        """Run the operation ``point`` in its span; end the span with the run's outcome."""
         stack = _OPEN.get()
         if stack:
             parent = trace.set_span_in_context(stack[-1][1])
@@ -92,32 +91,31 @@ class TracingExecutor:
         else:
             parent = None
         span = self.tracer.start_span(
-            operation,
+            point,
             context=parent,
             kind=SpanKind.INTERNAL,
             attributes={
-                "harness.operation": operation,
-                "harness.point": f"{operation}.pre",
+                "harness.operation": point,
+                "harness.point": f"{point}.pre",
                 "harness.task_id": self.redactor.redact_text(ctx.task.task_id) if ctx.task else "",
                 "harness.correlation_id": ctx.correlation_id,
                 "harness.attempt": ctx.attempt,
             },
         )
-        _OPEN.set((*stack, (operation, span)))
+        token = _OPEN.set((*stack, (point, span)))
+        try:
+            out = await proceed()
+        except BaseException as error:
+            self._failed(span, error)
+            raise
+        finally:
+            _OPEN.reset(token)
+        span.set_attribute("harness.outcome", "ok")
+        span.set_status(Status(StatusCode.OK))
+        span.end()
+        return out
 
-    async def close(self, ctx: HookContext) -> None:
-        """The post executor (last of all): the operation succeeded."""
-        span = self._pop(type(ctx).operation)
-        if span is not None:
-            span.set_attribute("harness.outcome", "ok")
-            span.set_status(Status(StatusCode.OK))
-            span.end()
-
-    def abandon(self, point: str, ctx: HookContext, error: BaseException) -> None:
-        """The operation failed after pre ran (an abort, the body, a post executor): close it."""
-        span = self._pop(point.rpartition(".")[0])
-        if span is None:
-            return  # post already closed it (a later validator failed), or pre never ran
+    def _failed(self, span: Span, error: BaseException) -> None:
         if isinstance(error, HookAbort):
             outcome = "refusal" if error.refusal else "abort"
             span.set_attribute("harness.abort_reason", self.redactor.redact_text(error.reason))
@@ -130,62 +128,26 @@ class TracingExecutor:
         span.set_status(Status(StatusCode.ERROR, f"{type(error).__name__}: {message}"))
         span.end()
 
-    def _pop(self, operation: str) -> Span | None:
-        stack = _OPEN.get()
-        if not stack or stack[-1][0] != operation:
-            return None
-        _OPEN.set(stack[:-1])
-        return stack[-1][1]
-
-
-@final
-class _Phase:
-    """Binds the tracer's open or close to one point; abandon goes to the tracer."""
-
-    __slots__ = ("name", "run", "tracer")
-
-    def __init__(self, tracer: TracingExecutor, closing: bool) -> None:
-        self.tracer = tracer
-        self.run = tracer.close if closing else tracer.open
-        self.name = f"tracing.{'close' if closing else 'open'}"
-
-    async def __call__(self, ctx: HookContext, /) -> None:
-        await self.run(ctx)
-
-    def abandon(self, point: str, ctx: HookContext, error: BaseException) -> None:
-        self.tracer.abandon(point, ctx, error)
+    def __repr__(self) -> str:
+        return "<TracingMonitor>"
 
 
 def register_tracing(
     manager: HookManager, provider: TracerProvider | None = None
-) -> list[Registration]:
+) -> MonitorHandle | None:
     """Trace every operation of ``manager``.
 
     Args:
-        manager: where to register the span executors.
+        manager: whose operations to wrap in spans.
         provider: the tracer provider; the global one when omitted (a no-op until
             the process configures the OpenTelemetry SDK).
 
     Returns:
-        The registrations (two per operation); none when ``manager`` traces already
-        (the hooks file's ``[observability] tracing`` and the worker's OTel set-up may
-        both ask for it, and two span executors would make two spans per operation).
+        The undo handle; ``None`` when ``manager`` traces already (the hooks file's
+        ``[observability] tracing`` and the worker's OTel set-up may both ask for it, and
+        two monitors would make two spans per operation).
     """
-    if any(isinstance(reg.executor, _Phase) for reg in manager.registrations(
-        f"{OPERATIONS[0]}.pre"
-    )):  # fmt: skip
-        return []
-    tracer = TracingExecutor(trace.get_tracer(TRACER_NAME, tracer_provider=provider),
-                             manager.redactor)  # fmt: skip
-    opener, closer = _Phase(tracer, closing=False), _Phase(tracer, closing=True)
-    registrations = []
-    for operation in OPERATIONS:
-        registrations.append(
-            manager.register(f"{operation}.pre", opener, priority=OUTERMOST_PRIORITY)
-        )
-        registrations.append(
-            manager.register(
-                f"{operation}.post", closer, priority=INNERMOST_PRIORITY, mode="validator"
-            )
-        )
-    return registrations
+    if any(isinstance(m, TracingMonitor) for m in manager.monitors("operation")):
+        return None
+    tracer = trace.get_tracer(TRACER_NAME, tracer_provider=provider)
+    return manager.add_monitor(TracingMonitor(tracer, manager.redactor), around="operation")
