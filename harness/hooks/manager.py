@@ -1,8 +1,9 @@
 """HookManager: registers executors at points and runs an operation's pre, in and post chains.
 
 Sorting happens at registration (``bisect.insort`` on ``(priority, sequence)``);
-the run path only reads immutable tuples. What the default bodies do lives in the
-built-in plugin, not here; where operations run is :mod:`harness.temporal`'s concern.
+the run path only reads immutable tuples. Monitors (:mod:`harness.hooks.monitor`) wrap
+chains or operations through :meth:`HookManager.add_monitor`. What the default bodies do
+lives in :mod:`harness.bodies`; where operations run is :mod:`harness.temporal`'s concern.
 """
 
 from __future__ import annotations
@@ -13,14 +14,16 @@ import itertools
 import logging
 from collections.abc import Sequence
 from contextvars import ContextVar
+from functools import partial
 from typing import Final, NamedTuple, TypeVar
 
+from harness.hooks import monitor as monitoring
 from harness.hooks.catalogue import DEFAULT_PRIORITY, OPERATIONS, POINTS, split_point
 from harness.hooks.contexts import CONTEXT_TYPES, HookContext
 from harness.hooks.errors import HookAbort, HookTransportError, HookValidationError
 from harness.hooks.executor import AbandonObserver, Executor, Registration, executor_name
 from harness.hooks.modes import MODE_RANK, MODES, AuditExecutor, Mode, ValidatorExecutor
-from harness.hooks.monitor import AROUND, Around, Monitor, MonitorHandle, chain_runner, compose
+from harness.hooks.monitor import AROUND, Around, Monitor, MonitorHandle
 from harness.hooks.monitors.audit import AuditLog
 from harness.hooks.redactor import Redactor
 
@@ -100,8 +103,7 @@ class HookManager:
         self._chains: dict[str, tuple[Registration, ...]] = {p: _EMPTY for p in POINTS}
         self._sequence = itertools.count()
         self._monitors: dict[Around, list[MonitorHandle]] = {a: [] for a in AROUND}
-        # Rebuilt from _monitors on every change; only the manager assigns them (STYLE rule 4).
-        self._run_chain = chain_runner(None)
+        self._run_chain = monitoring.chain_runner(None)  # both rebuilt as monitors change
         self._around_operation: Monitor | None = None
 
     def register(
@@ -177,11 +179,9 @@ class HookManager:
         """Wrap every chain run (or every operation run) in ``monitor``, newest outermost.
 
         Args:
-            monitor: an async callable ``(point, ctx, proceed) -> ctx`` that awaits
-                ``proceed()`` once (:class:`~harness.hooks.monitor.Monitor`).
-            around: ``chain``: each non-empty pre, in or post chain, ``point`` being
-                ``<operation>.<phase>``; ``operation``: each run of an operation after its
-                checks, ``point`` being the operation and all three chains inside.
+            monitor: ``(point, ctx, proceed) -> ctx``, awaiting ``proceed()`` once.
+            around: ``chain`` (each non-empty chain, ``point`` is ``<operation>.<phase>``) or
+                ``operation`` (each run after its checks, ``point`` is the operation).
 
         Returns:
             The undo handle: calling it removes this monitor and keeps every other.
@@ -205,8 +205,8 @@ class HookManager:
         self._compose_monitors()
 
     def _compose_monitors(self) -> None:
-        self._run_chain = chain_runner(compose(self.monitors("chain")))
-        self._around_operation = compose(self.monitors("operation"))
+        self._run_chain = monitoring.chain_runner(monitoring.compose(self.monitors("chain")))
+        self._around_operation = monitoring.compose(self.monitors("operation"))
 
     def registrations(self, point: str) -> Sequence[Registration]:
         """The registrations at ``point`` in the order they run."""
@@ -242,31 +242,26 @@ class HookManager:
         pre = chains[operation + ".pre"]
         body = chains[operation + ".in"]
         post = chains[operation + ".post"]
-        run_chain = self._run_chain
-        around = self._around_operation
         current: HookContext = scrub(ctx)
         depth = _RUNNING.set((*running, current))
         try:
-            if around is None:  # the chains inline: the unwatched path costs no extra call
+            if self._around_operation is None:  # inline: the unwatched path costs no extra call
                 if pre:
-                    current = await run_chain(pre, current, scrub=scrub)
+                    current = await self._run_chain(pre, current, scrub=scrub)
                 if body:
-                    current = await run_chain(body, current, until_result=True, scrub=scrub)
+                    current = await self._run_chain(body, current, until_result=True, scrub=scrub)
                 if post:
-                    current = await run_chain(post, current, scrub=scrub)
+                    current = await self._run_chain(post, current, scrub=scrub)
             else:
-
-                async def phases() -> HookContext:
-                    nonlocal current  # so a failure's abandon sees how far the chains got
-                    if pre:
-                        current = await run_chain(pre, current, scrub=scrub)
-                    if body:
-                        current = await run_chain(body, current, until_result=True, scrub=scrub)
-                    if post:
-                        current = await run_chain(post, current, scrub=scrub)
-                    return current
-
-                current = await around(operation, current, phases)
+                watched = [current]
+                proceed = partial(
+                    monitoring.watched_chains, self._run_chain, watched, pre, body, post, scrub
+                )
+                try:
+                    current = await self._around_operation(operation, current, proceed)
+                except BaseException:
+                    current = watched[0]  # how far the chains got, as on the unwatched path
+                    raise
         except BaseException as error:
             # What a pre executor opened (a span, a lock) must be closed whatever failed after it.
             if pre:

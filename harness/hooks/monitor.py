@@ -116,3 +116,25 @@ def chain_runner(monitor: Monitor | None) -> ChainRunner:
         )
 
     return monitored
+
+
+async def watched_chains(
+    run: ChainRunner,
+    watched: list[HookContext],
+    pre: Sequence[Registration],
+    body: Sequence[Registration],
+    post: Sequence[Registration],
+    scrub: Scrub,
+) -> HookContext:
+    """An operation's chains inside its monitors; ``watched[0]`` holds how far they got.
+
+    :meth:`HookManager.run` reads it when they fail, so abandon observers and the audit
+    see the context as the last chain left it, as they do when nothing watches.
+    """
+    if pre:
+        watched[0] = await run(pre, watched[0], scrub=scrub)
+    if body:
+        watched[0] = await run(body, watched[0], until_result=True, scrub=scrub)
+    if post:
+        watched[0] = await run(post, watched[0], scrub=scrub)
+    return watched[0]

@@ -96,3 +96,27 @@ async def test_a_budget_and_a_watcher_undone_in_every_order_leave_the_other_work
 def test_an_unknown_scope_is_refused(manager):
     with pytest.raises(ValueError, match="unknown monitor scope"):
         manager.add_monitor(watcher([], "x"), around="executor")
+
+
+async def test_abandon_sees_how_far_the_chains_got_under_an_operation_monitor(manager, tool_ctx):
+    abandoned = []
+
+    class Tagger:
+        name = "tagger"
+
+        async def __call__(self, ctx):
+            return ctx.model_copy(update={"call": ctx.call.model_copy(update={"name": "tagged"})})
+
+        def abandon(self, point, ctx, error):
+            abandoned.append(ctx.call.name)
+
+    async def broken(ctx):
+        raise RuntimeError("disk on fire")
+
+    manager.register("tool.invoked.pre", Tagger())
+    manager.register("tool.invoked.in", broken)
+    for _ in range(2):  # unwatched, then watched: the same context reaches abandon
+        with pytest.raises(RuntimeError):
+            await manager.run("tool.invoked", tool_ctx)
+        manager.add_monitor(watcher([], "op"), around="operation")
+    assert abandoned == ["tagged", "tagged"]
