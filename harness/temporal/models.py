@@ -21,8 +21,6 @@ from harness.hooks.contexts import (
     TaskStatus,
 )
 
-FINAL_STATUSES: Final = frozenset({TaskStatus.SUCCEEDED, TaskStatus.FAILED, TaskStatus.CANCELLED})
-
 TRANSCRIPT: Final = TypeAdapter(tuple[ChannelMessage, ...])
 """How a transcript is stored as an artefact (JSON array of messages)."""
 

@@ -24,6 +24,7 @@ from temporalio.exceptions import (
 )
 
 with workflow.unsafe.imports_passed_through():
+    from harness.channels import replies
     from harness.hooks.contexts import (
         ActivityFailedContext,
         ActivityRetriedContext,
@@ -275,7 +276,7 @@ def refusal_of(error: ApplicationError) -> str | None:
     """
     if error.type == GAVE_UP_ERROR_TYPE and error.details:
         gave_up = GaveUp.model_validate(error.details[0])
-        if gave_up.abort_refusal or gave_up.abort_point.endswith(".pre"):
+        if replies.is_refusal(refusal=gave_up.abort_refusal, point=gave_up.abort_point):
             return gave_up.abort_reason
     return None
 
@@ -292,11 +293,20 @@ def failure_sentence(error: ApplicationError) -> str:
     return f"{gave_up.user_message}{tries}"
 
 
-def command_reply(command: str, error: ApplicationError) -> str:
-    """``refused: <reason>`` for a refusal, ``/<name> failed: …`` for anything else."""
+def command_reply(typed: str, error: ApplicationError) -> str:
+    """The reply to a command whose operation failed (:mod:`harness.channels.replies`).
+
+    ``refused: <reason>`` for a refusal; otherwise ``<typed> failed: <message>``, the
+    message being an abort's reason or the error's own (``/model failed: …``).
+
+    Args:
+        typed: the command as typed (:func:`harness.channels.replies.spelled`).
+        error: what the operation, or applying its effects, raised.
+    """
     reason = refusal_of(error)
     if reason is not None:
-        return f"refused: {reason}"
+        return replies.refused(reason)
     if error.type == GAVE_UP_ERROR_TYPE and error.details:
-        return f"/{command} failed: {GaveUp.model_validate(error.details[0]).error_message}"
-    return f"/{command} failed: {error.message}"
+        gave_up = GaveUp.model_validate(error.details[0])
+        return replies.failed(typed, gave_up.abort_reason or gave_up.error_message)
+    return replies.failed(typed, error.message)

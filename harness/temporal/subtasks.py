@@ -19,6 +19,7 @@ from temporalio.exceptions import ChildWorkflowError, is_cancelled_exception
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
+    from harness.domain.task import FINAL_STATUSES
     from harness.hooks.contexts import (
         Participant,
         SubtaskSpawnedContext,
@@ -28,7 +29,7 @@ with workflow.unsafe.imports_passed_through():
         TaskStatus,
     )
     from harness.temporal import SUBTASK_SPAWNED, TASK_WORKFLOW
-    from harness.temporal.models import FINAL_STATUSES, TaskInput, TaskOutcome
+    from harness.temporal.models import TaskInput, TaskOutcome
     from harness.temporal.retries import OperationRunner
 
 

@@ -16,6 +16,8 @@ from temporalio.exceptions import ApplicationError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
     from harness.agent.loop_steps import HelpAnswer
+    from harness.channels import replies
+    from harness.domain.task import EFFORTS, FINAL_STATUSES
     from harness.hooks.contexts import (
         ChannelMessage,
         ChannelReceivedContext,
@@ -48,7 +50,6 @@ with workflow.unsafe.imports_passed_through():
     )
     from harness.temporal.conversation import Conversation
     from harness.temporal.models import (
-        FINAL_STATUSES,
         TRANSCRIPT,
         FinishRequest,
         HelpClick,
@@ -57,9 +58,6 @@ with workflow.unsafe.imports_passed_through():
     )
     from harness.temporal.retries import OperationRunner, command_reply, refusal_of
     from harness.temporal.subtasks import Children, with_cancelled
-
-_EFFORTS = ("low", "medium", "high")
-
 
 @workflow.defn(name=TASK_WORKFLOW)
 class TaskWorkflow:
@@ -220,12 +218,13 @@ class TaskWorkflow:
         try:
             out = await self._ops.run(COMMAND_INVOKED, ctx, max_attempts=1)
             if out.sender != ctx.sender or out.role != ctx.role:
-                return CommandResult(reply="refused: an executor changed the sender or the role")
+                return CommandResult(reply=replies.refused(replies.IDENTITY_CHANGED))
             if out.result is None:
-                return CommandResult(reply=f"/{ctx.command} failed: no handler for /{ctx.command}")
+                return CommandResult(reply=replies.unknown(ctx.command))
             applied = [await self._apply(effect, ctx) for effect in out.result.effects]
         except ApplicationError as error:
-            return CommandResult(reply=command_reply(ctx.command, error))
+            typed = replies.spelled(ctx.command, ctx.invocation)
+            return CommandResult(reply=command_reply(typed, error))
         spawned = [e.subtask.task_id for e in applied if e.subtask is not None]
         reply = out.result.reply + "".join(f" as `{task_id}`" for task_id in spawned)
         return out.result.model_copy(update={"reply": reply, "effects": tuple(applied)})
@@ -368,9 +367,9 @@ class TaskWorkflow:
         if effect.kind == "set_model":
             self._model = effect.value
         elif effect.kind == "set_effort":
-            if effect.value not in _EFFORTS:
-                raise ApplicationError(f"effort must be one of {', '.join(_EFFORTS)}")
-            self._effort = effect.value  # type: ignore[assignment]  # checked just above
+            if effect.value not in EFFORTS:
+                raise ApplicationError(f"effort must be one of {', '.join(EFFORTS)}")
+            self._effort = effect.value  # narrowed to Effort by the check above
         elif effect.kind == "grant_role":
             role = Role(effect.value)
             self._participants[effect.user_id] = Participant(user_id=effect.user_id, role=role)

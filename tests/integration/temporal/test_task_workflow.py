@@ -175,7 +175,7 @@ async def test_a_refused_command_changes_nothing_and_a_finished_task_rejects_upd
     assert (await harness.send_command(owner)).reply == "ok"
     assert (await harness.snapshot(ref.task_id)).model == "offline/m-2"
     unknown = owner.model_copy(update={"command": "nope"})
-    assert (await harness.send_command(unknown)).reply == "/nope failed: no handler for /nope"
+    assert (await harness.send_command(unknown)).reply == "unknown command `nope`; try `/task help`"
 
     await harness.finish(ref.task_id)
     await harness.outcome(ref.task_id)

@@ -156,6 +156,27 @@ async def test_body_that_raises_gives_failed_reply_and_no_change(slack, harness,
     assert (await harness.snapshot(task_id)).model == "offline"
 
 
+async def test_a_failure_names_the_command_as_typed_under_the_umbrella(slack, manager, task):
+    from commands import for_command
+    from harness.hooks import HookAbort
+
+    async def broken(ctx):
+        raise RuntimeError("status store unavailable")
+
+    async def abandon(ctx):  # not a refusal: the workflow reports the operation failed
+        if ctx.command == "invite":
+            raise HookAbort("directory unreachable")
+
+    manager.register("command.invoked.in", for_command("status", broken), priority=10)
+    manager.register("command.invoked.post", abandon)
+    channel, _ = task
+    _, reply = await slack.slash("/task", "status", user=OWNER, channel=channel)
+    assert reply == "/task status failed: status store unavailable"
+    _, reply = await slack.slash("/task", f"invite <@{STRANGER}> watcher", user=OWNER,
+                                 channel=channel)  # fmt: skip
+    assert reply == "/task invite failed: directory unreachable"
+
+
 async def test_command_in_channel_without_task_explains(slack):
     _, reply = await slack.slash("/model", "gpt-x", user=OWNER, channel="C0NOTASK")
     assert reply.startswith("there is no task in this channel yet")
