@@ -29,6 +29,7 @@ from harness.hooks.errors import (
 )
 from harness.hooks.executor import AbandonObserver, Executor, Registration
 from harness.hooks.manager import HookManager, RunningOperation, current_operation
+from harness.hooks.monitor import Monitor, MonitorHandle, Proceed
 from harness.hooks.monitors.audit import AuditRecord
 from harness.hooks.monitors.metrics import register_metrics
 from harness.hooks.redactor import Redactor
@@ -85,6 +86,9 @@ __all__ = [
     "HooksConfig",
     "JsonRpcExecutor",
     "McpExecutor",
+    "Monitor",
+    "MonitorHandle",
+    "Proceed",
     "Redactor",
     "Registration",
     "RunningOperation",
