@@ -7,8 +7,7 @@ from typing import Final
 from pydantic import ValidationError
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
-from harness.domain import CommandEffect, CommandResult, Effort
-from harness.domain.task import DEFAULT_EFFORT, EFFORTS
+from harness.domain import DEFAULT_EFFORT, EFFORTS, CommandEffect, CommandResult, Effort
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "effort"

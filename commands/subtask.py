@@ -14,8 +14,7 @@ from pydantic import Field
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
 from harness.channels import neutral
-from harness.domain import CommandEffect, CommandResult, SubtaskSpec
-from harness.domain.task import DEFAULT_EFFORT
+from harness.domain import DEFAULT_EFFORT, CommandEffect, CommandResult, SubtaskSpec
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "sub-task"

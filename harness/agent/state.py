@@ -11,8 +11,16 @@ from typing import Final
 
 from pydantic import BaseModel, Field
 
-from harness.domain import Effort, Frozen, Message, Participant, Skill, TaskRef, ToolSpec
-from harness.domain.task import DEFAULT_EFFORT
+from harness.domain import (
+    DEFAULT_EFFORT,
+    Effort,
+    Frozen,
+    Message,
+    Participant,
+    Skill,
+    TaskRef,
+    ToolSpec,
+)
 
 ASK_HUMAN: Final = "ask_human"
 """The tool through which a model asks the task's people a question (``help.requested``)."""

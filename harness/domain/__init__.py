@@ -19,6 +19,9 @@ from harness.domain.plans import AgentOutput, Plan, PlanStep, StepOutcome, Subta
 from harness.domain.retries import RetryDecision, RetryDefaults
 from harness.domain.skills import Skill
 from harness.domain.task import (
+    DEFAULT_EFFORT,
+    EFFORTS,
+    FINAL_STATUSES,
     Effort,
     Participant,
     RequestRoute,
@@ -32,7 +35,10 @@ from harness.domain.task import (
 from harness.domain.tools import ToolCall, ToolResult, ToolSpec
 
 __all__ = [
+    "DEFAULT_EFFORT",
+    "EFFORTS",
     "EMPTY",
+    "FINAL_STATUSES",
     "AgentOutput",
     "Artefact",
     "ChannelMessage",

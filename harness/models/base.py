@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Final, Literal, Protocol
 
-from harness.domain import Effort, Frozen, LlmResponse, Message, ToolSpec
-from harness.domain.task import DEFAULT_EFFORT
+from harness.domain import DEFAULT_EFFORT, Effort, Frozen, LlmResponse, Message, ToolSpec
 from harness.hooks.contexts import LlmInvokedContext
 
 Purpose = Literal["chat", "triage", "plan", "summary", "agent"]

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from harness.domain import Effort, LlmResponse, Message, ToolCall, ToolSpec, Triage
-from harness.domain.task import DEFAULT_EFFORT
+from harness.domain import (
+    DEFAULT_EFFORT,
+    Effort,
+    LlmResponse,
+    Message,
+    ToolCall,
+    ToolSpec,
+    Triage,
+)
 from harness.hooks.contexts.base import HookContext
 
 
