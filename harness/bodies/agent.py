@@ -16,7 +16,14 @@ from harness.agent.loop import AgentLoop
 from harness.agent.loop_steps import HelpAnswer
 from harness.agent.profiles import AgentProfile
 from harness.agent.state import AgentState, LoopIdentity, ToolCatalogue
-from harness.domain import AgentOutput, HelpDecision, HelpRequest, Message, TaskRef
+from harness.domain import (
+    DEFAULT_EFFORT,
+    AgentOutput,
+    HelpDecision,
+    HelpRequest,
+    Message,
+    TaskRef,
+)
 from harness.hooks import HookAbort, HookManager
 from harness.hooks.contexts import AgentInvokedContext
 
@@ -58,7 +65,7 @@ class AgentBodies:
         model = profile.model or ctx.model or self.default_model
         state = AgentState(
             model=model,
-            effort=profile.effort or "medium",
+            effort=profile.effort or DEFAULT_EFFORT,
             agent=ctx.agent,
             instructions=profile.instructions,
             catalogue=self.catalogue,
