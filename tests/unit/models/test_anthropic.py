@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+from harness.domain import EFFORTS
 from harness.hooks.contexts import Message, ToolCall, ToolSpec
 from harness.models import AnthropicProvider, ModelError, ModelRequest
 from harness.models.anthropic import API_VERSION, THINKING_BUDGETS
 
 CALC = ToolSpec(name="calculator", description="Arithmetic.", parameters={"type": "object"})
+
+
+def test_every_effort_level_has_a_thinking_budget():
+    assert tuple(THINKING_BUDGETS) == EFFORTS  # the levels are harness.domain's, written once
 
 
 def request(**update) -> ModelRequest:
