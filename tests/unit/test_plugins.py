@@ -109,3 +109,35 @@ async def test_effective_manager_registers_plugins_before_the_file(tmp_path):
 
 async def passthrough(ctx):
     return None
+
+
+async def test_cli_list_shows_what_the_worker_registers_in_its_order(tmp_path):
+    """``list`` and the worker's ``registered <point> <priority> <name>`` lines agree."""
+    from harness.hooks.__main__ import priority_label
+    from harness.store import SqliteArtefactStore
+    from harness.temporal.worker import build_manager, describe
+
+    config = tmp_path / "hooks.toml"
+    config.write_text('[[executor]]\nname = "late"\nkind = "local"\n'
+                      'points = "command.invoked.pre"\npriority = 100\n'
+                      f'target = "{__name__}:passthrough"\n')  # fmt: skip
+    run = hooks_list("--config", str(config), plugins='["commands:plugin"]')
+    assert run.returncode == 0, run.stderr
+    listed, point = [], ""
+    for line in run.stdout.splitlines()[1:]:
+        if line.startswith(" "):
+            priority, name, *_ = line.split()
+            listed.append((point, priority, name))
+        else:
+            point = line
+    settings = Settings(_env_file=None, plugins=["commands:plugin"], hooks_config=config,  # type: ignore[call-arg]
+                        data_dir=tmp_path)  # fmt: skip
+    store = SqliteArtefactStore(tmp_path / "artefacts.sqlite3")
+    manager = build_manager(settings, store)
+    try:
+        worker = [line.split(" ") for line in describe(manager)]
+    finally:
+        await manager.aclose()
+        store.close()
+    assert listed == [(p, priority_label(int(priority)), name) for p, priority, name in worker]
+    assert ("command.invoked.pre", "100", "late") in listed
