@@ -9,6 +9,7 @@ from harness.channels import replies, umbrella
 def test_the_harness_spellings_agree_with_the_registry():
     assert replies.HELP == COMMANDS["help"].invocation
     assert umbrella.INVITE == COMMANDS["invite"].invocation
+    assert umbrella.invocation("status") == COMMANDS["status"].invocation  # the client's hint
     for name, spec in COMMANDS.items():
         assert invocation_of(name) == replies.spelled(name, spec.invocation) == spec.invocation
         if not spec.top_level:  # without the context's spelling, the umbrella form is shown
