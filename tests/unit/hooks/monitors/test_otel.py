@@ -21,7 +21,6 @@ from harness.hooks.contexts import (
     ToolInvokedContext,
     ToolResult,
 )
-from harness.hooks.monitors.oplog import install_operation_log
 from harness.hooks.monitors.otel import _OPEN, register_tracing, task_span_context
 
 
@@ -197,26 +196,3 @@ headers = {{ X-Hook-Key = "HOOK_KEY" }}
     assert len(spans[1].get_finished_spans()) == 2 and manager.audit.last(50)
     for canary in (CANARY_ARG, CANARY_MSG, CANARY_HEADER):
         assert canary not in blob, canary
-
-
-async def test_the_operation_log_is_one_json_line_per_chain_and_undo_restores(
-    manager, tool_ctx, caplog
-):
-    async def veto(ctx):
-        raise HookAbort("not now")
-
-    manager.register("tool.invoked.in", set_result("ok"))
-    undo = install_operation_log(manager)
-    caplog.set_level(logging.INFO, logger="harness.hooks.operations")
-    await manager.run("tool.invoked", tool_ctx)
-    manager.register("tool.invoked.pre", veto)
-    with pytest.raises(HookAbort):
-        await manager.run("tool.invoked", tool_ctx)
-    lines = [json.loads(r.getMessage()) for r in caplog.records]
-    assert [(x["point"], x["outcome"]) for x in lines] == [
-        ("tool.invoked.in", "ok"), ("tool.invoked.pre", "abort")
-    ]  # fmt: skip
-    assert lines[1]["reason"] == "not now" and lines[1]["task_id"] == "T1"
-    assert all(x["duration_ms"] >= 0 and x["correlation_id"] == "corr-1" for x in lines)
-    undo()
-    assert manager.monitors() == ()
