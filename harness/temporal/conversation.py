@@ -24,7 +24,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.agent.loop import AgentLoop
     from harness.agent.loop_steps import HelpAnswer
     from harness.agent.state import LOOP_DEFAULTS_KEY, AgentState, LoopDefaults, LoopIdentity
-    from harness.channels import help_blocks, question_text
+    from harness.channels import help_blocks, question_text, replies
     from harness.hooks import HookAbort
     from harness.hooks.contexts import (
         ChannelMessage,
@@ -293,7 +293,7 @@ class Conversation:
         host = self._host
         await self.post(
             ChannelMessage(channel=host.ref.channel, thread=host.ref.thread,
-                           user=answer.decided_by, text=f"refused: {reason}")
+                           user=answer.decided_by, text=replies.refused(reason))
         )  # fmt: skip
 
     def _common(self) -> dict[str, object]:
