@@ -103,6 +103,14 @@ CATALOGUE: Final[tuple[Entry, ...]] = (
 
 OPERATIONS: Final[tuple[str, ...]] = tuple(entry.operation for entry in CATALOGUE)
 
+ACTIVITIES: Final[dict[str, str]] = {
+    entry.operation: entry.activity for entry in CATALOGUE if entry.activity is not None
+}
+"""Operation -> the activity that runs it: ``tool.invoked`` -> ``tool-invoked-v1``.
+
+Names only, for workflow code (import it inside ``imports_passed_through``); the
+activities themselves are :mod:`harness.temporal.activities`'."""
+
 Phase = Literal["pre", "in", "post"]
 PHASES: Final[tuple[Phase, Phase, Phase]] = ("pre", "in", "post")
 
@@ -116,12 +124,6 @@ ROLE_GUARD_PRIORITY: Final = 100
 
 DEFAULT_PRIORITY: Final = 500
 """Priority of an executor registered without one: after guards, before default bodies."""
-
-OUTERMOST_PRIORITY: Final = -1_000_000_000
-"""Runs before everything on a point: tracing opens its span here, so the span wraps all."""
-
-INNERMOST_PRIORITY: Final = 1_000_000_000
-"""Runs after everything on a point (as a validator, after validators too): spans close here."""
 
 # The live catalogue: the table above, plus what extend() added in this process.
 _ENTRIES: Final[dict[str, Entry]] = {entry.operation: entry for entry in CATALOGUE}
