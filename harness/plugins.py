@@ -21,6 +21,8 @@ from harness.domain import RetryDefaults
 from harness.hooks import HookConfigError, HookManager, Redactor, load_hooks_config
 
 if TYPE_CHECKING:
+    from temporalio.common import MetricMeter
+
     from harness.store import ArtefactStore
 
 Plugin = Callable[[HookManager, Settings], Any]
@@ -61,23 +63,27 @@ def register_plugins(manager: HookManager, settings: Settings) -> None:
 
 
 def build_manager(
-    settings: Settings, store: ArtefactStore, *, audit_path: Path | None = None
-) -> HookManager:
-    """The worker's manager: redactor, audit sink, default bodies, code plugins, hooks file.
+    settings: Settings, store: ArtefactStore, *, audit_path: Path | None = None,
+    meter: MetricMeter | None = None,
+) -> HookManager:  # fmt: skip
+    """The worker's manager: redactor, audit sink, monitors, default bodies, plugins, hooks file.
 
     In this order: the hooks file (``settings.hooks_config``) is read and resolved
     before anything registers, so a bad file fails the start, all or nothing; then the
     default bodies (:func:`harness.bodies.register_defaults`), the code plugins of
     ``settings.plugins``, and the file's executors, so equal priorities run in that
-    order. Every secret the worker holds is masked wherever it shows up. Metrics and
-    spans are attached by the worker (:func:`harness.temporal.telemetry.instrument`):
-    they need its Temporal runtime.
+    order. Every secret the worker holds is masked wherever it shows up. Monitors:
+    operation counters on ``meter``, and spans when the process has an SDK tracer
+    provider (:func:`harness.tracing.configure_tracing` found an exporter), so an
+    unconfigured worker pays for neither.
 
     Args:
         settings: the worker's settings.
         store: the artefact store behind ``persistence.read``/``persistence.write``.
         audit_path: the audit sink's SQLite file; ``settings.artefact_store_path`` when
             ``None``.
+        meter: where to count operations (the worker's Temporal runtime meter, when it
+            serves metrics); no counters when ``None``.
 
     Returns:
         The manager; closing it (``aclose``) closes the bodies' HTTP client and sessions.
@@ -100,6 +106,7 @@ def build_manager(
         redactor=Redactor(secrets=settings.secret_values()), max_depth=settings.hook_max_depth
     )
     manager.audit.sinks.append(SqliteAuditStore(audit_path or settings.artefact_store_path))
+    register_monitors(manager, meter)
     retry = hooks.retry_defaults(retry) if hooks else retry
     deps = BodyRuntime(settings, store).deps(random=system_random(), retry=retry)
     register_defaults(manager, deps)
@@ -107,6 +114,24 @@ def build_manager(
     if hooks is not None:
         hooks.apply(manager)  # logs the resulting chain of every point
     return manager
+
+
+def register_monitors(manager: HookManager, meter: MetricMeter | None) -> None:
+    """Counters on ``meter`` when given; spans when the process traces (an SDK provider).
+
+    Args:
+        manager: what to observe.
+        meter: where to count operations, or ``None`` for no counters.
+    """
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from harness.hooks import register_metrics, register_tracing
+
+    if meter is not None:
+        register_metrics(manager, meter)
+    if isinstance(trace.get_tracer_provider(), TracerProvider):
+        register_tracing(manager)
 
 
 @contextlib.asynccontextmanager

@@ -15,8 +15,6 @@ from __future__ import annotations
 import logging
 from typing import Final
 
-from opentelemetry import trace
-from opentelemetry.sdk.trace import TracerProvider
 from temporalio.runtime import (
     LogForwardingConfig,
     LoggingConfig,
@@ -28,7 +26,6 @@ from temporalio.runtime import (
 
 from harness.config import Settings
 from harness.errors import HarnessError
-from harness.hooks import HookManager, register_metrics, register_tracing
 
 CORE_LOGGER: Final = "temporalio.core"
 """Where the SDK core's log lines go with ``HARNESS_LOG_FORMAT=json``."""
@@ -86,16 +83,3 @@ def worker_runtime(settings: Settings) -> Runtime | None:
             address=settings.metrics_address or "",
             problem=f"cannot serve metrics there ({reason}); choose a free port or unset it",
         ) from None
-
-
-def instrument(manager: HookManager, settings: Settings, runtime: Runtime | None) -> None:
-    """Register what reports on ``manager``: counters on ``runtime``'s meter, spans when traced.
-
-    Counters only with a metrics endpoint; spans only when the process has an SDK
-    tracer provider (:func:`harness.tracing.configure_tracing` found an exporter), so an
-    unconfigured worker pays for neither.
-    """
-    if runtime is not None and settings.metrics_address is not None:
-        register_metrics(manager, runtime.metric_meter)
-    if isinstance(trace.get_tracer_provider(), TracerProvider):
-        register_tracing(manager)

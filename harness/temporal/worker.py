@@ -43,7 +43,7 @@ from harness.temporal.errors import TemporalUnreachable
 from harness.temporal.keys import load_keys
 from harness.temporal.readiness import WorkerReadiness
 from harness.temporal.requests import RequestWorkflow
-from harness.temporal.telemetry import MetricsConfigError, instrument, worker_runtime
+from harness.temporal.telemetry import MetricsConfigError, worker_runtime
 from harness.temporal.workflows import TaskWorkflow
 from harness.tracing import TracingConfigError, configure_tracing
 from harness.tracing import describe as describe_tracing
@@ -206,7 +206,8 @@ async def serve(
         settings: the worker's settings.
         stop: set by a stop signal.
         client: a connected client; :func:`connect` makes one when ``None``.
-        manager: the hook manager; :func:`build_manager` makes one when ``None``.
+        manager: the hook manager, used as built (its monitors are its builder's);
+            :func:`build_manager` makes one, with this runtime's counters, when ``None``.
         runtime: the SDK runtime :func:`connect` connects in (its telemetry).
         readiness: told the worker once there is one (``/readyz``, :mod:`harness.health`).
 
@@ -214,8 +215,11 @@ async def serve(
         What the ``shutdown`` operation's body reported.
     """
     store = SqliteArtefactStore(settings.artefact_store_path)
-    manager = manager or build_manager(settings, store)
-    instrument(manager, settings, runtime)  # counters on the metrics endpoint, spans when traced
+    if manager is None:
+        meter = None
+        if runtime is not None and settings.metrics_address is not None:  # a metrics endpoint
+            meter = runtime.metric_meter
+        manager = build_manager(settings, store, meter=meter)
     # The manager's redactor also knows the hooks file's header secrets: it scrubs every log line.
     unredact = install_log_redaction(manager.redactor)
     stopping: asyncio.Task[bool] | None = None
