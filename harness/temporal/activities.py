@@ -1,91 +1,109 @@
-"""The harness's activities: one per hook-wrapped operation the task workflow performs.
+"""The harness's activities: one per catalogue activity name, generated, each hook-wrapped.
 
-Each takes one pydantic context and returns it after pre, in and post ran (see
-:mod:`harness.temporal.wrapper`): activities compute, the workflow acts on what
-they return. ``dispatch_hooks`` is inherited from :mod:`harness.temporal.dispatch`, the
-agent loop's activities from :mod:`harness.temporal.loop_activities`.
+Every row of :mod:`harness.hooks.catalogue` that names an activity gets one, built by
+:func:`hooked_activity`: its body is the operation's pre, in and post chains, run by
+:func:`harness.temporal.wrapper.run_hooked` (the default bodies are registered on the
+manager). Activities compute, the workflow acts on what they return. ``dispatch_hooks``
+runs ``activity.failed`` and ``activity.retried`` and is finished by the worker's retry
+limits (:mod:`harness.temporal.dispatch`).
 """
 
 from __future__ import annotations
 
+import functools
+import operator
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Final, final
+
 from temporalio import activity
 
-from harness.hooks.contexts import (
-    CommandInvokedContext,
-    PersistenceReadContext,
-    PersistenceWriteContext,
-    RequestReceivedContext,
-    SubtaskSpawnedContext,
-    TaskCompleteContext,
-    TaskCreatedContext,
-    TaskStateChangedContext,
-)
-from harness.temporal import (
-    COMMAND_INVOKED,
-    PERSISTENCE_READ,
-    PERSISTENCE_WRITE,
-    REQUEST_RECEIVED,
-    SUBTASK_SPAWNED,
-    TASK_COMPLETE,
-    TASK_CREATED,
-    TASK_STATE_CHANGED,
-)
-from harness.temporal.dispatch import DispatchHooks
-from harness.temporal.loop_activities import LoopActivities
-from harness.temporal.wrapper import hooked
+from harness.hooks import HookContext, HookManager, context_type
+from harness.hooks.catalogue import DISPATCH_HOOKS, entries
+from harness.providers import Clock
+from harness.temporal.dispatch import RetryLimits, bounded
+from harness.temporal.wrapper import ActivityHost, run_hooked
+
+HOOKED_ATTRIBUTE: Final = "__hooked_operation__"
+"""Set on every hooked activity: its operation, or ``"*"`` when the input's type decides it."""
+
+Activity = Callable[[HookContext], Awaitable[HookContext]]
 
 
-class HarnessActivities(DispatchHooks, LoopActivities):
-    """Every activity the worker registers, as methods sharing one :class:`HookManager`.
+@final
+class HarnessActivities(ActivityHost):
+    """Every activity the worker registers, sharing one :class:`HookManager`.
 
-    Method bodies only return their input: the operation's body is its ``in`` chain
-    (default bodies come from :mod:`harness.hooks.builtin`).
+    Args:
+        manager: runs the chains.
+        clock: see :class:`ActivityHost`.
+        heartbeat_seconds: see :class:`ActivityHost`.
+        retry_limits: the worker's maxima (its settings) for ``dispatch_hooks``; the
+            defaults' when omitted.
     """
 
-    @activity.defn(name=REQUEST_RECEIVED)
-    @hooked("request.received")
-    async def request_received(self, ctx: RequestReceivedContext) -> RequestReceivedContext:
-        """A plain message arrived; returns where it goes (a new task or a running one)."""
-        return ctx
+    def __init__(
+        self, manager: HookManager, *, clock: Clock | None = None, heartbeat_seconds: float = 3.0,
+        retry_limits: RetryLimits | None = None,
+    ) -> None:  # fmt: skip
+        super().__init__(manager, clock=clock, heartbeat_seconds=heartbeat_seconds)
+        self.retry_limits = retry_limits or RetryLimits()
 
-    @activity.defn(name=TASK_CREATED)
-    @hooked("task.created")
-    async def task_created(self, ctx: TaskCreatedContext) -> TaskCreatedContext:
-        """A task is about to start; returns the spec it starts with."""
-        return ctx
+    def activities(self) -> list[Activity]:
+        """One activity per activity name of the catalogue, as the worker registers them.
 
-    @activity.defn(name=TASK_STATE_CHANGED)
-    @hooked("task.state_changed")
-    async def task_state_changed(self, ctx: TaskStateChangedContext) -> TaskStateChangedContext:
-        """A task changes status; returns the status to apply."""
-        return ctx
+        Read from the live catalogue, so an operation added with
+        :func:`harness.hooks.catalogue.extend` before this call is among them.
+        """
+        operations: dict[str, list[str]] = {}
+        for entry in entries():
+            if entry.activity is not None:
+                operations.setdefault(entry.activity, []).append(entry.operation)
+        finish = {
+            DISPATCH_HOOKS: functools.partial(
+                bounded, limits=self.retry_limits, manager=self.manager
+            ),
+        }
+        return [
+            hooked_activity(self, name, ops, finish=finish.get(name))
+            for name, ops in operations.items()
+        ]
 
-    @activity.defn(name=TASK_COMPLETE)
-    @hooked("task.complete")
-    async def task_complete(self, ctx: TaskCompleteContext) -> TaskCompleteContext:
-        """A task reached a final status; returns its summary."""
-        return ctx
 
-    @activity.defn(name=PERSISTENCE_READ)
-    @hooked("persistence.read")
-    async def persistence_read(self, ctx: PersistenceReadContext) -> PersistenceReadContext:
-        """Reads a task artefact."""
-        return ctx
+def hooked_activity(
+    host: ActivityHost,
+    name: str,
+    operations: Sequence[str],
+    *,
+    finish: Callable[[HookContext], HookContext] | None = None,
+) -> Activity:
+    """The activity ``name``, whose body is the chains of its operation.
 
-    @activity.defn(name=PERSISTENCE_WRITE)
-    @hooked("persistence.write")
-    async def persistence_write(self, ctx: PersistenceWriteContext) -> PersistenceWriteContext:
-        """Writes a task artefact (once per idempotency key)."""
-        return ctx
+    One activity per operation, rather than one taking a union of every context, so
+    history, metrics and timeouts name the operation and each payload is validated as
+    exactly its own context type. An activity of several operations (``dispatch_hooks``)
+    takes the union of their contexts and runs the one its input's type names.
 
-    @activity.defn(name=SUBTASK_SPAWNED)
-    @hooked("subtask.spawned")
-    async def subtask_spawned(self, ctx: SubtaskSpawnedContext) -> SubtaskSpawnedContext:
-        """A sub-task is about to be spawned; returns the spec the workflow starts."""
-        return ctx
+    Args:
+        host: what the chains run with.
+        name: the activity name Temporal sees (the catalogue's).
+        operations: the catalogue operations it runs.
+        finish: applied to the chain's output, out of every executor's reach (the
+            retry limits of ``dispatch_hooks``).
 
-    @activity.defn(name=COMMAND_INVOKED)
-    @hooked("command.invoked")
-    async def command_invoked(self, ctx: CommandInvokedContext) -> CommandInvokedContext:
-        """A slash command; returns its reply and the effects the workflow applies."""
-        return ctx
+    Returns:
+        The activity, ready for a worker's ``activities=``.
+    """
+    classes = [context_type(operation) for operation in operations]
+    only = operations[0] if len(operations) == 1 else None
+
+    async def run(ctx: HookContext) -> HookContext:
+        out = await run_hooked(host, only or type(ctx).operation, ctx)
+        return finish(out) if finish is not None else out
+
+    # Temporal reads the payload type from the annotations: the context class itself.
+    payload = functools.reduce(operator.or_, classes)
+    run.__annotations__ = {"ctx": payload, "return": payload}
+    run.__name__ = run.__qualname__ = name.replace("-", "_")
+    run.__doc__ = "\n".join(f"{cls.operation}: {cls.__doc__}" for cls in classes)
+    setattr(run, HOOKED_ATTRIBUTE, only or "*")
+    return activity.defn(name=name)(run)

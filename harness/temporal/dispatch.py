@@ -1,4 +1,4 @@
-"""The ``dispatch_hooks`` activity: runs ``activity.failed`` and ``activity.retried``, bounded.
+"""The bounds of ``dispatch_hooks``, the activity of ``activity.failed`` and ``activity.retried``.
 
 Hooks never run in workflow code, so between attempts the workflow hands the
 failure (or the coming retry) to this activity and acts on the decision it returns.
@@ -10,16 +10,13 @@ must not be able to put a task to sleep for ten days or retry it forever (issue 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
-from temporalio import activity
+from harness.domain import RetryDecision
+from harness.hooks import HookContext, HookManager
+from harness.hooks.contexts import ActivityFailedContext, ActivityRetriedContext
 
-from harness.hooks import HookManager
-from harness.hooks.contexts import ActivityFailedContext, ActivityRetriedContext, RetryDecision
-from harness.providers import Clock
-from harness.temporal import DISPATCH_HOOKS
-from harness.temporal.wrapper import ActivityHost, hooked
-
-RetryContext = ActivityFailedContext | ActivityRetriedContext
+C = TypeVar("C", bound=HookContext)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,48 +27,23 @@ class RetryLimits:
     max_attempts: int = 5
 
 
-class DispatchHooks(ActivityHost):
-    """Hosts ``dispatch_hooks``; ``HarnessActivities`` extends it with the other activities.
+def bounded(ctx: C, limits: RetryLimits, manager: HookManager) -> C:
+    """``ctx`` with its retry decision within ``limits``; each cap is audited in ``manager``.
 
-    Args:
-        manager: runs the chains.
-        clock: see :class:`ActivityHost`.
-        heartbeat_seconds: see :class:`ActivityHost`.
-        retry_limits: the worker's maxima (its settings); the defaults' when omitted.
+    The finishing step of the ``dispatch_hooks`` activity (:mod:`harness.temporal.activities`).
     """
-
-    def __init__(
-        self, manager: HookManager, *, clock: Clock | None = None, heartbeat_seconds: float = 3.0,
-        retry_limits: RetryLimits | None = None,
-    ) -> None:  # fmt: skip
-        super().__init__(manager, clock=clock, heartbeat_seconds=heartbeat_seconds)
-        self.retry_limits = retry_limits or RetryLimits()
-
-    @activity.defn(name=DISPATCH_HOOKS)
-    @hooked(finish=lambda host, ctx: bounded(host, ctx))
-    async def dispatch_hooks(self, ctx: RetryContext) -> RetryContext:
-        """Run the chains of the operation the context belongs to (failed or retried), capped.
-
-        The two context types are told apart by their fields (both forbid extras).
-        """
-        return ctx
-
-
-def bounded(host: DispatchHooks, ctx: RetryContext) -> RetryContext:
-    """``ctx`` with its decision within ``host.retry_limits``; each cap is audited."""
-    limits = host.retry_limits
     changes: list[str] = []
     if isinstance(ctx, ActivityRetriedContext):
         if ctx.result is not None and ctx.result > limits.max_backoff_seconds:
             changes.append(f"backoff {ctx.result:g}s capped at {limits.max_backoff_seconds:g}s")
             ctx = ctx.model_copy(update={"result": limits.max_backoff_seconds})
-    elif ctx.result is not None:
+    elif isinstance(ctx, ActivityFailedContext) and ctx.result is not None:
         decision = _bounded_decision(ctx, ctx.result, limits, changes)
         ctx = ctx.model_copy(update={"result": decision})
     for change in changes:
-        host.manager.audit.record("capped", point=f"{type(ctx).operation}.post",
-                                  executor="worker retry limits", reason=change,
-                                  ctx=ctx)  # fmt: skip
+        manager.audit.record("capped", point=f"{type(ctx).operation}.post",
+                             executor="worker retry limits", reason=change,
+                             ctx=ctx)  # fmt: skip
     return ctx
 
 

@@ -12,6 +12,7 @@ from uuid import uuid4
 from temporalio.worker import Worker
 
 from harness.hooks import HookAbort
+from harness.hooks.catalogue import ACTIVITIES, DISPATCH_HOOKS
 from harness.hooks.contexts import (
     ActivityFailedContext,
     ActivityRetriedContext,
@@ -19,9 +20,7 @@ from harness.hooks.contexts import (
     TaskRef,
     context_type,
 )
-from harness.temporal import ACTIVITY_OPERATIONS, DISPATCH_HOOKS
-from harness.temporal.activities import HarnessActivities
-from harness.temporal.wrapper import HOOKED_ATTRIBUTE
+from harness.temporal.activities import HOOKED_ATTRIBUTE, HarnessActivities
 
 from .probe import Probe
 
@@ -81,9 +80,8 @@ async def test_every_registered_activity_runs_its_chain_through_the_wrapper(
 ):
     activities = HarnessActivities(manager)
     registered = {a.__temporal_activity_definition.name: a for a in activities.activities()}
-    assert set(registered) == {*ACTIVITY_OPERATIONS, DISPATCH_HOOKS}
-    cases = [(name, op) for name, op in ACTIVITY_OPERATIONS.items()]
-    cases += [(DISPATCH_HOOKS, "activity.failed"), (DISPATCH_HOOKS, "activity.retried")]
+    assert set(registered) == set(ACTIVITIES.values())
+    cases = [(name, op) for op, name in ACTIVITIES.items()]
     recorder.attach(manager, {op for _, op in cases})
     async with Worker(client, task_queue=task_queue, workflows=[Probe],
                       activities=activities.activities()):  # fmt: skip
