@@ -18,7 +18,7 @@ from functools import partial
 from typing import Final, NamedTuple, TypeVar
 
 from harness.hooks import monitor as monitoring
-from harness.hooks.catalogue import DEFAULT_PRIORITY, OPERATIONS, POINTS, split_point
+from harness.hooks.catalogue import DEFAULT_PRIORITY, OPERATIONS, points, split_point
 from harness.hooks.contexts import CONTEXT_TYPES, HookContext
 from harness.hooks.errors import HookAbort, HookTransportError, HookValidationError
 from harness.hooks.executor import AbandonObserver, Executor, Registration, executor_name
@@ -99,8 +99,9 @@ class HookManager:
         self.redactor = redactor or Redactor()
         self.max_depth = max_depth
         self.audit = AuditLog(self.redactor)
-        self._registrations: dict[str, list[Registration]] = {p: [] for p in POINTS}
-        self._chains: dict[str, tuple[Registration, ...]] = {p: _EMPTY for p in POINTS}
+        # The live catalogue's points: an operation added by catalogue.extend is one too.
+        self._registrations: dict[str, list[Registration]] = {p: [] for p in points()}
+        self._chains: dict[str, tuple[Registration, ...]] = {p: _EMPTY for p in points()}
         self._sequence = itertools.count()
         self._monitors: dict[Around, list[MonitorHandle]] = {a: [] for a in AROUND}
         self._run_chain = monitoring.chain_runner(None)  # both rebuilt as monitors change
