@@ -29,18 +29,17 @@ from temporalio.service import RetryConfig, RPCError, RPCStatusCode
 
 from harness.channels.umbrella import invocation
 from harness.config import Settings
-from harness.hooks import Redactor
-from harness.hooks.contexts import (
+from harness.domain import (
     ChannelMessage,
-    CommandInvokedContext,
     CommandResult,
     Participant,
-    RequestReceivedContext,
     TaskRef,
     TaskSnapshot,
     TaskSpec,
     TaskStatus,
 )
+from harness.hooks import Redactor
+from harness.hooks.contexts import CommandInvokedContext, RequestReceivedContext
 from harness.temporal import REFUSED_ERROR_TYPE, TASK_WORKFLOW, routing
 from harness.temporal.codec import data_converter
 from harness.temporal.connection import explain, open_client, resolve

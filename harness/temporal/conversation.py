@@ -25,18 +25,17 @@ with workflow.unsafe.imports_passed_through():
     from harness.agent.loop_steps import HelpAnswer
     from harness.agent.state import LOOP_DEFAULTS_KEY, AgentState, LoopDefaults, LoopIdentity
     from harness.channels import help_blocks, question_text, replies
-    from harness.hooks import HookAbort
-    from harness.hooks.contexts import (
+    from harness.domain import (
         ChannelMessage,
-        ChannelSentContext,
         Effort,
         HelpDecision,
         HelpRequest,
         Participant,
-        PersistenceReadContext,
         TaskRef,
         TaskStatus,
     )
+    from harness.hooks import HookAbort
+    from harness.hooks.contexts import ChannelSentContext, PersistenceReadContext
     from harness.temporal import PERSISTENCE_READ
     from harness.temporal.agent_runner import LoopOperations
     from harness.temporal.models import GaveUp, TaskInput

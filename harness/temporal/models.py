@@ -11,15 +11,8 @@ from typing import Final
 from pydantic import Field, TypeAdapter
 
 from harness.agent.state import AgentState
-from harness.hooks.contexts import (
-    ChannelMessage,
-    Frozen,
-    Participant,
-    RequestReceivedContext,
-    TaskRef,
-    TaskSpec,
-    TaskStatus,
-)
+from harness.domain import ChannelMessage, Frozen, Participant, TaskRef, TaskSpec, TaskStatus
+from harness.hooks.contexts import RequestReceivedContext
 
 TRANSCRIPT: Final = TypeAdapter(tuple[ChannelMessage, ...])
 """How a transcript is stored as an artefact (JSON array of messages)."""

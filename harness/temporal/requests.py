@@ -14,7 +14,7 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from harness.hooks.contexts import RequestRoute
+    from harness.domain import RequestRoute
     from harness.temporal import REQUEST_RECEIVED, REQUEST_WORKFLOW
     from harness.temporal.models import RequestInput
     from harness.temporal.retries import OperationRunner

@@ -23,7 +23,7 @@ from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
-from harness.hooks.contexts import RequestRoute
+from harness.domain import RequestRoute
 from harness.temporal import REQUEST_WORKFLOW
 from harness.temporal.errors import TaskNoWorker
 from harness.temporal.models import RequestInput

@@ -19,15 +19,9 @@ from temporalio.exceptions import ChildWorkflowError, is_cancelled_exception
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
+    from harness.domain import Participant, SubtaskSpec, SubtaskSummary, TaskSpec, TaskStatus
     from harness.domain.task import FINAL_STATUSES
-    from harness.hooks.contexts import (
-        Participant,
-        SubtaskSpawnedContext,
-        SubtaskSpec,
-        SubtaskSummary,
-        TaskSpec,
-        TaskStatus,
-    )
+    from harness.hooks.contexts import SubtaskSpawnedContext
     from harness.temporal import SUBTASK_SPAWNED, TASK_WORKFLOW
     from harness.temporal.models import TaskInput, TaskOutcome
     from harness.temporal.retries import OperationRunner

@@ -17,25 +17,27 @@ from temporalio.exceptions import ApplicationError, is_cancelled_exception
 with workflow.unsafe.imports_passed_through():
     from harness.agent.loop_steps import HelpAnswer
     from harness.channels import replies
-    from harness.domain.task import EFFORTS, FINAL_STATUSES
-    from harness.hooks.contexts import (
+    from harness.domain import (
         ChannelMessage,
-        ChannelReceivedContext,
         CommandEffect,
-        CommandInvokedContext,
         CommandResult,
         Effort,
         Participant,
-        PersistenceReadContext,
-        PersistenceWriteContext,
         Role,
-        TaskCompleteContext,
-        TaskCreatedContext,
         TaskRef,
         TaskSnapshot,
         TaskSpec,
-        TaskStateChangedContext,
         TaskStatus,
+    )
+    from harness.domain.task import EFFORTS, FINAL_STATUSES
+    from harness.hooks.contexts import (
+        ChannelReceivedContext,
+        CommandInvokedContext,
+        PersistenceReadContext,
+        PersistenceWriteContext,
+        TaskCompleteContext,
+        TaskCreatedContext,
+        TaskStateChangedContext,
     )
     from harness.temporal import (
         COMMAND_INVOKED,
