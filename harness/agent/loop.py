@@ -5,9 +5,9 @@ Design note — how the workflow drives it. Every step below is one operation, a
 :class:`~harness.hooks.HookManager` itself (``await manager.run(op, ctx)``); in the task
 workflow an adapter that runs one hooked activity per operation
 (``workflow.execute_activity`` of the activity for that operation, with the context as its
-one pydantic input) and turns an activity failure of type ``HookAbort`` back into
-:class:`~harness.hooks.HookAbort` (reason, refusal, point from its details), so the loop
-sees the same thing in both places. The loop itself does no I/O, reads no clock and draws
+one pydantic input) and raises the executor's :class:`~harness.hooks.HookAbort` as the
+activity boundary rebuilt it once (:mod:`harness.temporal.aborts`), so the loop sees the
+same thing in both places. The loop itself does no I/O, reads no clock and draws
 no random numbers: it is deterministic workflow code, and its
 :class:`~harness.agent.state.AgentState` is the workflow's to keep.
 

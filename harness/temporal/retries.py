@@ -4,14 +4,16 @@ Workflow code (runs in the sandbox, deterministic). Every activity is started wi
 Temporal's retries off; on failure ``activity.failed`` decides whether and when to
 try again and ``activity.retried`` confirms the backoff, both via ``dispatch_hooks``
 (DESIGN.md, "Semantics"). The idempotency key is fixed per operation, the attempt
-number grows, and giving up raises a ``TaskGaveUp`` :class:`ApplicationError`.
+number grows, and giving up raises a :class:`GaveUpError` (a ``TaskGaveUp``
+``ApplicationError``); when an executor aborted, the rebuilt
+:class:`~harness.hooks.HookAbort` rides on it (:mod:`harness.temporal.aborts`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import TypeVar
+from typing import TypeVar, final
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
@@ -25,18 +27,19 @@ from temporalio.exceptions import (
 
 with workflow.unsafe.imports_passed_through():
     from harness.channels import replies
+    from harness.hooks import HookAbort
     from harness.hooks.contexts import (
         ActivityFailedContext,
         ActivityRetriedContext,
         HookContext,
     )
     from harness.temporal import (
-        ABORT_ERROR_TYPE,
         DISPATCH_HOOKS,
         GAVE_UP_ERROR_TYPE,
         USER_MESSAGE,
         WORKER_SHUTDOWN_ERROR_TYPE,
     )
+    from harness.temporal.aborts import abort_of
     from harness.temporal.models import ActivityPolicy, GaveUp
 
 C = TypeVar("C", bound=HookContext)
@@ -80,7 +83,7 @@ class OperationRunner:
             The context the activity returned (after pre, in and post).
 
         Raises:
-            ApplicationError: type ``TaskGaveUp`` with :class:`GaveUp` details.
+            GaveUpError: type ``TaskGaveUp`` with :class:`GaveUp` details (and the abort).
         """
         self._count += 1
         key = f"{self._prefix}/{self._count}"
@@ -92,7 +95,8 @@ class OperationRunner:
             try:
                 return await self._execute(activity, current, type(ctx))
             except ActivityError as error:
-                failure = _describe(error, operation)
+                abort = abort_of(error)
+                failure = _describe(error, operation, abort)
             decided = await self._dispatch(
                 ActivityFailedContext(
                     **_common(ctx),
@@ -107,11 +111,13 @@ class OperationRunner:
                 ),
                 failure,
                 attempt,
+                abort,
             )
             decision = decided.result
             if decision is None or not decision.retry:
                 reason = decision.reason if decision else "no activity.failed body decided"
-                raise _gave_up(failure.model_copy(update={"attempt": attempt, "reason": reason}))
+                update = {"attempt": attempt, "reason": reason}
+                raise GaveUpError(failure.model_copy(update=update), abort)
             retried = await self._dispatch(
                 ActivityRetriedContext(
                     **_common(ctx),
@@ -123,6 +129,7 @@ class OperationRunner:
                 ),
                 failure,
                 attempt,
+                abort,
             )
             backoff = decision.backoff_seconds if retried.result is None else retried.result
             if on_retry is not None and workflow.patched(SAY_RETRIES):
@@ -167,17 +174,22 @@ class OperationRunner:
                 )  # fmt: skip
                 ctx = ctx.model_copy(update={"lost_workers": lost})
 
-    async def _dispatch(self, ctx: C, failure: GaveUp, attempt: int) -> C:
-        """Run a retry hook; if that fails too there is nothing left to decide with: give up."""
+    async def _dispatch(
+        self, ctx: C, failure: GaveUp, attempt: int, abort: HookAbort | None
+    ) -> C:
+        """Run a retry hook; if that fails too there is nothing left to decide with: give up.
+
+        The operation's own ``abort`` (not the hook's) is what the failure carries on.
+        """
         try:
             return await self._execute(DISPATCH_HOOKS, ctx, type(ctx))
         except ActivityError as error:
             hook = type(ctx).operation
-            cause = _describe(error, hook)
+            cause = _describe(error, hook, abort_of(error))
             verb = "aborted" if cause.abort_point else "failed"
             reason = f"{hook} {verb}: {cause.error_message}"
             update = {"attempt": attempt, "reason": reason}
-            raise _gave_up(failure.model_copy(update=update)) from None
+            raise GaveUpError(failure.model_copy(update=update), abort) from None
 
 
 RUN_AGAIN_ON_LOST_WORKER = "run-again-on-lost-worker"
@@ -217,25 +229,22 @@ class _Failure(GaveUp):
     retryable: bool = True
 
 
-def _describe(error: ActivityError, operation: str) -> _Failure:
+def _describe(error: ActivityError, operation: str, abort: HookAbort | None) -> _Failure:
     cause = error.cause
     if isinstance(cause, CancelledError):
         raise error  # the workflow itself is being cancelled: not a failure to retry
     if isinstance(cause, ApplicationError):
-        abort: dict[str, object] = {}
-        if cause.type == ABORT_ERROR_TYPE and cause.details and isinstance(cause.details[0], dict):
-            abort = cause.details[0]
         return _Failure(
             operation=operation,
             attempt=0,
             reason="",
             error_type=cause.type or "ApplicationError",
             error_message=cause.message,
-            abort_point=str(abort.get("point", "")),
-            abort_reason=str(abort.get("reason", "")),
-            abort_refusal=abort.get("refusal") is True,
+            abort_point=(abort.point or "") if abort else "",
+            abort_reason=abort.reason if abort else "",
+            abort_refusal=abort.refusal if abort else False,
             retryable=not cause.non_retryable,
-            user_message=_user_message(cause) if not abort else "",
+            user_message=_user_message(cause) if abort is None else "",
         )
     if isinstance(cause, TimeoutError):
         kind = cause.type.name if cause.type else "UNKNOWN"
@@ -257,14 +266,30 @@ def _user_message(cause: ApplicationError) -> str:
     return said if isinstance(said, str) else ""
 
 
-def _gave_up(failure: GaveUp) -> ApplicationError:
-    details = GaveUp.model_validate(failure.model_dump(exclude={"retryable"}))
-    return ApplicationError(
-        f"{details.operation} gave up after attempt {details.attempt}: {details.reason}",
-        details.model_dump(),
-        type=GAVE_UP_ERROR_TYPE,
-        non_retryable=True,
-    )
+@final
+class GaveUpError(ApplicationError):
+    """The ``TaskGaveUp`` failure an operation ends with when ``activity.failed`` stops it.
+
+    An ``ApplicationError`` (so the update or the workflow fails with it as Temporal
+    failures do), typed on the workflow's side: :attr:`gave_up` holds its details and
+    :attr:`abort` the :class:`~harness.hooks.HookAbort` behind it, if an executor aborted
+    the operation, as :func:`harness.temporal.aborts.abort_of` rebuilt it once.
+
+    Args:
+        failure: the last failure and why it stopped.
+        abort: the operation's abort, or ``None`` when it failed otherwise.
+    """
+
+    def __init__(self, failure: GaveUp, abort: HookAbort | None) -> None:
+        details = GaveUp.model_validate(failure.model_dump(exclude={"retryable"}))
+        super().__init__(
+            f"{details.operation} gave up after attempt {details.attempt}: {details.reason}",
+            details.model_dump(),
+            type=GAVE_UP_ERROR_TYPE,
+            non_retryable=True,
+        )
+        self.gave_up = details
+        self.abort = abort
 
 
 def refusal_of(error: ApplicationError) -> str | None:

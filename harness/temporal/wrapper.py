@@ -23,7 +23,8 @@ from harness.errors import is_retryable
 from harness.hooks import HookAbort, HookContext, HookManager, HookTransportError
 from harness.hooks.contexts import HeartbeatTickContext
 from harness.providers import Clock, SystemClock
-from harness.temporal import ABORT_ERROR_TYPE, USER_MESSAGE, WORKER_SHUTDOWN_ERROR_TYPE
+from harness.temporal import USER_MESSAGE, WORKER_SHUTDOWN_ERROR_TYPE
+from harness.temporal.aborts import abort_failure
 
 log = logging.getLogger(__name__)
 
@@ -104,8 +105,8 @@ async def run_hooked(host: ActivityHost, operation: str, ctx: C) -> C:
     """Run ``operation``'s chains inside the current activity, heartbeating until they end.
 
     Raises:
-        ApplicationError: type ``HookAbort`` (non-retryable, details ``{reason, refusal,
-            point, executor}``) when an executor aborted; ``HeartbeatStopped`` when a
+        ApplicationError: type ``HookAbort`` when an executor aborted
+            (:func:`~harness.temporal.aborts.abort_failure`); ``HeartbeatStopped`` when a
             ``heartbeat.tick`` executor said stop; otherwise the original error's type name.
         asyncio.CancelledError: the activity was cancelled; the chain was cancelled too.
     """
@@ -143,19 +144,7 @@ async def run_hooked(host: ActivityHost, operation: str, ctx: C) -> C:
                     non_retryable=True,
                 )
     except HookAbort as abort:
-        details = {
-            "reason": abort.reason,
-            "refusal": abort.refusal,
-            "point": abort.point or "",
-            "executor": abort.executor or "",
-        }
-        # A refusal is an answer, not a fault: BENIGN keeps Temporal from logging a
-        # traceback per refused command (the manager already logs it in one line).
-        benign = ApplicationErrorCategory.BENIGN
-        category = benign if abort.refusal else ApplicationErrorCategory.UNSPECIFIED
-        raise ApplicationError(
-            str(abort), details, type=ABORT_ERROR_TYPE, non_retryable=True, category=category
-        ) from None
+        raise abort_failure(abort) from None
     except HookTransportError as error:
         details = {"point": error.point, "endpoint": error.endpoint, "cause": error.cause}
         raise ApplicationError(str(error), details, type=type(error).__name__) from None

@@ -1,0 +1,66 @@
+"""A ``HookAbort`` across the activity boundary: the one translation there and the one back.
+
+Activity side, :func:`abort_failure` turns the abort into the non-retryable
+``ApplicationError`` of type ``HookAbort`` that history keeps; workflow side,
+:func:`abort_of` rebuilds the same :class:`~harness.hooks.HookAbort` (reason, refusal,
+point, executor) from the activity's failure. Nothing in between reads the details
+again: the workflow's runner carries the rebuilt abort on the failure it gives up with
+(:class:`harness.temporal.retries.GaveUpError`), and the loop's adapter re-raises it.
+Workflow-safe (no I/O), so the workflow sandbox imports it.
+"""
+
+from __future__ import annotations
+
+from temporalio.exceptions import ActivityError, ApplicationError, ApplicationErrorCategory
+
+from harness.hooks import HookAbort
+from harness.temporal import ABORT_ERROR_TYPE
+
+
+def abort_failure(abort: HookAbort) -> ApplicationError:
+    """The activity failure that carries ``abort`` to the workflow.
+
+    A refusal is an answer, not a fault: ``BENIGN`` keeps Temporal from logging a
+    traceback per refused command (the manager already logs it in one line).
+
+    Args:
+        abort: what an executor raised (its reason already redacted by the manager).
+
+    Returns:
+        A non-retryable ``ApplicationError`` of type ``HookAbort``, details
+        ``{reason, refusal, point, executor}``.
+    """
+    details = {
+        "reason": abort.reason,
+        "refusal": abort.refusal,
+        "point": abort.point or "",
+        "executor": abort.executor or "",
+    }
+    benign = ApplicationErrorCategory.BENIGN
+    category = benign if abort.refusal else ApplicationErrorCategory.UNSPECIFIED
+    return ApplicationError(
+        str(abort), details, type=ABORT_ERROR_TYPE, non_retryable=True, category=category
+    )
+
+
+def abort_of(error: ActivityError) -> HookAbort | None:
+    """The :class:`HookAbort` an activity failed with, or ``None`` if it failed otherwise.
+
+    Args:
+        error: what ``workflow.execute_activity`` raised.
+
+    Returns:
+        The abort as the executor raised it, rebuilt from :func:`abort_failure`'s details.
+    """
+    cause = error.cause
+    if not isinstance(cause, ApplicationError) or cause.type != ABORT_ERROR_TYPE:
+        return None
+    details = cause.details[0] if cause.details else None
+    if not isinstance(details, dict):
+        return None  # not one abort_failure made: a failure like any other
+    return HookAbort(
+        str(details.get("reason", "")),
+        refusal=details.get("refusal") is True,
+        point=str(details.get("point", "")) or None,
+        executor=str(details.get("executor", "")) or None,
+    )
