@@ -50,3 +50,56 @@ def test_unknown_point_suggests_the_close_one():
 def test_unknown_operation_is_a_value_error_too():
     with pytest.raises(ValueError, match=r"unknown hook point .tools\.invoked."):
         check_operation("tools.invoked")
+
+
+def test_each_row_names_the_family_module_of_its_context_and_derives_its_activity():
+    from harness.hooks.catalogue import CATALOGUE, DISPATCH_HOOKS, activity_name
+
+    for entry in CATALOGUE:
+        assert entry.context.__module__ == f"harness.hooks.contexts.{entry.family}"
+        assert entry.context.operation == entry.operation
+        if entry.operation.startswith("activity."):
+            assert entry.activity == DISPATCH_HOOKS
+        elif entry.operation not in ("heartbeat.tick", "shutdown"):
+            assert entry.activity == activity_name(entry.operation)
+    assert activity_name("tool_calls.extracted") == "tool-calls-extracted-v1"
+
+
+def test_extend_adds_an_operation_until_undone():
+    from typing import ClassVar
+
+    from harness.hooks import HookContext, HookManager, context_type
+    from harness.hooks.catalogue import Entry, entries, extend
+
+    undo = extend(Entry("probe.ran", "probe"))
+    try:
+
+        class ProbeRanContext(HookContext):
+            operation: ClassVar[str] = "probe.ran"
+
+        assert entries()[-1].activity == "probe-ran-v1"
+        assert split_point("probe.ran.in") == ("probe.ran", "in")
+        assert context_type("probe.ran.pre") is ProbeRanContext
+        assert HookManager().registrations("probe.ran.post") == ()
+        with pytest.raises(ValueError, match="in the catalogue already"):
+            extend(Entry("probe.ran", "probe"))
+        with pytest.raises(TypeError, match="has a context class already"):
+
+            class Twin(HookContext):
+                operation: ClassVar[str] = "probe.ran"
+    finally:
+        undo()
+    with pytest.raises(UnknownHookPointError):
+        split_point("probe.ran.in")
+    assert "probe.ran" not in OPERATIONS
+
+
+def test_a_context_of_an_operation_not_in_the_catalogue_is_refused():
+    from typing import ClassVar
+
+    from harness.hooks import HookContext
+
+    with pytest.raises(UnknownHookPointError):
+
+        class Stray(HookContext):
+            operation: ClassVar[str] = "stray.op"
