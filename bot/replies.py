@@ -13,7 +13,7 @@ from typing import Final
 from commands import COMMANDS, invocation_of
 from commands.help import command_lines
 from harness.channels import neutral
-from harness.channels.replies import failed
+from harness.channels.replies import failed, unknown
 from harness.channels.replies import refused as refused  # the sender's refusal, as a command's
 from harness.channels.umbrella import RESERVED, UMBRELLA, command_name
 from harness.domain import Role
@@ -141,7 +141,7 @@ def not_a_command(command: str, args: str) -> str:
         return f"`/{name}` is `{spec.invocation}` here{why}"
     words = args.split()[:1] if name == UMBRELLA else []
     shown = " ".join([f"/{name}", *words])
-    return f"`{neutral(shown)}` is not a command here; `{typed('help')}` lists them"
+    return unknown(shown)
 
 
 def direct_message() -> str:

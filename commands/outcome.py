@@ -4,7 +4,7 @@
 workflow uses too (:mod:`harness.channels.replies`): a refusal is ``refused: <reason>``,
 a command that failed is ``/model failed: <message>`` (spelled as typed, ``/task status
 failed: …`` under the umbrella), a post replacement is the reply as it stands, and a
-command nobody answered is unknown. Effects are returned, never applied (workflows act).
+command nobody answered is not a command here. Effects are returned, never applied (workflows act).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def outcome_reply(
         return failed(shown, error.reason)
     if error is not None:
         return failed(shown, error)
-    return result if result is not None else CommandResult(reply=replies.unknown(command))
+    return result if result is not None else CommandResult(reply=replies.unknown(shown))
 
 
 async def run_command(manager: HookManager, ctx: CommandInvokedContext) -> CommandResult:

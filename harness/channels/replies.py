@@ -49,9 +49,12 @@ def failed(typed: str, message: str) -> str:
     return f"{neutral(typed)} failed: {neutral(message)}"
 
 
-def unknown(command: str) -> str:
-    """The reply when no body answered ``command``: nobody handles it here."""
-    return f"unknown command `{neutral(command_name(command))}`; try `{HELP}`"
+def unknown(typed: str) -> str:
+    """The reply to what runs no command here (``/task teleport``), pointing at the help.
+
+    The bot says it of what it cannot route, the task of a command no body answered.
+    """
+    return f"`{neutral(typed)}` is not a command here; `{HELP}` lists them"
 
 
 def usage(problem: str, synopsis: str) -> str:

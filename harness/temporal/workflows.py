@@ -217,15 +217,15 @@ class TaskWorkflow:
                 "snapshot": self.snapshot(),
             }
         )
+        typed = replies.spelled(ctx.command, ctx.invocation)
         try:
             out = await self._ops.run(COMMAND_INVOKED, ctx, max_attempts=1)
             if out.sender != ctx.sender or out.role != ctx.role:
                 return CommandResult(reply=replies.refused(replies.IDENTITY_CHANGED))
             if out.result is None:
-                return CommandResult(reply=replies.unknown(ctx.command))
+                return CommandResult(reply=replies.unknown(typed))
             applied = [await self._apply(effect, ctx) for effect in out.result.effects]
         except ApplicationError as error:
-            typed = replies.spelled(ctx.command, ctx.invocation)
             return CommandResult(reply=command_reply(typed, error))
         spawned = [e.subtask.task_id for e in applied if e.subtask is not None]
         reply = out.result.reply + "".join(f" as `{task_id}`" for task_id in spawned)

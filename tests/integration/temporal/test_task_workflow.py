@@ -175,7 +175,8 @@ async def test_a_refused_command_changes_nothing_and_a_finished_task_rejects_upd
     assert (await harness.send_command(owner)).reply == "ok"
     assert (await harness.snapshot(ref.task_id)).model == "offline/m-2"
     unknown = owner.model_copy(update={"command": "nope"})
-    assert (await harness.send_command(unknown)).reply == "unknown command `nope`; try `/task help`"
+    said = (await harness.send_command(unknown)).reply
+    assert said == "`/task nope` is not a command here; `/task help` lists them"  # as the bot says
 
     await harness.finish(ref.task_id)
     await harness.outcome(ref.task_id)

@@ -160,7 +160,7 @@ async def test_invite_cannot_demote_the_owner_or_repeat_a_role(manager, ctx):
 
 async def test_unknown_command_says_so(manager, ctx):
     result = await run_command(manager, ctx("teleport", "mars"))
-    assert result.reply == "unknown command `teleport`; try `/task help`"
+    assert result.reply == "`/task teleport` is not a command here; `/task help` lists them"
 
 
 def test_snapshot_fixture_is_running():

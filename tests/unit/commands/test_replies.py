@@ -20,5 +20,6 @@ def test_the_harness_spellings_agree_with_the_registry():
 def test_the_echoed_parts_ping_nobody():
     said = replies.failed("/model", "<!channel> is down")
     assert said == "/model failed: &lt;!channel&gt; is down"
-    assert replies.unknown("/Tele<@U1>") == "unknown command `tele&lt;@u1&gt;`; try `/task help`"
+    said = replies.unknown("/task tele<@U1>")
+    assert said == "`/task tele&lt;@U1&gt;` is not a command here; `/task help` lists them"
     assert replies.refused("ask <@U1>") == "refused: ask <@U1>"  # written for the sender

@@ -46,4 +46,4 @@ def test_outcome_reply_maps_each_outcome():
     assert outcome_reply("/model", error=HookAbort("no", refusal=True)).reply == "refused: no"
     assert outcome_reply("model", error=ValueError("bad")).reply == "/model failed: bad"
     assert outcome_reply("model", error=KeyError()).reply == "/model failed: KeyError"
-    assert outcome_reply("x").reply == "unknown command `x`; try `/task help`"
+    assert outcome_reply("x").reply == "`/task x` is not a command here; `/task help` lists them"
