@@ -10,13 +10,10 @@ own participants; :class:`IdentitySeal` makes sure no executor changed it since.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping
 from typing import Any, Final, final
 
-from pydantic import BaseModel
-
 from commands import invite
-from commands.spec import CommandSpec
+from commands.spec import CommandSpec, Registry
 from harness.channels.umbrella import command_name
 from harness.domain import Role
 from harness.hooks import HookAbort, HookContext
@@ -59,7 +56,7 @@ class RoleGuard:
 
     name: Final = "commands.guard.RoleGuard"
 
-    def __init__(self, commands: Mapping[str, CommandSpec[BaseModel]]) -> None:
+    def __init__(self, commands: Registry) -> None:
         self.commands = dict(commands)
 
     async def __call__(self, ctx: HookContext, /) -> HookContext | None:

@@ -9,17 +9,11 @@ adding a command is its module and one line here. What each command does is its 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Final
 
-from pydantic import BaseModel
-
 from commands import effort, help, invite, model, skill, status, subtask
-from commands.spec import CommandSpec
+from commands.spec import Registry
 from harness.channels.umbrella import command_name
-
-Registry = Mapping[str, CommandSpec[BaseModel]]
-"""Commands by name (without the slash); tests pass subsets of :data:`COMMANDS`."""
 
 COMMANDS: Final[Registry] = {
     spec.name: spec  # type: ignore[misc]  # each spec is invariant in its own Args type
@@ -43,3 +37,6 @@ def invocation_of(command: str, registry: Registry = COMMANDS) -> str:
     """
     spec = registry.get(command_name(command))
     return spec.invocation if spec is not None else ""
+
+
+__all__ = ["COMMANDS", "Registry", "invocation_of"]

@@ -8,7 +8,7 @@ the role guard is in :mod:`commands.guard`, the registry in :mod:`commands`.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Generic, TypeVar, final
 
@@ -143,6 +143,10 @@ class CommandSpec(Generic[A]):
             return CommandResult(reply=replies.usage(error.problem, error.usage))
         return await self.body(ctx, args, config)
 
+
+
+Registry = Mapping[str, CommandSpec[BaseModel]]
+"""Commands by name (without the slash): :data:`commands.COMMANDS`, or a subset in tests."""
 
 @final
 class CommandFilter:
