@@ -1,8 +1,10 @@
 """Durability: the task workflow, the hook-wrapped activities and the worker that runs them.
 
-Only names live here, so that the bot, the settings and the workflow sandbox can
-import them without pulling in activity code. Activity names are explicit strings
-and take a version suffix when their payload changes (STYLE.md rule 10).
+Only names live here, and this module imports nothing of harness: the workflow sandbox
+imports it as the package of every workflow module, outside ``imports_passed_through``,
+so an import of ``harness.hooks`` here would give the sandbox its own copies of every
+context class. Activity names are the catalogue's (``harness.hooks.catalogue.ACTIVITIES``,
+imported by workflow code inside ``imports_passed_through``).
 """
 
 from __future__ import annotations
@@ -16,43 +18,9 @@ TASK_QUEUE: Final = "tiny-harness"
 TASK_WORKFLOW: Final = "task-v1"
 REQUEST_WORKFLOW: Final = "request-v1"
 
-REQUEST_RECEIVED: Final = "request-received-v1"
-
-TASK_CREATED: Final = "task-created-v1"
-TASK_STATE_CHANGED: Final = "task-state-changed-v1"
-TASK_COMPLETE: Final = "task-complete-v1"
-PERSISTENCE_READ: Final = "persistence-read-v1"
-PERSISTENCE_WRITE: Final = "persistence-write-v1"
-SUBTASK_SPAWNED: Final = "subtask-spawned-v1"
-COMMAND_INVOKED: Final = "command-invoked-v1"
 DISPATCH_HOOKS: Final = "dispatch-hooks-v1"
-
-LOOP_OPERATIONS: Final = (
-    "channel.received", "channel.sent", "context.created", "llm.invoked",
-    "tool_calls.extracted", "tool.invoked", "system_one.invoked", "plan.created",
-    "step.started", "step.finished", "help.requested", "help.decided",
-    "compaction.trigger", "compaction.keep", "compaction.summarise",
-    "skill.loaded", "skill.unloaded", "agent.invoked",
-)  # fmt: skip
-"""Operations of the agent loop and the channel, each with its own activity (issue 5)."""
-
-LOOP_ACTIVITIES: Final[dict[str, str]] = {
-    op: op.replace(".", "-").replace("_", "-") + "-v1" for op in LOOP_OPERATIONS
-}
-"""Operation -> activity name, e.g. ``tool.invoked`` -> ``tool-invoked-v1``."""
-
-ACTIVITY_OPERATIONS: Final[dict[str, str]] = {
-    REQUEST_RECEIVED: "request.received",
-    TASK_CREATED: "task.created",
-    TASK_STATE_CHANGED: "task.state_changed",
-    TASK_COMPLETE: "task.complete",
-    PERSISTENCE_READ: "persistence.read",
-    PERSISTENCE_WRITE: "persistence.write",
-    SUBTASK_SPAWNED: "subtask.spawned",
-    COMMAND_INVOKED: "command.invoked",
-    **{name: op for op, name in LOOP_ACTIVITIES.items()},
-}
-"""The operation each activity performs; ``dispatch_hooks`` runs the one its input names."""
+"""The catalogue's ``DISPATCH_HOOKS`` (harness.hooks.catalogue), for retries.py until it
+imports that one; every other activity name is the catalogue's ``ACTIVITIES``."""
 
 ABORT_ERROR_TYPE: Final = "HookAbort"
 """``ApplicationError.type`` of an operation cancelled by an executor (non-retryable)."""

@@ -17,14 +17,15 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from harness.hooks import HookContext
-    from harness.temporal import LOOP_ACTIVITIES, MODEL_OPERATIONS
+    from harness.hooks.catalogue import ACTIVITIES
+    from harness.temporal import MODEL_OPERATIONS
     from harness.temporal.retries import GaveUpError, OnRetry, OperationRunner
 
 C = TypeVar("C", bound=HookContext)
 
 
 class LoopOperations:
-    """Runs loop operations as activities (``LOOP_ACTIVITIES`` names each one's activity).
+    """Runs loop operations as activities (the catalogue's ``ACTIVITIES`` names their activities).
 
     Args:
         ops: the workflow's operation runner (retries through ``activity.failed``).
@@ -44,7 +45,7 @@ class LoopOperations:
         """
         on_retry = self._on_model_retry if operation in MODEL_OPERATIONS else None
         try:
-            return await self._ops.run(LOOP_ACTIVITIES[operation], ctx, on_retry=on_retry)
+            return await self._ops.run(ACTIVITIES[operation], ctx, on_retry=on_retry)
         except GaveUpError as error:
             if error.abort is None:
                 raise

@@ -35,8 +35,8 @@ with workflow.unsafe.imports_passed_through():
         TaskStatus,
     )
     from harness.hooks import HookAbort
+    from harness.hooks.catalogue import ACTIVITIES
     from harness.hooks.contexts import ChannelSentContext, PersistenceReadContext
-    from harness.temporal import PERSISTENCE_READ
     from harness.temporal.agent_runner import LoopOperations
     from harness.temporal.models import GaveUp, TaskInput
     from harness.temporal.retries import OperationRunner, failure_sentence
@@ -237,7 +237,7 @@ class Conversation:
     async def _configure(self) -> None:
         """Read the worker's loop defaults (tools, budgets) once per run."""
         read = await self._ops.run(
-            PERSISTENCE_READ,
+            ACTIVITIES["persistence.read"],
             PersistenceReadContext(**self._common(), key=LOOP_DEFAULTS_KEY),
         )
         if read.result is not None and read.result.content:

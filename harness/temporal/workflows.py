@@ -30,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
         TaskStatus,
     )
     from harness.domain.task import EFFORTS, FINAL_STATUSES
+    from harness.hooks.catalogue import ACTIVITIES
     from harness.hooks.contexts import (
         ChannelReceivedContext,
         CommandInvokedContext,
@@ -39,17 +40,7 @@ with workflow.unsafe.imports_passed_through():
         TaskCreatedContext,
         TaskStateChangedContext,
     )
-    from harness.temporal import (
-        COMMAND_INVOKED,
-        LOOP_ACTIVITIES,
-        PERSISTENCE_READ,
-        PERSISTENCE_WRITE,
-        REFUSED_ERROR_TYPE,
-        TASK_COMPLETE,
-        TASK_CREATED,
-        TASK_STATE_CHANGED,
-        TASK_WORKFLOW,
-    )
+    from harness.temporal import REFUSED_ERROR_TYPE, TASK_WORKFLOW
     from harness.temporal.conversation import Conversation
     from harness.temporal.models import (
         TRANSCRIPT,
@@ -60,6 +51,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from harness.temporal.retries import OperationRunner, command_reply, refusal_of
     from harness.temporal.subtasks import Children, with_cancelled
+
 
 @workflow.defn(name=TASK_WORKFLOW)
 class TaskWorkflow:
@@ -99,11 +91,12 @@ class TaskWorkflow:
                 self._status = TaskStatus.RUNNING
             else:
                 created = await self._ops.run(
-                    TASK_CREATED, TaskCreatedContext(**self._common(), spec=task.spec)
+                    ACTIVITIES["task.created"], TaskCreatedContext(**self._common(), spec=task.spec)
                 )
                 self._apply_spec(created.result or task.spec)
             stored = await self._ops.run(
-                PERSISTENCE_READ, PersistenceReadContext(**self._common(), key=self._key)
+                ACTIVITIES["persistence.read"],
+                PersistenceReadContext(**self._common(), key=self._key),
             )
             if stored.result is not None and stored.result.content:
                 self._transcript = TRANSCRIPT.validate_json(stored.result.content)
@@ -169,7 +162,7 @@ class TaskWorkflow:
                     return index
             try:
                 received = await self._ops.run(
-                    LOOP_ACTIVITIES["channel.received"],
+                    ACTIVITIES["channel.received"],
                     ChannelReceivedContext(**self._common(message.ts), message=message),
                 )
             except ApplicationError as error:
@@ -184,7 +177,7 @@ class TaskWorkflow:
             message = received.result or message
             transcript = (*self._transcript, message)
             await self._ops.run(
-                PERSISTENCE_WRITE,
+                ACTIVITIES["persistence.write"],
                 PersistenceWriteContext(
                     **self._common(message.ts),
                     key=self._key,
@@ -219,7 +212,7 @@ class TaskWorkflow:
         )
         typed = replies.spelled(ctx.command, ctx.invocation)
         try:
-            out = await self._ops.run(COMMAND_INVOKED, ctx, max_attempts=1)
+            out = await self._ops.run(ACTIVITIES["command.invoked"], ctx, max_attempts=1)
             if out.sender != ctx.sender or out.role != ctx.role:
                 return CommandResult(reply=replies.refused(replies.IDENTITY_CHANGED))
             if out.result is None:
@@ -328,7 +321,7 @@ class TaskWorkflow:
 
     async def _complete(self, summary: str) -> str:
         done = await self._ops.run(
-            TASK_COMPLETE,
+            ACTIVITIES["task.complete"],
             TaskCompleteContext(
                 **self._common(),
                 status=self._status,
@@ -357,7 +350,7 @@ class TaskWorkflow:
 
     async def _transition(self, to: TaskStatus, reason: str) -> None:
         out = await self._ops.run(
-            TASK_STATE_CHANGED,
+            ACTIVITIES["task.state_changed"],
             TaskStateChangedContext(
                 **self._common(), from_status=self._status, to_status=to, reason=reason
             ),

@@ -1,7 +1,8 @@
 """The hooked activity wrapper: an activity's body *is* its operation's pre, in and post chains.
 
-:func:`hooked` turns a typed method declaration into an activity that runs
-``HookManager.run(operation, ctx)``, heartbeats while the chain runs (remote executors
+:func:`run_hooked` is the body of every activity
+(:func:`harness.temporal.activities.hooked_activity` builds them from the catalogue): it
+runs ``HookManager.run(operation, ctx)``, heartbeats while the chain runs (remote executors
 and model calls can be slow, and a dead worker must be noticed in seconds), passes
 cancellation into the chain, and maps errors to Temporal failures. Retries are not
 decided here: activities run once per attempt and the workflow decides (DESIGN.md).
@@ -11,10 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any, Final, TypeVar
+from typing import Final, TypeVar
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
@@ -28,13 +27,9 @@ from harness.temporal.aborts import abort_failure
 
 log = logging.getLogger(__name__)
 
-HOOKED_ATTRIBUTE: Final = "__hooked_operation__"
-"""Set on every hooked activity: its operation, or ``"*"`` when the input's type decides it."""
-
 HEARTBEAT_STOPPED_ERROR_TYPE: Final = "HeartbeatStopped"
 
 C = TypeVar("C", bound=HookContext)
-H = TypeVar("H", bound="ActivityHost")
 
 
 class ActivityHost:
@@ -54,51 +49,6 @@ class ActivityHost:
         self.clock: Clock = clock or SystemClock()
         self.heartbeat_seconds = heartbeat_seconds
         self.in_flight = 0
-
-    def activities(self) -> list[Callable[..., Any]]:
-        """Every activity method of this host, bound, as the worker registers them."""
-        cls = type(self)
-        return [
-            getattr(self, name)
-            for name in sorted(dir(cls))
-            if hasattr(getattr(cls, name), "__temporal_activity_definition")
-        ]
-
-
-def hooked(
-    operation: str | None = None,
-    *,
-    finish: Callable[[Any, Any], Any] | None = None,  # (host, output) -> output; Any: see below
-) -> Callable[[Callable[[H, C], Awaitable[C]]], Callable[[H, C], Awaitable[C]]]:
-    """Make a method's activity body the hook chain of ``operation``.
-
-    The decorated method runs first and returns the context the chain starts from
-    (usually its argument unchanged); then pre, in and post run. Put
-    ``@activity.defn(name=...)`` above it.
-
-    Args:
-        operation: the catalogue operation; ``None`` takes it from the input's type
-            (``dispatch_hooks`` runs whichever of its operations it is given).
-        finish: applied to the chain's output, out of every executor's reach (the
-            retry limits of ``dispatch_hooks``).
-
-    Returns:
-        The decorator.
-    """
-
-    def decorate(declared: Callable[[H, C], Awaitable[C]]) -> Callable[[H, C], Awaitable[C]]:
-        @functools.wraps(declared)
-        async def run(self: H, ctx: C) -> C:
-            start = await declared(self, ctx)
-            out = await run_hooked(self, operation or type(start).operation, start)
-            # Typed loosely because a TypeVar-typed optional argument leaves H and C unsolved
-            # (Never) for every use without it; the finisher returns the context it is given.
-            return finish(self, out) if finish is not None else out
-
-        setattr(run, HOOKED_ATTRIBUTE, operation or "*")
-        return run
-
-    return decorate
 
 
 async def run_hooked(host: ActivityHost, operation: str, ctx: C) -> C:
