@@ -10,12 +10,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from harness.hooks.catalogue import (
+    ACTIVITIES,
     BUILTIN_BODY_PRIORITY,
     DEFAULT_PRIORITY,
+    DISPATCH_HOOKS,
     OPERATIONS,
     PHASES,
     POINTS,
     ROLE_GUARD_PRIORITY,
+    Entry,
+    entries,
+    extend,
 )
 from harness.hooks.contexts import HookContext, context_type
 from harness.hooks.errors import (
@@ -66,14 +71,17 @@ def __getattr__(name: str) -> Any:  # noqa: ANN401  # module attribute protocol
 
 
 __all__ = [
+    "ACTIVITIES",
     "BUILTIN_BODY_PRIORITY",
     "DEFAULT_PRIORITY",
+    "DISPATCH_HOOKS",
     "OPERATIONS",
     "PHASES",
     "POINTS",
     "ROLE_GUARD_PRIORITY",
     "AbandonObserver",
     "AuditRecord",
+    "Entry",
     "Executor",
     "HookAbort",
     "HookConfigError",
@@ -96,6 +104,8 @@ __all__ = [
     "context_type",
     "current_operation",
     "describe_chains",
+    "entries",
+    "extend",
     "load_hooks_config",
     "register_metrics",
     "register_tracing",

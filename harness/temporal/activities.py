@@ -17,8 +17,7 @@ from typing import Final, final
 
 from temporalio import activity
 
-from harness.hooks import HookContext, HookManager, context_type
-from harness.hooks.catalogue import DISPATCH_HOOKS, entries
+from harness.hooks import DISPATCH_HOOKS, HookContext, HookManager, context_type, entries
 from harness.providers import Clock
 from harness.temporal.dispatch import RetryLimits, bounded
 from harness.temporal.wrapper import ActivityHost, run_hooked

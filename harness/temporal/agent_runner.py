@@ -16,8 +16,7 @@ from typing import TypeVar
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from harness.hooks import HookContext
-    from harness.hooks.catalogue import ACTIVITIES
+    from harness.hooks import ACTIVITIES, HookContext
     from harness.temporal import MODEL_OPERATIONS
     from harness.temporal.retries import GaveUpError, OnRetry, OperationRunner
 

@@ -34,8 +34,7 @@ with workflow.unsafe.imports_passed_through():
         TaskRef,
         TaskStatus,
     )
-    from harness.hooks import HookAbort
-    from harness.hooks.catalogue import ACTIVITIES
+    from harness.hooks import ACTIVITIES, HookAbort
     from harness.hooks.contexts import ChannelSentContext, PersistenceReadContext
     from harness.temporal.agent_runner import LoopOperations
     from harness.temporal.models import GaveUp, TaskInput

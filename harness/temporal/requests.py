@@ -15,7 +15,7 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from harness.domain import RequestRoute
-    from harness.hooks.catalogue import ACTIVITIES
+    from harness.hooks import ACTIVITIES
     from harness.temporal import REQUEST_WORKFLOW
     from harness.temporal.models import RequestInput
     from harness.temporal.retries import OperationRunner

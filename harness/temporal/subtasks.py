@@ -21,7 +21,7 @@ from temporalio.workflow import ParentClosePolicy
 with workflow.unsafe.imports_passed_through():
     from harness.domain import Participant, SubtaskSpec, SubtaskSummary, TaskSpec, TaskStatus
     from harness.domain.task import FINAL_STATUSES
-    from harness.hooks.catalogue import ACTIVITIES
+    from harness.hooks import ACTIVITIES
     from harness.hooks.contexts import SubtaskSpawnedContext
     from harness.temporal import TASK_WORKFLOW
     from harness.temporal.models import TaskInput, TaskOutcome

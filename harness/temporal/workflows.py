@@ -30,7 +30,7 @@ with workflow.unsafe.imports_passed_through():
         TaskStatus,
     )
     from harness.domain.task import EFFORTS, FINAL_STATUSES
-    from harness.hooks.catalogue import ACTIVITIES
+    from harness.hooks import ACTIVITIES
     from harness.hooks.contexts import (
         ChannelReceivedContext,
         CommandInvokedContext,
