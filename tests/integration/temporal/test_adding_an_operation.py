@@ -14,7 +14,14 @@ from uuid import uuid4
 import pytest
 from temporalio.worker import Worker
 
-from harness.hooks import BUILTIN_BODY_PRIORITY, OPERATIONS, HookContext, catalogue, context_type
+from harness.hooks import (
+    BUILTIN_BODY_PRIORITY,
+    OPERATIONS,
+    Entry,
+    HookContext,
+    context_type,
+    extend,
+)
 from harness.temporal.activities import HOOKED_ATTRIBUTE, HarnessActivities
 
 from .probe import Probe
@@ -23,9 +30,9 @@ from .probe import Probe
 @pytest.fixture
 def echoed() -> Iterator[type[HookContext]]:
     """The new operation: its catalogue line and its context class, removed afterwards."""
-    undo = catalogue.extend(catalogue.Entry("probe.echoed", "probe"))
+    undo = extend(Entry("probe.echoed", "probe"))  # the catalogue line
 
-    class ProbeEchoedContext(HookContext):
+    class ProbeEchoedContext(HookContext):  # the context class: registers itself
         """A text to echo back; the body returns it upper-cased."""
 
         operation: ClassVar[str] = "probe.echoed"
