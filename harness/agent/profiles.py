@@ -1,7 +1,7 @@
 """Named agents: instructions, model and tools under one name, from configuration.
 
 A profile is data only (it travels in workflow inputs and Settings); what running
-one means is the ``agent.invoked`` body in :mod:`harness.bodies.agent`.
+one means is the ``agent.invoked`` body in :mod:`harness.bodies.plan`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Default bodies: what each operation does when no executor replaces it.
 
-One module per operation family, named like :mod:`harness.hooks.contexts` (task,
-llm, tool, plan, agent, help, channel, compaction, persistence, activity, skill), and
-one table that registers them all, :func:`register_defaults`. Bodies compute; the
+One module per operation family, the catalogue's, so named like
+:mod:`harness.hooks.contexts` (task, llm, tool, plan, help, channel, compaction,
+persistence, activity, skill), and one table that registers them all,
+:func:`register_defaults`. Bodies compute; the
 task workflow applies what they return. What they need arrives as one
 :class:`BodyDeps`; :class:`BodyRuntime` builds it from a worker's settings. Bodies
 import nothing of :mod:`harness.temporal` (an import-linter contract holds it); the

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from harness.bodies.activity import ActivityBodies
-from harness.bodies.agent import AgentBodies
 from harness.bodies.channel import ChannelBodies
 from harness.bodies.compaction import CompactionBodies
 from harness.bodies.deps import BodyDeps
@@ -24,7 +23,7 @@ from harness.bodies.persistence import (
     LoopDefaultsAnswer,
     PersistenceBodies,
 )
-from harness.bodies.plan import PlanBodies
+from harness.bodies.plan import AgentBodies, PlanBodies
 from harness.bodies.skill import SkillBodies
 from harness.bodies.task import TaskBodies
 from harness.bodies.tool import ToolBodies, catalogue_of

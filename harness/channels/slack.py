@@ -179,4 +179,3 @@ class SlackChannel:
             detail = answer.get("error") if isinstance(answer, dict) else response.body[:200]
             raise ChannelError(f"{method} failed: HTTP {response.status}: {detail!r}")
         return answer
-

@@ -1,0 +1,53 @@
+"""register_defaults: one default body per operation, in the module of its catalogue family."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from harness.bodies import BodyDeps, register_defaults
+from harness.channels import SlackChannel
+from harness.hooks import BUILTIN_BODY_PRIORITY, POINTS, ROLE_GUARD_PRIORITY, HookManager
+from harness.hooks.catalogue import CATALOGUE
+from harness.models import ModelRegistry
+from harness.skills import SkillLoader
+from harness.store import SqliteArtefactStore
+from harness.tools import ToolRegistry
+
+
+@pytest.fixture
+def manager(tmp_path):
+    store = SqliteArtefactStore(tmp_path / "artefacts.sqlite3")
+    manager = HookManager()
+    deps = BodyDeps(
+        store=store,
+        random=random.Random(1),
+        models=ModelRegistry(),
+        tools=ToolRegistry([]),
+        skills=SkillLoader(tmp_path),
+        channel=SlackChannel(http=None, api_url="http://127.0.0.1:9/", token="unused"),  # type: ignore[arg-type]  # never posts
+    )
+    register_defaults(manager, deps)
+    yield manager
+    store.close()
+
+
+@pytest.mark.parametrize("entry", CATALOGUE, ids=[e.operation for e in CATALOGUE])
+def test_each_operation_has_one_default_body_in_its_family_module(manager, entry):
+    bodies = [r.name for r in manager.registrations(f"{entry.operation}.in")
+              if r.priority == BUILTIN_BODY_PRIORITY]  # fmt: skip
+    if entry.operation == "command.invoked":  # the commands plugin's bodies, not a default
+        assert bodies == []
+    else:
+        [name] = bodies
+        assert name.startswith(f"harness.bodies.{entry.family}.")
+
+
+def test_the_defaults_beside_the_bodies_are_the_loop_defaults_and_the_conversation_guard(manager):
+    regs = [r for point in POINTS for r in manager.registrations(point)]
+    others = {(r.point, r.priority, r.name) for r in regs if r.priority != BUILTIN_BODY_PRIORITY}
+    assert others == {
+        ("persistence.read.in", 900, "LoopDefaultsAnswer"),
+        ("channel.received.pre", ROLE_GUARD_PRIORITY, "harness.channels.guard.ConversationGuard"),
+    }
