@@ -18,10 +18,6 @@ TASK_QUEUE: Final = "tiny-harness"
 TASK_WORKFLOW: Final = "task-v1"
 REQUEST_WORKFLOW: Final = "request-v1"
 
-DISPATCH_HOOKS: Final = "dispatch-hooks-v1"
-"""The catalogue's ``DISPATCH_HOOKS`` (harness.hooks.catalogue), for retries.py until it
-imports that one; every other activity name is the catalogue's ``ACTIVITIES``."""
-
 ABORT_ERROR_TYPE: Final = "HookAbort"
 """``ApplicationError.type`` of an operation cancelled by an executor (non-retryable)."""
 

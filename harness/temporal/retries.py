@@ -27,14 +27,13 @@ from temporalio.exceptions import (
 
 with workflow.unsafe.imports_passed_through():
     from harness.channels import replies
-    from harness.hooks import HookAbort
+    from harness.hooks import DISPATCH_HOOKS, HookAbort
     from harness.hooks.contexts import (
         ActivityFailedContext,
         ActivityRetriedContext,
         HookContext,
     )
     from harness.temporal import (
-        DISPATCH_HOOKS,
         GAVE_UP_ERROR_TYPE,
         USER_MESSAGE,
         WORKER_SHUTDOWN_ERROR_TYPE,

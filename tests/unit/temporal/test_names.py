@@ -12,7 +12,6 @@ import ast
 from pathlib import Path
 
 import harness.temporal
-from harness.hooks.catalogue import ACTIVITIES, DISPATCH_HOOKS
 
 
 def test_the_package_module_imports_nothing_of_harness():
@@ -20,7 +19,3 @@ def test_the_package_module_imports_nothing_of_harness():
     imported = [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
     imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     assert [name for name in imported if name.split(".")[0] == "harness"] == []
-
-
-def test_its_dispatch_hooks_is_the_catalogues():
-    assert harness.temporal.DISPATCH_HOOKS == DISPATCH_HOOKS == ACTIVITIES["activity.failed"]
