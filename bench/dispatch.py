@@ -18,8 +18,9 @@ import time
 
 import pluggy
 
+from harness.domain import TaskRef, ToolCall
 from harness.hooks import HookManager
-from harness.hooks.contexts import TaskRef, ToolCall, ToolInvokedContext
+from harness.hooks.contexts import ToolInvokedContext
 
 hookspec = pluggy.HookspecMarker("bench")
 hookimpl = pluggy.HookimplMarker("bench")

@@ -31,8 +31,9 @@ import time
 import aiohttp
 from aiohttp import web
 
+from harness.domain import Participant, Role, TaskRef, ToolCall
 from harness.hooks import JsonRpcExecutor
-from harness.hooks.contexts import Participant, Role, TaskRef, ToolCall, ToolInvokedContext
+from harness.hooks.contexts import ToolInvokedContext
 from harness.hooks.remote.jsonrpc_server import jsonrpc_app
 from harness.hooks.remote.wire import encode_request
 

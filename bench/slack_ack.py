@@ -45,7 +45,7 @@ from temporalio.client import Client
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
 from harness.config import Settings
-from harness.hooks.contexts import TaskSpec
+from harness.domain import TaskSpec
 from harness.temporal.client import HarnessClient
 from harness.temporal.keys import new_key
 

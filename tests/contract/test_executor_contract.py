@@ -15,15 +15,9 @@ from typing import Any
 import pytest
 from aiohttp import web
 
+from harness.domain import Participant, Role, TaskRef, ToolCall
 from harness.hooks import HookAbort, HookManager, HookTransportError
-from harness.hooks.contexts import (
-    LlmInvokedContext,
-    Participant,
-    Role,
-    TaskRef,
-    ToolCall,
-    ToolInvokedContext,
-)
+from harness.hooks.contexts import LlmInvokedContext, ToolInvokedContext
 from harness.hooks.remote import McpConnection, McpExecutor
 from harness.hooks.remote.jsonrpc import JsonRpcExecutor
 from harness.hooks.remote.jsonrpc_server import jsonrpc_app

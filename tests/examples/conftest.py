@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.hooks.contexts import ToolCall, ToolInvokedContext
+from harness.domain import ToolCall
+from harness.hooks.contexts import ToolInvokedContext
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

@@ -17,8 +17,9 @@ import sys
 import pytest
 
 from harness.config import Settings
+from harness.domain import TaskRef, ToolCall
 from harness.hooks import HookAbort
-from harness.hooks.contexts import TaskRef, ToolCall, ToolInvokedContext
+from harness.hooks.contexts import ToolInvokedContext
 from harness.store import SqliteArtefactStore
 from harness.temporal.worker import build_manager
 

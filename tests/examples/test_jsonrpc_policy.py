@@ -11,8 +11,9 @@ import tomllib
 import aiohttp
 import pytest
 
+from harness.domain import ToolCall, ToolResult
 from harness.hooks import HookAbort, HookManager, HookTransportError, JsonRpcExecutor
-from harness.hooks.contexts import ToolCall, ToolInvokedContext, ToolResult
+from harness.hooks.contexts import ToolInvokedContext
 from harness.hooks.remote.wire import PARSE_ERROR
 
 from .conftest import EXAMPLES, call

@@ -113,7 +113,8 @@ def formatted(formatter: logging.Formatter) -> io.StringIO:
 
 
 def tool_context(task_id: str = "task/T1/C1"):
-    from harness.hooks.contexts import TaskRef, ToolCall, ToolInvokedContext
+    from harness.domain import TaskRef, ToolCall
+    from harness.hooks.contexts import ToolInvokedContext
 
     return ToolInvokedContext(task=TaskRef(task_id=task_id, team="T1", channel="C1"),
                               correlation_id="corr-42", idempotency_key="k",

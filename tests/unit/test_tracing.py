@@ -6,8 +6,9 @@ import asyncio
 
 import pytest
 
+from harness.domain import TaskRef, ToolCall, ToolResult
 from harness.hooks import HookManager, register_tracing
-from harness.hooks.contexts import TaskRef, ToolCall, ToolInvokedContext, ToolResult
+from harness.hooks.contexts import ToolInvokedContext
 from harness.tracing import TracingConfigError, describe, header_values, tracer_provider
 from tests.support.otlp_receiver import start_receiver
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.hooks.contexts import Artefact, PersistenceWriteContext
+from harness.domain import Artefact
+from harness.hooks.contexts import PersistenceWriteContext
 
 
 def rewrite(ctx: PersistenceWriteContext) -> PersistenceWriteContext | None:

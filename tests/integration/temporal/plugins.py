@@ -13,8 +13,8 @@ import json
 import os
 from pathlib import Path
 
+from harness.domain import CommandEffect, CommandResult
 from harness.hooks import PHASES, HookManager
-from harness.hooks.contexts import CommandEffect, CommandResult
 
 RECORDED = ("task.created", "task.state_changed", "task.complete", "persistence.write",
             "command.invoked")  # fmt: skip

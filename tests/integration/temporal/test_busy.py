@@ -12,13 +12,8 @@ import asyncio
 
 import pytest
 
-from harness.hooks.contexts import (
-    CommandEffect,
-    CommandInvokedContext,
-    CommandResult,
-    TaskRef,
-    TaskSpec,
-)
+from harness.domain import CommandEffect, CommandResult, TaskRef, TaskSpec
+from harness.hooks.contexts import CommandInvokedContext
 from harness.temporal.errors import TaskBusy, TaskUnavailable
 
 LIMIT = 10  # Temporal's default history.maxInFlightUpdates

@@ -18,7 +18,8 @@ import subprocess
 import sys
 import uuid
 
-from harness.hooks.contexts import ChannelMessage, CommandInvokedContext, TaskSpec, TaskStatus
+from harness.domain import ChannelMessage, TaskSpec, TaskStatus
+from harness.hooks.contexts import CommandInvokedContext
 
 from .conftest import ROOT, worker_env
 

@@ -15,7 +15,7 @@ from uuid import uuid4
 import pytest
 
 from harness.config import Settings
-from harness.hooks.contexts import TaskSpec, TaskStatus
+from harness.domain import TaskSpec, TaskStatus
 from harness.temporal.client import HarnessClient
 from harness.temporal.errors import TaskUnavailable
 from harness.temporal.worker import serve

@@ -18,13 +18,8 @@ from temporalio.worker import Replayer
 
 from commands import register_all
 from harness.config import Settings
-from harness.hooks.contexts import (
-    ChannelMessage,
-    CommandInvokedContext,
-    Participant,
-    Role,
-    TaskSpec,
-)
+from harness.domain import ChannelMessage, Participant, Role, TaskSpec
+from harness.hooks.contexts import CommandInvokedContext
 from harness.temporal.requests import RequestWorkflow
 from harness.temporal.workflows import TaskWorkflow
 

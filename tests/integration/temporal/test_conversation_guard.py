@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from harness.hooks.contexts import ChannelMessage, Participant, Role, TaskSpec
+from harness.domain import ChannelMessage, Participant, Role, TaskSpec
 from harness.temporal.errors import TaskRefused
 
 from .conftest import assert_replays

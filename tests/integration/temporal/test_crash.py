@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.hooks.contexts import ChannelMessage, CommandInvokedContext, TaskSpec, TaskStatus
+from harness.domain import ChannelMessage, TaskSpec, TaskStatus
+from harness.hooks.contexts import CommandInvokedContext
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.worker import build_worker
 

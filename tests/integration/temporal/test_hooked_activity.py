@@ -11,13 +11,13 @@ from uuid import uuid4
 
 from temporalio.worker import Worker
 
+from harness.domain import TaskRef
 from harness.hooks import HookAbort
 from harness.hooks.catalogue import ACTIVITIES, DISPATCH_HOOKS
 from harness.hooks.contexts import (
     ActivityFailedContext,
     ActivityRetriedContext,
     HookContext,
-    TaskRef,
     context_type,
 )
 from harness.temporal.activities import HOOKED_ATTRIBUTE, HarnessActivities

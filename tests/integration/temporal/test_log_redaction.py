@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from harness.hooks.contexts import TaskSpec
+from harness.domain import TaskSpec
 from harness.temporal.errors import TaskRejected
 
 from .conftest import ROOT, worker_env

@@ -26,7 +26,7 @@ from temporalio.client import Client
 
 from bot.standin import SlackStandIn
 from harness.config import Settings
-from harness.hooks.contexts import TaskSpec, TaskStatus
+from harness.domain import TaskSpec, TaskStatus
 from harness.temporal.client import HarnessClient
 from tests.support.otlp_receiver import ReceivedSpan, start_receiver
 

@@ -11,7 +11,7 @@ import secrets
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from harness.hooks.contexts import ChannelMessage, TaskSpec
+from harness.domain import ChannelMessage, TaskSpec
 from harness.temporal import TASK_WORKFLOW
 from harness.temporal.codec import ENCODING
 from harness.temporal.models import TaskInput

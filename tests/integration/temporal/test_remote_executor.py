@@ -7,8 +7,9 @@ import socket
 
 from aiohttp import web
 
+from harness.domain import ChannelMessage, TaskSpec
 from harness.hooks import JsonRpcExecutor
-from harness.hooks.contexts import ChannelMessage, PersistenceWriteContext, TaskSpec
+from harness.hooks.contexts import PersistenceWriteContext
 from harness.hooks.remote.jsonrpc_server import jsonrpc_app
 from harness.temporal.client import HarnessClient
 

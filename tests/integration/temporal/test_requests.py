@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.hooks.contexts import (
-    CommandInvokedContext,
-    RequestReceivedContext,
-    RequestRoute,
-    TaskRef,
-)
+from harness.domain import RequestRoute, TaskRef
+from harness.hooks.contexts import CommandInvokedContext, RequestReceivedContext
 from harness.temporal.errors import TaskRejected
 
 from .conftest import assert_replays

@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from temporalio.api.enums.v1 import EventType
 
+from harness.domain import RetryDecision, TaskSpec
 from harness.hooks import HookAbort
-from harness.hooks.contexts import RetryDecision, TaskSpec
 from harness.temporal.errors import TaskRejected
 
 from .conftest import assert_replays

@@ -15,9 +15,9 @@ import uuid
 import pytest
 
 from harness.config import Settings
+from harness.domain import ChannelMessage, TaskSpec
 from harness.errors import is_retryable
 from harness.hooks import HookTransportError
-from harness.hooks.contexts import ChannelMessage, TaskSpec
 from harness.hooks.errors import HookConfigError, HookTimeoutError, HookValidationError
 from harness.models.errors import ModelError
 from harness.tools.errors import ToolError, ToolUnavailable

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from harness.hooks.contexts import ChannelMessage, TaskSpec
+from harness.domain import ChannelMessage, TaskSpec
 
 from .conftest import worker_env
 

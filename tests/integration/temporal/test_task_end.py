@@ -10,15 +10,9 @@ import asyncio
 
 import pytest
 
+from harness.domain import CommandEffect, CommandResult, SubtaskSpec, TaskSpec, TaskStatus
 from harness.hooks import HookAbort
-from harness.hooks.contexts import (
-    CommandEffect,
-    CommandInvokedContext,
-    CommandResult,
-    SubtaskSpec,
-    TaskSpec,
-    TaskStatus,
-)
+from harness.hooks.contexts import CommandInvokedContext
 from harness.temporal.errors import TaskRejected
 
 from .conftest import assert_replays

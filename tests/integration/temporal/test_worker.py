@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from harness.domain import TaskSpec, TaskStatus
 from harness.hooks import OPERATIONS
-from harness.hooks.contexts import TaskSpec, TaskStatus
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.worker import build_worker, describe, serve
 

@@ -22,7 +22,8 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 
 from commands import register_all
-from harness.hooks.contexts import CommandInvokedContext, TaskSpec, TaskStatus
+from harness.domain import TaskSpec, TaskStatus
+from harness.hooks.contexts import CommandInvokedContext
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.worker import build_manager, build_worker, retry_limits
 from tests.integration.temporal.plugins import cycle_plugin
@@ -220,7 +221,7 @@ async def test_a_kill_during_a_slash_command_applies_it_once(
 async def test_an_attempt_cut_off_by_a_worker_shutdown_runs_again_on_the_next_worker(
     client, settings, harness, manager, recorder
 ):
-    from harness.hooks.contexts import ChannelMessage
+    from harness.domain import ChannelMessage
 
     recorder.attach(manager, ["channel.received", "activity.failed"])
     entered, first = asyncio.Event(), [True]
@@ -259,7 +260,7 @@ async def test_an_attempt_cut_off_by_a_worker_shutdown_runs_again_on_the_next_wo
 async def test_a_kill_after_the_post_and_before_completion_leaves_one_message(
     client, settings, store, harness, tmp_path, signals, monkeypatch, slack_api
 ):
-    from harness.hooks.contexts import ChannelMessage
+    from harness.domain import ChannelMessage
 
     channel = "WL-post"
     env = worker_env(settings, HARNESS_PLUGINS=json.dumps(

@@ -24,8 +24,9 @@ from commands import register_all
 from harness.agent.prompts import SUMMARY_PREFIX
 from harness.agent.tokens import estimate_tokens
 from harness.config import Settings
+from harness.domain import LlmResponse
 from harness.hooks import OPERATIONS, HookAbort
-from harness.hooks.contexts import LlmResponse, context_type
+from harness.hooks.contexts import context_type
 from harness.temporal.worker import build_manager, serve
 from tests.integration.temporal.conftest import Recorder
 from tests.support.replay_server import ReplayServer

@@ -10,7 +10,7 @@ import uuid
 from bot.gateway import LazyHarness
 from bot.standin import RESPONSE_PATH, SHOWN_SUFFIX
 from harness.config import Settings
-from harness.hooks.contexts import TaskSpec
+from harness.domain import TaskSpec
 from harness.temporal.client import HarnessClient
 from tests.integration.temporal.conftest import PAYLOAD_KEY
 

@@ -7,7 +7,8 @@ import uuid
 
 import pytest
 
-from harness.hooks.contexts import CommandInvokedContext, TaskSpec
+from harness.domain import TaskSpec
+from harness.hooks.contexts import CommandInvokedContext
 from tests.integration.temporal.test_busy import LIMIT, Gate
 
 from .conftest import TEAM, serve_bot

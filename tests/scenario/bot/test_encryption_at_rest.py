@@ -15,7 +15,7 @@ import time
 import uuid
 from pathlib import Path
 
-from harness.hooks.contexts import TaskStatus
+from harness.domain import TaskStatus
 from tests.support.history import opened_bytes
 
 from .conftest import TEAM

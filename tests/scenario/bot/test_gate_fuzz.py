@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.hooks.contexts import CommandResult
+from harness.domain import CommandResult
 from harness.temporal.models import Delivery
 
 from .conftest import FIXTURES, Slack, serve_bot

@@ -14,7 +14,7 @@ import yaml
 from bot.manifest import FILES, SLACK_DIR
 from commands import COMMANDS
 from commands.help import render_without_task
-from harness.hooks.contexts import TaskSpec
+from harness.domain import TaskSpec
 from harness.temporal.errors import TaskNotFound
 
 from .conftest import TEAM

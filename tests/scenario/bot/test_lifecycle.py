@@ -21,7 +21,7 @@ from aiohttp import web
 from bot.app import build_app, build_web_app
 from bot.config import BotSettings
 from bot.gateway import LazyHarness
-from harness.hooks.contexts import TaskSpec
+from harness.domain import TaskSpec
 from harness.temporal.client import HarnessClient
 from tests.integration.temporal.test_busy import Gate
 

@@ -15,7 +15,7 @@ import uuid
 from temporalio.client import Client
 
 from bot.replies import UNREACHABLE
-from harness.hooks.contexts import TaskSpec
+from harness.domain import TaskSpec
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.client import HarnessClient
 from harness.temporal.worker import build_manager, build_worker, retry_limits

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-from harness.hooks.contexts import TaskSpec
+from harness.domain import TaskSpec
 
 from .conftest import TEAM, Slack, serve_bot
 

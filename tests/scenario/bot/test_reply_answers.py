@@ -15,7 +15,7 @@ import pytest
 
 from bot.config import STANDIN_PATH
 from harness.config import Settings
-from harness.hooks.contexts import TaskStatus
+from harness.domain import TaskStatus
 from tests.integration.temporal.conftest import Recorder
 
 from .conftest import TEAM, free_port, serve_bot

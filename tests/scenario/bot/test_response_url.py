@@ -22,7 +22,7 @@ from aiohttp import web
 
 from bot.config import LOCAL_SIGNING_SECRET
 from bot.say import signed_headers
-from harness.hooks.contexts import TaskSpec
+from harness.domain import TaskSpec
 
 from .conftest import FIXTURES, TEAM, serve_bot
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.hooks.contexts import TaskSpec
+from harness.domain import TaskSpec
 
 from .conftest import Slack, free_port, serve_bot
 

@@ -7,7 +7,8 @@ import uuid
 
 import pytest
 
-from harness.hooks.contexts import CommandInvokedContext, Role, TaskSpec
+from harness.domain import Role, TaskSpec
+from harness.hooks.contexts import CommandInvokedContext
 
 from .conftest import TEAM
 

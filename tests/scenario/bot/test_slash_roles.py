@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from harness.hooks.contexts import Participant, Role, TaskSpec
+from harness.domain import Participant, Role, TaskSpec
 
 from .conftest import TEAM
 

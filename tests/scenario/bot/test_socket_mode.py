@@ -23,7 +23,7 @@ from bot.app import build_app
 from bot.config import BotSettings
 from bot.socket_mode import SlackRefused, socket_mode
 from bot.standin import SlackStandIn
-from harness.hooks.contexts import TaskSpec
+from harness.domain import TaskSpec
 from tests.integration.temporal.test_busy import Gate
 from tests.support.socket_mode_server import SocketModeServer
 

@@ -15,7 +15,8 @@ import uuid
 
 import pytest
 
-from harness.hooks.contexts import CommandInvokedContext, TaskSpec
+from harness.domain import TaskSpec
+from harness.hooks.contexts import CommandInvokedContext
 from harness.temporal.client import TIMED_OUT, HarnessClient
 from harness.temporal.errors import TaskTimedOut
 from tests.integration.temporal.test_busy import Gate

@@ -14,8 +14,8 @@ from harness.agent.profiles import AgentProfile
 from harness.agent.state import AgentState, LoopIdentity
 from harness.bodies import BodyDeps, catalogue_of, register_defaults
 from harness.channels import SlackChannel
+from harness.domain import HelpRequest, Participant, Role, TaskRef
 from harness.hooks import OPERATIONS, HookManager
-from harness.hooks.contexts import HelpRequest, Participant, Role, TaskRef
 from harness.models import ModelRegistry
 from harness.skills import SkillLoader
 from harness.store import SqliteArtefactStore

@@ -5,7 +5,7 @@ from __future__ import annotations
 from harness.agent.compaction import apply_compaction, keep_indices
 from harness.agent.prompts import SUMMARY_PREFIX
 from harness.agent.tokens import estimate_tokens
-from harness.hooks.contexts import Message, ToolCall
+from harness.domain import Message, ToolCall
 
 from .conftest import build_manager, make_loop
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from harness.agent.loop_steps import HelpAnswer
+from harness.domain import Message
 from harness.hooks import HookAbort
-from harness.hooks.contexts import Message, ToolInvokedContext
+from harness.hooks.contexts import ToolInvokedContext
 
 from .conftest import make_loop
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.hooks.contexts import LlmInvokedContext, LlmResponse
+from harness.domain import LlmResponse
+from harness.hooks.contexts import LlmInvokedContext
 from harness.http import AiohttpClient
 from harness.models import ModelRegistry, OpenAICompatProvider
 from tests.support.replay_server import ReplayServer

@@ -7,16 +7,9 @@ from collections.abc import Callable
 import pytest
 
 from commands import register_all
+from harness.domain import Participant, Role, SubtaskSummary, TaskRef, TaskSnapshot, TaskStatus
 from harness.hooks import HookManager
-from harness.hooks.contexts import (
-    CommandInvokedContext,
-    Participant,
-    Role,
-    SubtaskSummary,
-    TaskRef,
-    TaskSnapshot,
-    TaskStatus,
-)
+from harness.hooks.contexts import CommandInvokedContext
 
 MODELS = ("gpt-x", "claude-y", "offline")
 PEOPLE = (

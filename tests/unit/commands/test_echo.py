@@ -9,7 +9,7 @@ import pytest
 from bot import replies
 from commands import run_command
 from harness.channels import neutral
-from harness.hooks.contexts import TaskSnapshot
+from harness.domain import TaskSnapshot
 
 from .conftest import SNAPSHOT
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from commands import run_command
+from harness.domain import CommandResult, Role
 from harness.hooks import ROLE_GUARD_PRIORITY, HookAbort
-from harness.hooks.contexts import CommandResult, Role
 
 
 async def test_sender_without_role_is_refused(manager, ctx):

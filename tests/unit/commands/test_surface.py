@@ -9,7 +9,7 @@ from commands.help import render_without_task
 from commands.surface import resolve, slash_commands
 from harness.channels.guard import refusal_reason
 from harness.channels.umbrella import RESERVED, UMBRELLA
-from harness.hooks.contexts import Role
+from harness.domain import Role
 
 
 def test_the_declared_commands_are_the_top_level_specs_and_the_umbrella():

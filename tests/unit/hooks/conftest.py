@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from harness.domain import TaskRef, ToolCall
 from harness.hooks import HookManager
-from harness.hooks.contexts import HookContext, TaskRef, ToolCall, ToolInvokedContext
+from harness.hooks.contexts import HookContext, ToolInvokedContext
 
 
 @dataclass

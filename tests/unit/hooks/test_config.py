@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from harness.bodies.activity import ActivityBodies
+from harness.domain import ToolResult
 from harness.hooks import HookConfigError, HookManager, HookTimeoutError, load_hooks_config
 from harness.hooks.catalogue import POINTS
-from harness.hooks.contexts import ActivityFailedContext, ToolInvokedContext, ToolResult
+from harness.hooks.contexts import ActivityFailedContext, ToolInvokedContext
 from harness.providers import system_random
 
 CALLS: list[str] = []

@@ -10,16 +10,10 @@ from collections.abc import AsyncIterator
 import pytest
 from aiohttp import web
 
-from harness.domain import FrozenDict, freeze
+from harness.domain import ChannelMessage, FrozenDict, TaskRef, ToolCall, freeze
 from harness.hooks import HookManager, HookValidationError, JsonRpcExecutor
 from harness.hooks.chain import IDENTITY_FIELDS
-from harness.hooks.contexts import (
-    ChannelMessage,
-    ChannelSentContext,
-    TaskRef,
-    ToolCall,
-    ToolInvokedContext,
-)
+from harness.hooks.contexts import ChannelSentContext, ToolInvokedContext
 from harness.hooks.remote.jsonrpc_server import jsonrpc_app
 
 CHANGES = {

@@ -3,17 +3,9 @@ from __future__ import annotations
 import pydantic
 import pytest
 
+from harness.domain import Participant, Role, TaskRef, TaskSnapshot, ToolCall
 from harness.hooks import OPERATIONS, UnknownHookPointError, context_type
-from harness.hooks.contexts import (
-    CommandInvokedContext,
-    HookContext,
-    Participant,
-    Role,
-    TaskRef,
-    TaskSnapshot,
-    ToolCall,
-    ToolInvokedContext,
-)
+from harness.hooks.contexts import CommandInvokedContext, HookContext, ToolInvokedContext
 
 
 def test_every_operation_has_its_own_context_type():

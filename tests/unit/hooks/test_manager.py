@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.domain import ToolResult
 from harness.hooks import (
     BUILTIN_BODY_PRIORITY,
     HookAbort,
@@ -16,10 +17,7 @@ from harness.hooks import (
     HookValidationError,
     UnknownHookPointError,
 )
-from harness.hooks.contexts import (
-    CommandInvokedContext,
-    ToolResult,
-)
+from harness.hooks.contexts import CommandInvokedContext
 
 
 def set_result(content: str):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from harness.domain import ToolResult
 from harness.hooks import HookAbort, HookManager, HookValidationError
-from harness.hooks.contexts import ToolInvokedContext, ToolResult
+from harness.hooks.contexts import ToolInvokedContext
 
 
 def rewrite_query(value: str):

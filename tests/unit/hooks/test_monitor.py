@@ -7,8 +7,8 @@ import itertools
 
 import pytest
 
+from harness.domain import ToolResult
 from harness.hooks import HookAbort, HookTimeoutError
-from harness.hooks.contexts import ToolResult
 from harness.hooks.monitors.budget import install_budget
 
 

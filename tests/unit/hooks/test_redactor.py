@@ -10,16 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict
 
-from harness.domain import FrozenDict
+from harness.domain import ChannelMessage, FrozenDict, TaskRef, ToolCall, ToolResult
 from harness.hooks import BUILTIN_BODY_PRIORITY, HookManager, Redactor
-from harness.hooks.contexts import (
-    ChannelMessage,
-    ChannelSentContext,
-    TaskRef,
-    ToolCall,
-    ToolInvokedContext,
-    ToolResult,
-)
+from harness.hooks.contexts import ChannelSentContext, ToolInvokedContext
 from harness.hooks.redaction_patterns import is_json_safe
 
 SECRETS = {

@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from harness.domain import FrozenDict
+from harness.domain import FrozenDict, ToolCall
 from harness.hooks import Redactor
-from harness.hooks.contexts import ToolCall, ToolInvokedContext
+from harness.hooks.contexts import ToolInvokedContext
 from harness.hooks.redactor import DEFAULT_PATTERNS, MASK
 
 ALNUM = string.ascii_letters + string.digits

@@ -113,7 +113,8 @@ async def test_an_executor_re_entering_its_own_operation_is_aborted_naming_the_c
 
 async def test_mutual_re_entry_through_spawned_tasks_is_bounded_too(manager, tool_ctx):
     async def tool_calls_llm(ctx):
-        from harness.hooks.contexts import LlmInvokedContext, Message
+        from harness.domain import Message
+        from harness.hooks.contexts import LlmInvokedContext
 
         llm = LlmInvokedContext(model="m", messages=(Message(role="user", content="x"),))
         await asyncio.create_task(manager.run("llm.invoked", llm))

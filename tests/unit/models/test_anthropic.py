@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.domain import EFFORTS
-from harness.hooks.contexts import Message, ToolCall, ToolSpec
+from harness.domain import EFFORTS, Message, ToolCall, ToolSpec
 from harness.models import AnthropicProvider, ModelError, ModelRequest
 from harness.models.anthropic import API_VERSION, THINKING_BUDGETS
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from harness.hooks.contexts import Message, ToolCall, ToolSpec
+from harness.domain import Message, ToolCall, ToolSpec
 from harness.models import ModelRequest, OfflineModel
 from harness.models.offline import parse_calls
 

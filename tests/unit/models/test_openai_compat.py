@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.hooks.contexts import Message, ToolCall, ToolSpec
+from harness.domain import Message, ToolCall, ToolSpec
 from harness.models import ModelError, ModelRequest, OpenAICompatProvider
 from harness.models.openai_compat import UNPARSED_ARGUMENTS
 

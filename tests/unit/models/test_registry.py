@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.hooks.contexts import Message
+from harness.domain import Message
 from harness.models import (
     AnthropicProvider,
     ModelError,

@@ -14,7 +14,7 @@ from temporalio.api.common.v1 import Payload
 from temporalio.api.failure.v1 import Failure
 from temporalio.exceptions import ApplicationError
 
-from harness.hooks.contexts import ChannelMessage
+from harness.domain import ChannelMessage
 from harness.temporal.codec import COMPRESSION, ENCODING, KEY_ID, EncryptionCodec, data_converter
 from harness.temporal.errors import PayloadCodecError
 from harness.temporal.keys import PayloadKey, new_key, parse_keys

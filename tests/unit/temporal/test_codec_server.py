@@ -20,7 +20,7 @@ from aiohttp import web
 from google.protobuf import json_format
 from temporalio.api.common.v1 import Payload
 
-from harness.hooks.contexts import ChannelMessage
+from harness.domain import ChannelMessage
 from harness.http import is_loopback
 from harness.temporal.codec import EncryptionCodec, data_converter
 from harness.temporal.codec_server import ALLOWED_HEADERS, codec_app

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from harness.hooks.contexts import ToolCall
+from harness.domain import ToolCall
 from harness.store import SqliteArtefactStore
 from harness.tools import (
     CalculatorTool,

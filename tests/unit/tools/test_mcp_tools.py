@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.hooks.contexts import ToolCall
+from harness.domain import ToolCall
 from harness.tools import ToolRegistry, ToolUnavailable
 from harness.tools.mcp import McpToolServer
 

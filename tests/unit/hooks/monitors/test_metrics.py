@@ -11,8 +11,9 @@ from collections import Counter
 import pytest
 from temporalio.runtime import BUFFERED_METRIC_KIND_COUNTER, MetricBuffer, Runtime, TelemetryConfig
 
+from harness.domain import ToolResult
 from harness.hooks import HookAbort, HookManager, HookTransportError, register_metrics
-from harness.hooks.contexts import PersistenceReadContext, ToolResult
+from harness.hooks.contexts import PersistenceReadContext
 
 
 @pytest.fixture(scope="module")

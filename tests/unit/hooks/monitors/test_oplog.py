@@ -7,8 +7,8 @@ import logging
 
 import pytest
 
+from harness.domain import ToolResult
 from harness.hooks import HookAbort
-from harness.hooks.contexts import ToolResult
 from harness.hooks.monitors.oplog import install_operation_log
 
 

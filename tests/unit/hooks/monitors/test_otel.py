@@ -12,15 +12,9 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
+from harness.domain import Message, TaskRef, ToolResult
 from harness.hooks import HookAbort, HookManager, HookTransportError, load_hooks_config
-from harness.hooks.contexts import (
-    LlmInvokedContext,
-    Message,
-    PersistenceWriteContext,
-    TaskRef,
-    ToolInvokedContext,
-    ToolResult,
-)
+from harness.hooks.contexts import LlmInvokedContext, PersistenceWriteContext, ToolInvokedContext
 from harness.hooks.monitors.otel import _OPEN, register_tracing, task_span_context
 
 

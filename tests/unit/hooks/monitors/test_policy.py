@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from harness.domain import Role, ToolCall
 from harness.hooks import HookAbort, HookManager
-from harness.hooks.contexts import CommandInvokedContext, Role, ToolCall, ToolInvokedContext
+from harness.hooks.contexts import CommandInvokedContext, ToolInvokedContext
 from harness.hooks.monitors.policy import POLICY_POINTS, Policy, PolicyRule
 
 RULES = [

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
+from harness.domain import ToolCall
 from harness.hooks import HookConfigError, HookManager, load_hooks_config
-from harness.hooks.contexts import ToolCall, ToolInvokedContext
+from harness.hooks.contexts import ToolInvokedContext
 
 
 @pytest.fixture

@@ -7,8 +7,9 @@ import time
 
 import pytest
 
+from harness.domain import ToolCall
 from harness.hooks import HookAbort, HookTransportError, JsonRpcExecutor, UnknownHookPointError
-from harness.hooks.contexts import LlmInvokedContext, ToolCall
+from harness.hooks.contexts import LlmInvokedContext
 from harness.http import AiohttpClient, HttpxClient
 
 POINT = "tool.invoked.pre"

@@ -10,8 +10,8 @@ import json
 
 import pytest
 
+from harness.domain import ToolResult
 from harness.hooks import HookAbort, UnknownHookPointError
-from harness.hooks.contexts import ToolResult
 from harness.hooks.remote.jsonrpc_server import JsonRpcDispatcher, jsonrpc_app
 from harness.hooks.remote.wire import (
     ABORT,

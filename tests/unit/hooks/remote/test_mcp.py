@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
+from harness.domain import Message, ToolCall
 from harness.hooks import HookAbort, HookManager, HookTransportError, UnknownHookPointError
-from harness.hooks.contexts import LlmInvokedContext, Message, ToolCall, ToolInvokedContext
+from harness.hooks.contexts import LlmInvokedContext, ToolInvokedContext
 from harness.hooks.remote import McpConnection, McpExecutor
 
 ROOT = Path(__file__).resolve().parents[4]

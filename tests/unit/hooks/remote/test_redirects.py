@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 import pytest
 from aiohttp import web
 
+from harness.domain import ToolCall
 from harness.hooks import HookTransportError, JsonRpcExecutor, McpExecutor
-from harness.hooks.contexts import ToolCall, ToolInvokedContext
+from harness.hooks.contexts import ToolInvokedContext
 from harness.http import AiohttpClient, HttpxClient
 
 
