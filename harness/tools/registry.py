@@ -1,7 +1,7 @@
 """ToolRegistry: the tools a worker offers, by name, and the one way a call is run.
 
-The registry turns a :class:`~harness.hooks.contexts.ToolCall` into a
-:class:`~harness.hooks.contexts.ToolResult`: an unknown tool or a refused call is an
+The registry turns a :class:`~harness.domain.ToolCall` into a
+:class:`~harness.domain.ToolResult`: an unknown tool or a refused call is an
 ``is_error`` result for the model to read; a backend failure
 (:class:`~harness.tools.errors.ToolUnavailable`) propagates so the operation is retried.
 """
