@@ -6,20 +6,22 @@ import asyncio
 
 import pytest
 
-from harness.hooks import HookAbort
-from harness.hooks.contexts import (
-    ActivityFailedContext,
-    ActivityRetriedContext,
+from harness.domain import (
     ChannelMessage,
     CommandEffect,
-    CommandInvokedContext,
     CommandResult,
-    HeartbeatTickContext,
-    PersistenceWriteContext,
     Role,
     SubtaskSpec,
     TaskSpec,
     TaskStatus,
+)
+from harness.hooks import HookAbort
+from harness.hooks.contexts import (
+    ActivityFailedContext,
+    ActivityRetriedContext,
+    CommandInvokedContext,
+    HeartbeatTickContext,
+    PersistenceWriteContext,
 )
 from harness.temporal.errors import TaskRejected
 

@@ -6,8 +6,8 @@ import pytest
 
 from commands import COMMANDS, UsageError, effort, invite, model, plugin, run_command, subtask
 from harness.config import Settings
+from harness.domain import CommandEffect
 from harness.hooks import HookManager
-from harness.hooks.contexts import CommandEffect
 
 from .conftest import REF, SNAPSHOT
 

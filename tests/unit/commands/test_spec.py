@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from commands import for_command, outcome_reply, run_command
+from harness.domain import CommandEffect, CommandResult
 from harness.hooks import HookAbort
-from harness.hooks.contexts import CommandEffect, CommandResult
 
 
 async def test_filtered_body_never_sees_other_commands(manager, ctx):
