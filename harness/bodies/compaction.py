@@ -36,16 +36,18 @@ class CompactionBodies:
         self.models = models
         self.keep_last = keep_last
 
-    async def trigger(self, ctx: CompactionTriggerContext) -> CompactionTriggerContext:
+    async def compaction_trigger(self, ctx: CompactionTriggerContext) -> CompactionTriggerContext:
         """Compact when over a positive budget (a budget of 0 means never)."""
         over = ctx.token_budget > 0 and ctx.token_count > ctx.token_budget
         return ctx.model_copy(update={"result": over})
 
-    async def keep(self, ctx: CompactionKeepContext) -> CompactionKeepContext:
+    async def compaction_keep(self, ctx: CompactionKeepContext) -> CompactionKeepContext:
         """System messages and the last ``keep_last`` messages (never orphaning tool results)."""
         return ctx.model_copy(update={"result": keep_indices(ctx.messages, self.keep_last)})
 
-    async def summarise(self, ctx: CompactionSummariseContext) -> CompactionSummariseContext:
+    async def compaction_summarise(
+        self, ctx: CompactionSummariseContext
+    ) -> CompactionSummariseContext:
         """One model call over the dropped messages, rendered one line each."""
         response = await self.models.complete(
             ModelRequest(

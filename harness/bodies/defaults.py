@@ -1,6 +1,9 @@
 """register_defaults: the one table of what runs by default at each operation.
 
-Each row is ``(point, executor, priority)``. Bodies run at ``<operation>.in``,
+The bodies are found from the catalogue: the default body of ``thing.done`` is the
+method ``thing_done`` of its family's bodies (:mod:`harness.bodies.<family>`), so adding an
+operation adds no row here. Each row is ``(point, executor, priority)``. Bodies run at
+``<operation>.in``,
 :data:`~harness.hooks.BUILTIN_BODY_PRIORITY`, so any executor registered at a lower
 priority that sets ``result`` replaces them (DESIGN.md, "Semantics"). Two rows are
 not bodies but belong to the defaults: the worker's loop-defaults answer before the
@@ -28,7 +31,13 @@ from harness.bodies.skill import SkillBodies
 from harness.bodies.task import TaskBodies
 from harness.bodies.tool import ToolBodies, catalogue_of
 from harness.channels.guard import ConversationGuard
-from harness.hooks import BUILTIN_BODY_PRIORITY, ROLE_GUARD_PRIORITY, HookManager, Registration
+from harness.hooks import (
+    BUILTIN_BODY_PRIORITY,
+    ROLE_GUARD_PRIORITY,
+    HookManager,
+    Registration,
+    entries,
+)
 
 BODY = BUILTIN_BODY_PRIORITY
 
@@ -60,38 +69,19 @@ def register_defaults(manager: HookManager, deps: BodyDeps) -> list[Registration
                         default_model=deps.models.default_model)  # fmt: skip
     loop_defaults = LoopDefaultsAnswer(tools=deps.tools, loop=deps.loop, resources=deps.resources)
     guard = ConversationGuard(watchers_may_talk=deps.watchers_may_talk)
+    families: dict[str, tuple[object, ...]] = {
+        "task": (task,), "llm": (llm,), "tool": (tool,), "plan": (plan, agent),
+        "help": (help_,), "channel": (channel,), "compaction": (compaction,),
+        "persistence": (persistence,), "activity": (activity,), "skill": (skill,),
+    }  # fmt: skip
     # Any: each body takes its own operation's context type, narrower than Executor's.
     table: list[tuple[str, Any, int]] = [
-        ("request.received.in", task.request_received, BODY),
-        ("task.created.in", task.task_created, BODY),
-        ("task.state_changed.in", task.task_state_changed, BODY),
-        ("task.complete.in", task.task_complete, BODY),
-        ("context.created.in", llm.context_created, BODY),
-        ("llm.invoked.in", llm.llm_invoked, BODY),
-        ("tool_calls.extracted.in", llm.tool_calls_extracted, BODY),
-        ("tool.invoked.in", tool.tool_invoked, BODY),
-        ("system_one.invoked.in", llm.system_one_invoked, BODY),
-        ("plan.created.in", plan.plan_created, BODY),
-        ("step.started.in", plan.step_started, BODY),
-        ("step.finished.in", plan.step_finished, BODY),
-        ("subtask.spawned.in", plan.subtask_spawned, BODY),
-        ("help.requested.in", help_.help_requested, BODY),
-        ("help.decided.in", help_.help_decided, BODY),
-        ("channel.sent.in", channel.channel_sent, BODY),
         ("channel.received.pre", guard, ROLE_GUARD_PRIORITY),
-        ("channel.received.in", channel.channel_received, BODY),
-        ("compaction.trigger.in", compaction.trigger, BODY),
-        ("compaction.keep.in", compaction.keep, BODY),
-        ("compaction.summarise.in", compaction.summarise, BODY),
         ("persistence.read.in", loop_defaults, LOOP_DEFAULTS_PRIORITY),
-        ("persistence.read.in", persistence.persistence_read, BODY),
-        ("persistence.write.in", persistence.persistence_write, BODY),
-        ("activity.failed.in", activity.activity_failed, BODY),
-        ("activity.retried.in", activity.activity_retried, BODY),
-        ("heartbeat.tick.in", activity.heartbeat_tick, BODY),
-        ("shutdown.in", activity.shutdown, BODY),
-        ("skill.loaded.in", skill.skill_loaded, BODY),
-        ("skill.unloaded.in", skill.skill_unloaded, BODY),
-        ("agent.invoked.in", agent.agent_invoked, BODY),
     ]
+    for entry in entries():
+        method = entry.operation.replace(".", "_")
+        for bodies in families.get(entry.family, ()):
+            if hasattr(bodies, method):
+                table.append((f"{entry.operation}.in", getattr(bodies, method), BODY))
     return [manager.register(point, body, priority=priority) for point, body, priority in table]
