@@ -8,17 +8,18 @@ bot; workflow code never reads them (it gets what it needs in its input).
 from __future__ import annotations
 
 import ipaddress
+import os
+import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from temporalio.envconfig import ClientConfigProfile
 
 from harness.agent.profiles import AgentProfile
 from harness.channels.web_api import plain_http_problem, web_api_url
-from harness.temporal import TASK_QUEUE
-from harness.temporal.connection import secret_values as temporal_secret_values
-from harness.temporal.keys import split_keys
 from harness.tracing import header_values
 
 
@@ -41,7 +42,7 @@ class Settings(BaseSettings):
     temporal_namespace: str = "default"
     """The Temporal namespace; like the address, when set it wins over ``TEMPORAL_NAMESPACE``
     and the profile's."""
-    task_queue: str = TASK_QUEUE
+    task_queue: str = "tiny-harness"
     """The task queue the worker polls and tasks start on; every worker and bot of one deployment
     uses the same."""
     data_dir: Path = Path(".data")
@@ -257,7 +258,7 @@ class Settings(BaseSettings):
         found = (self.openai_api_key, self.anthropic_api_key, self.slack_bot_token)
         values = [s.get_secret_value() for s in found if s is not None and s.get_secret_value()]
         # The Temporal API key and inline client key data, from TEMPORAL_* or the profile file.
-        return (*values, *self._payload_key_values(), *temporal_secret_values(),
+        return (*values, *self._payload_key_values(), *temporal_secret_values(os.environ),
                 *self._otel_header_values())  # fmt: skip
 
     def _otel_header_values(self) -> list[str]:
@@ -285,3 +286,35 @@ class Settings(BaseSettings):
     def artefact_store_path(self) -> Path:
         """The SQLite file of the artefact store."""
         return self.artefact_store or self.data_dir / "artefacts.sqlite3"
+
+
+# Base64 has neither commas nor whitespace, so either separates keys (a file may hold one a line).
+_KEY_SEPARATORS: Final = re.compile(r"[,\s]+")
+
+
+def split_keys(text: str) -> list[str]:
+    """The key texts in ``text`` (``HARNESS_PAYLOAD_KEY`` or its file), in order.
+
+    Parsing and checking them is :mod:`harness.temporal.keys`'s; the settings only need
+    each one alone, so the redactor masks a key wherever it shows.
+    """
+    return [item for item in _KEY_SEPARATORS.split(text) if item]
+
+
+def temporal_secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
+    """The API key and inline client key data Temporal's environment configuration holds.
+
+    From the ``TEMPORAL_*`` variables or the profile file, as :mod:`temporalio.envconfig`
+    reads them, for the redactor. Never raises: a configuration too broken to load still
+    has its variables masked (:func:`harness.temporal.connection.resolve` reports what is
+    wrong, and is where the connection itself is decided).
+    """
+    try:
+        profile = ClientConfigProfile.load(override_env_vars=dict(env))
+    except Exception:  # the bridge's ConfigError, an unreadable file: mask the variables
+        return tuple(v for k in ("TEMPORAL_API_KEY", "TEMPORAL_TLS_CLIENT_KEY_DATA")
+                     if (v := env.get(k, "")))  # fmt: skip
+    key = profile.tls.client_private_key if profile.tls else None
+    data = key.decode(errors="replace") if isinstance(key, bytes) else key
+    found = (profile.api_key, data if isinstance(data, str) else None)
+    return tuple(v for v in found if v)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from harness.hooks.audit import AuditRecord
 from harness.hooks.catalogue import (
     ACTIVITIES,
     BUILTIN_BODY_PRIORITY,
@@ -35,7 +36,6 @@ from harness.hooks.errors import (
 from harness.hooks.executor import AbandonObserver, Executor, Registration
 from harness.hooks.manager import HookManager, RunningOperation, current_operation
 from harness.hooks.monitor import Monitor, MonitorHandle, Proceed
-from harness.hooks.monitors.audit import AuditRecord
 from harness.hooks.monitors.metrics import register_metrics
 from harness.hooks.redactor import Redactor
 

@@ -2,11 +2,12 @@
 
 Each row says what an operation is called, its family (the module of
 :mod:`harness.hooks.contexts` that holds its context) and the Temporal activity that runs
-it. ``OPERATIONS``, ``POINTS``, :func:`context_type` and the activities
-(:mod:`harness.temporal.activities`) are all derived from it. The table names no class:
-each ``<Op>Context`` registers itself by declaring its ``operation`` (see
-:class:`harness.hooks.contexts.base.HookContext`), so this module imports nothing of the
-contexts. What runs at a point is :mod:`harness.hooks.manager`'s.
+it. ``OPERATIONS``, ``POINTS`` and the activities (:mod:`harness.temporal.activities`)
+are all derived from it. The table names no class: each ``<Op>Context`` registers itself
+by declaring its ``operation``, in the registry beside
+:class:`harness.hooks.contexts.base.HookContext` (:func:`~harness.hooks.contexts.context_type`),
+so the contexts import the catalogue and never the other way round. What runs at a point
+is :mod:`harness.hooks.manager`'s.
 
 Adding an operation is one line here, one context class and one default body.
 """
@@ -16,12 +17,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Literal, final
+from typing import Final, Literal, final
 
 from harness.hooks.errors import UnknownHookPointError
-
-if TYPE_CHECKING:
-    from harness.hooks.contexts.base import HookContext
 
 DISPATCH_HOOKS: Final = "dispatch-hooks-v1"
 """The one activity of ``activity.failed`` and ``activity.retried``: the input's type decides."""
@@ -60,11 +58,6 @@ class Entry:
     def __post_init__(self) -> None:
         if self.activity == _DERIVED:
             object.__setattr__(self, "activity", activity_name(self.operation))
-
-    @property
-    def context(self) -> type[HookContext]:
-        """The operation's context class (registered by the class itself)."""
-        return CONTEXT_TYPES[self.operation]
 
 
 CATALOGUE: Final[tuple[Entry, ...]] = (
@@ -128,9 +121,7 @@ DEFAULT_PRIORITY: Final = 500
 # The live catalogue: the table above, plus what extend() added in this process.
 _ENTRIES: Final[dict[str, Entry]] = {entry.operation: entry for entry in CATALOGUE}
 _POINT_SET: Final[set[str]] = set(POINTS)
-
-CONTEXT_TYPES: Final[dict[str, type[HookContext]]] = {}
-"""Operation -> context class, filled as each context class is defined."""
+_ON_REMOVE: Final[list[Callable[[str], None]]] = []
 
 
 def entries() -> tuple[Entry, ...]:
@@ -163,40 +154,17 @@ def extend(entry: Entry) -> Callable[[], None]:
     _POINT_SET.update(added)
 
     def undo() -> None:
-        _ENTRIES.pop(entry.operation, None)
-        CONTEXT_TYPES.pop(entry.operation, None)
-        _POINT_SET.difference_update(added)
+        if _ENTRIES.pop(entry.operation, None) is not None:
+            _POINT_SET.difference_update(added)
+            for forget in _ON_REMOVE:
+                forget(entry.operation)
 
     return undo
 
 
-def register_context(cls: type[HookContext]) -> None:
-    """Record ``cls`` as the context of its ``operation`` (``HookContext`` calls this).
-
-    Raises:
-        UnknownHookPointError: the operation is not in the catalogue.
-        TypeError: the operation has a context class already.
-    """
-    operation = check_operation(cls.operation)
-    known = CONTEXT_TYPES.get(operation)
-    if known is not None:
-        raise TypeError(f"{operation} has a context class already: {known.__qualname__}")
-    CONTEXT_TYPES[operation] = cls
-
-
-def context_type(name: str) -> type[HookContext]:
-    """The context class of an operation, or of a point (``'tool.invoked.pre'``).
-
-    Raises:
-        UnknownHookPointError: the name is neither an operation nor a point.
-    """
-    cls = CONTEXT_TYPES.get(name)
-    if cls is not None:
-        return cls
-    operation, dot, phase = name.rpartition(".")
-    if dot and phase in PHASES and operation in CONTEXT_TYPES:
-        return CONTEXT_TYPES[operation]
-    return CONTEXT_TYPES[check_operation(name)]
+def on_remove(forget: Callable[[str], None]) -> None:
+    """Call ``forget(operation)`` when an :func:`extend` is undone (the context registry does)."""
+    _ON_REMOVE.append(forget)
 
 
 def split_point(point: str) -> tuple[str, Phase]:

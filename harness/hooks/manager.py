@@ -18,13 +18,13 @@ from functools import partial
 from typing import Final, NamedTuple, TypeVar
 
 from harness.hooks import monitor as monitoring
+from harness.hooks.audit import AuditLog
 from harness.hooks.catalogue import DEFAULT_PRIORITY, OPERATIONS, points, split_point
 from harness.hooks.contexts import CONTEXT_TYPES, HookContext
 from harness.hooks.errors import HookAbort, HookTransportError, HookValidationError
 from harness.hooks.executor import AbandonObserver, Executor, Registration, executor_name
 from harness.hooks.modes import MODE_RANK, MODES, AuditExecutor, Mode, ValidatorExecutor
 from harness.hooks.monitor import AROUND, Around, Monitor, MonitorHandle
-from harness.hooks.monitors.audit import AuditLog
 from harness.hooks.redactor import Redactor
 
 log = logging.getLogger(__name__)

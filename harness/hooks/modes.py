@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Final, Literal, final
 
+from harness.hooks.audit import AuditKind, AuditLog
 from harness.hooks.contexts import HookContext
 from harness.hooks.errors import HookAbort, HookValidationError
 from harness.hooks.executor import AbandonObserver, Executor
-from harness.hooks.monitors.audit import AuditKind, AuditLog
 
 Mode = Literal["normal", "validator", "audit"]
 MODES: Final[tuple[Mode, ...]] = ("normal", "validator", "audit")

@@ -17,6 +17,7 @@ from typing import Final, Literal, Protocol, final
 from harness.hooks.chain import Scrub, run_chain
 from harness.hooks.contexts import HookContext
 from harness.hooks.executor import Registration
+from harness.hooks.redactor import Redactor
 
 Proceed = Callable[[], Awaitable[HookContext]]
 """Runs what the monitor wraps (the next monitor, or the chain or operation itself)."""
@@ -47,6 +48,31 @@ class ChainRunner(Protocol):
         until_result: bool = False,
         scrub: Scrub | None = None,
     ) -> Awaitable[HookContext]: ...
+
+
+class Monitored(Protocol):
+    """What a monitor's installer may use of the manager it watches (:class:`HookManager` is one).
+
+    The seam, not the class: the monitors import this, never the manager, so the manager
+    and its monitors depend one way.
+    """
+
+    @property
+    def redactor(self) -> Redactor:
+        """The redactor the manager masks every context and reason with."""
+        ...
+
+    def registrations(self, point: str) -> Sequence[Registration]:
+        """The chain at ``point``, in run order."""
+        ...
+
+    def add_monitor(self, monitor: Monitor, *, around: Around = "chain") -> MonitorHandle:
+        """Wrap each chain (or each operation) run in ``monitor``; the handle undoes it."""
+        ...
+
+    def monitors(self, around: Around = "chain") -> tuple[Monitor, ...]:
+        """The monitors wrapping each chain (or operation), the oldest (innermost) first."""
+        ...
 
 
 @final

@@ -12,9 +12,6 @@ from __future__ import annotations
 from typing import Final
 from urllib.parse import quote
 
-TASK_QUEUE: Final = "tiny-harness"
-"""The task queue a worker polls unless ``HARNESS_TASK_QUEUE`` says otherwise."""
-
 TASK_WORKFLOW: Final = "task-v1"
 REQUEST_WORKFLOW: Final = "request-v1"
 

@@ -28,7 +28,7 @@ from temporalio.service import RetryConfig, TLSConfig
 
 from harness.temporal.errors import TemporalConfigError
 
-if TYPE_CHECKING:  # the settings import this module for secret_values
+if TYPE_CHECKING:
     from harness.config import Settings
 
 CONFIG_FILE_ENV: Final = "TEMPORAL_CONFIG_FILE"
@@ -159,24 +159,6 @@ def explain(error: BaseException, connection: Connection) -> str:
         if phrase in text and when_tls in (None, tls):
             return f"{text}; {hint}"
     return text
-
-
-def secret_values(env: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """The API key and inline client key data the environment configuration holds, for the redactor.
-
-    Never raises: a configuration too broken to load still has its variables masked
-    (:func:`resolve` reports what is wrong).
-    """
-    env = os.environ if env is None else env
-    try:
-        profile = _load_profile(env)
-    except TemporalConfigError:
-        return tuple(v for k in ("TEMPORAL_API_KEY", "TEMPORAL_TLS_CLIENT_KEY_DATA")
-                     if (v := env.get(k, "")))  # fmt: skip
-    key = profile.tls.client_private_key if profile.tls else None
-    data = key.decode(errors="replace") if isinstance(key, bytes) else key
-    found = (profile.api_key, data if isinstance(data, str) else None)
-    return tuple(v for v in found if v)
 
 
 def _load_profile(env: Mapping[str, str]) -> ClientConfigProfile:

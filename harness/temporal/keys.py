@@ -17,7 +17,6 @@ import base64
 import binascii
 import hashlib
 import os
-import re
 import secrets
 import sys
 from collections.abc import Sequence
@@ -25,9 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, final
 
+from harness.config import split_keys
 from harness.temporal.errors import PayloadKeyError
 
-if TYPE_CHECKING:  # the settings import this module for split_keys
+if TYPE_CHECKING:
     from harness.config import Settings
 
 KEY_BYTES: Final = 32
@@ -35,8 +35,6 @@ KEY_BYTES: Final = 32
 ENV_VAR: Final = "HARNESS_PAYLOAD_KEY"
 FILE_ENV_VAR: Final = "HARNESS_PAYLOAD_KEY_FILE"
 
-# Base64 has neither commas nor whitespace, so either separates keys (a file may hold one a line).
-_SEPARATORS: Final = re.compile(r"[,\s]+")
 
 
 @final
@@ -71,11 +69,6 @@ def key_id(secret: bytes) -> str:
 def new_key() -> str:
     """A fresh random key, base64, as ``HARNESS_PAYLOAD_KEY`` and the key file take it."""
     return base64.b64encode(secrets.token_bytes(KEY_BYTES)).decode("ascii")
-
-
-def split_keys(text: str) -> list[str]:
-    """The key texts in ``text`` (separated by commas or whitespace), in order."""
-    return [item for item in _SEPARATORS.split(text) if item]
 
 
 def parse_keys(text: str, *, source: str = ENV_VAR) -> tuple[PayloadKey, ...]:

@@ -12,10 +12,10 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Final, Literal, final
 
+from harness.hooks.audit import AuditLog
 from harness.hooks.contexts import HookContext
 from harness.hooks.errors import HookAbort, HookTimeoutError
 from harness.hooks.executor import AbandonObserver, Executor
-from harness.hooks.monitors.audit import AuditLog
 
 FailurePolicy = Literal["fail", "ignore"]
 

@@ -1,6 +1,6 @@
-"""Typed contexts, one per operation, each registered in the catalogue as it is defined.
+"""Typed contexts, one per operation, each registered (in :mod:`.base`) as it is defined.
 
-:func:`context_type` and ``CONTEXT_TYPES`` are :mod:`harness.hooks.catalogue`'s, re-exported.
+:func:`context_type` and ``CONTEXT_TYPES`` are :mod:`.base`'s, re-exported.
 
 The value types the contexts carry (``TaskRef``, ``TaskSnapshot``, ``ToolCall``, ...) are
 defined once, in :mod:`harness.domain`; they are re-exported here (one definition, two
@@ -44,14 +44,14 @@ from harness.domain import (
     Triage,
     Usage,
 )
-from harness.hooks.catalogue import CONTEXT_TYPES, OPERATIONS, context_type
+from harness.hooks.catalogue import OPERATIONS
 from harness.hooks.contexts.activity import (
     ActivityFailedContext,
     ActivityRetriedContext,
     HeartbeatTickContext,
     ShutdownContext,
 )
-from harness.hooks.contexts.base import HookContext
+from harness.hooks.contexts.base import CONTEXT_TYPES, HookContext, context_type
 from harness.hooks.contexts.channel import ChannelReceivedContext, ChannelSentContext
 from harness.hooks.contexts.command import CommandInvokedContext
 from harness.hooks.contexts.compaction import (

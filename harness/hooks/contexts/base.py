@@ -2,19 +2,21 @@
 
 A context is a frozen pydantic model: executors return ``ctx.model_copy(update=...)``
 or ``None``. Per-operation subclasses live beside this module, one per operation
-family; :func:`harness.hooks.contexts.context_type` maps names to them. The value types
+family, and register themselves here as they are defined: :func:`context_type` maps an
+operation or point name to its class (this registry, not the catalogue, knows the classes,
+so the catalogue stays a table that imports no context). The value types
 the contexts carry (``TaskRef``, ``Participant``, ``Frozen``, ...) are
 :mod:`harness.domain`'s, not defined here.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from pydantic import Field
 
 from harness.domain import EMPTY, Frozen, FrozenStrMap, Participant, Role, TaskRef
-from harness.hooks.catalogue import register_context
+from harness.hooks.catalogue import PHASES, check_operation, on_remove
 
 
 class HookContext(Frozen):
@@ -27,7 +29,7 @@ class HookContext(Frozen):
     repeating an effect when ``attempt > 1 or lost_workers``).
     ``result`` is empty until the operation's body sets it; subclasses narrow its type.
     A subclass that declares its ``operation`` is that operation's context: it registers
-    itself in the catalogue (:func:`harness.hooks.catalogue.context_type` finds it).
+    itself (:func:`context_type` finds it).
     """
 
     operation: ClassVar[str] = ""
@@ -53,3 +55,45 @@ class HookContext(Frozen):
             if participant.user_id == user_id:
                 return participant.role
         return Role.NONE
+
+
+CONTEXT_TYPES: Final[dict[str, type[HookContext]]] = {}
+"""Operation -> context class, filled as each context class is defined."""
+
+
+
+def _forget(operation: str) -> None:
+    """Drop the class of an operation whose :func:`~harness.hooks.catalogue.extend` was undone."""
+    CONTEXT_TYPES.pop(operation, None)
+
+
+on_remove(_forget)
+
+
+def register_context(cls: type[HookContext]) -> None:
+    """Record ``cls`` as the context of its ``operation`` (``HookContext`` calls this).
+
+    Raises:
+        UnknownHookPointError: the operation is not in the catalogue.
+        TypeError: the operation has a context class already.
+    """
+    operation = check_operation(cls.operation)
+    known = CONTEXT_TYPES.get(operation)
+    if known is not None:
+        raise TypeError(f"{operation} has a context class already: {known.__qualname__}")
+    CONTEXT_TYPES[operation] = cls
+
+
+def context_type(name: str) -> type[HookContext]:
+    """The context class of an operation, or of a point (``'tool.invoked.pre'``).
+
+    Raises:
+        UnknownHookPointError: the name is neither an operation nor a point.
+    """
+    cls = CONTEXT_TYPES.get(name)
+    if cls is not None:
+        return cls
+    operation, dot, phase = name.rpartition(".")
+    if dot and phase in PHASES and operation in CONTEXT_TYPES:
+        return CONTEXT_TYPES[operation]
+    return CONTEXT_TYPES[check_operation(name)]

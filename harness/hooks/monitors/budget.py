@@ -8,14 +8,11 @@ timeouts are the configured wrapper's job (:mod:`harness.hooks.config.wrappers`)
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, final
+from typing import final
 
 from harness.hooks.contexts import HookContext
 from harness.hooks.errors import HookTimeoutError
-from harness.hooks.monitor import MonitorHandle, Proceed
-
-if TYPE_CHECKING:
-    from harness.hooks.manager import HookManager
+from harness.hooks.monitor import Monitored, MonitorHandle, Proceed
 
 
 @final
@@ -43,7 +40,7 @@ class ChainBudget:
         return f"<ChainBudget {self.seconds} s>"
 
 
-def install_budget(manager: HookManager, seconds: float) -> MonitorHandle:
+def install_budget(manager: Monitored, seconds: float) -> MonitorHandle:
     """Fail any chain of ``manager`` that runs longer than ``seconds``.
 
     Args:

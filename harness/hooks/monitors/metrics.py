@@ -12,14 +12,11 @@ so neither cardinality nor secrets can grow with traffic.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Final, Protocol, final
+from typing import Final, Protocol, final
 
 from harness.hooks.contexts import HookContext
 from harness.hooks.errors import HookAbort, HookTransportError
-from harness.hooks.monitor import MonitorHandle, Proceed
-
-if TYPE_CHECKING:
-    from harness.hooks.manager import HookManager
+from harness.hooks.monitor import Monitored, MonitorHandle, Proceed
 
 Attributes = Mapping[str, str | int | float | bool]
 
@@ -105,7 +102,7 @@ def _outcome(error: BaseException) -> str:
     return "error"
 
 
-def register_metrics(manager: HookManager, meter: Meter) -> MonitorHandle:
+def register_metrics(manager: Monitored, meter: Meter) -> MonitorHandle:
     """Count every operation ``manager`` runs on ``meter``.
 
     Args:

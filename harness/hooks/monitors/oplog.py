@@ -12,14 +12,11 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final, final
+from typing import Final, final
 
 from harness.hooks.contexts import HookContext
 from harness.hooks.errors import HookAbort
-from harness.hooks.monitor import MonitorHandle, Proceed
-
-if TYPE_CHECKING:
-    from harness.hooks.manager import HookManager
+from harness.hooks.monitor import Monitored, MonitorHandle, Proceed
 
 LOGGER_NAME: Final = "harness.hooks.operations"
 
@@ -35,7 +32,7 @@ class OperationLog:
     """
 
     def __init__(
-        self, manager: HookManager, logger: logging.Logger, clock: Callable[[], float]
+        self, manager: Monitored, logger: logging.Logger, clock: Callable[[], float]
     ) -> None:
         self.manager = manager
         self.logger = logger
@@ -72,7 +69,7 @@ class OperationLog:
 
 
 def install_operation_log(
-    manager: HookManager,
+    manager: Monitored,
     *,
     logger: logging.Logger | None = None,
     clock: Callable[[], float] = time.perf_counter,

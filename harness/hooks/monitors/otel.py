@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextvars
 import hashlib
-from typing import TYPE_CHECKING, Final, final
+from typing import Final, final
 
 from opentelemetry import trace
 from opentelemetry.trace import (
@@ -30,11 +30,8 @@ from opentelemetry.trace import (
 
 from harness.hooks.contexts import HookContext
 from harness.hooks.errors import HookAbort
-from harness.hooks.monitor import MonitorHandle, Proceed
+from harness.hooks.monitor import Monitored, MonitorHandle, Proceed
 from harness.hooks.redactor import Redactor
-
-if TYPE_CHECKING:
-    from harness.hooks.manager import HookManager
 
 TRACER_NAME: Final = "harness.hooks"
 
@@ -133,7 +130,7 @@ class TracingMonitor:
 
 
 def register_tracing(
-    manager: HookManager, provider: TracerProvider | None = None
+    manager: Monitored, provider: TracerProvider | None = None
 ) -> MonitorHandle | None:
     """Trace every operation of ``manager``.
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.hooks import OPERATIONS, PHASES, POINTS, UnknownHookPointError
+from harness.hooks import OPERATIONS, PHASES, POINTS, UnknownHookPointError, context_type
 from harness.hooks.catalogue import check_operation, point, split_point
 
 DESIGN_CATALOGUE = """
@@ -56,8 +56,8 @@ def test_each_row_names_the_family_module_of_its_context_and_derives_its_activit
     from harness.hooks.catalogue import CATALOGUE, DISPATCH_HOOKS, activity_name
 
     for entry in CATALOGUE:
-        assert entry.context.__module__ == f"harness.hooks.contexts.{entry.family}"
-        assert entry.context.operation == entry.operation
+        assert context_type(entry.operation).__module__ == f"harness.hooks.contexts.{entry.family}"
+        assert context_type(entry.operation).operation == entry.operation
         if entry.operation.startswith("activity."):
             assert entry.activity == DISPATCH_HOOKS
         elif entry.operation not in ("heartbeat.tick", "shutdown"):

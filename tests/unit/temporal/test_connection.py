@@ -13,7 +13,8 @@ import pytest
 from temporalio.service import TLSConfig
 
 from harness.config import Settings
-from harness.temporal.connection import resolve, secret_values
+from harness.config import temporal_secret_values as secret_values
+from harness.temporal.connection import resolve
 from harness.temporal.errors import TemporalConfigError
 
 API_KEY = "tc-api-key-7f3a9e1b2c4d"
