@@ -16,10 +16,12 @@ from typing import Final, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import URL
 from temporalio.envconfig import ClientConfigProfile
 
 from harness.agent.profiles import AgentProfile
 from harness.channels.web_api import plain_http_problem, web_api_url
+from harness.db.engine import DatabaseError, database_url
 from harness.tracing import header_values
 
 
@@ -49,7 +51,17 @@ class Settings(BaseSettings):
     """Where local state lives: the dev server's ``temporal.db`` (``make run``), the artefact
     store, the bot's ledger and the payload key file, unless their own settings say otherwise."""
     artefact_store: Path | None = None
-    """SQLite file of task artefacts; ``<data_dir>/artefacts.sqlite3`` when unset."""
+    """SQLite file of the worker's database (artefacts, audit) when ``database_url`` is unset;
+    ``<data_dir>/artefacts.sqlite3`` when unset itself."""
+    database_url: SecretStr | None = None
+    """``postgresql://user:password@host:5432/db``: the database every worker (and bot replica)
+    of a deployment shares for artefacts, transcripts, audit records and the bot's ledger.
+    Unset, each process uses a SQLite file under its data dir (one host only)."""
+    database_pool_size: int = Field(default=5, ge=1, le=100)
+    """Connections each process keeps open to PostgreSQL (and as many more under load)."""
+    database_migrate: bool = True
+    """Bring the database's tables up to date at start (one process at a time). Off: run
+    ``python -m harness.db upgrade`` yourself; a process then refuses an older schema."""
     payload_key: SecretStr | None = None
     """Keys that encrypt what Temporal stores (issue 9): comma-separated base64 32-byte keys;
     the first encrypts, every one decrypts (rotation: prepend the new key)."""
@@ -235,6 +247,20 @@ class Settings(BaseSettings):
         return value.strip()
 
     @model_validator(mode="after")
+    def _database_url_is_usable(self) -> Settings:
+        try:
+            self.database  # noqa: B018  # validates the URL
+        except DatabaseError as error:
+            raise ValueError(error.problem) from None
+        return self
+
+    @property
+    def database(self) -> URL:
+        """The database: ``database_url``, or else the SQLite file :attr:`artefact_store_path`."""
+        explicit = self.database_url.get_secret_value() if self.database_url else ""
+        return database_url(explicit, self.artefact_store_path)
+
+    @model_validator(mode="after")
     def _token_only_over_tls(self) -> Settings:
         token = self.slack_bot_token.get_secret_value() if self.slack_bot_token else ""
         problem = plain_http_problem(self.slack_web_api_url, token, setting="HARNESS_SLACK_API_URL")
@@ -255,8 +281,10 @@ class Settings(BaseSettings):
         A secret is masked wherever it appears, whatever its shape (issue 9), so a
         token that looks like no known family still never reaches a log or a reply.
         """
-        found = (self.openai_api_key, self.anthropic_api_key, self.slack_bot_token)
+        found = (self.openai_api_key, self.anthropic_api_key, self.slack_bot_token,
+                 self.database_url)  # fmt: skip
         values = [s.get_secret_value() for s in found if s is not None and s.get_secret_value()]
+        values += [p for p in (self.database.password,) if isinstance(p, str) and p]
         # The Temporal API key and inline client key data, from TEMPORAL_* or the profile file.
         return (*values, *self._payload_key_values(), *temporal_secret_values(os.environ),
                 *self._otel_header_values())  # fmt: skip

@@ -34,6 +34,7 @@ caller catches the harness's failures in one clause, except the few named below 
     ├── PayloadCodecError              harness.temporal.errors: a stored payload does not decrypt
     ├── TemporalConfigError            harness.temporal.errors: TEMPORAL_* or a profile is wrong
     ├── TemporalUnreachable            harness.temporal.errors: the worker gave up waiting at start
+    ├── DatabaseError                  harness.db.engine: the database is misconfigured or down
     ├── SettingsInvalid                harness.startup: a setting's value cannot be taken
     ├── HealthServerError              harness.health: /healthz cannot listen where it was told
     ├── TracingConfigError             harness.tracing: an OTEL_* variable is wrong
@@ -65,6 +66,8 @@ Foreign exceptions become these at one boundary per foreign party, and nowhere e
 - Temporal's activity failures, the other way: :mod:`harness.temporal.wrapper` turns any
   error into an ``ApplicationError``, an abort through :mod:`harness.temporal.aborts`,
   which also rebuilds the :class:`HookAbort` on the workflow's side.
+- SQLAlchemy, asyncpg, aiosqlite and alembic: :class:`harness.db.engine.Database`'s
+  transactions and :mod:`harness.db.migrate`, to :class:`DatabaseError`.
 - ``cryptography`` and key files: :mod:`harness.temporal.codec` and
   :mod:`harness.temporal.keys`; the MCP SDK's tool servers: :mod:`harness.tools.mcp`;
   ``slack_sdk`` in Socket Mode: :mod:`bot.socket_mode`; pydantic's validation:

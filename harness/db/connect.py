@@ -1,0 +1,49 @@
+"""Opening the database: an engine with its pool, checked and migrated before first use.
+
+A process opens its database once at start (:func:`open_database`) and shares the
+:class:`~harness.db.engine.Database` among its stores; a server that cannot be reached
+fails the start with a :class:`~harness.db.engine.DatabaseError` naming it.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.engine import URL
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from harness.db.engine import Database, sqlite_pragmas
+from harness.db.migrate import upgrade
+
+log = logging.getLogger(__name__)
+
+
+async def open_database(url: URL, *, pool_size: int = 5, migrate: bool = True) -> Database:
+    """Open the database at ``url`` and bring its tables up to date (unless ``migrate`` is off).
+
+    Raises:
+        DatabaseError: it cannot be reached, or its schema is newer than this code.
+    """
+    options: dict[str, Any] = {"pool_pre_ping": True}
+    if url.drivername.startswith("postgresql"):
+        options |= {"pool_size": pool_size, "max_overflow": pool_size}
+    else:
+        Path(url.database or "").parent.mkdir(parents=True, exist_ok=True)
+    db = Database(create_async_engine(url, **options))
+    if db.dialect == "sqlite":
+        sqlite_pragmas(db.engine)
+    try:
+        if migrate:
+            await upgrade(db)
+        else:
+            async with db.transaction():
+                pass
+    except BaseException:
+        await db.aclose()
+        raise
+    log.info("database %s (%s)", db.describe(), db.dialect)
+    return db
+
+
