@@ -6,8 +6,9 @@ credentials missing outside local mode, local mode on a non-loopback host, no pa
 Temporal may be down when the bot starts; the harness client connects on first
 use (:class:`bot.gateway.LazyHarness`), so commands get a clear error instead of
 the bot refusing to start. A bad hooks configuration file, on the other hand, stops
-it at once (:func:`check_hooks`), as it stops the worker; so does a value in the
-environment either settings class cannot take (:func:`harness.startup.load_settings`).
+it at once (:func:`check_hooks`), as it stops the worker; so do a database the ledger
+cannot open (:mod:`bot.ledger`) and a value in the environment either settings class
+cannot take (:func:`harness.startup.load_settings`).
 SIGTERM or SIGINT stops taking Slack's requests and lets the replies still owed finish
 for ``BOT_SHUTDOWN_GRACE_SECONDS`` (:mod:`bot.lifecycle`), then the bot exits 0.
 """
@@ -24,6 +25,7 @@ from aiohttp import web
 from bot.app import Bot, build_app, build_web_app
 from bot.config import BotSettings, startup_problem
 from bot.gateway import Harness, LazyHarness
+from bot.ledger import Ledger, ledger_database
 from bot.socket_mode import socket_mode
 from harness.config import Settings
 from harness.errors import HarnessError
@@ -67,6 +69,8 @@ async def serve(
         PayloadKeyError: no usable ``HARNESS_PAYLOAD_KEY``: the bot would have to send
             Slack's text to Temporal unencrypted, so it does not start.
         SlackRefused: Socket Mode, and Slack refused ``SLACK_APP_TOKEN``.
+        DatabaseError: the ledger's database (``HARNESS_DATABASE_URL``) cannot be reached or
+            has a newer schema: the bot could not tell a retry from a new event.
         TemporalConfigError: ``TEMPORAL_*`` or the profile file is wrong (a missing file,
             an unknown profile, an unreadable certificate): named now, not on a command.
     """
@@ -79,9 +83,17 @@ async def serve(
 
     # Connecting has the same budget as any request: a user learns within Slack's 3 s.
     lazy = LazyHarness(connect, connect_timeout=harness_settings.temporal_rpc_seconds)
-    bot = build_app(settings, lazy)
+    ledger = Ledger(ledger_database(harness_settings, settings.ledger_path),
+                    pool_size=harness_settings.database_pool_size,
+                    migrate=harness_settings.database_migrate)  # fmt: skip
+    await ledger.open()  # unlike Temporal, no database is no bot: it could not tell retries apart
+    bot = build_app(settings, lazy, ledger)
     runner = web.AppRunner(build_web_app(settings, bot, ready=lazy.ready), access_log=None)
-    await runner.setup()
+    try:
+        await runner.setup()
+    except BaseException:
+        await ledger.aclose()
+        raise
     await web.TCPSite(runner, settings.host, settings.port).start()
     log.info("bot listening on http://%s:%d%s, %s%s", settings.host, settings.port,
              settings.path, settings.mode, _mode_detail(settings))  # fmt: skip
@@ -157,7 +169,7 @@ def main() -> None:
 
     try:
         asyncio.run(run())
-    except HarnessError as error:  # a hooks file, a payload key, a model name, SlackRefused
+    except HarnessError as error:  # hooks file, payload key, model, SlackRefused, database
         _refuse(one_line(error))
     finally:
         if tracing is not None:

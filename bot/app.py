@@ -32,6 +32,7 @@ from bot.lifecycle import Lifecycle
 from bot.middleware import DedupeEvents, GuardResponseUrls, LogRequests
 from bot.standin import SlackStandIn
 from harness import health
+from harness.db import database_url
 from harness.hooks import Redactor
 
 log = logging.getLogger(__name__)
@@ -83,7 +84,7 @@ class Bot:
         return True
 
 
-def build_app(settings: BotSettings, client: Harness) -> Bot:
+def build_app(settings: BotSettings, client: Harness, ledger: Ledger | None = None) -> Bot:
     """The bolt app with its middleware and listeners.
 
     ``process_before_response=True``: bolt answers as soon as the listener returns
@@ -93,6 +94,8 @@ def build_app(settings: BotSettings, client: Harness) -> Bot:
     Args:
         settings: credentials, ports, budgets.
         client: the harness client (or anything shaped like :class:`bot.gateway.Harness`).
+        ledger: seen events and thread bindings; by default the SQLite file under the
+            bot's data dir (``python -m bot`` passes the deployment's database).
 
     Raises:
         ValueError: ``settings`` must not start a bot (:func:`bot.config.startup_problem`).
@@ -122,7 +125,8 @@ def build_app(settings: BotSettings, client: Harness) -> Bot:
     )
     redactor = build_redactor(settings)
     app.error(AnswerBadRequest(redactor))
-    ledger = Ledger(settings.ledger_path)
+    if ledger is None:
+        ledger = Ledger(database_url("", settings.ledger_path))
     app.use(LogRequests(redactor))
     app.use(DedupeEvents(ledger))
     handler = slash.SlashHandler(client, settings, redactor)
@@ -197,7 +201,7 @@ def build_web_app(
     async def close(_: web.Application) -> None:
         await bot.slash.drain()
         await bot.events.pending.drain()
-        bot.ledger.close()
+        await bot.ledger.aclose()
 
     web_app.on_cleanup.append(close)
     return web_app

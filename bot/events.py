@@ -14,6 +14,9 @@ alone, ephemerally in the thread; nothing public is posted for it. A direct mess
 A request the task has not taken within the ack budget is finished in the background
 (:class:`bot.lifecycle.Pending`), so Slack is answered within its 3 s whatever the task
 does; with no worker the sender is told so in the thread (:class:`TaskNoWorker`).
+Every replica reads and writes the same ledger (:mod:`bot.ledger`), so a reply may reach
+any replica, and "task started" is said once per thread and task, whichever replica
+delivers (a claim keyed by both).
 """
 
 from __future__ import annotations
@@ -129,6 +132,9 @@ class EventRouter:
         if bound == delivery.task_id:
             return
         await self.ledger.bind(place, delivery.task_id)
+        # Keyed: two mentions in one new thread, on two replicas, announce the task once.
+        if not await self.ledger.claim([f"said:{place}:{delivery.task_id}"]):
+            return
         started = delivery.started
         text = replies.task_started(delivery.task_id) if started else replies.task_joined(
             delivery.task_id)  # fmt: skip

@@ -1,92 +1,137 @@
-"""The bot's durable memory: which Slack events it has seen and which thread belongs to which task.
+"""The bot's memory, shared by its replicas: which Slack events were handled, which thread is whose.
 
-SQLite under the data dir, so a restart or a second bot process does not handle a
-retried event again (Slack retries for up to an hour). Claims are atomic
-(``INSERT OR IGNORE``): of two processes racing on one event, exactly one wins.
+It lives in the harness's database (:mod:`harness.db`): with ``HARNESS_DATABASE_URL``
+every bot replica (and worker) of a deployment shares it, so a retry that reaches
+another replica is not handled again and a thread reply reaching the replica that
+did not see the mention still finds its task; unset, a SQLite file under the bot's
+data dir (one host, as ``make run``). The bot itself keeps nothing a second replica
+would need. Claims are atomic: every key of one claim is inserted in one transaction
+with ``ON CONFLICT DO NOTHING``, so of two replicas racing on one event exactly one
+wins (PostgreSQL makes the second wait for the first's commit; SQLite's write lock
+queues them).
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Final, final
 
-from harness.sqlite import open_database
+from sqlalchemy import Table, delete, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import URL
 
-_SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS seen (key TEXT PRIMARY KEY, at REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS thread (
-    place TEXT PRIMARY KEY,
-    task_id TEXT NOT NULL
-);
-"""
+from harness.config import Settings
+from harness.db import Database, database_url, open_database
+from harness.db.schema import seen_event, thread_binding
+
 KEEP_SECONDS: Final = 2 * 3600.0
 """Longer than Slack's retry window (about an hour), so no retry outlives its record."""
 
 
+def ledger_database(harness: Settings, sqlite_file: Path) -> URL:
+    """Where the bot's ledger lives: the deployment's ``HARNESS_DATABASE_URL``, or ``sqlite_file``.
+
+    The bot's own SQLite file (``bot-ledger.sqlite3``), not the worker's, when unset:
+    the bot and a worker on one laptop need not share a file.
+    """
+    explicit = harness.database_url.get_secret_value() if harness.database_url else ""
+    return database_url(explicit, sqlite_file)
+
+
+def _insert(db: Database, table: Table) -> postgresql.Insert | sqlite.Insert:
+    """``INSERT … ON CONFLICT`` is each dialect's own construct (the SQL is the same)."""
+    return postgresql.insert(table) if db.dialect == "postgresql" else sqlite.insert(table)
+
+
 @final
 class Ledger:
-    """Seen event keys and thread -> task bindings in one SQLite file.
+    """Seen event keys and thread -> task bindings in the harness's database.
+
+    Opened on first use, or at start with :meth:`open` (the bot does, so a database it
+    cannot reach stops it there). :meth:`over` shares a database already open.
 
     Args:
-        path: the database file; its directory is created.
+        url: the database (:func:`ledger_database`).
+        pool_size: connections kept to PostgreSQL (``HARNESS_DATABASE_POOL_SIZE``).
+        migrate: bring the tables up to date at open (``HARNESS_DATABASE_MIGRATE``).
     """
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._lock = threading.Lock()
-        self._db = open_database(path, _SCHEMA)
+    def __init__(self, url: URL, *, pool_size: int = 5, migrate: bool = True) -> None:
+        self.url = url
+        self._pool_size = pool_size
+        self._migrate = migrate
+        self._db: Database | None = None
+        self._owned = True
+        self._opening = asyncio.Lock()
+
+    @classmethod
+    def over(cls, database: Database) -> Ledger:
+        """A ledger on ``database``, left open by :meth:`aclose` (whoever opened it closes it)."""
+        ledger = cls(database.engine.url)
+        ledger._db, ledger._owned = database, False
+        return ledger
+
+    async def open(self) -> Database:
+        """The database, opened (and migrated) the first time.
+
+        Raises:
+            DatabaseError: it cannot be reached, or its schema is newer than this code.
+        """
+        if self._db is None:
+            async with self._opening:
+                if self._db is None:
+                    self._db = await open_database(self.url, pool_size=self._pool_size,
+                                                   migrate=self._migrate)  # fmt: skip
+        return self._db
 
     async def claim(self, keys: Iterable[str]) -> bool:
-        """Record ``keys``; ``True`` if none of them was seen before (the caller handles it)."""
-        return await asyncio.to_thread(self._claim, tuple(keys), time.time())
+        """Record ``keys``; ``True`` if none of them was seen before (the caller handles it).
+
+        All or nothing: when one key was seen, none is recorded (the first claim stands).
+        Claims older than :data:`KEEP_SECONDS` are pruned by the next one that wins.
+
+        Raises:
+            DatabaseError: the database failed.
+        """
+        wanted = sorted(set(keys))  # one order for every replica: no deadlock on PostgreSQL
+        if not wanted:
+            return True
+        db = await self.open()
+        now = time.time()
+        insert = _insert(db, seen_event).values([{"key": k, "at": now} for k in wanted])
+        statement = insert.on_conflict_do_nothing(index_elements=[seen_event.c.key]).returning(
+            seen_event.c.key)  # fmt: skip
+        async with db.transaction() as connection:
+            taken = (await connection.execute(statement)).scalars().all()
+            if len(taken) != len(wanted):
+                await connection.rollback()
+                return False
+            await connection.execute(delete(seen_event).where(seen_event.c.at < now - KEEP_SECONDS))
+        return True
 
     async def bind(self, place: str, task_id: str) -> None:
         """Remember that the thread at ``place`` (``team/channel/thread_ts``) is ``task_id``'s."""
-        await asyncio.to_thread(self._write, "INSERT OR REPLACE INTO thread VALUES (?, ?)",
-                                (place, task_id))  # fmt: skip
+        db = await self.open()
+        insert = _insert(db, thread_binding).values(place=place, task_id=task_id)
+        statement = insert.on_conflict_do_update(
+            index_elements=[thread_binding.c.place], set_={"task_id": insert.excluded.task_id}
+        )
+        async with db.transaction() as connection:
+            await connection.execute(statement)
 
     async def task_of(self, place: str) -> str | None:
         """The task bound to the thread at ``place``, if any."""
-        return await asyncio.to_thread(self._task_of, place)
+        db = await self.open()
+        query = select(thread_binding.c.task_id).where(thread_binding.c.place == place)
+        async with db.transaction() as connection:
+            found = (await connection.execute(query)).scalar_one_or_none()
+        return None if found is None else str(found)
 
-    def close(self) -> None:
-        """Close the database."""
-        with self._lock:
-            self._db.close()
-
-    def _claim(self, keys: tuple[str, ...], now: float) -> bool:
-        if not keys:
-            return True
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                fresh = all(
-                    self._db.execute("INSERT OR IGNORE INTO seen VALUES (?, ?)", (k, now)).rowcount
-                    == 1
-                    for k in keys
-                )
-                if fresh:
-                    self._db.execute("DELETE FROM seen WHERE at < ?", (now - KEEP_SECONDS,))
-                    self._db.execute("COMMIT")
-                else:
-                    # A key was seen: keep the record as it was (the first claim stands).
-                    self._db.execute("ROLLBACK")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-        return fresh
-
-    def _write(self, sql: str, params: tuple[str, ...]) -> None:
-        with self._lock:
-            self._db.execute(sql, params)
-
-    def _task_of(self, place: str) -> str | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT task_id FROM thread WHERE place = ?", (place,)
-            ).fetchone()
-        return None if row is None else str(row[0])
+    async def aclose(self) -> None:
+        """Close the database, if this ledger opened it; closing twice is fine."""
+        db, self._db = self._db, None
+        if db is not None and self._owned:
+            await db.aclose()

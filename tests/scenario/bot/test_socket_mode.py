@@ -64,7 +64,7 @@ async def bot(server, harness, worker, tmp_path):
         await server.connected()
         yield made
     await made.slash.drain()
-    made.ledger.close()
+    await made.ledger.aclose()
 
 
 @pytest.fixture
@@ -226,7 +226,7 @@ async def test_a_refused_app_token_stops_the_start_with_slacks_error(server, tmp
     assert refused.value.error == "invalid_auth"
     assert "revoked" not in str(refused.value) and "connections:write" in str(refused.value)
     assert server.connections == []
-    made.ledger.close()
+    await made.ledger.aclose()
 
 
 async def test_python_m_bot_runs_socket_mode_without_a_signing_secret(

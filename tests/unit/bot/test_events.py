@@ -8,6 +8,7 @@ from pathlib import Path
 from bot.config import BotSettings
 from bot.events import EventRouter
 from bot.ledger import Ledger
+from harness.db import database_url
 from harness.hooks import Redactor
 from harness.temporal.errors import TaskRefused, TaskUnavailable
 
@@ -42,14 +43,14 @@ class Recorder:
 
 async def route(error: Exception, tmp_path, secret: str = "sig") -> list[tuple[str, dict]]:
     settings = BotSettings(_env_file=None, local=True, signing_secret=secret, data_dir=tmp_path)
-    ledger = Ledger(tmp_path / "ledger.sqlite3")
+    ledger = Ledger(database_url("", tmp_path / "ledger.sqlite3"))
     router = EventRouter(Refusing(error), ledger, settings, Redactor(secrets=[secret]))
     body = json.loads((FIXTURES / "app_mention.json").read_text())
     recorder = Recorder()
     try:
         await router.route(body, recorder, recorder, "UBOTLOCAL")
     finally:
-        ledger.close()
+        await ledger.aclose()
     return recorder.posts
 
 
