@@ -38,6 +38,8 @@ from harness.store import SqliteArtefactStore
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.codec import data_converter
 from harness.temporal.connection import explain, open_client, resolve
+from harness.temporal.deployment import deployment_config
+from harness.temporal.deployment import describe as describe_deployment
 from harness.temporal.dispatch import RetryLimits
 from harness.temporal.errors import TemporalUnreachable
 from harness.temporal.keys import load_keys
@@ -110,6 +112,7 @@ def build_worker(client: Client, settings: Settings, activities: HarnessActiviti
         sticky_queue_schedule_to_start_timeout=timedelta(
             seconds=settings.sticky_queue_timeout_seconds
         ),
+        deployment_config=deployment_config(settings),
         **tuning(settings),
     )
 
@@ -244,8 +247,8 @@ async def serve(
         if readiness is not None:
             readiness.worker = worker
         where = client.service_client.config.target_host
-        log.info("worker on %s, namespace %s, task queue %s", where, client.namespace,
-                 settings.task_queue)  # fmt: skip
+        log.info("worker on %s, namespace %s, task queue %s, %s", where, client.namespace,
+                 settings.task_queue, describe_deployment(settings))  # fmt: skip
         running = asyncio.create_task(worker.run())
         stopping = asyncio.create_task(stop.wait())
         await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)

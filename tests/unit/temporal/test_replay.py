@@ -1,0 +1,146 @@
+"""Today's workflow code replays the histories recorded from the last release (issue 13).
+
+The fixtures in ``tests/fixtures/histories/`` are real runs (a plain message, tool calls,
+slash commands, a sub-task, a continue-as-new chain), recorded by ``make histories``
+(:mod:`tests.support.record_histories`) with their payloads opened. A change to
+:class:`TaskWorkflow` or :class:`RequestWorkflow` that would make a running task
+non-deterministic after a deploy fails here instead: guard it with ``workflow.patched``
+(the last two tests show both outcomes) or give the workflow a new type name.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import pytest
+from temporalio import workflow
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import WorkflowHistory
+from temporalio.worker import Replayer
+from temporalio.workflow import NondeterminismError
+
+from harness.domain import TaskStatus
+from harness.temporal import TASK_WORKFLOW
+from harness.temporal.codec import ENCODING, data_converter
+from harness.temporal.keys import new_key, parse_keys
+from harness.temporal.models import TaskInput, TaskOutcome
+from harness.temporal.requests import RequestWorkflow
+from harness.temporal.workflows import TaskWorkflow
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "histories"
+INDEX = json.loads((FIXTURES / "index.json").read_text())
+FILES = sorted(INDEX["histories"])
+SCENARIOS = {"plain_message", "tool_call", "slash_command", "sub_task", "continue_as_new"}
+
+
+def history(file: str) -> WorkflowHistory:
+    return WorkflowHistory.from_json(INDEX["histories"][file], (FIXTURES / file).read_text())
+
+
+def replayer(*workflows: type) -> Replayer:
+    # A fresh key: the fixtures hold opened payloads, which the codec passes through.
+    return Replayer(workflows=list(workflows) or [TaskWorkflow, RequestWorkflow],
+                    data_converter=data_converter(parse_keys(new_key())))  # fmt: skip
+
+
+@pytest.mark.parametrize("file", FILES)
+async def test_todays_workflows_replay_the_recorded_history(file):
+    result = await replayer().replay_workflow(history(file), raise_on_replay_failure=False)
+    assert result.replay_failure is None, f"{file}: {result.replay_failure}"
+
+
+def events(file: str) -> set[int]:
+    return {event.event_type for event in history(file).events}
+
+
+def test_the_fixtures_cover_each_kind_of_run():
+    assert {file.split(".")[0] for file in FILES} == SCENARIOS
+    assert len([f for f in FILES if f.startswith("continue_as_new.")]) >= 2
+    assert EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW in events(
+        "continue_as_new.1.json")  # fmt: skip
+    assert EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED in events(
+        "sub_task.1.json")  # fmt: skip
+    assert EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED in events(
+        "slash_command.1.json")  # fmt: skip
+    names = {e.activity_task_scheduled_event_attributes.activity_type.name
+             for e in history("tool_call.1.json").events}  # fmt: skip
+    assert "tool-invoked-v1" in names
+    started = history("plain_message.1.json").events[0].workflow_execution_started_event_attributes
+    assert started.workflow_type.name == RequestWorkflow.__temporal_workflow_definition.name  # type: ignore[attr-defined]
+
+
+SECRET = re.compile(rb"xox[abposr]-|\bsk-[A-Za-z0-9_-]{16}|-----BEGIN|Bearer [A-Za-z0-9]")
+"""What a Slack token, a model vendor's key, a PEM key or a bearer header starts with."""
+
+
+def payload_bytes(node: object) -> list[tuple[bytes, bytes]]:
+    """``(encoding, data)`` of every payload in a history's JSON."""
+    found: list[tuple[bytes, bytes]] = []
+    if isinstance(node, dict):
+        encoding = node.get("metadata", {}).get("encoding") if "metadata" in node else None
+        if isinstance(encoding, str):
+            found.append((base64.b64decode(encoding), base64.b64decode(node.get("data", ""))))
+        for value in node.values():
+            found.extend(payload_bytes(value))
+    elif isinstance(node, list):
+        for value in node:
+            found.extend(payload_bytes(value))
+    return found
+
+
+@pytest.mark.parametrize("file", FILES)
+def test_the_fixtures_hold_plain_payloads_and_no_secret(file):
+    text = (FIXTURES / file).read_bytes()
+    payloads = payload_bytes(json.loads(text))
+    assert payloads, file
+    assert {encoding for encoding, _ in payloads} <= {b"json/plain", b"binary/null"}
+    assert all(encoding != ENCODING for encoding, _ in payloads)
+    for _, data in payloads:
+        assert not SECRET.search(data), f"{file}: {data[:200]!r}"
+    assert not SECRET.search(text)
+    assert b'"identity": "recorder"' in text  # the recording host's pid@name is not kept
+
+
+def test_the_secret_check_can_fail():
+    assert SECRET.search(b"xoxb-1-2-abc") and SECRET.search(b"sk-proj-abcdefgh12345678")
+    assert not SECRET.search(b"task-complete-v1")
+
+
+@workflow.defn(name=TASK_WORKFLOW, sandboxed=False)
+class AddedStep(TaskWorkflow):
+    """Today's task plus one new step before every transition: a change that alters commands."""
+
+    @workflow.run
+    async def run(self, task: TaskInput) -> TaskOutcome:
+        return await super().run(task)
+
+    async def _transition(self, to: TaskStatus, reason: str) -> None:
+        await workflow.sleep(0.01)
+        await super()._transition(to, reason)
+
+
+@workflow.defn(name=TASK_WORKFLOW, sandboxed=False)
+class PatchedStep(TaskWorkflow):
+    """The same change behind ``workflow.patched``: old histories take the old path."""
+
+    @workflow.run
+    async def run(self, task: TaskInput) -> TaskOutcome:
+        return await super().run(task)
+
+    async def _transition(self, to: TaskStatus, reason: str) -> None:
+        if workflow.patched("sleep-before-transition"):
+            await workflow.sleep(0.01)
+        await super()._transition(to, reason)
+
+
+async def test_a_change_that_alters_the_commands_fails_the_replay():
+    with pytest.raises(NondeterminismError):
+        await replayer(AddedStep).replay_workflow(history("plain_message.2.json"))
+
+
+async def test_the_same_change_behind_a_patch_replays():
+    for file in ("plain_message.2.json", "continue_as_new.1.json", "sub_task.1.json"):
+        await replayer(PatchedStep).replay_workflow(history(file))
