@@ -111,14 +111,6 @@ class Settings(BaseSettings):
     worker_workflow_pollers: int | None = Field(default=None, ge=2)
     """Concurrent polls for workflow tasks, at least 2 (sticky and normal queue); unset: the
     SDK's default (5)."""
-    deployment_name: str = Field(default="", max_length=100, pattern=r"^[A-Za-z0-9_-]*$")
-    """The Temporal worker deployment this worker belongs to (worker versioning, issue 13);
-    empty: versioning off, every worker of the task queue takes every task. Set, the worker
-    polls as ``<name>.<build id>`` and takes new work once that version is made current
-    (docs/deployment.md)."""
-    build_id: str = Field(default="", max_length=100, pattern=r"^[A-Za-z0-9_.+-]*$")
-    """This build's id within ``deployment_name`` (an image tag or commit); empty: the
-    installed package's version."""
     temporal_rpc_seconds: float = Field(default=1.5, gt=0)
     """How long one request to Temporal may keep retrying a server that does not answer
     before the caller is told it is not reachable; below Slack's 3 s acknowledgement, so a
@@ -194,6 +186,17 @@ class Settings(BaseSettings):
     """Messages compaction keeps verbatim at the end of the transcript."""
     history_event_limit: int = Field(default=10_000, ge=100)
     """A task continues as new (carrying its loop state) once its history holds this many events."""
+    history_bytes_limit: int = Field(default=4_000_000, ge=10_000)
+    """A task continues as new once its history is this large, in bytes (Temporal's own limit
+    is 50 MB, and it suggests continuing at about 4 MB)."""
+    history_update_limit: int = Field(default=1_000, ge=2)
+    """A task continues as new once its run has taken this many updates (messages, commands,
+    clicks): Temporal caps the updates of one workflow execution (2000 by default), and a
+    channel task takes one per message."""
+    subtask_wait_seconds: float = Field(default=600.0, ge=0)
+    """How long a task past one of its history limits waits for its running sub-tasks before
+    it continues as new anyway; those still running are then cancelled (each reports as
+    cancelled) and named in the thread."""
 
     # Where ``channel.sent`` posts: the same Slack configuration as the bot's (issue 11).
     slack_bot_token: SecretStr | None = Field(

@@ -115,6 +115,9 @@ class LoopDefaults(Frozen):
     token_budget: int = 8000
     max_turns: int = 8
     history_event_limit: int = 10_000
+    history_bytes_limit: int = 4_000_000
+    history_update_limit: int = 1_000
+    subtask_wait_seconds: float = 600.0
 
     def apply(self, state: AgentState) -> None:
         """Copy the defaults into ``state`` (the task's own model and effort are kept)."""

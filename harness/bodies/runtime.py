@@ -88,6 +88,9 @@ class BodyRuntime:
                 token_budget=settings.agent_token_budget,
                 max_turns=settings.agent_max_turns,
                 history_event_limit=settings.history_event_limit,
+                history_bytes_limit=settings.history_bytes_limit,
+                history_update_limit=settings.history_update_limit,
+                subtask_wait_seconds=settings.subtask_wait_seconds,
             ),
             resources=self,
         )

@@ -14,7 +14,7 @@ worker slot is held while a question is open, and a worker restart loses nothing
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from temporalio import workflow
@@ -39,6 +39,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.temporal.agent_runner import LoopOperations
     from harness.temporal.models import GaveUp, TaskInput
     from harness.temporal.retries import OperationRunner, failure_sentence
+    from harness.temporal.run_limits import RUN_LIMITS_PATCH, RunLimits, rolled_over
 
 
 class ConversationHost(Protocol):
@@ -85,7 +86,7 @@ class Conversation:
         self._answers: dict[str, list[HelpAnswer]] = {}
         self._posted: set[str] = set()
         self.busy = False
-        self.history_limit = 0
+        self.limits = RunLimits()
         self._serving: asyncio.Task[None] | None = None
         self._asking = False
         self._open: HelpRequest | None = None
@@ -125,15 +126,22 @@ class Conversation:
         finished: Callable[[], bool],
         children: Callable[[], list[str]],
         continued: Callable[[], TaskInput],
+        end_children: Callable[[], Awaitable[tuple[str, ...]]],
     ) -> None:
-        """Answer messages until ``finished()``; continue as new when history grows long.
+        """Answer messages until ``finished()``; continue as new once a run limit is reached.
 
-        Continue-as-new happens only between requests (nothing queued or running, no
-        running sub-task that closing this run would cancel), carrying the loop state
-        in ``continued()``; the next run re-reads the transcript from the store.
+        Continue-as-new happens only between requests (nothing queued or running),
+        carrying the loop state in ``continued()``; the next run re-reads the transcript
+        from the store. Running sub-tasks hold it back at most ``subtask_wait_seconds``
+        (:mod:`harness.temporal.run_limits`); then ``end_children()`` cancels them.
         """
+        limited = workflow.patched(RUN_LIMITS_PATCH)
+        if limited:  # the limits are known before the first update, not at the first message
+            await self._configure()
         while True:
-            serving = asyncio.create_task(self.serve(lambda: self._history_full(children)))
+            pause = (lambda: self.limits.may_roll(bool(children()))) if limited else (
+                lambda: self.limits.events_full() and not children())  # fmt: skip
+            serving = asyncio.create_task(self.serve(pause, wake=limited))
             self._serving = serving
             await workflow.wait_condition(lambda s=serving: finished() or s.done())  # type: ignore[misc]  # the default binds this iteration's task
             if finished():
@@ -145,6 +153,10 @@ class Conversation:
             serving.result()
             await workflow.wait_condition(workflow.all_handlers_finished)
             if not finished() and self.idle:
+                if limited and children():
+                    left = await end_children()
+                    why = self.limits.reached()
+                    await self.post(self._in_thread(None, rolled_over(why, left)))
                 workflow.continue_as_new(continued())
 
     def stop(self) -> None:
@@ -152,15 +164,19 @@ class Conversation:
         if self._serving is not None and not self._serving.done():
             self._serving.cancel()
 
-    def _history_full(self, children: Callable[[], list[str]]) -> bool:
-        info = workflow.info()
-        full = bool(self.history_limit) and info.get_current_history_length() >= self.history_limit
-        return (full or info.is_continue_as_new_suggested()) and not children()
+    async def serve(self, should_pause: Callable[[], bool], *, wake: bool = False) -> None:
+        """Answer queued messages in order until cancelled or ``should_pause()`` after one.
 
-    async def serve(self, should_pause: Callable[[], bool]) -> None:
-        """Answer queued messages in order until cancelled or ``should_pause()`` after one."""
+        With ``wake``, ``should_pause()`` becoming true while nothing is queued ends it
+        too (a limit reached by commands alone, or sub-tasks ending or outwaited).
+        """
         while True:
-            await workflow.wait_condition(lambda: bool(self._pending))
+            if wake:
+                await self._until_message_or(should_pause)
+                if not self._pending:
+                    return
+            else:
+                await workflow.wait_condition(lambda: bool(self._pending))
             message = self._pending.pop(0)
             self.busy = True
             try:
@@ -169,6 +185,23 @@ class Conversation:
                 self.busy = False
             if not self._pending and should_pause():
                 return
+
+    async def _until_message_or(self, should_pause: Callable[[], bool]) -> None:
+        while not self._pending and not should_pause():
+            await self._wait_once(should_pause, self.limits.wait_left())
+
+    async def _wait_once(self, should_pause: Callable[[], bool], left: float | None) -> None:
+        """Wait for a message or ``should_pause()``, with a timer only while sub-tasks hold a
+        reached limit back (``left``); wake up to start that timer when the limit is reached."""
+
+        def woken() -> bool:
+            started = left is None and self.limits.wait_left() is not None
+            return bool(self._pending) or should_pause() or started
+
+        try:
+            await workflow.wait_condition(woken, timeout=left or None)
+        except TimeoutError:
+            pass
 
     async def skill(self, name: str, *, load: bool) -> None:
         """Load (``skill.loaded``) or unload (``skill.unloaded``) a skill for later requests.
@@ -242,7 +275,7 @@ class Conversation:
         if read.result is not None and read.result.content:
             defaults = LoopDefaults.model_validate_json(read.result.content)
             defaults.apply(self.state)
-            self.history_limit = defaults.history_event_limit
+            self.limits.defaults = defaults
         self._configured = True
 
     async def post(self, message: ChannelMessage) -> ChannelMessage | None:

@@ -12,7 +12,6 @@ import asyncio
 from typing import Any
 
 from temporalio import workflow
-from temporalio.common import VersioningBehavior
 from temporalio.exceptions import ApplicationError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
@@ -54,9 +53,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.temporal.subtasks import Children, with_cancelled
 
 
-# AUTO_UPGRADE: a task lives for days and moves to the current build at its next workflow
-# task, so a change to its commands needs workflow.patched (docs/deployment.md; the replay test).
-@workflow.defn(name=TASK_WORKFLOW, versioning_behavior=VersioningBehavior.AUTO_UPGRADE)
+@workflow.defn(name=TASK_WORKFLOW)
 class TaskWorkflow:
     """A task: participants with roles, model, effort, status, transcript and sub-tasks."""
 
@@ -111,8 +108,9 @@ class TaskWorkflow:
                         user=task.spec.owner, text=task.spec.prompt))  # fmt: skip
             self._started = True
             await self._conversation.run_until(
-                lambda: self._finish is not None, self._children.running, self._continued
-            )
+                lambda: self._finish is not None, self._children.running, self._continued,
+                lambda: self._children.end(0),
+            )  # fmt: skip
             finish = self._finish or FinishRequest()
             await workflow.wait_condition(workflow.all_handlers_finished)
             left = await self._children.end(finish.children_grace_seconds)
@@ -158,6 +156,7 @@ class TaskWorkflow:
 
         A message whose ``ts`` is already in the transcript is not added again.
         """
+        self._conversation.limits.took_update()
         await workflow.wait_condition(lambda: self._started)
         async with self._transcript_lock:
             for index, seen in enumerate(self._transcript, start=1):
@@ -204,6 +203,7 @@ class TaskWorkflow:
         The result is the reply, the effects as applied (a spawned sub-task carries
         its id) and whether the reply is for the channel or only the sender.
         """
+        self._conversation.limits.took_update()
         await workflow.wait_condition(lambda: self._started)
         update = workflow.current_update_info()
         ctx = ctx.model_copy(
@@ -236,6 +236,7 @@ class TaskWorkflow:
     @workflow.update(name="help")
     def help(self, click: HelpClick) -> None:
         """A click on a help request's button; ``help.decided`` judges it in the loop."""
+        self._conversation.limits.took_update()
         self._conversation.answer(
             click.request_id, HelpAnswer(decided_by=click.user, choice=click.choice)
         )
@@ -249,6 +250,7 @@ class TaskWorkflow:
     @workflow.update(name="finish")
     def finish(self, request: FinishRequest) -> None:
         """Ask the task to end with ``request.status`` once its sub-tasks ended."""
+        self._conversation.limits.took_update()
         self._finish = request
 
     @finish.validator
