@@ -111,6 +111,14 @@ class Settings(BaseSettings):
     worker_workflow_pollers: int | None = Field(default=None, ge=2)
     """Concurrent polls for workflow tasks, at least 2 (sticky and normal queue); unset: the
     SDK's default (5)."""
+    deployment_name: str = Field(default="", max_length=100, pattern=r"^[A-Za-z0-9_-]*$")
+    """The Temporal worker deployment this worker belongs to (worker versioning, issue 13);
+    empty: versioning off, every worker of the task queue takes every task. Set, the worker
+    polls as ``<name>.<build id>`` and takes new work once that version is made current
+    (docs/deployment.md)."""
+    build_id: str = Field(default="", max_length=100, pattern=r"^[A-Za-z0-9_.+-]*$")
+    """This build's id within ``deployment_name`` (an image tag or commit); empty: the
+    installed package's version."""
     temporal_rpc_seconds: float = Field(default=1.5, gt=0)
     """How long one request to Temporal may keep retrying a server that does not answer
     before the caller is told it is not reachable; below Slack's 3 s acknowledgement, so a
