@@ -50,6 +50,11 @@ OnRetry = Callable[[GaveUp, int, int], Awaitable[None]]
 SAY_RETRIES = "say-retries"
 """``workflow.patched`` id: since issue 11 a retry may post a notice (a ``channel.sent``)."""
 
+ABORTS_FINAL = "aborts-final"
+"""``workflow.patched`` id: since issue 12 an aborted operation is never tried again, whatever
+``activity.failed`` decides (DESIGN: an abort cancels the operation). activity.failed still
+runs, so its observers see every failure."""
+
 
 class OperationRunner:
     """Runs hook-wrapped operations as activities for one workflow run.
@@ -113,6 +118,9 @@ class OperationRunner:
                 abort,
             )
             decision = decided.result
+            if abort and decision and decision.retry and workflow.patched(ABORTS_FINAL):
+                reason = f"aborted at {abort.point}: {abort.reason} (an abort is not tried again)"
+                decision = decision.model_copy(update={"retry": False, "reason": reason})
             if decision is None or not decision.retry:
                 reason = decision.reason if decision else "no activity.failed body decided"
                 update = {"attempt": attempt, "reason": reason}

@@ -63,6 +63,28 @@ async def test_an_abort_in_activity_failed_pre_gives_up_at_once(harness, manager
     await assert_replays(client, [ref.task_id])
 
 
+async def test_an_aborted_operation_is_not_tried_again_whatever_activity_failed_says(
+    harness, manager, worker, recorder, client
+):
+    recorder.attach(manager, ["task.created", "activity.failed", "activity.retried"])
+
+    async def veto(ctx):
+        raise HookAbort("not this one")
+
+    async def always_retry(ctx):
+        return ctx.model_copy(update={"result": RetryDecision(retry=True, reason="insist")})
+
+    manager.register("task.created.pre", veto)
+    manager.register("activity.failed.in", always_retry, priority=10)
+    ref = await start(harness, "R5")
+    with pytest.raises(TaskRejected, match="not this one"):
+        await harness.outcome(ref.task_id)
+    assert [c.attempt for c in recorder.seen("task.created.pre")] == [1]
+    assert len(recorder.seen("activity.failed.post")) == 1  # its observers still see it
+    assert recorder.seen("activity.retried.pre") == []
+    await assert_replays(client, [ref.task_id])
+
+
 async def test_executors_choose_the_backoff_and_the_workflow_sleeps_it(
     harness, manager, worker, client
 ):
