@@ -11,7 +11,6 @@ hooked activity and returns the :class:`RequestRoute`; the client acts on it
 from __future__ import annotations
 
 from temporalio import workflow
-from temporalio.common import VersioningBehavior
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
@@ -22,8 +21,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.temporal.retries import OperationRunner
 
 
-# PINNED: one activity long, it ends on the build that started it (docs/deployment.md).
-@workflow.defn(name=REQUEST_WORKFLOW, versioning_behavior=VersioningBehavior.PINNED)
+@workflow.defn(name=REQUEST_WORKFLOW)
 class RequestWorkflow:
     """One incoming request, routed by the ``request.received`` chain."""
 

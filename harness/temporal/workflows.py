@@ -12,7 +12,6 @@ import asyncio
 from typing import Any
 
 from temporalio import workflow
-from temporalio.common import VersioningBehavior
 from temporalio.exceptions import ApplicationError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
@@ -54,9 +53,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.temporal.subtasks import Children, with_cancelled
 
 
-# AUTO_UPGRADE: a task lives for days and moves to the current build at its next workflow
-# task, so a change to its commands needs workflow.patched (docs/deployment.md; the replay test).
-@workflow.defn(name=TASK_WORKFLOW, versioning_behavior=VersioningBehavior.AUTO_UPGRADE)
+@workflow.defn(name=TASK_WORKFLOW)
 class TaskWorkflow:
     """A task: participants with roles, model, effort, status, transcript and sub-tasks."""
 
