@@ -23,7 +23,7 @@ from harness.hooks import HookConfigError, HookManager, Redactor, load_hooks_con
 if TYPE_CHECKING:
     from temporalio.common import MetricMeter
 
-    from harness.store import ArtefactStore
+    from harness.db import Database
 
 Plugin = Callable[[HookManager, Settings], Any]
 
@@ -63,9 +63,8 @@ def register_plugins(manager: HookManager, settings: Settings) -> None:
 
 
 def build_manager(
-    settings: Settings, store: ArtefactStore, *, audit_path: Path | None = None,
-    meter: MetricMeter | None = None,
-) -> HookManager:  # fmt: skip
+    settings: Settings, database: Database, *, meter: MetricMeter | None = None
+) -> HookManager:
     """The worker's manager: redactor, audit sink, monitors, default bodies, plugins, hooks file.
 
     In this order: the hooks file (``settings.hooks_config``) is read and resolved
@@ -75,26 +74,28 @@ def build_manager(
     order. Every secret the worker holds is masked wherever it shows up. Monitors:
     operation counters on ``meter``, and spans when the process has an SDK tracer
     provider (:func:`harness.tracing.configure_tracing` found an exporter), so an
-    unconfigured worker pays for neither.
+    unconfigured worker pays for neither. The artefact store and the audit sink share
+    ``database``, which the caller opened and closes (after the manager).
 
     Args:
         settings: the worker's settings.
-        store: the artefact store behind ``persistence.read``/``persistence.write``.
-        audit_path: the audit sink's SQLite file; ``settings.artefact_store_path`` when
-            ``None``.
+        database: the harness's database (artefacts behind ``persistence.read`` and
+            ``persistence.write`` and the artefact tools; the audit table).
         meter: where to count operations (the worker's Temporal runtime meter, when it
             serves metrics); no counters when ``None``.
 
     Returns:
-        The manager; closing it (``aclose``) closes the bodies' HTTP client and sessions.
+        The manager; closing it (``aclose``) closes the bodies' HTTP client and sessions
+        and writes the audit records still queued.
 
     Raises:
         HookConfigError: ``settings.hooks_config`` is invalid, or a plugin path does
             not resolve (every problem named).
     """
-    from harness.audit_store import SqliteAuditStore
+    from harness.audit_store import SqlAuditStore
     from harness.bodies import BodyRuntime, register_defaults
     from harness.providers import system_random
+    from harness.store import SqlArtefactStore
 
     hooks = load_hooks_config(settings.hooks_config) if settings.hooks_config else None
     retry = RetryDefaults(
@@ -105,9 +106,10 @@ def build_manager(
     manager = HookManager(
         redactor=Redactor(secrets=settings.secret_values()), max_depth=settings.hook_max_depth
     )
-    manager.audit.sinks.append(SqliteAuditStore(audit_path or settings.artefact_store_path))
+    manager.audit.sinks.append(SqlAuditStore(database))
     register_monitors(manager, meter)
     retry = hooks.retry_defaults(retry) if hooks else retry
+    store = SqlArtefactStore(database)
     deps = BodyRuntime(settings, store).deps(random=system_random(), retry=retry)
     register_defaults(manager, deps)
     register_plugins(manager, settings)
@@ -140,9 +142,9 @@ async def effective_manager(
 ) -> AsyncIterator[HookManager]:
     """:func:`build_manager`'s manager, built to be read: the hooks CLI and the bot's check.
 
-    Nothing runs on it: the artefact store and the audit sink are in memory and never
-    called, and what holds connections (remote executors, the bodies' HTTP client)
-    is closed on exit.
+    Nothing runs on it: its database is an in-memory SQLite engine that is never
+    connected to (the stores are never called), and what holds connections (remote
+    executors, the bodies' HTTP client) is closed on exit.
 
     Args:
         settings: the worker's settings (``settings.hooks_config`` is replaced by ``config``).
@@ -151,16 +153,16 @@ async def effective_manager(
     Raises:
         HookConfigError: the file or a plugin path is wrong, every problem named.
     """
-    from harness.store import SqliteArtefactStore
+    from sqlalchemy.ext.asyncio import create_async_engine
 
-    memory = Path(":memory:")
-    store = SqliteArtefactStore(memory)
+    from harness.db import Database
+
+    unused = Database(create_async_engine("sqlite+aiosqlite://"))  # connects on first use only
     try:
-        manager = build_manager(settings.model_copy(update={"hooks_config": config}), store,
-                                audit_path=memory)  # fmt: skip
+        manager = build_manager(settings.model_copy(update={"hooks_config": config}), unused)
         try:
             yield manager
         finally:
             await manager.aclose()
     finally:
-        store.close()
+        await unused.aclose()

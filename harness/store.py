@@ -2,30 +2,28 @@
 
 Task *state* is durable in Temporal; this store holds the harness's own artefacts,
 read and written only by the default bodies of ``persistence.read`` and
-``persistence.write`` (:mod:`harness.bodies.persistence`). Writes are idempotent per
-idempotency key, because activities run at least once.
+``persistence.write`` (:mod:`harness.bodies.persistence`) and the artefact tools. It
+lives in the harness's database (:mod:`harness.db`: a SQLite file, or PostgreSQL that
+every worker of a deployment shares). Writes are idempotent per idempotency key,
+because activities run at least once, also when two workers run the same write.
 """
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from pathlib import Path
 from typing import Final, Protocol, final
 
-from harness.domain import Artefact
-from harness.sqlite import open_database
+from sqlalchemy import func, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql import Executable, Insert
 
-_SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS artefact (
-    key TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    content TEXT NOT NULL,
-    idempotency_key TEXT,
-    PRIMARY KEY (key, version)
-);
-CREATE UNIQUE INDEX IF NOT EXISTS artefact_once ON artefact (key, idempotency_key);
-"""
+from harness.db import Database, DatabaseError
+from harness.db.schema import artefact
+from harness.domain import Artefact
+
+MAX_WRITE_ROUNDS: Final = 1000
+"""How often one write may lose the next version to another writer before it gives up; each
+round some writer wins, so only a thousand writers at once on one key would exhaust it."""
 
 
 class ArtefactStore(Protocol):
@@ -45,86 +43,82 @@ class ArtefactStore(Protocol):
 
 
 @final
-class SqliteArtefactStore:
-    """:class:`ArtefactStore` in one SQLite file (WAL), shared safely by several processes.
+class SqlArtefactStore:
+    """:class:`ArtefactStore` in the ``artefact`` table of a :class:`~harness.db.Database`.
 
-    sqlite3 blocks, so each call runs in a thread (``asyncio.to_thread``) on one
-    connection guarded by a lock; WAL lets readers in other processes (a second
-    worker, a test) read while this one writes.
+    The next version is ``max + 1``, inserted with ``ON CONFLICT DO NOTHING``: a writer
+    on another host that took that version (or this idempotency key) first makes the
+    insert a no-op instead of an error, and this writer re-reads, returning the
+    winner's row for its key or trying the next version. Every read is a fresh
+    statement, so on PostgreSQL (read committed) it sees what the winner committed.
 
     Args:
-        path: the database file; its directory is created.
+        database: the open database (the process's one, shared with the audit store).
     """
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._lock = threading.Lock()
-        self._db = open_database(path, _SCHEMA)
+    def __init__(self, database: Database) -> None:
+        self.database = database
 
     async def read(self, key: str, version: int | None = None) -> Artefact | None:
         """See :meth:`ArtefactStore.read`."""
-        return await asyncio.to_thread(self._read, key, version)
+        query = select(artefact.c.version, artefact.c.content).where(artefact.c.key == key)
+        if version is None:
+            query = query.order_by(artefact.c.version.desc()).limit(1)
+        else:
+            query = query.where(artefact.c.version == version)
+        async with self.database.transaction() as connection:
+            row = (await connection.execute(query)).first()
+        return None if row is None else Artefact(key=key, version=row[0], content=row[1])
 
     async def write(self, key: str, content: str, *, idempotency_key: str = "") -> Artefact:
-        """See :meth:`ArtefactStore.write`."""
-        return await asyncio.to_thread(self._write, key, content, idempotency_key or None)
+        """See :meth:`ArtefactStore.write`.
+
+        Raises:
+            DatabaseError: the database failed, or the key stayed contended for
+                :data:`MAX_WRITE_ROUNDS` rounds (retryable: the activity tries again).
+        """
+        once = idempotency_key or None
+        async with self.database.transaction() as connection:
+            for _ in range(MAX_WRITE_ROUNDS):
+                if once is not None and (done := await self._written(connection, key, once)):
+                    return done
+                latest = await connection.scalar(
+                    select(func.coalesce(func.max(artefact.c.version), 0)).where(
+                        artefact.c.key == key
+                    )
+                )
+                version = int(latest or 0) + 1
+                row = {"key": key, "version": version, "content": content,
+                       "idempotency_key": once}  # fmt: skip
+                inserted = await connection.execute(self._insert_once(row))
+                if inserted.first() is not None:
+                    return Artefact(key=key, version=version, content=content)
+        problem = f"artefact {key!r} stayed contended for {MAX_WRITE_ROUNDS} rounds; try again"
+        raise DatabaseError(source=self.database.describe(), problem=problem, retryable=True)
 
     async def versions(self, key: str) -> tuple[Artefact, ...]:
         """See :meth:`ArtefactStore.versions`."""
-        return await asyncio.to_thread(self._versions, key)
-
-    def close(self) -> None:
-        """Close the connection; the store is unusable afterwards."""
-        with self._lock:
-            self._db.close()
-
-    def _read(self, key: str, version: int | None) -> Artefact | None:
-        with self._lock:
-            if version is None:
-                row = self._db.execute(
-                    "SELECT version, content FROM artefact WHERE key = ?"
-                    " ORDER BY version DESC LIMIT 1",
-                    (key,),
-                ).fetchone()
-            else:
-                row = self._db.execute(
-                    "SELECT version, content FROM artefact WHERE key = ? AND version = ?",
-                    (key, version),
-                ).fetchone()
-        return None if row is None else Artefact(key=key, version=row[0], content=row[1])
-
-    def _write(self, key: str, content: str, idempotency_key: str | None) -> Artefact:
-        with self._lock:
-            # IMMEDIATE takes the write lock first, so the next version is computed and
-            # inserted atomically even with another process writing the same key.
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                if idempotency_key is not None:
-                    row = self._db.execute(
-                        "SELECT version, content FROM artefact"
-                        " WHERE key = ? AND idempotency_key = ?",
-                        (key, idempotency_key),
-                    ).fetchone()
-                    if row is not None:
-                        self._db.execute("COMMIT")
-                        return Artefact(key=key, version=row[0], content=row[1])
-                (latest,) = self._db.execute(
-                    "SELECT COALESCE(MAX(version), 0) FROM artefact WHERE key = ?", (key,)
-                ).fetchone()
-                self._db.execute(
-                    "INSERT INTO artefact (key, version, content, idempotency_key)"
-                    " VALUES (?, ?, ?, ?)",
-                    (key, latest + 1, content, idempotency_key),
-                )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-        return Artefact(key=key, version=latest + 1, content=content)
-
-    def _versions(self, key: str) -> tuple[Artefact, ...]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT version, content FROM artefact WHERE key = ? ORDER BY version", (key,)
-            ).fetchall()
+        query = (select(artefact.c.version, artefact.c.content)
+                 .where(artefact.c.key == key).order_by(artefact.c.version))  # fmt: skip
+        async with self.database.transaction() as connection:
+            rows = (await connection.execute(query)).all()
         return tuple(Artefact(key=key, version=v, content=c) for v, c in rows)
+
+    @staticmethod
+    async def _written(connection: AsyncConnection, key: str, once: str) -> Artefact | None:
+        """The row an earlier write with idempotency key ``once`` made, if any."""
+        found = (await connection.execute(
+            select(artefact.c.version, artefact.c.content)
+            .where(artefact.c.key == key, artefact.c.idempotency_key == once)
+        )).first()  # fmt: skip
+        return None if found is None else Artefact(key=key, version=found[0], content=found[1])
+
+    def _insert_once(self, row: dict[str, object]) -> Executable:
+        """``INSERT … ON CONFLICT DO NOTHING RETURNING version``: no row back when another
+        writer holds this version or idempotency key (either unique constraint)."""
+        query: Insert
+        if self.database.dialect == "postgresql":
+            query = postgresql.insert(artefact).values(row).on_conflict_do_nothing()
+        else:
+            query = sqlite.insert(artefact).values(row).on_conflict_do_nothing()
+        return query.returning(artefact.c.version)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.db import Database, database_url, open_database
+from harness.store import SqlArtefactStore
 from tests.support.postgres import PostgresServer, running
 
 
@@ -42,5 +43,16 @@ async def database(
     db = await open_database(database_url(url, tmp_path / "unused"))
     try:
         yield db
+    finally:
+        await db.aclose()
+
+
+@pytest.fixture
+async def sqlite_store(tmp_path: Path) -> AsyncIterator[SqlArtefactStore]:
+    """An artefact store on a fresh SQLite database: for tests of what uses a store, not of it
+    (the store's own contract runs on both engines, tests/contract/store)."""
+    db = await open_database(database_url("", tmp_path / "artefacts.sqlite3"))
+    try:
+        yield SqlArtefactStore(db)
     finally:
         await db.aclose()

@@ -16,7 +16,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Final, final
 
-from sqlalchemy import event
+from sqlalchemy import event, select
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -110,7 +110,19 @@ class Database:
         try:
             async with self.engine.begin() as connection:
                 yield connection
-        except SQLAlchemyError as error:
+        except (SQLAlchemyError, OSError) as error:  # asyncpg raises OSError on connect
+            raise unavailable(self, error) from None
+
+    async def ping(self) -> None:
+        """One round trip (``SELECT 1``), taking no lock: what a readiness probe asks.
+
+        Raises:
+            DatabaseError: the database did not answer.
+        """
+        try:
+            async with self.engine.connect() as connection:
+                await connection.execute(select(1))
+        except (SQLAlchemyError, OSError) as error:  # asyncpg raises OSError on connect
             raise unavailable(self, error) from None
 
     async def aclose(self) -> None:

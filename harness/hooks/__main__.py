@@ -5,7 +5,8 @@ code plugins of ``HARNESS_PLUGINS`` such as the commands' role guard, and the
 configuration file, by default ``HARNESS_HOOKS_CONFIG``) on a fresh manager and prints
 each point's chain in run order; it fails, naming every problem, on a file or plugin
 path the worker would refuse.
-``audit [--last N] [--task ID] [--db FILE]`` prints the last audit records.
+``audit [--last N] [--task ID] [--database URL]`` prints the last audit records of every
+worker sharing the database (``HARNESS_DATABASE_URL``, else this host's SQLite file).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Final
 
 from harness.config import Settings
+from harness.db import DatabaseError
 from harness.hooks import POINTS, HookConfigError
 from harness.hooks.config.plan import executor_kind
 
@@ -64,12 +66,14 @@ async def _list(settings: Settings, config: Path | None) -> int:
     return 0
 
 
-def _audit(db: Path, last: int, task: str | None) -> int:
+async def _audit(settings: Settings, database: str, last: int, task: str | None) -> int:
     from harness.audit_store import recent_audit
+    from harness.db import database_url
 
-    records = recent_audit(db, last, task_id=task)
+    url = database_url(database, settings.artefact_store_path) if database else settings.database
+    records = await recent_audit(url, last, task_id=task)
     if not records:
-        print(f"no audit records in {db}")
+        print(f"no audit records in {url.render_as_string(hide_password=True)}")
     for r in records:
         when = datetime.fromtimestamp(r.at, UTC).strftime("%Y-%m-%d %H:%M:%S")
         print(f"{when}  {r.kind:<15} {r.point:<26} {r.executor}  task={r.task_id or '-'} "
@@ -87,15 +91,16 @@ def main(argv: list[str] | None = None) -> int:
     audit = sub.add_parser("audit", help="print the last audited aborts and failures")
     audit.add_argument("--last", type=int, default=20)
     audit.add_argument("--task", default=None)
-    audit.add_argument("--db", type=Path, default=settings.artefact_store_path)
+    audit.add_argument("--database", default="", metavar="URL",
+                       help="postgresql://… or sqlite:///file; default: the worker's")
     args = parser.parse_args(argv)
     try:
         if args.command == "list":
             status = asyncio.run(_list(settings, args.config))
         else:
-            status = _audit(args.db, args.last, args.task)
+            status = asyncio.run(_audit(settings, args.database, args.last, args.task))
         sys.stdout.flush()  # inside the try: a closed pipe surfaces here, not at exit
-    except HookConfigError as error:
+    except (HookConfigError, DatabaseError) as error:
         print(error, file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -3,8 +3,8 @@
 It is what makes "never a silent pass" checkable (issue 6): whatever an executor
 vetoed, failed at, or would have changed in audit mode is written here with the
 point, the executor, the reason and the correlation and task ids. It keeps the last
-records in memory and hands each one to its sinks (the worker adds a SQLite table
-beside the artefact store, :mod:`harness.audit_store`); it does not decide anything.
+records in memory and hands each one to its sinks (the worker adds the database's audit
+table, :mod:`harness.audit_store`); it does not decide anything.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any, Final, Literal, Protocol, final
+from typing import Any, Final, Literal, Protocol, final, runtime_checkable
 
 from harness.hooks.contexts import HookContext
 from harness.hooks.redactor import Redactor
@@ -50,9 +50,17 @@ class AuditRecord:
 
 
 class AuditSink(Protocol):
-    """Where records go besides memory; synchronous, since aborts surface on sync paths too."""
+    """Where records go besides memory; synchronous, since aborts surface on sync paths too,
+    so a sink that does I/O queues the record and writes it in the background."""
 
     def write(self, record: AuditRecord) -> None: ...
+
+
+@runtime_checkable
+class AuditHistory(Protocol):
+    """A sink that keeps history and can read it back (the database's audit table)."""
+
+    async def last(self, count: int = 20, *, task_id: str | None = None) -> list[AuditRecord]: ...
 
 
 @final
@@ -103,20 +111,30 @@ class AuditLog:
                 log.exception("audit sink %r failed; record kept in memory only", sink)
         return entry
 
-    def recent(self, count: int = 20, *, task_id: str | None = None) -> list[AuditRecord]:
+    async def recent(self, count: int = 20, *, task_id: str | None = None) -> list[AuditRecord]:
         """The last records, from the first sink that keeps history (the store), else memory.
 
-        What ``/status`` calls: a worker restarted since still shows older records.
+        A worker restarted since, or another worker on the same database, still shows
+        its records there.
         """
         for sink in self.sinks:
-            last = getattr(sink, "last", None)
-            if callable(last):
-                found: list[AuditRecord] = last(count, task_id=task_id)
-                return found
+            if isinstance(sink, AuditHistory):
+                return await sink.last(count, task_id=task_id)
         records = self._recent if task_id is None else [
             r for r in self._recent if r.task_id == task_id
         ]  # fmt: skip
         return list(records)[-count:] if count > 0 else []
+
+    async def aclose(self) -> None:
+        """Close every sink that holds resources (has ``aclose``): queued records are written."""
+        for sink in self.sinks:
+            close = getattr(sink, "aclose", None)
+            if close is None:
+                continue
+            try:
+                await close()
+            except Exception:
+                log.exception("closing audit sink %r failed (suppressed)", sink)
 
     def __len__(self) -> int:
         return len(self._recent)

@@ -306,7 +306,8 @@ class HookManager:
     async def aclose(self) -> None:
         """Close every registered executor that holds connections (has ``aclose``), once each.
 
-        The worker calls it when it stops; a failure to close is logged, not raised.
+        The worker calls it when it stops; a failure to close is logged, not raised. The
+        audit log's sinks close last, so what the executors' closing audited is written.
         """
         seen: set[int] = set()
         for regs in self._chains.values():
@@ -319,6 +320,7 @@ class HookManager:
                     await close()
                 except Exception:
                     log.exception("closing executor %s failed (suppressed)", reg.name)
+        await self.audit.aclose()
 
     def _record(self, abort: HookAbort, ctx: HookContext) -> None:
         # The reason travels on: into replies, logs and Temporal's history.

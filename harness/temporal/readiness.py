@@ -1,17 +1,23 @@
 """WorkerReadiness: the worker's ``/readyz`` answer, from where its start-up has got to.
 
 Ready means "polls its task queue": connected to Temporal, the worker running
-(Temporal checked the namespace) and no stop requested. Before that the reason says
-what it waits for; while draining, that it stops. The endpoints themselves are
-:mod:`harness.health`'s; :mod:`harness.temporal.worker` moves this along.
+(Temporal checked the namespace), its database answering, and no stop requested.
+Before that the reason says what it waits for; while draining, that it stops. The
+endpoints themselves are :mod:`harness.health`'s; :mod:`harness.temporal.worker` moves
+this along.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import final
+from typing import Final, final
 
 from temporalio.worker import Worker
+
+from harness.db import Database, DatabaseError
+
+PING_SECONDS: Final = 2.0
+"""How long ``/readyz`` waits for the database to answer."""
 
 
 @final
@@ -26,6 +32,8 @@ class WorkerReadiness:
         self.stop = stop
         self.worker: Worker | None = None
         """Set by :func:`harness.temporal.worker.serve` once it has a connected worker."""
+        self.database: Database | None = None
+        """The database serve opened (``None``: not yet, or the caller's manager has its own)."""
 
     async def __call__(self) -> str | None:
         """``None`` while the worker polls; else a short reason."""
@@ -35,4 +43,10 @@ class WorkerReadiness:
             return "starting: connecting to Temporal"
         if not self.worker.is_running:
             return "stopped" if self.worker.is_shutdown else "starting: not polling yet"
+        if self.database is not None:
+            try:
+                async with asyncio.timeout(PING_SECONDS):
+                    await self.database.ping()
+            except (DatabaseError, TimeoutError):
+                return f"database {self.database.describe()} does not answer"
         return None

@@ -26,6 +26,7 @@ from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
 
 from harness.bodies import BodyRuntime
 from harness.config import Settings
+from harness.db import Database, open_database
 from harness.errors import HarnessError
 from harness.health import health_server
 from harness.hooks import POINTS, HookManager, Redactor
@@ -34,7 +35,6 @@ from harness.logs import configure_logging, install_log_redaction
 from harness.plugins import build_manager as build_manager  # the worker's, re-exported here
 from harness.providers import SystemClock
 from harness.startup import EXIT_STATUS, load_settings, one_line
-from harness.store import SqliteArtefactStore
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.codec import data_converter
 from harness.temporal.connection import explain, open_client, resolve
@@ -210,19 +210,28 @@ async def serve(
         stop: set by a stop signal.
         client: a connected client; :func:`connect` makes one when ``None``.
         manager: the hook manager, used as built (its monitors are its builder's);
-            :func:`build_manager` makes one, with this runtime's counters, when ``None``.
+            :func:`build_manager` makes one, with this runtime's counters and the
+            database of ``settings`` (opened here, closed at the end), when ``None``.
         runtime: the SDK runtime :func:`connect` connects in (its telemetry).
         readiness: told the worker once there is one (``/readyz``, :mod:`harness.health`).
 
     Returns:
         What the ``shutdown`` operation's body reported.
     """
-    store = SqliteArtefactStore(settings.artefact_store_path)
-    if manager is None:
+    database: Database | None = None
+    if manager is None:  # one database for the process's stores, closed after the manager
         meter = None
         if runtime is not None and settings.metrics_address is not None:  # a metrics endpoint
             meter = runtime.metric_meter
-        manager = build_manager(settings, store, meter=meter)
+        database = await open_database(settings.database, pool_size=settings.database_pool_size,
+                                       migrate=settings.database_migrate)  # fmt: skip
+        try:
+            manager = build_manager(settings, database, meter=meter)
+        except BaseException:
+            await database.aclose()
+            raise
+    if readiness is not None:
+        readiness.database = database
     # The manager's redactor also knows the hooks file's header secrets: it scrubs every log line.
     unredact = install_log_redaction(manager.redactor)
     stopping: asyncio.Task[bool] | None = None
@@ -263,8 +272,9 @@ async def serve(
     finally:
         if stopping is not None:
             stopping.cancel()
-        await manager.aclose()  # configured remote executors' HTTP pools and MCP sessions
-        store.close()
+        await manager.aclose()  # remote executors' pools, MCP sessions, queued audit records
+        if database is not None:
+            await database.aclose()
         unredact()
     return done.result or ""
 
@@ -275,7 +285,8 @@ def main() -> None:
     Raises:
         SystemExit: 2 (:data:`~harness.startup.EXIT_STATUS`), with one line on stderr
             and no traceback, when it cannot start: a setting it cannot take, no payload
-            key, a bad hooks file or plugin, a model with no provider, a taken health port.
+            key, a bad hooks file or plugin, a model with no provider, a taken health port,
+            a database it cannot reach.
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     try:

@@ -17,10 +17,10 @@ import sys
 import pytest
 
 from harness.config import Settings
+from harness.db import open_database
 from harness.domain import TaskRef, ToolCall
 from harness.hooks import HookAbort
 from harness.hooks.contexts import ToolInvokedContext
-from harness.store import SqliteArtefactStore
 from harness.temporal.worker import build_manager
 
 from .conftest import EXAMPLES, ROOT
@@ -39,9 +39,11 @@ async def manager(policy, tmp_path_factory):
     with pytest.MonkeyPatch.context() as env:
         env.setenv("POLICY_TOKEN", policy.token)
         settings = Settings(hooks_config=config, data_dir=config.parent)
-        built = build_manager(settings, SqliteArtefactStore(settings.artefact_store_path))
+        database = await open_database(settings.database)
+        built = build_manager(settings, database)
     yield built
     await built.aclose()
+    await database.aclose()
 
 
 def write(name: str, content: str = "step 1") -> ToolInvokedContext:

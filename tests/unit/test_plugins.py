@@ -113,8 +113,8 @@ async def passthrough(ctx):
 
 async def test_cli_list_shows_what_the_worker_registers_in_its_order(tmp_path):
     """``list`` and the worker's ``registered <point> <priority> <name>`` lines agree."""
+    from harness.db import open_database
     from harness.hooks.__main__ import priority_label
-    from harness.store import SqliteArtefactStore
     from harness.temporal.worker import build_manager, describe
 
     config = tmp_path / "hooks.toml"
@@ -132,12 +132,12 @@ async def test_cli_list_shows_what_the_worker_registers_in_its_order(tmp_path):
             point = line
     settings = Settings(_env_file=None, plugins=["commands:plugin"], hooks_config=config,  # type: ignore[call-arg]
                         data_dir=tmp_path)  # fmt: skip
-    store = SqliteArtefactStore(tmp_path / "artefacts.sqlite3")
-    manager = build_manager(settings, store)
+    database = await open_database(settings.database)
+    manager = build_manager(settings, database)
     try:
         worker = [line.split(" ") for line in describe(manager)]
     finally:
         await manager.aclose()
-        store.close()
+        await database.aclose()
     assert listed == [(p, priority_label(int(priority)), name) for p, priority, name in worker]
     assert ("command.invoked.pre", "100", "late") in listed

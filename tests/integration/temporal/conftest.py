@@ -31,8 +31,9 @@ from bot.config import STANDIN_PATH
 from bot.standin import SlackStandIn
 from harness.agent.profiles import AgentProfile
 from harness.config import Settings
+from harness.db import open_database
 from harness.hooks import PHASES, HookContext, HookManager
-from harness.store import SqliteArtefactStore
+from harness.store import SqlArtefactStore
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.client import HarnessClient
 from harness.temporal.codec import data_converter
@@ -179,15 +180,16 @@ def settings(
 
 
 @pytest.fixture
-def store(settings: Settings) -> Iterator[SqliteArtefactStore]:
-    store = SqliteArtefactStore(settings.artefact_store_path)
-    yield store
-    store.close()
+async def store(settings: Settings) -> AsyncIterator[SqlArtefactStore]:
+    """The worker's store on the settings' database (its SQLite file), as the worker opens it."""
+    database = await open_database(settings.database)
+    yield SqlArtefactStore(database)
+    await database.aclose()
 
 
 @pytest.fixture
-async def manager(settings: Settings, store: SqliteArtefactStore) -> AsyncIterator[HookManager]:
-    manager = build_manager(settings, store)
+async def manager(settings: Settings, store: SqlArtefactStore) -> AsyncIterator[HookManager]:
+    manager = build_manager(settings, store.database)
     yield manager
     await manager.aclose()  # the agent runtime's HTTP client, as the worker does at stop
 

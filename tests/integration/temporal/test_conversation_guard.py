@@ -68,7 +68,7 @@ async def test_watchers_may_talk_when_the_worker_allows_it(
     from harness.temporal.worker import build_manager, build_worker
 
     allowing = settings.model_copy(update={"watchers_may_talk": True})
-    manager = build_manager(allowing, store)
+    manager = build_manager(allowing, store.database)
     try:
         activities = HarnessActivities(manager, heartbeat_seconds=0.5)
         async with build_worker(client, allowing, activities):

@@ -103,7 +103,7 @@ async def test_a_config_file_alone_adds_a_remote_veto_an_mcp_rewrite_and_a_local
         # The local body replaced the default one: it ran, and the store was not written.
         [body_saw] = [json.loads(line) for line in record.read_text().splitlines()]
         assert "hello there" in body_saw["content"]
-        assert recent_audit(configured.artefact_store_path) == []
+        assert await recent_audit(configured.database) == []
 
         vetoed = ChannelMessage(channel="C9", thread="9.0", user="U1",
                                 text="the secret-plan", ts="9.2")  # fmt: skip
@@ -117,7 +117,7 @@ async def test_a_config_file_alone_adds_a_remote_veto_an_mcp_rewrite_and_a_local
         stop.set()
         await worker
 
-    [audit] = recent_audit(configured.artefact_store_path)
+    [audit] = await recent_audit(configured.database)
     assert (audit.kind, audit.point) == ("refusal", "persistence.write.pre")
     assert audit.executor == "remote-policy"
     assert audit.task_id == ref.task_id and audit.reason == "forbidden plans are not written"

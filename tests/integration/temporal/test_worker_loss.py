@@ -86,7 +86,7 @@ async def worker_b(client, settings, store, tmp_path, signals, monkeypatch):
     """The worker that takes over: the same plugins, in this process."""
     for name, value in plugin_env(settings, tmp_path, signals, "").items():
         monkeypatch.setenv(name, value)
-    manager = build_manager(settings, store)
+    manager = build_manager(settings, store.database)
     register_all(manager, models=("offline",))
     cycle_plugin(manager, settings)
     activities = HarnessActivities(manager, heartbeat_seconds=0.5,
@@ -278,7 +278,7 @@ async def test_a_kill_after_the_post_and_before_completion_leaves_one_message(
     finally:
         worker_a.send_signal(signal.SIGKILL)
         worker_a.wait()
-    manager = build_manager(settings, store)
+    manager = build_manager(settings, store.database)
     monkeypatch.setenv("HARNESS_TEST_MARKER", str(tmp_path / "marker"))
     recorder_seen: list[tuple[int, int]] = []
 

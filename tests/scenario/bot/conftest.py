@@ -50,7 +50,7 @@ def free_port() -> int:
 
 @pytest.fixture
 async def manager(settings, store) -> AsyncIterator[HookManager]:
-    manager = build_manager(settings, store)
+    manager = build_manager(settings, store.database)
     register_all(manager, models=MODELS)
     yield manager
     await manager.aclose()

@@ -68,7 +68,7 @@ async def slack(harness, tmp_path, bot_port):
 
 
 def make_manager(settings, store, recorder: Recorder, seen_args: list):
-    manager = build_manager(settings, store)
+    manager = build_manager(settings, store.database)
     register_all(manager, models=MODELS)
     recorder.attach(manager, OPERATIONS)
 

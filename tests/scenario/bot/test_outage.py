@@ -35,7 +35,7 @@ async def test_a_stopped_server_is_said_within_3_seconds_and_nothing_applies_lat
     try:
         harness = await HarnessClient.connect(settings)
         worker_client = await Client.connect(server.address, data_converter=DATA_CONVERTER)
-        manager = build_manager(settings, store)
+        manager = build_manager(settings, store.database)
         from commands import register_all
 
         register_all(manager, models=("offline",))

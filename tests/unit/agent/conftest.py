@@ -18,7 +18,6 @@ from harness.domain import HelpRequest, Participant, Role, TaskRef
 from harness.hooks import OPERATIONS, HookManager
 from harness.models import ModelRegistry
 from harness.skills import SkillLoader
-from harness.store import SqliteArtefactStore
 from harness.tools import ToolRegistry, builtin_tools
 
 SKILLS = Path(__file__).parents[3] / "skills"
@@ -70,10 +69,8 @@ class Trace:
 
 
 @pytest.fixture
-def store(tmp_path):
-    store = SqliteArtefactStore(tmp_path / "artefacts.sqlite3")
-    yield store
-    store.close()
+def store(sqlite_store):
+    return sqlite_store
 
 
 @pytest.fixture

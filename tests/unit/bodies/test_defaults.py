@@ -12,16 +12,14 @@ from harness.hooks import BUILTIN_BODY_PRIORITY, POINTS, ROLE_GUARD_PRIORITY, Ho
 from harness.hooks.catalogue import CATALOGUE
 from harness.models import ModelRegistry
 from harness.skills import SkillLoader
-from harness.store import SqliteArtefactStore
 from harness.tools import ToolRegistry
 
 
 @pytest.fixture
-def manager(tmp_path):
-    store = SqliteArtefactStore(tmp_path / "artefacts.sqlite3")
+def manager(tmp_path, sqlite_store):
     manager = HookManager()
     deps = BodyDeps(
-        store=store,
+        store=sqlite_store,
         random=random.Random(1),
         models=ModelRegistry(),
         tools=ToolRegistry([]),
@@ -29,8 +27,7 @@ def manager(tmp_path):
         channel=SlackChannel(http=None, api_url="http://127.0.0.1:9/", token="unused"),  # type: ignore[arg-type]  # never posts
     )
     register_defaults(manager, deps)
-    yield manager
-    store.close()
+    return manager
 
 
 @pytest.mark.parametrize("entry", CATALOGUE, ids=[e.operation for e in CATALOGUE])

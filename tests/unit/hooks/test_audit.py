@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from harness.audit_store import SqliteAuditStore, recent_audit
+from harness.audit_store import SqlAuditStore, recent_audit
+from harness.db import database_url, open_database
 from harness.hooks import HookAbort, HookManager, HookTransportError, JsonRpcExecutor
 
 
@@ -19,10 +20,12 @@ def closed_port() -> int:
 
 
 @pytest.fixture
-def store(tmp_path):
-    store = SqliteAuditStore(tmp_path / "artefacts.sqlite3")
+async def store(tmp_path):
+    database = await open_database(database_url("", tmp_path / "artefacts.sqlite3"))
+    store = SqlAuditStore(database)
     yield store
-    store.close()
+    await store.aclose()
+    await database.aclose()
 
 
 async def test_aborts_refusals_and_transport_errors_are_written_with_ids(store, tool_ctx, tmp_path):
@@ -44,7 +47,7 @@ async def test_aborts_refusals_and_transport_errors_are_written_with_ids(store, 
         await manager.run("tool.invoked", tool_ctx)
     await manager.aclose()
 
-    refusal, transport = store.last(10)
+    refusal, transport = await store.last(10)
     assert (refusal.kind, refusal.point, refusal.reason) == (
         "refusal", "tool.invoked.pre", "not this tool"
     )  # fmt: skip
@@ -53,10 +56,10 @@ async def test_aborts_refusals_and_transport_errors_are_written_with_ids(store, 
     for record in (refusal, transport):
         assert (record.correlation_id, record.task_id) == ("corr-1", "T1")
     # What /status would call: the store's history, also after this manager is gone.
-    assert manager.audit.recent(1) == [transport]
-    path = tmp_path / "artefacts.sqlite3"
-    assert recent_audit(path, 5, task_id="T1") == [refusal, transport]
-    assert recent_audit(path, 5, task_id="other") == []
+    assert await manager.audit.recent(1) == [transport]
+    url = store.database.engine.url
+    assert await recent_audit(url, 5, task_id="T1") == [refusal, transport]
+    assert await recent_audit(url, 5, task_id="other") == []
 
 
 def test_a_failing_sink_never_changes_the_operation(tool_ctx):
@@ -70,15 +73,16 @@ def test_a_failing_sink_never_changes_the_operation(tool_ctx):
     assert manager.audit.last() == [record]
 
 
-def test_cli_shows_the_last_records(store, tool_ctx, tmp_path):
+async def test_cli_shows_the_last_records(store, tool_ctx, tmp_path):
     manager = HookManager()
     manager.audit.sinks.append(store)
     for n in range(3):
         manager.audit.record("ignored_failure", point="tool.invoked.pre", executor=f"e{n}",
                              reason=f"failure {n}", ctx=tool_ctx)  # fmt: skip
+    await store.flush()
     run = subprocess.run(
         [sys.executable, "-m", "harness.hooks", "audit", "--last", "2",
-         "--db", str(tmp_path / "artefacts.sqlite3")],
+         "--database", f"sqlite:///{tmp_path / 'artefacts.sqlite3'}"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
@@ -86,3 +90,17 @@ def test_cli_shows_the_last_records(store, tool_ctx, tmp_path):
     assert len(lines) == 2
     assert "e1" in lines[0] and "failure 1" in lines[0] and "e2" in lines[1]
     assert "task=T1 corr=corr-1" in lines[1] and "ignored_failure" in lines[1]
+
+
+def test_cli_names_an_unreachable_database_in_one_line_without_its_password(tmp_path):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    run = subprocess.run(
+        [sys.executable, "-m", "harness.hooks", "audit",
+         "--database", f"postgresql://u:pw-s3cret@127.0.0.1:{port}/x"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert run.returncode == 2
+    assert f"127.0.0.1:{port}" in run.stderr and "pw-s3cret" not in run.stderr
+    assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1

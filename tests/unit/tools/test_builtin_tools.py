@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 import pytest
 
 from harness.domain import ToolCall
-from harness.store import SqliteArtefactStore
 from harness.tools import (
     CalculatorTool,
     ClockTool,
@@ -27,10 +26,8 @@ class FixedClock:
 
 
 @pytest.fixture
-def store(tmp_path):
-    store = SqliteArtefactStore(tmp_path / "a.sqlite3")
-    yield store
-    store.close()
+def store(sqlite_store):
+    return sqlite_store
 
 
 @pytest.fixture
