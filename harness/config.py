@@ -177,6 +177,9 @@ class Settings(BaseSettings):
         default_factory=dict, examples=[{"files": ["python", "-m", "files_server"]}]
     )
     """Tool servers by name: an http(s) URL or a stdio command line as a JSON list."""
+    mcp_list_max_backoff_seconds: float = Field(default=30.0, gt=0)
+    """The longest wait between attempts to list a tool server at start; the worker is not
+    ready, and polls nothing, until every configured server is listed."""
     skills_dir: Path = Path("skills")
     """Directory of skills (``<name>/SKILL.md``) that ``/skill`` can load into a task."""
     agents: dict[str, AgentProfile] = Field(

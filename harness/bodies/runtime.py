@@ -8,8 +8,10 @@ with an ``aclose``). Settings are read here, never by a body.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
-from typing import TYPE_CHECKING, final
+from typing import TYPE_CHECKING, Final, final
 
 from harness.agent.state import LoopDefaults
 from harness.bodies.deps import BodyDeps
@@ -20,7 +22,7 @@ from harness.http import AiohttpClient
 from harness.models import ModelRegistry
 from harness.providers import Clock, SystemClock
 from harness.skills import SkillLoader
-from harness.tools import ToolRegistry, builtin_tools
+from harness.tools import ToolRegistry, ToolUnavailable, builtin_tools
 
 if TYPE_CHECKING:
     from harness.config import Settings
@@ -31,6 +33,9 @@ if TYPE_CHECKING:
     from harness.tools.mcp import McpToolServer
 
 log = logging.getLogger(__name__)
+
+LIST_FIRST_DELAY: Final = 0.5
+"""Seconds before the second attempt to list a tool server; each wait doubles."""
 
 
 @final
@@ -68,6 +73,8 @@ class BodyRuntime:
         how = "SLACK_BOT_TOKEN" if token else "no SLACK_BOT_TOKEN: the local stand-in"
         log.info("agent replies go to %s (%s)", api_url, how)
         self.mcp_servers: list[McpToolServer] = []
+        self.unlisted: dict[str, int] = {}
+        """Configured tool servers not listed yet, each with its failed attempts."""
 
     def deps(self, *, random: RandomSource, retry: RetryDefaults) -> BodyDeps:
         """The bodies' dependencies: these resources, and the settings' limits."""
@@ -106,22 +113,66 @@ class BodyRuntime:
                 return executor.resources
         return None
 
-    async def start(self) -> None:
-        """Connect the configured MCP tool servers and add their tools.
+    async def start(
+        self, *, stop: asyncio.Event | None = None, first_delay: float = LIST_FIRST_DELAY,
+        max_delay: float | None = None,
+    ) -> bool:  # fmt: skip
+        """Connect the configured MCP tool servers and add their tools, retrying until all are.
 
-        A server that cannot be listed is logged and skipped: the worker still serves
-        every other tool (a tool server being down is not a reason to stop all tasks).
+        A server that cannot be listed is tried again, backing off from ``first_delay``
+        to ``max_delay`` seconds, for as long as it takes: every worker of a task queue
+        offers the same tools, so one must not take tasks with a server's tools
+        missing. Meanwhile :meth:`waiting_for` names it (the worker's ``/readyz``).
+
+        Args:
+            stop: set by a stop signal: listing gives up.
+            first_delay: seconds before a server's second attempt.
+            max_delay: the longest wait between attempts; ``None``:
+                ``HARNESS_MCP_LIST_MAX_BACKOFF_SECONDS``.
+
+        Returns:
+            Whether every server was listed (``False``: ``stop`` was set first).
         """
         from harness.tools.mcp import McpToolServer  # loads the MCP SDK only when configured
 
+        stop = stop or asyncio.Event()
+        longest = self.settings.mcp_list_max_backoff_seconds if max_delay is None else max_delay
         for name, target in self.settings.mcp_tool_servers.items():
             server = McpToolServer(name, target)
             self.mcp_servers.append(server)
-            try:
-                for tool in await server.tools():
+            self.unlisted[name] = 0
+        for server in self.mcp_servers:
+            delay, attempt = min(first_delay, longest), 1
+            while True:
+                try:
+                    tools = await server.tools()
+                except ToolUnavailable as error:
+                    self.unlisted[server.name] = attempt
+                    log.warning("MCP tool server %s not listed (attempt %d), again in %.1f s: %s",
+                                server.name, attempt, delay, error)  # fmt: skip
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(stop.wait(), delay)
+                    if stop.is_set():
+                        return False
+                    delay, attempt = min(delay * 2, longest), attempt + 1
+                    continue
+                for tool in tools:
                     self.tools.add(tool)
-            except Exception as error:  # ToolUnavailable, or a name clash: say so, go on
-                log.warning("MCP tool server %s not available: %s", name, error)
+                del self.unlisted[server.name]
+                log.info("MCP tool server %s: %d tools", server.name, len(tools))
+                break
+        return True
+
+    def waiting_for(self) -> str | None:
+        """Why the worker cannot take tasks yet (a tool server not listed), or ``None``.
+
+        The server's error stays in the log (redacted there): a URL or a command line may
+        carry a credential, and ``/readyz`` answers anyone who can reach it.
+        """
+        for name, failed in self.unlisted.items():
+            tried = f", {failed} attempts failed (the log says why)" if failed else ""
+            return f"starting: MCP tool server {name} not listed yet{tried}"
+        return None
 
     async def aclose(self) -> None:
         """Close the MCP sessions and the HTTP client."""

@@ -10,6 +10,7 @@ this along.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Final, final
 
 from temporalio.worker import Worker
@@ -32,6 +33,9 @@ class WorkerReadiness:
         self.stop = stop
         self.worker: Worker | None = None
         """Set by :func:`harness.temporal.worker.serve` once it has a connected worker."""
+        self.tools: Callable[[], str | None] | None = None
+        """What the worker's tools wait for (``BodyRuntime.waiting_for``), set by serve: until
+        every configured MCP tool server is listed the worker neither polls nor is ready."""
         self.database: Database | None = None
         """The database serve opened (``None``: not yet, or the caller's manager has its own)."""
 
@@ -39,6 +43,8 @@ class WorkerReadiness:
         """``None`` while the worker polls; else a short reason."""
         if self.stop.is_set():
             return "stopping: in-flight work is finishing, then the worker exits"
+        if self.tools is not None and (waiting := self.tools()) is not None:
+            return waiting
         if self.worker is None:
             return "starting: connecting to Temporal"
         if not self.worker.is_running:

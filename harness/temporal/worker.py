@@ -237,13 +237,19 @@ async def serve(
     stopping: asyncio.Task[bool] | None = None
     try:
         body_runtime = BodyRuntime.of(manager)
-        if body_runtime is not None:
-            await body_runtime.start()  # MCP tool servers: listed once the event loop runs
+        listed = True
+        if body_runtime is not None:  # MCP tool servers: listed once the event loop runs
+            if readiness is not None:
+                readiness.tools = body_runtime.waiting_for
+            # Until every one is listed nothing polls: no task gets a smaller catalogue.
+            listed = await body_runtime.start(stop=stop)
         for line in describe(manager):
             log.info("registered %s", line)
-        client = client or await connect(settings, stop=stop, runtime=runtime)
-        if client is None:  # stopped before Temporal answered: nothing ran, nothing in flight
-            reason = "stop requested while connecting to Temporal"
+        if listed:
+            client = client or await connect(settings, stop=stop, runtime=runtime)
+        if not listed or client is None:  # stopped before polling: nothing ran, nothing in flight
+            reason = ("stop requested while connecting to Temporal" if listed
+                      else "stop requested while listing MCP tool servers")  # fmt: skip
             done = await manager.run("shutdown", ShutdownContext(reason=reason))
             log.info("%s", done.result)
             return done.result or ""

@@ -1,12 +1,14 @@
 """A real MCP tool server (stdio) for the MCP tool tests; spawned as a process.
 
 Tools: ``add`` (structured output), ``shout`` (text), ``fail`` (an error result),
-``pid`` (which process answered), ``sleep`` (for timeouts).
+``pid`` (which process answered), ``sleep`` (for timeouts). ``--gate PATH``: exit at
+once (a server that cannot start) while ``PATH`` does not exist.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -42,4 +44,6 @@ async def sleep(seconds: float) -> str:
 
 
 if __name__ == "__main__":
+    if "--gate" in sys.argv and not os.path.exists(sys.argv[sys.argv.index("--gate") + 1]):
+        raise SystemExit(3)
     server.run("stdio")
