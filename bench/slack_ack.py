@@ -22,59 +22,26 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
-import os
 import re
-import shutil
-import socket
-import statistics
-import subprocess
 import sys
-import tempfile
 import time
 import uuid
-from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlencode
 
 import aiohttp
 from slack_sdk.signature import SignatureVerifier
-from temporalio import activity, workflow
+from stack import SECRET, FloorWorkflow, echo, free_port, stack, stats
 from temporalio.client import Client
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
 from harness.config import Settings
 from harness.domain import TaskSpec
 from harness.temporal.client import HarnessClient
-from harness.temporal.keys import new_key
 
-SECRET = "bench-signing-secret"
 TEAM, CHANNEL, OWNER = "TBENCH", "CBENCH", "UBENCHOWNER"
 MODELS = ("offline", "gpt-x")
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_port(port: int, proc: subprocess.Popen, name: str, patience: float = 30) -> None:
-    deadline = time.monotonic() + patience
-    while True:
-        if proc.poll() is not None:
-            raise SystemExit(f"{name} exited with {proc.returncode} before listening")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-            return
-        if time.monotonic() > deadline:
-            raise SystemExit(f"{name} did not listen on {port} within {patience:.0f} s")
-        time.sleep(0.05)
-
-
-def temporal_binary() -> str:
-    return shutil.which("temporal") or str(Path(sys.executable).with_name("temporal"))
 
 
 # --- the floor's two halves -------------------------------------------------------------
@@ -113,42 +80,7 @@ def serve_bare_bolt(port: int) -> None:
     web.run_app(web_app, host="127.0.0.1", port=port, print=None, access_log=None)
 
 
-@activity.defn(name="bench-echo")
-async def echo(value: str) -> str:
-    return value
-
-
-@workflow.defn(name="bench-floor")
-class FloorWorkflow:
-    """One update that runs one activity: the least a Temporal-backed command can cost."""
-
-    def __init__(self) -> None:
-        self.done = False
-
-    @workflow.run
-    async def run(self) -> None:
-        await workflow.wait_condition(lambda: self.done)
-
-    @workflow.update
-    async def touch(self, value: str) -> str:
-        return await workflow.execute_activity(
-            echo, value, start_to_close_timeout=timedelta(seconds=10)
-        )
-
-    @workflow.signal
-    def stop(self) -> None:
-        self.done = True
-
-
 # --- measuring ---------------------------------------------------------------------------
-
-
-def stats(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-    return {
-        "p50_ms": round(statistics.median(ordered) * 1000, 2),
-        "p99_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000, 2),
-    }
 
 
 class Slash:
@@ -268,56 +200,17 @@ def main() -> None:
         serve_bare_bolt(args.bare_bolt)
         return
     args.queue = f"bench-{uuid.uuid4().hex[:8]}"
-    args.payload_key = new_key()  # one for the worker, the bot and the client, as in production
-    data = Path(tempfile.mkdtemp(prefix="slack-ack-"))
-    temporal_port, bot_port, bare_port = free_port(), free_port(), free_port()
-    address = f"127.0.0.1:{temporal_port}"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HARNESS_TEMPORAL_ADDRESS": address,
-           "HARNESS_TASK_QUEUE": args.queue, "HARNESS_DATA_DIR": str(data),
-           "HARNESS_PLUGINS": '["commands:plugin"]', "HARNESS_MODELS": json.dumps(MODELS),
-           "BOT_LOCAL": "1", "BOT_SIGNING_SECRET": SECRET, "BOT_PORT": str(bot_port),
-           "BOT_BOT_TOKEN": "",
-           "SLACK_BOT_TOKEN": "", "SLACK_APP_TOKEN": "",
-           "HARNESS_PAYLOAD_KEY": args.payload_key}  # fmt: skip
-    log = (data / "processes.log").open("wb")
-    procs: list[subprocess.Popen] = []
-
-    def spawn(*command: str) -> subprocess.Popen:
-        proc = subprocess.Popen(command, env=env, cwd=data, stdout=log, stderr=subprocess.STDOUT)
-        procs.append(proc)
-        return proc
-
-    try:
-        server = spawn(
-            temporal_binary(), "server", "start-dev", "--headless", "--ip", "127.0.0.1",
-            "--port", str(temporal_port), "--ui-port", str(free_port()),
-            "--db-filename", str(data / "temporal.db"), "--log-level", "error",
-            "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
-            "--dynamic-config-value", 'history.timerProcessorMaxTimeShift="10ms"',
-            "--sqlite-pragma", "journal_mode=WAL", "--sqlite-pragma", "synchronous=NORMAL",
-        )  # fmt: skip
-        wait_port(temporal_port, server, "temporal dev server")
-        spawn(sys.executable, "-m", "harness.worker")
-        wait_port(bot_port, spawn(sys.executable, "-m", "bot"), "bot")
-        bare = spawn(sys.executable, str(Path(__file__).resolve()), "--bare-bolt", str(bare_port))
-        wait_port(bare_port, bare, "bare bolt app")
+    bare_port = free_port()
+    bare = [sys.executable, str(Path(__file__).resolve()), "--bare-bolt", str(bare_port)]
+    with stack(args.queue, {"HARNESS_MODELS": json.dumps(MODELS)},
+               extra=[(bare, bare_port)]) as running:  # fmt: skip
+        args.payload_key = running.payload_key
         figures = asyncio.run(asyncio.wait_for(
-            bench(args, address, f"http://127.0.0.1:{bot_port}/slack/events",
+            bench(args, running.address, running.bot_url,
                   f"http://127.0.0.1:{bare_port}/slack/events"),
             timeout=600,
         ))  # fmt: skip
         report(figures)
-    finally:
-        for proc in reversed(procs):
-            proc.terminate()
-        for proc in reversed(procs):
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        log.close()
-        shutil.rmtree(data, ignore_errors=True)
 
 
 if __name__ == "__main__":
