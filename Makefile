@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench docs clean
+.PHONY: run test lint bench docs histories clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,9 @@ bench: $(STAMP)
 
 docs: $(STAMP)  # docs/settings.md, from the settings classes (a test checks it)
 	$(BIN)/python -m harness.settings_doc --write
+
+histories: $(STAMP)  # the replay test's fixtures; REF=<git ref> records that release's code
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m tests.support.record_histories $(if $(REF),--ref $(REF))
 
 clean:
 	rm -rf $(VENV) .data .pytest_cache .mypy_cache .ruff_cache
