@@ -15,8 +15,8 @@ A request the task has not taken within the ack budget is finished in the backgr
 (:class:`bot.lifecycle.Pending`), so Slack is answered within its 3 s whatever the task
 does; with no worker the sender is told so in the thread (:class:`TaskNoWorker`).
 Every replica reads and writes the same ledger (:mod:`bot.ledger`), so a reply may reach
-any replica, and "task started" is said once per thread and task, whichever replica
-delivers (a claim keyed by both).
+any replica, and a thread's task is announced once, whichever replicas deliver into
+it (a claim keyed by thread and task).
 """
 
 from __future__ import annotations
@@ -132,12 +132,16 @@ class EventRouter:
         if bound == delivery.task_id:
             return
         await self.ledger.bind(place, delivery.task_id)
-        # Keyed: two mentions in one new thread, on two replicas, announce the task once.
-        if not await self.ledger.claim([f"said:{place}:{delivery.task_id}"]):
+        # Keyed, so messages of one new thread on several replicas announce its task once:
+        # "started" by the one delivery that started it (Temporal says which), "joined" by
+        # the first other one, and only if "started" was not said there first.
+        announced = await self.ledger.claim([f"said:{place}:{delivery.task_id}"])
+        if delivery.started:
+            text = replies.task_started(delivery.task_id)
+        elif announced:
+            text = replies.task_joined(delivery.task_id)
+        else:
             return
-        started = delivery.started
-        text = replies.task_started(delivery.task_id) if started else replies.task_joined(
-            delivery.task_id)  # fmt: skip
         await say(text=self.redact(text), thread_ts=thread)
 
     def _bot_user(self, context: Any) -> str:  # noqa: ANN401  # bolt's context object

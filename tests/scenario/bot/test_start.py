@@ -187,3 +187,25 @@ async def test_bad_settings_of_either_class_are_one_line_naming_the_variable(tmp
     ))  # fmt: skip
     for (_, _, expected), line in zip(cases, lines, strict=True):
         assert line.split(" ERROR bot not starting: ", 1)[1] == expected
+
+
+async def test_a_database_the_bot_cannot_reach_stops_it_in_one_line_without_the_password(tmp_path):
+    """The ledger is the bot's memory of Slack's retries: no database, no bot (issue 13)."""
+    url = f"postgresql://bot:s3cret-pw@127.0.0.1:{free_port()}/harness"
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=ROOT, env=bot_env(tmp_path, HARNESS_DATABASE_URL=url),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _, err = await asyncio.wait_for(process.communicate(), 30)
+    log = err.decode()
+    assert process.returncode == 2, log
+    [line] = [line for line in log.splitlines() if " ERROR " in line]
+    assert " ERROR bot not starting: postgresql+asyncpg://bot:[REDACTED]@127.0.0.1:" in line, line
+    assert "check that it is running and reachable" in line
+    assert "s3cret-pw" not in log and "bot listening" not in log and "Traceback" not in log
+
+
+async def test_a_database_url_of_another_engine_is_refused_saying_what_to_give(tmp_path):
+    line = await refusal(bot_env(tmp_path, HARNESS_DATABASE_URL="mysql://bot:pw@db/harness"))
+    assert line.endswith(" ERROR bot not starting: engine 'mysql' is not supported; give "
+                         "postgresql://user:password@host:5432/database, or unset it for SQLite")

@@ -1,9 +1,13 @@
-"""The event router's answers, with a stand-in harness (no Temporal): refusals go to the sender."""
+"""The event router's answers, with a stand-in harness (no Temporal): refusals go to the sender,
+and a new thread's task is announced once however many replicas deliver into it."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
+
+import pytest
 
 from bot.config import BotSettings
 from bot.events import EventRouter
@@ -11,6 +15,7 @@ from bot.ledger import Ledger
 from harness.db import database_url
 from harness.hooks import Redactor
 from harness.temporal.errors import TaskRefused, TaskUnavailable
+from harness.temporal.models import Delivery
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "slack"
 REASON = "you are not part of this task; ask <@U0OWNER> to `/task invite` you"
@@ -72,3 +77,52 @@ async def test_other_task_errors_are_still_said_in_the_thread(tmp_path):
     posts = await route(TaskUnavailable(task_id="t", reason="down"), tmp_path)
     assert [(how, args["thread_ts"]) for how, args in posts] == [("say", "1700000100.000100")]
     assert posts[0][1]["text"].startswith("the harness is not reachable right now")
+
+
+class Delivering:
+    """The part of the harness the router calls: every message joins one task, the first starts it.
+
+    Each answer waits ``delays[n]`` seconds, so both replicas have read the thread as
+    unbound before either binds it, and the test picks which one returns first.
+    """
+
+    def __init__(self, task_id: str, delays: tuple[float, float]) -> None:
+        self.task_id = task_id
+        self.delays = delays
+        self.received = []
+
+    async def receive(self, request):
+        n = len(self.received)
+        self.received.append(request)
+        await asyncio.sleep(self.delays[n])
+        return Delivery(task_id=self.task_id, started=n == 0, position=n + 1)
+
+
+@pytest.mark.parametrize(("delays", "said"), [
+    ((0.02, 0.2), ["started"]),  # the start is announced first: the join says nothing
+    ((0.2, 0.02), ["joined", "started"]),  # the join came back first: each said once
+], ids=["start-first", "join-first"])  # fmt: skip
+async def test_two_replicas_routing_two_messages_of_one_new_thread_announce_the_task_once(
+    database, tmp_path, delays, said
+):
+    """Two routers (two replicas) on one ledger, two mentions in one unbound thread at once."""
+    settings = BotSettings(_env_file=None, local=True, signing_secret="sig", data_dir=tmp_path)
+    harness = Delivering("task/T0TEAM1/C0CHAN1", delays)
+    routers = [EventRouter(harness, Ledger.over(database), settings, Redactor()) for _ in "ab"]
+    bodies = []
+    for n in (1, 2):
+        body = json.loads((FIXTURES / "message_in_thread.json").read_text())
+        body["event_id"] = f"Ev{n}"
+        body["event"].update(ts=f"1700000200.00020{n}", text=f"<@UBOTLOCAL> part {n}")
+        bodies.append(body)
+    recorder, routing = Recorder(), []
+    for router, body in zip(routers, bodies, strict=True):  # the first is received first
+        routing.append(asyncio.create_task(router.route(body, recorder, recorder, "UBOTLOCAL")))
+        await asyncio.sleep(0.01)
+    await asyncio.gather(*routing)
+    assert len(harness.received) == 2  # both messages reached the task
+    kinds = ["started" if args["text"].startswith("started task `task/T0TEAM1/C0CHAN1`")
+             else "joined" if "is already running" in args["text"] else args["text"]
+             for _, args in recorder.posts]  # fmt: skip
+    assert kinds == said
+    assert await routers[1].ledger.task_of("T0TEAM1/C0CHAN1/1700000100.000100") == harness.task_id
