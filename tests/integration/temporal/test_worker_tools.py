@@ -50,6 +50,7 @@ async def test_a_tool_server_not_listed_keeps_the_worker_unready_until_it_is(
     client, settings, manager, harness, slack_api, tmp_path, caplog
 ):
     caplog.set_level(logging.WARNING, logger="harness.bodies.runtime")
+    caplog.set_level(logging.INFO, logger="harness.temporal.worker")
     stop = asyncio.Event()
     readiness = WorkerReadiness(stop)
     async with (health_server("127.0.0.1", 0, readiness) as port,
@@ -90,6 +91,8 @@ async def test_a_tool_server_not_listed_keeps_the_worker_unready_until_it_is(
             await asyncio.wait_for(serving, 10)
     retries = [r for r in caplog.records if "MCP tool server gated not listed" in r.getMessage()]
     assert len(retries) >= 2
+    [started] = [r.getMessage() for r in caplog.records if r.getMessage().startswith("worker on")]
+    assert started.endswith(", worker versioning off (no HARNESS_DEPLOYMENT_NAME)")
 
 
 async def test_a_stop_while_listing_ends_the_start_at_once(client, settings, manager):

@@ -36,6 +36,7 @@ def test_versioning_is_off_unless_a_deployment_is_named(settings):
     assert config is not None and config.use_worker_versioning
     assert config.version.to_canonical_string() == f"harness.{build_id(settings)}"
     assert config.default_versioning_behavior == VersioningBehavior.AUTO_UPGRADE
+    assert describe(named) == f"worker deployment version harness.{build_id(settings)}"
 
 
 @pytest.mark.parametrize("field, value", [("deployment_name", "a.b"), ("build_id", "x y"),
