@@ -62,6 +62,10 @@ CASES = {
         "HARNESS_MODELS names 'gpt-4o', which needs the openai provider: set "
         "HARNESS_OPENAI_API_KEY or HARNESS_OPENAI_BASE_URL, or remove it from HARNESS_MODELS",
     ),
+    "deployment-name-with-a-dot": (  # Temporal reads <name>.<build id> up to the first dot
+        {"HARNESS_DEPLOYMENT_NAME": "prod.v2"},
+        "HARNESS_DEPLOYMENT_NAME: String should match pattern '^[A-Za-z0-9_-]*$'",
+    ),
     "plugin-not-importable": (
         {"HARNESS_PLUGINS": '["no_such_module:plugin"]'},
         "invalid hooks configuration HARNESS_PLUGINS: no_such_module:plugin: cannot import",
