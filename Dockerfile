@@ -22,9 +22,15 @@ RUN pip install . \
     && mkdir -p /data \
     && chown harness:harness /data
 
+# The build's id for worker versioning (docs/deployment.md#rolling-deploys-worker-versioning-and-the-replay-test):
+# docker build --build-arg BUILD_ID=$(git rev-parse --short HEAD) .; empty: the package version.
+# Versioning itself stays off until the orchestrator sets HARNESS_DEPLOYMENT_NAME.
+ARG BUILD_ID=""
+
 # Settings a container needs that the local defaults get wrong; the rest come from the
 # environment the orchestrator gives (secrets included: none is baked into the image).
-ENV HARNESS_DATA_DIR=/data \
+ENV HARNESS_BUILD_ID=${BUILD_ID} \
+    HARNESS_DATA_DIR=/data \
     HARNESS_SKILLS_DIR=/app/skills \
     HARNESS_PLUGINS='["commands:plugin"]' \
     BOT_HOST=0.0.0.0
