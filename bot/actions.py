@@ -6,6 +6,10 @@ acked at once and forwarded with the clicker's user id. Whether that person may
 decide is the task's call (``help.decided`` in the worker), which answers a refused
 click with an ephemeral ``refused: …`` in the thread; a click the task cannot take
 (the question is closed, the task ended) is answered here, to the clicker only.
+A click is taken once, on whichever replica it reaches first: its ``trigger_id``
+(Slack's, one per interaction) is claimed in the shared ledger, so a payload Slack
+delivers again (a Socket Mode envelope whose ack was lost) is neither forwarded nor
+answered twice.
 """
 
 from __future__ import annotations
@@ -74,6 +78,11 @@ class HelpButtons:
         if found is None:
             return
         place, channel_task, click = found
+        trigger = text(body.get("trigger_id"))
+        if trigger and not await self.ledger.claim([f"click:{trigger}"]):
+            log.info("help click %s delivered again (trigger %s): taken once", click.request_id,
+                     trigger)  # fmt: skip
+            return
         target = await self.ledger.task_of(place) or channel_task
         try:
             await self.harness.answer_help(target, click)

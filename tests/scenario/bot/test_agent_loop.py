@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import uuid
 from urllib.parse import urlencode
 
 import pytest
@@ -114,6 +115,7 @@ async def click(slack, user: str, channel: str, thread: str, request_id: str, ch
     payload["channel"]["id"] = payload["container"]["channel_id"] = channel
     payload["container"]["thread_ts"] = payload["message"]["thread_ts"] = thread
     payload["response_url"] = f"{slack.base}/_local/response/click-{user}"
+    payload["trigger_id"] = f"{uuid.uuid4().int % 10**12}.{user}"  # Slack's: one per click
     body = urlencode({"payload": json.dumps(payload)})
     return await slack.post(body, slack.build_headers(body, "application/x-www-form-urlencoded"))
 

@@ -4,8 +4,8 @@ As a deployment runs them: HTTP mode with signature checks, the same
 ``HARNESS_DATABASE_URL`` (a real PostgreSQL), one real worker on the session's
 Temporal, and one Slack Web API stand-in that records every call either replica or
 the worker makes. A thread reply reaching the replica that did not see the mention
-reaches its task; a retry reaching the other replica, or the same event delivered to
-both at once, posts nothing twice.
+reaches its task; a retry reaching the other replica, or the same event (or click)
+delivered to both at once, posts nothing twice.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+
+from bot.clicks import click_body
 
 from .conftest import TEAM, Slack, free_port
 from .test_start import ROOT, bot_env
@@ -174,3 +176,32 @@ async def _has(texts, text: str) -> bool:
 
 async def _started(slack_api, channel: str, task_id: str) -> bool:
     return any(p["text"].startswith(f"started task `{task_id}`") for p in posts(slack_api, channel))
+
+
+async def test_a_click_delivered_to_both_replicas_is_taken_once(
+    replicas, harness, slack_api, channel
+):
+    a, b = replicas
+    ask = 'call ask_human {"question": "which environment?", "options": ["staging", "prod"]}'
+    assert (await a.slack.event("app_mention.json", channel=channel, text=ask))[0] == 200
+
+    async def question() -> bool:
+        return any(m.get("channel") == channel and m.get("blocks") for m in slack_api.messages)
+
+    await until(question, "the question")
+    [asked] = [m for m in slack_api.messages if m.get("channel") == channel and m.get("blocks")]
+    # Loopback response URLs are dropped outside local mode: nothing reaches Slack from here.
+    body = click_body(asked, 1, user="U0OWNER", team=TEAM, response_url=f"{slack_api.url}x")
+    form = "application/x-www-form-urlencoded"
+    answers = await asyncio.gather(*(r.slack.post(body, r.slack.build_headers(body, form))
+                                     for r in (a, b)))  # fmt: skip
+    assert [status for status, _ in answers] == [200, 200]
+
+    async def answered() -> bool:
+        return any("U0OWNER answered: staging" in p["text"] for p in posts(slack_api, channel))
+
+    await until(answered, "the answer")
+    await settled(slack_api, channel)
+    assert sum("answered: staging" in p["text"] for p in posts(slack_api, channel)) == 1
+    logs = a.log.read_text() + b.log.read_text()
+    assert logs.count("delivered again") == 1 and "not taken" not in logs, logs
