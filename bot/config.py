@@ -81,8 +81,9 @@ class BotSettings(BaseSettings):
         default=Path(".data"), validation_alias=AliasChoices("HARNESS_DATA_DIR", "BOT_DATA_DIR")
     )
     """Where the bot keeps ``bot-ledger.sqlite3`` (Slack events already handled, thread → task
-    bindings); the worker's ``HARNESS_DATA_DIR``, which wins over ``BOT_DATA_DIR``. The file is
-    per host: a bot replica elsewhere keeps its own (a shared store is issue 13)."""
+    bindings) when ``HARNESS_DATABASE_URL`` is unset; the worker's ``HARNESS_DATA_DIR``, which
+    wins over ``BOT_DATA_DIR``. That file is one host's: bot replicas on several hosts share
+    ``HARNESS_DATABASE_URL`` instead."""
     ack_budget_seconds: float = Field(default=2.0, gt=0, le=2.5)
     """How long a slash command waits for the task's answer before the ack says "working on it" and
     the answer follows by ``response_url`` (Slack's hard limit is 3 s)."""
@@ -128,7 +129,7 @@ class BotSettings(BaseSettings):
 
     @property
     def ledger_path(self) -> Path:
-        """The SQLite file of seen events and thread bindings."""
+        """The SQLite file of seen events and thread bindings, without ``HARNESS_DATABASE_URL``."""
         return self.data_dir / "bot-ledger.sqlite3"
 
     def secrets(self) -> tuple[str, ...]:
