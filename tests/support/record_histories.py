@@ -1,7 +1,7 @@
 """Record the replay test's histories: ``python -m tests.support.record_histories [--ref REF]``.
 
-Runs a few representative tasks (a plain message, a tool call, slash commands, a
-sub-task, a continue-as-new) on a real dev server and a real worker with the offline
+Runs a few representative tasks (a plain message, tool calls, slash commands, a
+sub-task, a question answered by a click, a continue-as-new) on a real dev server and a real worker with the offline
 model, and writes every run's history to ``tests/fixtures/histories/`` with its
 payloads *opened* by the codec (the recording's key is fresh and thrown away; a plain
 payload passes the codec's decode untouched, so the replayer needs no key and a

@@ -36,6 +36,7 @@ from harness.hooks.contexts import CommandInvokedContext, RequestReceivedContext
 from harness.temporal.client import HarnessClient
 from harness.temporal.codec import data_converter
 from harness.temporal.keys import new_key, parse_keys
+from harness.temporal.models import HelpClick
 from harness.temporal.worker import serve
 from tests.support.history import payloads_in
 
@@ -156,6 +157,26 @@ async def sub_task(run: Run) -> Histories:
     return await run.end(ref.task_id, child)
 
 
+async def help_request(run: Run) -> Histories:
+    """The agent asks a person (buttons), the owner clicks one, the agent goes on."""
+    ref = await run.start("CHELP")
+    before = run.posts("CHELP")
+    question = 'call ask_human {"question": "Ship it?", "options": ["yes", "no"]}'
+    await run.harness.send_message(ref.task_id, ChannelMessage(
+        channel="CHELP", thread="1.0", user="U1", text=question, ts="1.1"))  # fmt: skip
+    await run.until(lambda: run.posts("CHELP") > before, "the question was never posted")
+    [asked] = [a for m, a in run.slack.calls if m == "chat.postMessage"
+               and a.get("channel") == "CHELP"][before:]  # fmt: skip
+    blocks = asked["blocks"] if isinstance(asked["blocks"], list) else json.loads(asked["blocks"])
+    [buttons] = [b for b in blocks if b.get("block_id", "").startswith("help-")]
+    answered = run.posts("CHELP")
+    await run.harness.answer_help(ref.task_id, HelpClick(
+        request_id=buttons["block_id"].removeprefix("help-"), user="U1",
+        choice=buttons["elements"][0]["value"]))  # fmt: skip
+    await run.until(lambda: run.posts("CHELP") > answered, "no answer after the click")
+    return await run.end(ref.task_id)
+
+
 async def continue_as_new(run: Run) -> Histories:
     """A task whose runs roll over (a 100-event limit): three runs or more."""
     ref = await run.start("CLONG")
@@ -171,6 +192,7 @@ SCENARIOS: dict[str, tuple[Callable[[Run], Awaitable[Histories]], dict[str, Any]
     "tool_call": (tool_call, {}),
     "slash_command": (slash_command, {}),
     "sub_task": (sub_task, {}),
+    "help_request": (help_request, {}),
     "continue_as_new": (continue_as_new, {"history_event_limit": 100}),
 }
 

@@ -1,12 +1,12 @@
 """Today's workflow code replays the histories recorded from the last release (issue 13).
 
 The fixtures in ``tests/fixtures/histories/`` are real runs (a plain message, tool calls,
-slash commands, a sub-task, a continue-as-new chain), recorded by ``make histories``
-(:mod:`tests.support.record_histories`) with their payloads opened. A change to
-:class:`TaskWorkflow` or :class:`RequestWorkflow` that would make a running task
-non-deterministic after a deploy fails here instead: guard it with ``workflow.patched``
-(the last two tests show both outcomes) or give the workflow a new type name.
-"""
+slash commands, a sub-task, a question answered by a click, a continue-as-new chain),
+recorded by ``make histories`` (:mod:`tests.support.record_histories`) with their
+payloads opened. A change to :class:`TaskWorkflow` or :class:`RequestWorkflow` that
+would make a running task non-deterministic after a deploy fails here instead: guard it
+with ``workflow.patched`` (the last two tests show both outcomes) or give the workflow a
+new type name."""
 
 from __future__ import annotations
 
@@ -33,7 +33,8 @@ from harness.temporal.workflows import TaskWorkflow
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "histories"
 INDEX = json.loads((FIXTURES / "index.json").read_text())
 FILES = sorted(INDEX["histories"])
-SCENARIOS = {"plain_message", "tool_call", "slash_command", "sub_task", "continue_as_new"}
+SCENARIOS = {"plain_message", "tool_call", "slash_command", "sub_task", "help_request",
+             "continue_as_new"}
 
 
 def history(file: str) -> WorkflowHistory:
@@ -65,6 +66,9 @@ def test_the_fixtures_cover_each_kind_of_run():
         "sub_task.1.json")  # fmt: skip
     assert EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED in events(
         "slash_command.1.json")  # fmt: skip
+    updates = {e.workflow_execution_update_accepted_event_attributes.accepted_request.input.name
+               for e in history("help_request.1.json").events}  # fmt: skip
+    assert "help" in updates
     names = {e.activity_task_scheduled_event_attributes.activity_type.name
              for e in history("tool_call.1.json").events}  # fmt: skip
     assert "tool-invoked-v1" in names
