@@ -1,14 +1,14 @@
 """Record the replay test's histories: ``python -m tests.support.record_histories [--ref REF]``.
 
 Runs a few representative tasks (a plain message, tool calls, slash commands, a
-sub-task, a question answered by a click, a continue-as-new) on a real dev server and a real worker with the offline
-model, and writes every run's history to ``tests/fixtures/histories/`` with its
-payloads *opened* by the codec (the recording's key is fresh and thrown away; a plain
-payload passes the codec's decode untouched, so the replayer needs no key and a
-reviewer can read what the fixtures hold). ``--ref`` records the code of a git ref
-(``git archive`` into a temporary directory, this module copied in): the histories of
-a release, replayed by ``tests/unit/temporal/test_replay.py`` against today's code.
-"""
+sub-task, a question answered by a click, a continue-as-new) on a real dev server and a
+real worker with the offline model, and writes every run's history to
+``tests/fixtures/histories/`` with its payloads *opened* by the codec (the recording's
+key is fresh and thrown away; a plain payload passes the codec's decode untouched, so
+the replayer needs no key and a reviewer can read what the fixtures hold). ``--ref``
+records the code of a git ref (``git archive`` into a temporary directory, this
+package's recording modules copied in): the histories of a release, replayed by
+``tests/unit/temporal/test_replay.py`` against today's code."""
 
 from __future__ import annotations
 
