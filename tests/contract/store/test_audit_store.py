@@ -145,3 +145,16 @@ async def test_the_cli_reader_opens_without_migrating(database, sink) -> None:
     sink.write(record(1, task_id="T9"))
     await sink.flush()
     assert await recent_audit(database.engine.url, 5, task_id="T9") == [record(1, "T9")]
+
+
+async def test_closing_the_manager_writes_its_audit_queue(database, other_host) -> None:
+    """What the worker's shutdown runs (serve closes the manager, then the database)."""
+    manager = HookManager()
+    sink = SqlAuditStore(database)
+    manager.audit.sinks.append(sink)
+    for n in range(3):
+        manager.audit.record("abort", point="shutdown.pre", executor=f"e{n}", reason="r",
+                             ctx=None)  # fmt: skip
+    assert sink.pending == 3
+    await manager.aclose()
+    assert [r.executor for r in await read_audit(other_host, 10)] == ["e0", "e1", "e2"]
