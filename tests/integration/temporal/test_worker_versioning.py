@@ -19,7 +19,7 @@ from temporalio.common import VersioningBehavior
 from temporalio.service import RPCError
 
 from harness.config import Settings
-from harness.domain import ChannelMessage, TaskRef
+from harness.domain import ChannelMessage, TaskRef, TaskSpec
 from harness.hooks.contexts import RequestReceivedContext
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.client import HarnessClient
@@ -107,3 +107,28 @@ async def test_a_task_and_its_requests_move_to_the_current_build(
         await harness.finish(task_id)
         await harness.outcome(task_id)
         assert [m.text for m in await harness.transcript(task_id)] == ["hello", "still there?"]
+
+
+async def test_turning_versioning_on_moves_a_running_task_to_the_current_version(
+    client, settings, manager
+):
+    harness = HarnessClient(client, settings)
+    task_id = harness.task_id("T", "CTURN")
+    ref = TaskRef(task_id=task_id, team="T", channel="CTURN")
+
+    def message(text: str, ts: str) -> ChannelMessage:
+        return ChannelMessage(channel="CTURN", thread="1.0", user="U1", text=text, ts=ts)
+
+    async with build_worker(client, settings, HarnessActivities(manager)):  # unversioned
+        await harness.start_task(TaskSpec(title="turn", owner="U1"), team=ref.team,
+                                 channel=ref.channel, thread="1.0")  # fmt: skip
+        assert await harness.send_message(task_id, message("before", "1.1")) == 1
+        assert (await versioning(client, task_id))[1] == ""
+    deployment = f"d{uuid4().hex[:8]}"
+    versioned = settings.model_copy(update={"deployment_name": deployment, "build_id": "b1"})
+    async with build_worker(client, versioned, HarnessActivities(manager)):
+        await make_current(client, deployment, "b1")
+        assert await harness.send_message(task_id, message("after", "1.2")) == 2
+        assert await versioning(client, task_id) == (VersioningBehavior.AUTO_UPGRADE, "b1")
+        await harness.finish(task_id)
+        await harness.outcome(task_id)
