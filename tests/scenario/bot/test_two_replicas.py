@@ -133,7 +133,13 @@ async def test_reply_on_the_other_replica_is_delivered_and_a_retry_there_posts_n
     status, _ = await b.slack.event("message_in_thread.json", channel=channel, user="U0OWNER")
     assert status == 200
     await until(lambda: _has(texts, "also check the canary logs"), "the reply through B")
+    await until(lambda: _posted(slack_api, channel, "(offline) also check the canary logs"),
+                "the task's answer to the reply")  # fmt: skip
     before = await settled(slack_api, channel)
+    assert [p["text"] for p in before if p["text"].startswith("(offline)")] == [
+        "(offline) please summarise yesterday's deploy failures",
+        "(offline) also check the canary logs",
+    ]
     started = [p for p in before if p["text"].startswith(f"started task `{task_id}`")]
     assert [p["thread_ts"] for p in started] == [MENTION_TS]  # said once, in the thread
 
@@ -142,7 +148,7 @@ async def test_reply_on_the_other_replica_is_delivered_and_a_retry_there_posts_n
     assert (await b.slack.event("message_with_mention.json", channel=channel))[0] == 200
     assert (await b.slack.event("message_in_thread.json", RETRY, channel=channel,
                                 user="U0OWNER"))[0] == 200  # fmt: skip
-    assert await settled(slack_api, channel) == before
+    assert await settled(slack_api, channel, quiet=3.0) == before
     assert await texts() == ["please summarise yesterday's deploy failures",
                              "also check the canary logs"]  # fmt: skip
     assert "duplicate event Ev0MENTION1 (retry 1) acknowledged" in b.log.read_text()
@@ -161,8 +167,11 @@ async def test_one_event_delivered_to_both_replicas_at_once_is_handled_once(
     )  # fmt: skip
     assert [status for status, _ in answers] == [200] * 4
     await until(lambda: _started(slack_api, channel, task_id), "task started")
-    after = await settled(slack_api, channel)
+    await until(lambda: _posted(slack_api, channel, "(offline) please summarise yesterday's "
+                                "deploy failures"), "the task's answer")  # fmt: skip
+    after = await settled(slack_api, channel, quiet=3.0)
     assert sum(p["text"].startswith(f"started task `{task_id}`") for p in after) == 1
+    assert sum(p["text"].startswith("(offline)") for p in after) == 1  # answered once too
     assert [m.text for m in await harness.transcript(task_id)] == [
         "please summarise yesterday's deploy failures"
     ]
@@ -172,6 +181,10 @@ async def test_one_event_delivered_to_both_replicas_at_once_is_handled_once(
 
 async def _has(texts, text: str) -> bool:
     return text in await texts()
+
+
+async def _posted(slack_api, channel: str, text: str) -> bool:
+    return any(p["text"] == text for p in posts(slack_api, channel))
 
 
 async def _started(slack_api, channel: str, task_id: str) -> bool:
