@@ -94,6 +94,7 @@ def build_manager(
     """
     from harness.audit_store import SqlAuditStore
     from harness.bodies import BodyRuntime, register_defaults
+    from harness.db import TranscriptStore
     from harness.providers import system_random
     from harness.store import SqlArtefactStore
 
@@ -110,7 +111,8 @@ def build_manager(
     register_monitors(manager, meter)
     retry = hooks.retry_defaults(retry) if hooks else retry
     store = SqlArtefactStore(database)
-    deps = BodyRuntime(settings, store).deps(random=system_random(), retry=retry)
+    runtime = BodyRuntime(settings, store, transcripts=TranscriptStore(database))
+    deps = runtime.deps(random=system_random(), retry=retry)
     register_defaults(manager, deps)
     register_plugins(manager, settings)
     if hooks is not None:

@@ -62,7 +62,7 @@ def register_defaults(manager: HookManager, deps: BodyDeps) -> list[Registration
     help_ = HelpBodies()
     channel = ChannelBodies(channel=deps.channel)
     compaction = CompactionBodies(models=deps.models, keep_last=deps.keep_last)
-    persistence = PersistenceBodies(store=deps.store)
+    persistence = PersistenceBodies(store=deps.store, transcripts=deps.transcripts)
     activity = ActivityBodies(random=deps.random, retry=deps.retry)
     skill = SkillBodies(skills=deps.skills)
     agent = AgentBodies(manager=manager, agents=deps.agents, catalogue=catalogue_of(deps.tools),

@@ -19,6 +19,7 @@ from harness.domain import RetryDefaults
 if TYPE_CHECKING:
     from harness.agent.profiles import AgentProfile
     from harness.channels import SlackChannel
+    from harness.db import TranscriptStore
     from harness.models import ModelRegistry
     from harness.providers import RandomSource
     from harness.skills import SkillLoader
@@ -42,6 +43,7 @@ class BodyDeps:
 
     Args:
         store: where ``persistence.read`` and ``persistence.write`` go.
+        transcripts: where their append and range modes go (task transcripts).
         random: jitter for retry backoff (a provider, so tests can fix it).
         models: routes model names to providers.
         tools: the worker's tools.
@@ -68,3 +70,4 @@ class BodyDeps:
     watchers_may_talk: bool = False
     loop: LoopDefaults = field(default_factory=LoopDefaults)
     resources: Resources | None = None
+    transcripts: TranscriptStore | None = None

@@ -26,6 +26,7 @@ from harness.tools import ToolRegistry, ToolUnavailable, builtin_tools
 
 if TYPE_CHECKING:
     from harness.config import Settings
+    from harness.db import TranscriptStore
     from harness.domain import RetryDefaults
     from harness.hooks import HookManager
     from harness.providers import RandomSource
@@ -46,13 +47,16 @@ class BodyRuntime:
         settings: the worker's settings.
         store: the artefact store (the artefact tools write there).
         clock: the clock tool's clock.
+        transcripts: the task transcripts (``persistence`` appends and range reads).
     """
 
     def __init__(
-        self, settings: Settings, store: ArtefactStore, *, clock: Clock | None = None
-    ) -> None:
+        self, settings: Settings, store: ArtefactStore, *, clock: Clock | None = None,
+        transcripts: TranscriptStore | None = None,
+    ) -> None:  # fmt: skip
         self.settings = settings
         self.store = store
+        self.transcripts = transcripts
         self.http = AiohttpClient()
         self.models = ModelRegistry.from_settings(settings, self.http)
         # Every name a task may run on has its provider, or the worker does not start.
@@ -81,6 +85,7 @@ class BodyRuntime:
         settings = self.settings
         return BodyDeps(
             store=self.store,
+            transcripts=self.transcripts,
             random=random,
             models=self.models,
             tools=self.tools,

@@ -69,3 +69,15 @@ thread_binding: Final = Table(
     Column("task_id", Text, nullable=False),
 )
 """``team/channel/thread_ts`` -> the task that thread belongs to."""
+
+transcript: Final = Table(
+    "transcript",
+    METADATA,
+    Column("task_key", Text, nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("content", Text, nullable=False),
+    Column("idempotency_key", Text, nullable=True),
+    PrimaryKeyConstraint("task_key", "position", name="transcript_pkey"),
+    UniqueConstraint("task_key", "idempotency_key", name="transcript_once"),
+)
+"""Append-only transcripts: one row per message, positions from 1; one row per idempotency key."""

@@ -29,6 +29,7 @@ from temporalio.service import RetryConfig, RPCError, RPCStatusCode
 
 from harness.channels.umbrella import invocation
 from harness.config import Settings
+from harness.db import TranscriptStore
 from harness.domain import (
     ChannelMessage,
     CommandResult,
@@ -61,6 +62,7 @@ from harness.temporal.models import (
     TaskInput,
     TaskOutcome,
     task_id_for,
+    transcript_key,
 )
 
 T = TypeVar("T")
@@ -226,13 +228,14 @@ class HarnessClient:
         return snapshot
 
     async def transcript(self, task_id: str) -> tuple[ChannelMessage, ...]:
-        """The task's messages, oldest first."""
+        """The task's messages, oldest first, from the store (else its workflow's, for one of
+        the old way: they are not in the store yet)."""
+        entries = await TranscriptStore.read_once(self.settings.database, transcript_key(task_id))
+        if entries:
+            return tuple(ChannelMessage.model_validate_json(e.content) for e in entries)
         async with self._mapped(task_id):
             handle = self.temporal.get_workflow_handle(task_id)
-            messages: tuple[ChannelMessage, ...] = await handle.query(
-                "transcript", result_type=tuple[ChannelMessage, ...]
-            )
-        return messages
+            return await handle.query("transcript", result_type=tuple[ChannelMessage, ...])  # type: ignore[no-any-return]  # the query's result type
 
     async def send_command(self, ctx: CommandInvokedContext) -> CommandResult:
         """Run a slash command on the task named by ``ctx.task``.
@@ -271,12 +274,9 @@ class HarnessClient:
         async with self._mapped(task_id):
             handle = self.temporal.get_workflow_handle(task_id)
             position: int = await handle.execute_update(
-                "message",
-                message,
-                result_type=int,
+                "message", message, result_type=int, rpc_timeout=self._update_timeout,
                 id=f"message/{message.ts}" if message.ts else None,
-                rpc_timeout=self._update_timeout,
-            )
+            )  # fmt: skip
         return position
 
     async def answer_help(self, task_id: str, click: HelpClick) -> None:

@@ -15,7 +15,15 @@ from harness.domain import ChannelMessage, Frozen, Participant, TaskRef, TaskSpe
 from harness.hooks.contexts import RequestReceivedContext
 
 TRANSCRIPT: Final = TypeAdapter(tuple[ChannelMessage, ...])
-"""How a transcript is stored as an artefact (JSON array of messages)."""
+"""How a transcript was stored as an artefact (JSON array of messages), before it became a
+log (:mod:`harness.temporal.transcript`); still read once to move it over."""
+
+
+class TranscriptRef(Frozen):
+    """A task's transcript by reference: its length in the store, and the last messages."""
+
+    length: int = 0
+    recent: tuple[ChannelMessage, ...] = ()
 
 
 class ActivityPolicy(Frozen):
@@ -43,6 +51,8 @@ class TaskInput(Frozen):
     """The agent loop's state carried over by continue-as-new (``None``: a new task)."""
     continued: bool = False
     """A continued run: the task exists already, so ``task.created`` does not run again."""
+    transcript: TranscriptRef | None = None
+    """The transcript a continued run starts from (``None``: read it from the store)."""
 
 
 class HelpClick(Frozen):
@@ -108,6 +118,11 @@ class GaveUp(Frozen):
     """The abort was raised as a refusal (``HookAbort(refusal=True)``), whatever its phase."""
     user_message: str = ""
     """The failure in one human sentence, if the error gave one (``HarnessError.user_message``)."""
+
+
+def transcript_key(task_id: str) -> str:
+    """The store key of a task's transcript (the workflow appends to it, the client reads it)."""
+    return f"{task_id}/transcript"
 
 
 def task_id_for(team: str, channel: str) -> str:

@@ -34,8 +34,6 @@ with workflow.unsafe.imports_passed_through():
     from harness.hooks.contexts import (
         ChannelReceivedContext,
         CommandInvokedContext,
-        PersistenceReadContext,
-        PersistenceWriteContext,
         TaskCompleteContext,
         TaskCreatedContext,
         TaskStateChangedContext,
@@ -43,14 +41,15 @@ with workflow.unsafe.imports_passed_through():
     from harness.temporal import REFUSED_ERROR_TYPE, TASK_WORKFLOW
     from harness.temporal.conversation import Conversation
     from harness.temporal.models import (
-        TRANSCRIPT,
         FinishRequest,
         HelpClick,
         TaskInput,
         TaskOutcome,
+        transcript_key,
     )
     from harness.temporal.retries import OperationRunner, command_reply, refusal_of
     from harness.temporal.subtasks import Children, with_cancelled
+    from harness.temporal.transcript import Transcript
 
 
 @workflow.defn(name=TASK_WORKFLOW)
@@ -69,13 +68,13 @@ class TaskWorkflow:
         self._participants.setdefault(
             task.spec.owner, Participant(user_id=task.spec.owner, role=Role.OWNER)
         )
-        self._transcript: tuple[ChannelMessage, ...] = ()
         self._finish: FinishRequest | None = None
         self._started = False
         self._ops = OperationRunner(task.policy)
         self._children = Children(task, self._ops)
         self._transcript_lock = asyncio.Lock()
         self._conversation = Conversation(self, self._ops, task.agent)
+        self._transcript = Transcript(self._key, self._ops, self._common)
 
     @workflow.run
     async def run(self, task: TaskInput) -> TaskOutcome:
@@ -94,12 +93,7 @@ class TaskWorkflow:
                     ACTIVITIES["task.created"], TaskCreatedContext(**self._common(), spec=task.spec)
                 )
                 self._apply_spec(created.result or task.spec)
-            stored = await self._ops.run(
-                ACTIVITIES["persistence.read"],
-                PersistenceReadContext(**self._common(), key=self._key),
-            )
-            if stored.result is not None and stored.result.content:
-                self._transcript = TRANSCRIPT.validate_json(stored.result.content)
+            await self._transcript.load(task.transcript, continued=task.continued)
             if not task.continued:
                 await self._transition(TaskStatus.RUNNING, "started")
                 if task.spec.parent_id and task.spec.prompt:  # a sub-task works on its prompt
@@ -147,8 +141,8 @@ class TaskWorkflow:
 
     @workflow.query(name="transcript")
     def transcript(self) -> tuple[ChannelMessage, ...]:
-        """The task's messages, oldest first."""
-        return self._transcript
+        """The task's last messages, oldest first (the store holds them all)."""
+        return self._transcript.recent
 
     @workflow.update(name="message")
     async def message(self, message: ChannelMessage) -> int:
@@ -159,9 +153,8 @@ class TaskWorkflow:
         self._conversation.limits.took_update()
         await workflow.wait_condition(lambda: self._started)
         async with self._transcript_lock:
-            for index, seen in enumerate(self._transcript, start=1):
-                if message.ts and seen.ts == message.ts:
-                    return index
+            if seen := self._transcript.position_of(message):
+                return seen
             try:
                 received = await self._ops.run(
                     ACTIVITIES["channel.received"],
@@ -177,18 +170,10 @@ class TaskWorkflow:
                     reason, type=REFUSED_ERROR_TYPE, non_retryable=True
                 ) from None
             message = received.result or message
-            transcript = (*self._transcript, message)
-            await self._ops.run(
-                ACTIVITIES["persistence.write"],
-                PersistenceWriteContext(
-                    **self._common(message.ts),
-                    key=self._key,
-                    content=TRANSCRIPT.dump_json(transcript).decode(),
-                ),
-            )
-            self._transcript = transcript
-            self._conversation.receive(message)
-            return len(transcript)
+            position, new = await self._transcript.add(message, message.ts)
+            if new:
+                self._conversation.receive(message)
+            return position
 
     @message.validator
     def _check_message(self, message: ChannelMessage) -> None:
@@ -299,7 +284,8 @@ class TaskWorkflow:
         )
         return self._input.model_copy(update={
             "spec": spec, "participants": tuple(self._participants.values()),
-            "agent": self._conversation.state, "continued": True})  # fmt: skip
+            "agent": self._conversation.state, "continued": True,
+            "transcript": self._transcript.ref()})  # fmt: skip
 
     def role_of(self, user_id: str) -> Role:
         """The role ``user_id`` holds in this task (``none`` for strangers)."""
@@ -308,7 +294,7 @@ class TaskWorkflow:
 
     @property
     def _key(self) -> str:
-        return f"{self._ref.task_id}/transcript"
+        return transcript_key(self._ref.task_id)
 
     def _common(self, correlation_id: str = "") -> dict[str, Any]:
         return {

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from harness.db import TranscriptStore
 from harness.domain import ChannelMessage, TaskSpec, TaskStatus
 from harness.hooks.contexts import CommandInvokedContext
 from harness.temporal.activities import HarnessActivities
@@ -73,9 +74,11 @@ async def test_sigkill_mid_activity_loses_nothing_and_applies_nothing_twice(
     assert outcome.status == TaskStatus.SUCCEEDED
     assert snapshot.model == "offline/m-2"
     assert [m.text for m in transcript] == ["first", "block-me"]
-    # The store holds each write once: the retried write found its idempotency key.
-    versions = await store.versions(f"{ref.task_id}/transcript")
-    assert [len(json.loads(v.content)) for v in versions] == [1, 2]
+    # The store holds each message once: the retried append found its entry's id.
+    entries = await TranscriptStore(store.database).read(f"{ref.task_id}/transcript")
+    assert [(e.version, json.loads(e.content)["text"]) for e in entries] == [
+        (1, "first"), (2, "block-me")
+    ]  # fmt: skip
     # The same attempt ran again on worker B (issue 10): a dead worker is not a failure of
     # the operation, so no attempt was used and activity.failed did not run.
     [retry] = recorder.seen("persistence.write.pre")

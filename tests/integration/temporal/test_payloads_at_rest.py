@@ -6,8 +6,10 @@ checks read the history as the server returns it and as the codec opens it.
 
 from __future__ import annotations
 
+import json
 import secrets
 
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
@@ -15,7 +17,8 @@ from harness.domain import ChannelMessage, TaskSpec
 from harness.temporal import TASK_WORKFLOW
 from harness.temporal.codec import ENCODING
 from harness.temporal.models import TaskInput
-from tests.support.history import opened_bytes, stored_payloads
+from harness.temporal.transcript import TRANSCRIPT_LOG_PATCH
+from tests.support.history import opened_bytes, payloads_in, stored_payloads
 
 from .conftest import assert_replays
 
@@ -47,7 +50,23 @@ async def test_every_payload_in_history_is_encrypted_and_the_history_replays(har
                                                            text=word, ts="1.1"))  # fmt: skip
     await harness.finish(ref.task_id, summary=word)
     await harness.outcome(ref.task_id)
-    stored = [p for p in await stored_payloads(harness.temporal, ref.task_id) if p.data]
+    history = await harness.temporal.get_workflow_handle(ref.task_id).fetch_history()
+    # workflow.patched writes, past the codec, a marker per patch and the patch ids as the
+    # TemporalChangeVersion search attribute: in the clear, they hold patch ids and nothing
+    # of the task. Every other payload is sealed.
+    marker = EventType.EVENT_TYPE_MARKER_RECORDED
+    markers = [e for e in history.events if e.event_type == marker]
+    assert {e.marker_recorded_event_attributes.marker_name for e in markers} <= {"core_patch"}
+    patches = [json.loads(p.data) for e in markers for p in payloads_in(e)]
+    assert all(set(p) == {"id", "deprecated"} for p in patches)
+    ids = {p["id"] for p in patches}
+    assert TRANSCRIPT_LOG_PATCH in ids
+
+    def patch_ids(p) -> bool:
+        return p.metadata.get("type") == b"KeywordList" and set(json.loads(p.data)) <= ids
+
+    stored = [p for e in history.events if e.event_type != marker
+              for p in payloads_in(e) if p.data and not patch_ids(p)]  # fmt: skip
     assert stored and {p.metadata["encoding"] for p in stored} == {ENCODING}
     assert all(word.encode() not in p.SerializeToString() for p in stored)
     assert word.encode() in await opened_bytes(harness.temporal, ref.task_id)

@@ -7,6 +7,7 @@ import socket
 
 from aiohttp import web
 
+from harness.db import TranscriptStore
 from harness.domain import ChannelMessage, TaskSpec
 from harness.hooks import JsonRpcExecutor
 from harness.hooks.contexts import PersistenceWriteContext
@@ -70,7 +71,8 @@ async def test_a_down_remote_executor_fails_the_activity_until_it_comes_back(
     # The remote saw the write only once it was back, with the attempt number it arrived at.
     assert len(received) == 1 and received[0].attempt == len(failed) + 1
     assert received[0].idempotency_key == failed[0].idempotency_key.rsplit("/failed/", 1)[0]
-    assert [a.content for a in await store.versions(f"{ref.task_id}/transcript")] == [
-        '[{"channel":"J1","thread":"","user":"U1","text":"persist me","ts":"9.1","blocks":[]}]'
+    entries = await TranscriptStore(store.database).read(f"{ref.task_id}/transcript")
+    assert [e.content for e in entries] == [
+        '{"channel":"J1","thread":"","user":"U1","text":"persist me","ts":"9.1","blocks":[]}'
     ]
     await assert_replays(client, [ref.task_id])
