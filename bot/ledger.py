@@ -8,24 +8,28 @@ data dir (one host, as ``make run``). The bot itself keeps nothing a second repl
 would need. Claims are atomic: every key of one claim is inserted in one transaction
 with ``ON CONFLICT DO NOTHING``, so of two replicas racing on one event exactly one
 wins (PostgreSQL makes the second wait for the first's commit; SQLite's write lock
-queues them).
+queues them). A ledger file of the release before (tables ``seen`` and ``thread``) is
+carried over at its first open, so threads bound before an upgrade still reach their task.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Final, final
 
-from sqlalchemy import Table, delete, select
+from sqlalchemy import Column, Float, MetaData, Table, Text, delete, inspect, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL
 
 from harness.config import Settings
 from harness.db import Database, database_url, open_database
 from harness.db.schema import seen_event, thread_binding
+
+log = logging.getLogger(__name__)
 
 KEEP_SECONDS: Final = 2 * 3600.0
 """Longer than Slack's retry window (about an hour), so no retry outlives its record."""
@@ -39,6 +43,38 @@ def ledger_database(harness: Settings, sqlite_file: Path) -> URL:
     """
     explicit = harness.database_url.get_secret_value() if harness.database_url else ""
     return database_url(explicit, sqlite_file)
+
+
+_BEFORE: Final = MetaData()
+_SEEN_BEFORE: Final = Table("seen", _BEFORE, Column("key", Text, primary_key=True),
+                            Column("at", Float, nullable=False))  # fmt: skip
+_THREAD_BEFORE: Final = Table("thread", _BEFORE, Column("place", Text, primary_key=True),
+                              Column("task_id", Text, nullable=False))  # fmt: skip
+"""The tables of ``bot-ledger.sqlite3`` before the ledger moved to :mod:`harness.db`."""
+
+
+async def _carry_over(db: Database) -> None:
+    """Move the rows of a ledger file from before issue 13 into the tables of today, once.
+
+    So a thread bound before an upgrade still reaches its task, and a retry of an
+    event handled just before it is still known; the old tables are dropped after.
+    """
+    if db.dialect != "sqlite":
+        return
+    moves = ((_THREAD_BEFORE, thread_binding), (_SEEN_BEFORE, seen_event))
+    async with db.transaction() as connection:
+        names = set(await connection.run_sync(lambda c: inspect(c).get_table_names()))
+        moved = []
+        for before, now in moves:
+            if before.name not in names:
+                continue
+            rows = [dict(row) for row in (await connection.execute(select(before))).mappings()]
+            if rows:
+                await connection.execute(sqlite.insert(now).on_conflict_do_nothing(), rows)
+            await connection.run_sync(before.drop)
+            moved.append(f"{len(rows)} {now.name} rows")
+    if moved:
+        log.info("ledger: carried over %s from the previous release's tables", " and ".join(moved))
 
 
 def _insert(db: Database, table: Table) -> postgresql.Insert | sqlite.Insert:
@@ -83,8 +119,10 @@ class Ledger:
         if self._db is None:
             async with self._opening:
                 if self._db is None:
-                    self._db = await open_database(self.url, pool_size=self._pool_size,
-                                                   migrate=self._migrate)  # fmt: skip
+                    db = await open_database(self.url, pool_size=self._pool_size,
+                                             migrate=self._migrate)  # fmt: skip
+                    await _carry_over(db)
+                    self._db = db
         return self._db
 
     async def claim(self, keys: Iterable[str]) -> bool:

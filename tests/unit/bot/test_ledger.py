@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import sqlite3
 import time
 
 import pytest
@@ -99,3 +100,27 @@ def test_the_bot_uses_the_deployments_database_or_else_its_own_file(tmp_path):
     shared = Settings(_env_file=None, database_url="postgresql://bot:pw@db:5432/harness")
     assert ledger_database(shared, own) == shared.database
     assert ledger_database(shared, own).drivername == "postgresql+asyncpg"
+
+
+async def test_a_ledger_file_of_the_previous_release_is_carried_over_once(tmp_path):
+    """``bot-ledger.sqlite3`` before issue 13 had tables ``seen`` and ``thread`` of its own."""
+    path = tmp_path / "bot-ledger.sqlite3"
+    with sqlite3.connect(path) as old:
+        old.executescript("""
+            CREATE TABLE seen (key TEXT PRIMARY KEY, at REAL NOT NULL);
+            CREATE TABLE thread (place TEXT PRIMARY KEY, task_id TEXT NOT NULL);
+        """)
+        old.execute("INSERT INTO seen VALUES ('event:E1', ?)", (time.time(),))
+        old.execute("INSERT INTO thread VALUES ('T/C/1.0', 'task/T/C')")
+    old.close()
+    for _ in range(2):  # the second open finds nothing left to carry
+        ledger = Ledger(database_url("", path))
+        try:
+            assert await ledger.task_of("T/C/1.0") == "task/T/C"
+            assert not await ledger.claim(["event:E1"])  # handled just before the upgrade
+        finally:
+            await ledger.aclose()
+    with sqlite3.connect(path) as now:
+        tables = {name for (name,) in now.execute("SELECT name FROM sqlite_master")}
+    now.close()
+    assert {"seen_event", "thread_binding"} <= tables and not {"seen", "thread"} & tables
