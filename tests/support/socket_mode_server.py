@@ -125,9 +125,9 @@ class SocketModeServer:
 
     async def push(
         self, kind: Kind, payload: dict[str, Any], *, retry_attempt: int = 0,
-        retry_reason: str = "",
+        retry_reason: str = "", on: Connection | None = None,
     ) -> str:  # fmt: skip
-        """Send one envelope of ``kind`` carrying ``payload`` on the newest connection.
+        """Send one envelope of ``kind`` carrying ``payload`` on the newest connection (or ``on``).
 
         Returns:
             its ``envelope_id`` (fresh each time, as Slack's are).
@@ -136,7 +136,7 @@ class SocketModeServer:
         envelope.update(envelope_id=str(uuid.uuid4()), payload=payload)
         if kind == "events_api":
             envelope.update(retry_attempt=retry_attempt, retry_reason=retry_reason)
-        await self._send(self.current, envelope)
+        await self._send(on or self.current, envelope)
         return str(envelope["envelope_id"])
 
     async def ack(self, envelope_id: str, timeout: float = 10.0) -> dict[str, Any] | None:

@@ -21,8 +21,10 @@ from pydantic import SecretStr
 
 from bot.app import build_app
 from bot.config import BotSettings
+from bot.ledger import Ledger
 from bot.socket_mode import SlackRefused, socket_mode
 from bot.standin import SlackStandIn
+from harness.db import database_url
 from harness.domain import TaskSpec
 from tests.integration.temporal.test_busy import Gate
 from tests.support.socket_mode_server import SocketModeServer
@@ -289,3 +291,32 @@ async def python_m_bot(server, settings, tmp_path, **extra: str) -> asyncio.subp
         sys.executable, "-m", "bot", cwd=ROOT, env=env,
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
+
+
+async def test_two_replicas_on_one_database_take_a_thread_and_a_retry_as_one_bot(
+    server, harness, worker, tmp_path, channel, postgres
+):
+    """Slack spreads envelopes over the app's connections: one per replica (issue 13)."""
+    url = database_url(postgres.create_database(f"sm_{uuid.uuid4().hex[:12]}"), tmp_path / "x")
+    made = [build_app(bot_settings(server, tmp_path / name), harness, Ledger(url))
+            for name in "ab"]  # fmt: skip
+    async with socket_mode(made[0], APP_TOKEN), socket_mode(made[1], APP_TOKEN):
+        a, b = await server.connected(1), await server.connected(2)
+        task_id = harness.task_id(TEAM, channel)
+        mentioned = event("app_mention.json", channel=channel)
+        assert await server.ack(await server.push("events_api", mentioned, on=a)) is None
+        reply = event("message_in_thread.json", channel=channel, user=OWNER)
+        assert await server.ack(await server.push("events_api", reply, on=b)) is None
+        retried = await server.push("events_api", mentioned, retry_attempt=1,
+                                    retry_reason="timeout", on=b)  # fmt: skip
+        assert await server.ack(retried) is None
+        async with asyncio.timeout(15):
+            while len(texts := [m.text for m in await harness.transcript(task_id)]) < 2:
+                await asyncio.sleep(0.05)
+        assert texts == ["please summarise yesterday's deploy failures",
+                         "also check the canary logs"]  # fmt: skip
+    for bot in made:
+        await bot.slash.drain()
+        await bot.ledger.aclose()
+    started = [p for p in posts(server, channel) if p["text"].startswith("started task")]
+    assert len(started) == 1
