@@ -89,12 +89,12 @@ async def serve(
     await ledger.open()  # unlike Temporal, no database is no bot: it could not tell retries apart
     bot = build_app(settings, lazy, ledger)
     runner = web.AppRunner(build_web_app(settings, bot, ready=lazy.ready), access_log=None)
+    await runner.setup()
     try:
-        await runner.setup()
-    except BaseException:
-        await ledger.aclose()
+        await web.TCPSite(runner, settings.host, settings.port).start()
+    except BaseException:  # the port is taken: nothing was served
+        await runner.cleanup()  # the application's cleanup closes the ledger
         raise
-    await web.TCPSite(runner, settings.host, settings.port).start()
     log.info("bot listening on http://%s:%d%s, %s%s", settings.host, settings.port,
              settings.path, settings.mode, _mode_detail(settings))  # fmt: skip
     stop = stop or asyncio.Event()
