@@ -17,7 +17,14 @@ from typing import Final, final
 
 from temporalio import activity
 
-from harness.hooks import DISPATCH_HOOKS, HookContext, HookManager, context_type, entries
+from harness.hooks import (
+    ACTIVITIES,
+    DISPATCH_HOOKS,
+    HookContext,
+    HookManager,
+    context_type,
+    entries,
+)
 from harness.providers import Clock
 from harness.temporal.dispatch import RetryLimits, bounded
 from harness.temporal.wrapper import ActivityHost, run_hooked
@@ -26,6 +33,24 @@ HOOKED_ATTRIBUTE: Final = "__hooked_operation__"
 """Set on every hooked activity: its operation, or ``"*"`` when the input's type decides it."""
 
 Activity = Callable[[HookContext], Awaitable[HookContext]]
+
+UNECHOED: Final = {
+    "system_one.invoked": ("transcript",),
+    "context.created": ("transcript",),
+    "llm.invoked": ("messages",),
+    "compaction.keep": ("messages",),
+    "compaction.summarise": ("messages",),
+}
+"""Inputs of loop operations that an activity's result leaves out (issue 13): the model
+context, which the workflow sent and never reads back (it reads ``result``), would
+otherwise be written to history a second time, in every result, at every turn."""
+
+
+def _unechoed(fields: Sequence[str]) -> Callable[[HookContext], HookContext]:
+    def finish(out: HookContext) -> HookContext:
+        return out.model_copy(update=dict.fromkeys(fields, ()))
+
+    return finish
 
 
 @final
@@ -57,11 +82,13 @@ class HarnessActivities(ActivityHost):
         for entry in entries():
             if entry.activity is not None:
                 operations.setdefault(entry.activity, []).append(entry.operation)
-        finish = {
+        finish: dict[str, Callable[[HookContext], HookContext]] = {
             DISPATCH_HOOKS: functools.partial(
                 bounded, limits=self.retry_limits, manager=self.manager
             ),
         }
+        for operation, fields in UNECHOED.items():
+            finish[ACTIVITIES[operation]] = _unechoed(fields)
         return [
             hooked_activity(self, name, ops, finish=finish.get(name))
             for name, ops in operations.items()

@@ -181,7 +181,7 @@ class HarnessClient:
         return True
 
     async def receive(self, request: RequestReceivedContext) -> Delivery:
-        """Route a plain message with ``request.received`` in the worker, then deliver it.
+        """Route a plain message with ``request.received``, deliver it (in its task, if running).
 
         ``request.task`` names the task the caller believes it belongs to (see the
         built-in body); the route the chain returns decides. A route with
@@ -200,11 +200,13 @@ class HarnessClient:
             raise TaskRejected(task_id="-", reason="request has no target task")
         target = request.task
         request = self._clean(request)
-        policy = self._policy()
         # Per target too: an event id is unique in one Slack workspace, not across them.
         key = f"request/{target.task_id}/{request.correlation_id or request.event_id or request.ts}"
+        mapped, timeout = self._mapped(target.task_id), self._update_timeout
+        if delivered := await routing.to_running_task(self.temporal, request, key, timeout, mapped):
+            return delivered
         route = await routing.route(
-            self.temporal, RequestInput(request=request, policy=policy), key=key,
+            self.temporal, RequestInput(request=request, policy=self._policy()), key=key,
             task_id=target.task_id, task_queue=self.settings.task_queue,
             wait=self.settings.update_timeout_seconds or routing.ROUTE_WAIT_SECONDS,
             rpc_seconds=self.settings.temporal_rpc_seconds, mapped=self._mapped(target.task_id),
@@ -359,7 +361,7 @@ class HarnessClient:
         except RPCError as error:
             if error.status == RPCStatusCode.NOT_FOUND and "completed" in error.message:
                 # Temporal answers an update to a closed workflow this way.
-                raise TaskRejected(task_id=task_id, reason="task has finished") from error
+                raise TaskRejected(task_id=task_id, reason=routing.FINISHED) from error
             if error.status == RPCStatusCode.NOT_FOUND:
                 raise TaskNotFound(task_id=task_id, reason="no such task") from error
             if error.status == RPCStatusCode.RESOURCE_EXHAUSTED:

@@ -1,7 +1,14 @@
-"""Routing a request: the request workflow run with a deadline, withdrawn if no worker takes it.
+"""Routing a request: to the running task itself, else by the request workflow run with a
+deadline, withdrawn if no worker takes it.
 
-Temporal accepts a workflow with no worker polling its task queue and keeps it
-waiting forever, so :meth:`harness.temporal.client.HarnessClient.receive` would never
+A running task takes a request as an update (:func:`to_running_task`) and routes it with
+``request.received`` itself: no workflow per message (issue 13). Not with update-with-start:
+the chain may refuse a request (a stranger's mention), and a task started with the update
+would exist before it could. Only when no task runs (or the route names another) does the
+request workflow route it.
+
+Temporal accepts a workflow with no worker polling its task queue and keeps it waiting
+forever, so :meth:`harness.temporal.client.HarnessClient.receive` would never
 answer. :func:`route` bounds the wait; past it the request is withdrawn (terminated,
 so a worker that starts later routes nothing the sender was told was dropped) and
 :class:`TaskNoWorker` says which queue had no worker. Delivering the routed message
@@ -24,14 +31,46 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
 from harness.domain import RequestRoute
+from harness.hooks.contexts import RequestReceivedContext
 from harness.temporal import REQUEST_WORKFLOW
-from harness.temporal.errors import TaskNoWorker
-from harness.temporal.models import RequestInput
+from harness.temporal.errors import TaskNotFound, TaskNoWorker, TaskRejected
+from harness.temporal.models import Delivery, RequestInput
+
+FINISHED: Final = "task has finished"
+"""The reason of the :class:`TaskRejected` an update to a closed task gets."""
 
 ROUTE_WAIT_SECONDS: Final = 10.0
 """How long :func:`route` waits for a worker when ``update_timeout_seconds`` is unset: a
 worker that polls takes a request in milliseconds, so past this none does, and the sender
 is told (:class:`TaskNoWorker`) instead of nothing."""
+
+
+async def to_running_task(
+    temporal: Client, request: RequestReceivedContext, key: str, timeout: timedelta | None,
+    mapped: AbstractAsyncContextManager[None],
+) -> Delivery | None:  # fmt: skip
+    """Hand ``request`` to its task if that runs (update ``key``: sent twice, taken once).
+
+    Returns:
+        Where it went; ``None`` when no such task runs or its route names another task
+        (the caller then routes it with :func:`route`).
+
+    Raises:
+        TaskRejected: the chain refused it, or the task is finishing.
+    """
+    handle = temporal.get_workflow_handle(request.task.task_id if request.task else "-")
+    try:
+        async with mapped:
+            delivery: Delivery = await handle.execute_update(
+                "request", request, id=key, result_type=Delivery, rpc_timeout=timeout
+            )
+    except TaskNotFound:
+        return None
+    except TaskRejected as error:
+        if error.reason == FINISHED:
+            return None
+        raise
+    return delivery if delivery.position else None
 
 
 async def route(

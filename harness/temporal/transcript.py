@@ -89,13 +89,13 @@ class Transcript:
             await self._append(message, f"artefact/{index}")
         self.length, self._recent = len(older), older[-WINDOW:]
 
-    def position_of(self, message: ChannelMessage) -> int:
-        """The position of ``message`` if the window holds it (same ``ts``), else 0."""
-        if not message.ts:
+    def position_of(self, ts: str) -> int:
+        """The position of the message ``ts`` if the window holds it, else 0."""
+        if not ts:
             return 0
         first = self.length - len(self._recent) + 1
         for index, seen in enumerate(self._recent, start=first):
-            if seen.ts == message.ts:
+            if seen.ts == ts:
                 return index
         return 0
 

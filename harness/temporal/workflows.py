@@ -34,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.hooks.contexts import (
         ChannelReceivedContext,
         CommandInvokedContext,
+        RequestReceivedContext,
         TaskCompleteContext,
         TaskCreatedContext,
         TaskStateChangedContext,
@@ -41,6 +42,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.temporal import REFUSED_ERROR_TYPE, TASK_WORKFLOW
     from harness.temporal.conversation import Conversation
     from harness.temporal.models import (
+        Delivery,
         FinishRequest,
         HelpClick,
         TaskInput,
@@ -151,9 +153,42 @@ class TaskWorkflow:
         A message whose ``ts`` is already in the transcript is not added again.
         """
         self._conversation.limits.took_update()
+        return await self._deliver(message)
+
+    @message.validator
+    def _check_message(self, message: ChannelMessage) -> None:
+        self._check_open()
+        if not message.text.strip():
+            raise ValueError("empty message")
+
+    @workflow.update(name="request")
+    async def request(self, request: RequestReceivedContext) -> Delivery:
+        """Route a plain message with ``request.received`` here and take it if it is ours: no
+        request workflow per message (issue 13). A retry (same ``ts``) is not routed again; a
+        route to another task comes back undelivered (position 0), for the client to route."""
+        self._conversation.limits.took_update()
+        await workflow.wait_condition(lambda: self._started)
+        ref = self._ref
+        if seen := self._transcript.position_of(request.ts):
+            return Delivery(task_id=ref.task_id, started=False, position=seen)
+        route = (await self._ops.run(ACTIVITIES["request.received"], request)).result
+        if route is None:
+            raise ApplicationError("no request.received body routed the request", type="NoRoute",
+                                   non_retryable=True)  # fmt: skip
+        if route.task_id != ref.task_id:
+            return Delivery(task_id=route.task_id, started=False, position=0)
+        message = ChannelMessage(channel=request.channel, thread=request.thread,
+                                 user=request.sender, text=route.text, ts=request.ts)  # fmt: skip
+        return Delivery(task_id=ref.task_id, started=False, position=await self._deliver(message))
+
+    @request.validator
+    def _check_request(self, request: RequestReceivedContext) -> None:
+        self._check_open()
+
+    async def _deliver(self, message: ChannelMessage) -> int:
         await workflow.wait_condition(lambda: self._started)
         async with self._transcript_lock:
-            if seen := self._transcript.position_of(message):
+            if seen := self._transcript.position_of(message.ts):
                 return seen
             try:
                 received = await self._ops.run(
@@ -174,12 +209,6 @@ class TaskWorkflow:
             if new:
                 self._conversation.receive(message)
             return position
-
-    @message.validator
-    def _check_message(self, message: ChannelMessage) -> None:
-        self._check_open()
-        if not message.text.strip():
-            raise ValueError("empty message")
 
     @workflow.update(name="command")
     async def command(self, ctx: CommandInvokedContext) -> CommandResult:
