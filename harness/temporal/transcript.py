@@ -117,12 +117,14 @@ class Transcript:
         # A message without a ts has no identity of its own: only the retries of this
         # append are kept once (the operation's idempotency key).
         once = f"message/{message.ts}" if message.ts else ""
-        position = await self._append(message, once, correlation_id)
-        if position <= self.length:
-            return position, False
-        self.length = position
+        stored = await self._append(message, once, correlation_id)
+        if stored <= self.length:  # the store held it already: its first position
+            return stored, False
+        # The next position is the task's to count (one run appends at a time); the store's
+        # answer only tells a repeat (a body that replaced the store may number otherwise).
+        self.length += 1
         self._recent = (*self._recent, message)[-WINDOW:]
-        return position, True
+        return self.length, True
 
     async def _append(self, message: ChannelMessage, once: str, correlation_id: str = "") -> int:
         out = await self._ops.run(

@@ -20,11 +20,13 @@ import uuid
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
 
 from harness.audit_store import recent_audit
 from harness.db import database_url, open_database
 from harness.domain import ChannelMessage, TaskSpec
 from harness.store import SqlArtefactStore
+from harness.temporal.client import HarnessClient
 from harness.temporal.models import HelpClick
 
 from .conftest import ROOT, worker_env
@@ -143,7 +145,11 @@ async def test_two_hosts_serve_one_task_through_the_shared_database(
     assert "from host b" in await send('call read_artefact {"name": "notes.md"}')
     await send("message 17 on host a")
 
-    assert [m.text for m in await harness.transcript(ref.task_id)] == sent
+    # Read from the shared database, as a client of the deployment does (the workflow keeps
+    # only the last messages).
+    shared = HarnessClient(client, harness.settings.model_copy(
+        update={"database_url": SecretStr(hosts.url)}))  # fmt: skip
+    assert [m.text for m in await shared.transcript(ref.task_id)] == sent
     assert len(sent) >= 16
     chain = await runs(client, ref.task_id, first_run)
     assert len(chain) >= 4, f"{len(chain)} runs: the update limit should roll over every few"
