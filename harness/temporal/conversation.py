@@ -131,8 +131,8 @@ class Conversation:
         """Answer messages until ``finished()``; continue as new once a run limit is reached.
 
         Continue-as-new happens only between requests (nothing queued or running),
-        carrying the loop state in ``continued()``; the next run re-reads the transcript
-        from the store. Running sub-tasks hold it back at most ``subtask_wait_seconds``
+        carrying the loop state and the transcript's reference in ``continued()``. Running
+        sub-tasks hold it back at most ``subtask_wait_seconds``
         (:mod:`harness.temporal.run_limits`); then ``end_children()`` cancels them.
         """
         limited = workflow.patched(RUN_LIMITS_PATCH)
@@ -157,6 +157,7 @@ class Conversation:
                     left = await end_children()
                     why = self.limits.reached()
                     await self.post(self._in_thread(None, rolled_over(why, left)))
+                    continue  # what arrived meanwhile is answered before the roll-over
                 workflow.continue_as_new(continued())
 
     def stop(self) -> None:
