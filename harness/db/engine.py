@@ -34,7 +34,8 @@ _DRIVERS: Final = {
     "sqlite": "sqlite+aiosqlite",
     "sqlite+aiosqlite": "sqlite+aiosqlite",
 }
-_HOW: Final = "give postgresql://user:password@host:5432/database, or unset it for SQLite"
+_HOW: Final = ("give postgresql://HOST:5432/DATABASE (with USER:PASSWORD@ before the host), "
+                "or unset it for SQLite")
 
 
 class DatabaseError(HarnessError):
