@@ -268,13 +268,15 @@ class Settings(BaseSettings):
             raise ValueError("must be IP:port, such as 127.0.0.1:9464 or 0.0.0.0:9464")
         return value.strip()
 
-    @model_validator(mode="after")
-    def _database_url_is_usable(self) -> Settings:
+    @field_validator("database_url")
+    @classmethod
+    def _database_url_is_usable(cls, value: SecretStr | None) -> SecretStr | None:
+        """A URL of a supported engine, refused by name (HARNESS_DATABASE_URL) otherwise."""
         try:
-            self.database  # noqa: B018  # validates the URL
+            database_url(value.get_secret_value() if value else "", Path("unused.sqlite3"))
         except DatabaseError as error:
             raise ValueError(error.problem) from None
-        return self
+        return value
 
     @property
     def database(self) -> URL:

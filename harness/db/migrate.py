@@ -10,6 +10,7 @@ is refused rather than written with an older idea of the tables.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Final
 
@@ -22,6 +23,12 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 from harness.db.engine import Database, DatabaseError, unavailable
+
+log = logging.getLogger(__name__)
+# Alembic says "setup plugin …", "Context impl …" and "Will assume transactional DDL" at INFO
+# on every open; this module says what it did instead, once, when it migrated.
+for _name in ("alembic.runtime.migration", "alembic.runtime.plugins"):
+    logging.getLogger(_name).setLevel(logging.WARNING)
 
 VERSION_TABLE: Final = "harness_schema_version"
 _LOCK_ID: Final = 0x7468_6172_6E65_7373 & 0x7FFF_FFFF_FFFF_FFFF  # "tharness", a bigint
@@ -64,6 +71,8 @@ def _upgrade(connection: Connection) -> None:
         raise DatabaseError(source=f"schema revision {now}", problem=problem)
     if now != scripts.get_current_head():
         command.upgrade(_config(connection), "head")
+        log.info("database schema migrated from %s to %s", now or "nothing",
+                 scripts.get_current_head())  # fmt: skip
 
 
 async def upgrade(db: Database) -> None:
