@@ -25,6 +25,12 @@ from harness.errors import HarnessError
 
 log = logging.getLogger(__name__)
 
+# Alembic logs "setup plugin …" as it is imported (harness.db.migrate imports it after this
+# module) and "Context impl …" at every open, at INFO; harness.db.migrate says what it did
+# instead, once, when it migrates.
+for _name in ("alembic.runtime.migration", "alembic.runtime.plugins"):
+    logging.getLogger(_name).setLevel(logging.WARNING)
+
 ENV_VAR: Final = "HARNESS_DATABASE_URL"
 
 _DRIVERS: Final = {

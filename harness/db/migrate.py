@@ -25,10 +25,6 @@ from sqlalchemy.engine import Connection
 from harness.db.engine import Database, DatabaseError, unavailable
 
 log = logging.getLogger(__name__)
-# Alembic says "setup plugin …", "Context impl …" and "Will assume transactional DDL" at INFO
-# on every open; this module says what it did instead, once, when it migrated.
-for _name in ("alembic.runtime.migration", "alembic.runtime.plugins"):
-    logging.getLogger(_name).setLevel(logging.WARNING)
 
 VERSION_TABLE: Final = "harness_schema_version"
 _LOCK_ID: Final = 0x7468_6172_6E65_7373 & 0x7FFF_FFFF_FFFF_FFFF  # "tharness", a bigint
