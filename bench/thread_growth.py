@@ -31,18 +31,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from uuid import uuid4
 
-from aiohttp import web
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 
-from bot.config import STANDIN_PATH
-from bot.standin import SlackStandIn
+from bot.standin import SlackStandIn, served
 from harness.config import Settings
 from harness.domain import TaskRef
 from harness.hooks.contexts import RequestReceivedContext
@@ -92,23 +90,6 @@ def dev_server(workdir: Path) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(10)
-
-
-@contextlib.asynccontextmanager
-async def slack_standin() -> AsyncIterator[SlackStandIn]:
-    standin = SlackStandIn("UBOTLOCAL")
-    app = web.Application()
-    app.router.add_routes(standin.routes(STANDIN_PATH))
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    standin.url = f"http://127.0.0.1:{port}{STANDIN_PATH}"  # type: ignore[attr-defined]
-    try:
-        yield standin
-    finally:
-        await runner.cleanup()
 
 
 @dataclass
@@ -187,11 +168,11 @@ async def run(messages: int) -> dict[str, object]:
     workdir = Path(tempfile.mkdtemp(prefix="thread-growth-"))
     key = new_key()
     with dev_server(workdir) as address:
-        async with slack_standin() as slack:
+        async with served() as slack:
             settings = Settings(
                 _env_file=None,  # type: ignore[call-arg]  # pydantic-settings init kwarg
                 temporal_address=address, task_queue=f"growth-{uuid4()}", data_dir=workdir,
-                payload_key=key, slack_api_url=slack.url,  # type: ignore[attr-defined]
+                payload_key=key, slack_api_url=slack.url,
             )  # fmt: skip
             env = dict(os.environ, HARNESS_TEMPORAL_ADDRESS=address,
                        HARNESS_TASK_QUEUE=settings.task_queue, HARNESS_DATA_DIR=str(workdir),

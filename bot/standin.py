@@ -14,10 +14,14 @@ import json
 import logging
 import time
 from collections import defaultdict
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final, final
 
 from aiohttp import web
+
+from bot.config import STANDIN_PATH
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +84,8 @@ class SlackStandIn:
         """What ``chat.postMessage`` left in channels, as ``conversations.*`` read it back."""
         self._last_ts = 0.0
         self._ts_of_call: dict[int, str] = {}
+        self.url = ""
+        """Its Web API base URL when :func:`served` serves it alone."""
 
     def routes(self, api_path: str) -> list[web.RouteDef]:
         """aiohttp routes for the Web API under ``api_path`` and the response URLs."""
@@ -173,3 +179,22 @@ async def _arguments(request: web.Request) -> dict[str, Any]:
             return {}
         return data if isinstance(data, dict) else {}
     return dict(await request.post())
+
+
+@asynccontextmanager
+async def served(bot_user_id: str = "UBOTLOCAL") -> AsyncIterator[SlackStandIn]:
+    """A stand-in served alone on a free loopback port, ``url`` set: for a worker (a test, a
+    bench) that posts to Slack with no bot in front of it."""
+    standin = SlackStandIn(bot_user_id)
+    app = web.Application()
+    app.router.add_routes(standin.routes(STANDIN_PATH))
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    standin.url = f"http://127.0.0.1:{port}{STANDIN_PATH}"
+    try:
+        yield standin
+    finally:
+        await runner.cleanup()

@@ -18,18 +18,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
-from aiohttp import web
 from google.protobuf.message import Message
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
-from bot.config import STANDIN_PATH
-from bot.standin import SlackStandIn
+from bot.standin import SlackStandIn, served
 from harness.config import Settings
 from harness.domain import ChannelMessage, TaskRef, TaskSpec
 from harness.hooks.contexts import CommandInvokedContext, RequestReceivedContext
@@ -197,22 +195,6 @@ SCENARIOS: dict[str, tuple[Callable[[Run], Awaitable[Histories]], dict[str, Any]
 }
 
 
-@contextlib.asynccontextmanager
-async def slack_standin() -> AsyncIterator[tuple[SlackStandIn, str]]:
-    standin = SlackStandIn("UBOTLOCAL")
-    app = web.Application()
-    app.router.add_routes(standin.routes(STANDIN_PATH))
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    try:
-        yield standin, f"http://127.0.0.1:{port}{STANDIN_PATH}"
-    finally:
-        await runner.cleanup()
-
-
 def scrub(message: Message) -> None:
     """Blank the workers' identities (``pid@host``): nothing of the recording host is kept."""
     for field, value in message.ListFields():
@@ -245,7 +227,8 @@ async def record(out: Path, label: str) -> None:
             await asyncio.sleep(0.1)
         assert client is not None, f"no dev server at {address}"
         index: dict[str, str] = {}
-        async with slack_standin() as (slack, slack_url):
+        async with served() as slack:
+            slack_url = slack.url
             for name, (scenario, overrides) in SCENARIOS.items():
                 settings = Settings(
                     _env_file=None, temporal_address=address, task_queue=f"tq-{uuid4()}",  # type: ignore[call-arg]

@@ -22,13 +22,11 @@ from pathlib import Path
 from uuid import uuid4
 
 import pytest
-from aiohttp import web
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 from temporalio.worker import Replayer, Worker
 
-from bot.config import STANDIN_PATH
-from bot.standin import SlackStandIn
+from bot.standin import SlackStandIn, served
 from harness.agent.profiles import AgentProfile
 from harness.config import Settings
 from harness.db import open_database
@@ -136,17 +134,8 @@ async def client(temporal_address: str) -> Client:
 @pytest.fixture(scope="session")
 async def slack_api() -> AsyncIterator[SlackStandIn]:
     """The bot's local Slack stand-in, served alone: where workers' ``channel.sent`` posts go."""
-    standin = SlackStandIn("UBOTLOCAL")
-    app = web.Application()
-    app.router.add_routes(standin.routes(STANDIN_PATH))
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    standin.url = f"http://127.0.0.1:{port}{STANDIN_PATH}"  # type: ignore[attr-defined]
-    yield standin
-    await runner.cleanup()
+    async with served() as standin:
+        yield standin
 
 
 @pytest.fixture
