@@ -207,5 +207,6 @@ async def test_a_database_the_bot_cannot_reach_stops_it_in_one_line_without_the_
 
 async def test_a_database_url_of_another_engine_is_refused_saying_what_to_give(tmp_path):
     line = await refusal(bot_env(tmp_path, HARNESS_DATABASE_URL="mysql://bot:pw@db/harness"))
-    assert line.endswith(" ERROR bot not starting: engine 'mysql' is not supported; give "
-                         "postgresql://user:password@host:5432/database, or unset it for SQLite")
+    assert line.endswith(" ERROR bot not starting: HARNESS_DATABASE_URL: engine 'mysql' is not "
+                         "supported; give postgresql://HOST:5432/DATABASE (with USER:PASSWORD@ "
+                         "before the host), or unset it for SQLite")
