@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import time
 import uuid
 
@@ -32,7 +33,11 @@ from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 from bot.say import mention_body, signed_headers
 
 TEAM, OWNER, BOT_USER = "TLOAD", "ULOADOWNER", "UBOTLOCAL"
-PATIENCE = 120.0
+PATIENCE = float(os.environ.get("LOAD_PATIENCE", "120"))
+
+
+class Unanswered(Exception):
+    """A message the task did not answer in time."""
 
 
 class Replies:
@@ -76,7 +81,10 @@ async def lane(session: aiohttp.ClientSession, replies: Replies, url: str, run: 
                                 headers=signed_headers(SECRET, body, "application/json")) as r:
             if r.status != 200:
                 raise SystemExit(f"bot answered {r.status}: {await r.text()}")
-        done = await asyncio.wait_for(answered, PATIENCE)
+        try:
+            done = await asyncio.wait_for(answered, PATIENCE)
+        except TimeoutError:
+            raise Unanswered(f"no answer to {text!r} in {PATIENCE:.0f} s") from None
         return done - started, json.loads(body)["event"]["ts"]
 
     first, thread = await send(f"start {channel}")

@@ -29,8 +29,12 @@ async def open_database(url: URL, *, pool_size: int = 5, migrate: bool = True) -
     options: dict[str, Any] = {"pool_pre_ping": True}
     if url.drivername.startswith("postgresql"):
         options |= {"pool_size": pool_size, "max_overflow": pool_size}
-    else:
-        Path(url.database or "").parent.mkdir(parents=True, exist_ok=True)
+    elif url.database and url.database != ":memory:":
+        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+        # One connection: SQLite has one writer anyway, and a process's transactions then
+        # queue in the pool instead of spinning on the file lock against each other (under
+        # 100 busy tasks a busy timeout ran out). Other processes still wait on the lock.
+        options |= {"pool_size": 1, "max_overflow": 0, "pool_timeout": 120}
     db = Database(create_async_engine(url, **options))
     if db.dialect == "sqlite":
         sqlite_pragmas(db.engine)
