@@ -13,9 +13,8 @@ from __future__ import annotations
 from typing import Final, Protocol, final
 
 from sqlalchemy import func, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
-from sqlalchemy.sql import Executable, Insert
+from sqlalchemy.sql import Executable
 
 from harness.db import Database, DatabaseError
 from harness.db.schema import artefact
@@ -114,11 +113,6 @@ class SqlArtefactStore:
         return None if found is None else Artefact(key=key, version=found[0], content=found[1])
 
     def _insert_once(self, row: dict[str, object]) -> Executable:
-        """``INSERT … ON CONFLICT DO NOTHING RETURNING version``: no row back when another
-        writer holds this version or idempotency key (either unique constraint)."""
-        query: Insert
-        if self.database.dialect == "postgresql":
-            query = postgresql.insert(artefact).values(row).on_conflict_do_nothing()
-        else:
-            query = sqlite.insert(artefact).values(row).on_conflict_do_nothing()
-        return query.returning(artefact.c.version)
+        """Insert ``row`` unless another writer holds its version or idempotency key; no row
+        back then."""
+        return self.database.insert_new(artefact).values(row).returning(artefact.c.version)

@@ -16,10 +16,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Final, final
 
-from sqlalchemy import event, select
+from sqlalchemy import Table, event, select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.sql import Insert
 
 from harness.errors import HarnessError
 
@@ -131,6 +133,14 @@ class Database:
                 await connection.execute(select(1))
         except (SQLAlchemyError, OSError) as error:  # asyncpg raises OSError on connect
             raise unavailable(self, error) from None
+
+    def insert_new(self, table: Table) -> Insert:
+        """``INSERT … ON CONFLICT DO NOTHING`` into ``table`` on this engine: a row that
+        another writer (any host) made first under one of the table's unique keys leaves
+        the insert a no-op, not an error (``RETURNING`` then gives no row)."""
+        if self.dialect == "postgresql":
+            return postgresql.insert(table).on_conflict_do_nothing()
+        return sqlite.insert(table).on_conflict_do_nothing()
 
     async def aclose(self) -> None:
         """Close every pooled connection."""

@@ -13,10 +13,9 @@ from __future__ import annotations
 from typing import Final, final
 
 from sqlalchemy import func, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection
-from sqlalchemy.sql import Executable, Insert
+from sqlalchemy.sql import Executable
 
 from harness.db.connect import open_database
 from harness.db.engine import Database, DatabaseError
@@ -116,9 +115,6 @@ class TranscriptStore:
         return None if found is None else Artefact(key=task, version=found[0], content=found[1])
 
     def _insert_once(self, row: dict[str, object]) -> Executable:
-        query: Insert
-        if self.database.dialect == "postgresql":
-            query = postgresql.insert(transcript).values(row).on_conflict_do_nothing()
-        else:
-            query = sqlite.insert(transcript).values(row).on_conflict_do_nothing()
-        return query.returning(transcript.c.position)
+        """Insert ``row`` unless another writer holds its position or idempotency key; no row
+        back then."""
+        return self.database.insert_new(transcript).values(row).returning(transcript.c.position)
