@@ -154,10 +154,11 @@ def unavailable(db: Database, error: BaseException) -> DatabaseError:
     """``error`` from the driver as a :class:`DatabaseError` naming the database, no password."""
     cause = getattr(error, "orig", None) or error
     what = type(cause).__name__
-    # The driver's own words go to the log (the redactor masks secrets there), never into
-    # the error: it travels into Temporal's history, and a constraint's DETAIL quotes rows.
+    # The driver's own words go to the log at INFO (the caller reports the error itself, once;
+    # the redactor masks secrets in logs), never into the error: it travels into Temporal's
+    # history, and a constraint's DETAIL quotes rows.
     first = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
-    log.warning("database %s failed: %s: %s", db.describe(), what, first[:200])
+    log.info("database %s failed: %s: %s", db.describe(), what, first[:200])
     problem = (f"the database failed ({what}); check that it is running and reachable, "
                "and the credentials")  # fmt: skip
     return DatabaseError(source=db.describe(), problem=problem, retryable=True)
