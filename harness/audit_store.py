@@ -230,7 +230,7 @@ async def recent_audit(
     Raises:
         DatabaseError: it cannot be reached.
     """
-    database = await open_database(url, migrate=False)
+    database = await open_database(url, migrate=False, check=False)
     try:
         if await current(database) is None:
             return []

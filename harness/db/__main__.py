@@ -19,7 +19,7 @@ from harness.db.migrate import current, head
 
 async def _run(command: str) -> int:
     settings = Settings()
-    db = await open_database(settings.database, migrate=command == "upgrade")
+    db = await open_database(settings.database, migrate=command == "upgrade", check=False)
     try:
         revision = await current(db)
         print(f"{db.describe()}: schema {revision or 'none'} (this release: {head()})")

@@ -15,16 +15,21 @@ from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from harness.db.engine import Database, sqlite_pragmas
-from harness.db.migrate import upgrade
+from harness.db.migrate import require_head, upgrade
 
 log = logging.getLogger(__name__)
 
 
-async def open_database(url: URL, *, pool_size: int = 5, migrate: bool = True) -> Database:
-    """Open the database at ``url`` and bring its tables up to date (unless ``migrate`` is off).
+async def open_database(
+    url: URL, *, pool_size: int = 5, migrate: bool = True, check: bool = True
+) -> Database:
+    """Open the database at ``url`` and bring its tables up to date; with ``migrate`` off,
+    refuse tables of another release instead (unless ``check`` is off too: the CLI's
+    ``current`` only reads where they are).
 
     Raises:
-        DatabaseError: it cannot be reached, or its schema is newer than this code.
+        DatabaseError: it cannot be reached, or its schema is not this release's (newer, or
+            older while ``migrate`` is off).
     """
     options: dict[str, Any] = {"pool_pre_ping": True}
     if url.drivername.startswith("postgresql"):
@@ -41,6 +46,8 @@ async def open_database(url: URL, *, pool_size: int = 5, migrate: bool = True) -
     try:
         if migrate:
             await upgrade(db)
+        elif check:
+            await require_head(db)
         else:
             async with db.transaction():
                 pass

@@ -93,3 +93,16 @@ async def current(db: Database) -> str | None:
             return await connection.run_sync(_current)
     except Exception as error:  # as in upgrade
         raise unavailable(db, error) from None
+
+
+async def require_head(db: Database) -> None:
+    """Refuse ``db`` unless its tables are this release's (a process that does not migrate).
+
+    Raises:
+        DatabaseError: they are older or newer, or the database cannot be reached.
+    """
+    revision = await current(db)
+    if revision != head():
+        problem = (f"is not this release's ({head()}), and HARNESS_DATABASE_MIGRATE is off; "
+                   "run python -m harness.db upgrade")  # fmt: skip
+        raise DatabaseError(source=f"{db.describe()} schema {revision or 'none'}", problem=problem)

@@ -87,7 +87,7 @@ class TranscriptStore:
         Raises:
             DatabaseError: the database cannot be reached or read.
         """
-        database = await open_database(url, pool_size=1, migrate=False)
+        database = await open_database(url, pool_size=1, migrate=False, check=False)
         try:
             return await cls(database).read(task)
         finally:

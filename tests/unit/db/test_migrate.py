@@ -54,3 +54,15 @@ def test_unset_is_the_sqlite_file(tmp_path) -> None:
     url = database_url("", tmp_path / "a.sqlite3")
     assert url.drivername == "sqlite+aiosqlite" and url.database == str(tmp_path / "a.sqlite3")
     assert database_url("postgres://u@h/d", tmp_path).drivername == "postgresql+asyncpg"
+
+
+async def test_a_process_that_does_not_migrate_refuses_tables_of_another_release(
+    database: Database,
+) -> None:
+    assert await current(database) == head()
+    again = await open_database(database.engine.url, migrate=False)  # this release's: taken
+    await again.aclose()
+    async with database.transaction() as connection:
+        await connection.exec_driver_sql(f"UPDATE {VERSION_TABLE} SET version_num = '0001'")
+    with pytest.raises(DatabaseError, match=r"schema 0001: is not this release's .*upgrade"):
+        await open_database(database.engine.url, migrate=False)
