@@ -36,6 +36,8 @@ class HelpAnswer(Frozen):
 
     decided_by: str
     choice: str
+    timed_out: bool = False
+    """The request's ``timeout_seconds`` passed with no answer (``decided_by`` is ``""``)."""
 
 
 class HelpWaiter(Protocol):

@@ -16,6 +16,21 @@ from harness.domain.help import HelpDecision, HelpRequest
 from harness.domain.llm import LlmResponse, Triage, Usage
 from harness.domain.messages import ChannelMessage, Message
 from harness.domain.plans import AgentOutput, Plan, PlanStep, StepOutcome, SubtaskSpec
+from harness.domain.progress import (
+    APPROVAL_DEFAULTS,
+    DEFAULT_APPROVALS,
+    DEFAULT_MID_TURN,
+    MID_TURN_MODES,
+    PROGRESS_ENTITY,
+    ApprovalDefault,
+    BudgetUsage,
+    MidTurn,
+    PendingQuestion,
+    StepProgress,
+    StepState,
+    TurnProgress,
+    TurnState,
+)
 from harness.domain.retries import RetryDecision, RetryDefaults
 from harness.domain.skills import Skill
 from harness.domain.task import (
@@ -35,12 +50,19 @@ from harness.domain.task import (
 from harness.domain.tools import ToolCall, ToolResult, ToolSpec
 
 __all__ = [
+    "APPROVAL_DEFAULTS",
+    "DEFAULT_APPROVALS",
     "DEFAULT_EFFORT",
+    "DEFAULT_MID_TURN",
     "EFFORTS",
     "EMPTY",
     "FINAL_STATUSES",
+    "MID_TURN_MODES",
+    "PROGRESS_ENTITY",
     "AgentOutput",
+    "ApprovalDefault",
     "Artefact",
+    "BudgetUsage",
     "ChannelMessage",
     "CommandEffect",
     "CommandResult",
@@ -53,7 +75,9 @@ __all__ = [
     "HelpRequest",
     "LlmResponse",
     "Message",
+    "MidTurn",
     "Participant",
+    "PendingQuestion",
     "Plan",
     "PlanStep",
     "RequestRoute",
@@ -62,6 +86,8 @@ __all__ = [
     "Role",
     "Skill",
     "StepOutcome",
+    "StepProgress",
+    "StepState",
     "SubtaskSpec",
     "SubtaskSummary",
     "TaskRef",
@@ -72,6 +98,8 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "Triage",
+    "TurnProgress",
+    "TurnState",
     "Usage",
     "freeze",
 ]

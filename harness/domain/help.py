@@ -20,6 +20,8 @@ class HelpRequest(Frozen):
     question: str
     options: tuple[str, ...] = ()
     tool_call: ToolCall | None = None
+    timeout_seconds: float = 0.0
+    """How long the task waits for an answer (0: until answered); then it is timed out."""
 
 
 class HelpDecision(Frozen):
@@ -29,3 +31,7 @@ class HelpDecision(Frozen):
     decided_by: str
     choice: str
     approved: bool = False
+    remember: bool = False
+    """An approval for the rest of the task ("don't ask again for this tool in this task")."""
+    timed_out: bool = False
+    """Nobody answered in time: not approved, and no person decided (``decided_by`` is ``""``)."""

@@ -11,6 +11,15 @@ from enum import StrEnum
 from typing import Final, Literal, get_args
 
 from harness.domain.frozen import Frozen
+from harness.domain.progress import (
+    DEFAULT_APPROVALS,
+    DEFAULT_MID_TURN,
+    ApprovalDefault,
+    BudgetUsage,
+    MidTurn,
+    PendingQuestion,
+    TurnProgress,
+)
 
 Effort = Literal["low", "medium", "high"]
 """How hard the task's model thinks (``/effort``); the one place the levels are written."""
@@ -82,6 +91,17 @@ class TaskSnapshot(Frozen):
     effort: Effort = DEFAULT_EFFORT
     participants: tuple[Participant, ...] = ()
     subtasks: tuple[SubtaskSummary, ...] = ()
+    mid_turn: MidTurn = DEFAULT_MID_TURN
+    approvals: ApprovalDefault = DEFAULT_APPROVALS
+    turn: TurnProgress | None = None
+    """The turn running now (current step, elapsed time from ``started_at``); ``None``: idle."""
+    queued: int = 0
+    """Messages waiting for the turn to end."""
+    last_error: str = ""
+    pending: tuple[PendingQuestion, ...] = ()
+    budget: BudgetUsage = BudgetUsage()
+    approved_tools: tuple[str, ...] = ()
+    """Tools approved for the rest of the task ("don't ask again")."""
 
 
 class TaskSpec(Frozen):
