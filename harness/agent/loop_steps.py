@@ -59,6 +59,18 @@ class HelpWaiter(Protocol):
         """
         ...
 
+    def steering(self) -> tuple[Message, ...]:
+        """Messages people sent while the turn ran, to add to the context now (``steer`` mode).
+
+        Called at each safe boundary (before a model call, after a tool call); returns
+        each message once, ``()`` when there is none.
+        """
+        ...
+
+    async def notify(self, text: str) -> None:
+        """Tell the task's thread something the loop noticed (a budget nearly used)."""
+        ...
+
 
 class LoopSteps:
     """Turns of the main model, each tool call, help requests and compaction."""
@@ -92,6 +104,7 @@ class LoopSteps:
         state = self.state
         text = ""
         for _ in range(state.max_turns):
+            self.take_steering()
             await self.compact_if_needed()
             prompt = await self.run(
                 ContextCreatedContext,
@@ -128,6 +141,13 @@ class LoopSteps:
         note = f"(stopped after {state.max_turns} model turns without a final answer)"
         state.transcript.append(Message(role="assistant", content=note))
         return note
+
+    def take_steering(self) -> None:
+        """Add what people said meanwhile to the transcript (a safe boundary: no call open)."""
+        for message in self.waiter.steering():
+            who = f"{message.name} " if message.name else ""
+            self.state.transcript.append(message.model_copy(update={
+                "content": f"(while you were working, {who}added) {message.content}"}))  # fmt: skip
 
     async def call_tool(self, call: ToolCall) -> ToolResult:
         """One tool call: ``ask_human``, an approval first, or ``tool.invoked`` directly."""

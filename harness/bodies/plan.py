@@ -166,3 +166,9 @@ class _NoPeople:
 
     async def accepted(self, decision: HelpDecision) -> None:
         return None
+
+    def steering(self) -> tuple[Message, ...]:
+        return ()
+
+    async def notify(self, text: str) -> None:
+        return None

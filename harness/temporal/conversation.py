@@ -30,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
         Effort,
         HelpDecision,
         HelpRequest,
+        Message,
         Participant,
         TaskRef,
         TaskStatus,
@@ -91,6 +92,7 @@ class Conversation:
         self._asking = False
         self._open: HelpRequest | None = None
         self._answering: ChannelMessage | None = None
+        self._steering: list[Message] = []
 
     def receive(self, message: ChannelMessage) -> None:
         """Queue ``message`` for the loop (the ``message`` update already stored it).
@@ -310,6 +312,15 @@ class Conversation:
         finally:
             self._asking = False
         return answers.pop(0)
+
+    def steering(self) -> tuple[Message, ...]:
+        """Messages that arrived mid-turn in ``steer`` mode, once each (see :meth:`receive`)."""
+        taken, self._steering = tuple(self._steering), []
+        return taken
+
+    async def notify(self, text: str) -> None:
+        """Say ``text`` in the thread of the request being answered."""
+        await self.post(self._in_thread(self._answering, text))
 
     async def accepted(self, decision: HelpDecision) -> None:
         """Back to ``running`` once ``help.decided`` accepted (a refused answer changes nothing).

@@ -14,7 +14,7 @@ from harness.agent.profiles import AgentProfile
 from harness.agent.state import AgentState, LoopIdentity
 from harness.bodies import BodyDeps, catalogue_of, register_defaults
 from harness.channels import SlackChannel
-from harness.domain import HelpRequest, Participant, Role, TaskRef
+from harness.domain import HelpRequest, Message, Participant, Role, TaskRef
 from harness.hooks import OPERATIONS, HookManager
 from harness.models import ModelRegistry
 from harness.skills import SkillLoader
@@ -43,6 +43,8 @@ class ScriptedPeople:
     asked: list[HelpRequest] = field(default_factory=list)
     refusals: list[tuple[str, str]] = field(default_factory=list)
     accepted_by: list[str] = field(default_factory=list)
+    steer: list[Message] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
 
     async def wait(self, request: HelpRequest) -> HelpAnswer:
         self.asked.append(request)
@@ -53,6 +55,13 @@ class ScriptedPeople:
 
     async def accepted(self, decision) -> None:
         self.accepted_by.append(decision.decided_by)
+
+    def steering(self) -> tuple[Message, ...]:
+        taken, self.steer = tuple(self.steer), []
+        return taken
+
+    async def notify(self, text: str) -> None:
+        self.notices.append(text)
 
 
 @dataclass
