@@ -11,7 +11,20 @@ from __future__ import annotations
 
 from typing import Final
 
-from commands import effort, help, invite, model, skill, status, subtask
+from commands import (
+    budget,
+    cancel,
+    effort,
+    finish,
+    help,
+    invite,
+    midturn,
+    model,
+    skill,
+    status,
+    stop,
+    subtask,
+)
 from commands.spec import Registry
 from harness.channels.umbrella import command_name
 
@@ -22,6 +35,11 @@ COMMANDS: Final[Registry] = {
         effort.SPEC,
         subtask.SPEC,
         status.SPEC,
+        stop.SPEC,
+        finish.SPEC,
+        cancel.SPEC,
+        midturn.SPEC,
+        budget.SPEC,
         invite.SPEC,
         skill.SPEC,
         help.SPEC,

@@ -22,6 +22,7 @@ from temporalio.envconfig import ClientConfigProfile
 from harness.agent.profiles import AgentProfile
 from harness.channels.web_api import plain_http_problem, web_api_url
 from harness.db.engine import DatabaseError, database_url
+from harness.domain import ModelPrice
 from harness.tracing import header_values
 
 
@@ -193,6 +194,19 @@ class Settings(BaseSettings):
     agent_max_turns: int = Field(default=8, ge=1)
     """Model turns (a model call and the tool calls it asks for) one request may take before
     the agent stops."""
+    budget_tokens: int = Field(default=0, ge=0)
+    """Tokens (model input and output, named agents and sub-tasks included) a new task may use
+    before its owner is asked to raise the limit (0: no limit); ``/task budget`` changes it."""
+    budget_tool_calls: int = Field(default=0, ge=0)
+    """Tool calls a new task may make before its owner is asked to raise the limit (0: no limit)."""
+    budget_cost: float = Field(default=0.0, ge=0)
+    """USD a new task may spend, priced by ``HARNESS_MODEL_PRICES``, before its owner is asked
+    to raise the limit (0: no limit)."""
+    model_prices: dict[str, ModelPrice] = Field(
+        default_factory=dict, examples=[{"gpt-4o": {"input": 2.5, "output": 10.0}}]
+    )
+    """Model prices in USD per million tokens, as JSON: ``{"gpt-4o": {"input": 2.5,
+    "output": 10}}``; a model not listed costs nothing in a task's budget."""
     compaction_keep_last: int = Field(default=20, ge=1)
     """Messages compaction keeps verbatim at the end of the transcript."""
     history_event_limit: int = Field(default=10_000, ge=100)
@@ -235,6 +249,15 @@ class Settings(BaseSettings):
     """Whether a task's watchers may talk to its agent (mentions, thread replies); by default
     only its owner and collaborators do, and a sender with no role never does (the
     ``channel.received`` guard refuses them privately, naming who can invite them)."""
+
+    progress: Literal["on", "stream", "off"] = "on"
+    """Live progress (issue 14): each turn's message in the task's thread shows the plan, the
+    step and the tool running now, updated in place (``chat.update``, with a Stop button);
+    ``stream`` uses Slack's streaming (``chat.startStream``, no button while it streams) where
+    the workspace offers it and falls back by itself; ``off``: no progress message updates."""
+    progress_interval_seconds: float = Field(default=1.0, ge=0.05, le=60)
+    """The least time between two updates of one progress message (Slack allows about one a
+    second); the final state is sent at once."""
 
     # Observability (issue 11): log lines, the metrics endpoint, and the OTLP headers to mask.
     log_format: Literal["text", "json"] = "text"

@@ -39,7 +39,8 @@ caller catches the harness's failures in one clause, except the few named below 
     ├── HealthServerError              harness.health: /healthz cannot listen where it was told
     ├── TracingConfigError             harness.tracing: an OTEL_* variable is wrong
     ├── MetricsConfigError             harness.temporal.telemetry: HARNESS_METRICS_ADDRESS unusable
-    └── SlackRefused                   bot.socket_mode: Slack refused SLACK_APP_TOKEN
+    ├── SlackRefused                   bot.socket_mode: Slack refused SLACK_APP_TOKEN
+    └── BudgetSpent                    harness.agent.budget: a limit is used up, the owner said stop
 
 Deliberately outside it: errors that never leave the module pair that raises and
 catches them, so they subclass what their neighbour catches, and the one failure

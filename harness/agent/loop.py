@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.agent import budget
 from harness.agent.loop_steps import LoopSteps
 from harness.domain import Message, StepOutcome, Triage
 from harness.hooks import HookAbort
@@ -73,6 +74,12 @@ class AgentLoop(LoopSteps):
             HookAbort: an operation other than a single tool call was aborted.
         """
         self.state.transcript.append(Message(role="user", content=request, name=sender))
+        try:
+            return await self._answer(request)
+        except budget.BudgetSpent as spent:  # the owner chose to stop: an answer, not a failure
+            return self._reply(spent.reply)
+
+    async def _answer(self, request: str) -> str:
         triage = await self._triage(request)
         if triage.decision == "answer" and triage.answer:
             return self._reply(triage.answer)
@@ -102,9 +109,12 @@ class AgentLoop(LoopSteps):
             step = started.result or step
             task = step.detail or step.title
             if step.agent:
+                await budget.gate(self)
                 invoked = await self.run(
                     AgentInvokedContext, agent=step.agent, input=task, model=self.state.model
                 )
+                if invoked.result is not None:  # the named agent's own calls count too
+                    await budget.count(self, usage=invoked.result.usage)
                 output = invoked.result.text if invoked.result else ""
                 self.state.transcript.append(
                     Message(role="assistant", content=f"[{step.agent}] {output}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, TypeVar
 
+from harness.agent import budget
 from harness.agent.compaction import apply_compaction
 from harness.agent.operations import Operations
 from harness.agent.state import ASK_HUMAN, AgentState, LoopIdentity
@@ -115,6 +116,7 @@ class LoopSteps:
                 token_budget=state.token_budget,
             )
             messages = prompt.result if prompt.result is not None else tuple(state.transcript)
+            await budget.gate(self)
             called = await self.run(
                 LlmInvokedContext,
                 model=state.model,
@@ -125,6 +127,7 @@ class LoopSteps:
             response = called.result
             if response is None:
                 raise HookAbort("llm.invoked produced no response", point="llm.invoked.in")
+            await budget.count(self, tokens=response.usage, model=state.model)
             extracted = await self.run(ToolCallsExtractedContext, response=response)
             calls = extracted.result if extracted.result is not None else response.tool_calls
             text = response.text
@@ -171,12 +174,14 @@ class LoopSteps:
                     is_error=True,
                 )
         server = call.name.split("__", 1)[0] if "__" in call.name else ""
+        await budget.gate(self)
         try:
             ctx = await self.run(ToolInvokedContext, call=call, server=server)
         except HookAbort as abort:
             # One vetoed call is an answer the model must see, not the end of the task.
             kind = "refused" if abort.refusal else "aborted"
             return ToolResult(content=f"{kind}: {abort.reason}", is_error=True)
+        await budget.count(self, tool_calls=1)
         return ctx.result or ToolResult(content="(the tool returned nothing)", is_error=True)
 
     async def ask(self, question: str, options: tuple[str, ...]) -> str:

@@ -13,9 +13,11 @@ from pydantic import BaseModel, Field
 
 from harness.domain import (
     DEFAULT_EFFORT,
+    BudgetUsage,
     Effort,
     Frozen,
     Message,
+    ModelPrice,
     Participant,
     Skill,
     TaskRef,
@@ -76,6 +78,14 @@ class AgentState(BaseModel):
     token_budget: int = 8000
     max_turns: int = 8
     sequence: int = 0
+    budget: BudgetUsage = BudgetUsage()
+    """The task's limits and what it used (:mod:`harness.agent.budget`; ``/task budget``)."""
+    budget_told: list[str] = Field(default_factory=list)
+    """The limits the thread was told are 80 % used (``tokens:10000``), so each is told once."""
+    budget_set: bool = False
+    """The limits were taken from the worker's defaults once; ``/task budget`` changes them."""
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """USD per million tokens by model name, for the cost (``HARNESS_MODEL_PRICES``)."""
 
     def offered_tools(self) -> tuple[ToolSpec, ...]:
         """The specs offered to the model now: default tools, skills' tools, ``ask_human``.
@@ -118,10 +128,24 @@ class LoopDefaults(Frozen):
     history_bytes_limit: int = 4_000_000
     history_update_limit: int = 1_000
     subtask_wait_seconds: float = 600.0
+    budget: BudgetUsage = BudgetUsage()
+    """The limits a new task starts with (``HARNESS_BUDGET_*``); nothing used."""
+    model_prices: dict[str, ModelPrice] = Field(default_factory=dict)
 
     def apply(self, state: AgentState) -> None:
-        """Copy the defaults into ``state`` (the task's own model and effort are kept)."""
+        """Copy the defaults into ``state`` (the task's own model and effort are kept).
+
+        The budget's limits are taken once, at the task's first run: after that they are
+        the task's (``/task budget``), and a later run (continue-as-new) keeps them.
+        """
         state.catalogue = self.catalogue
         state.system_one_model = self.system_one_model
         state.token_budget = self.token_budget
         state.max_turns = self.max_turns
+        state.prices = dict(self.model_prices)
+        if not state.budget_set:
+            limits = self.budget
+            state.budget = state.budget.model_copy(update={
+                "token_limit": limits.token_limit, "tool_call_limit": limits.tool_call_limit,
+                "cost_limit": limits.cost_limit})  # fmt: skip
+            state.budget_set = True

@@ -5,9 +5,10 @@ method ``thing_done`` of its family's bodies (:mod:`harness.bodies.<family>`), s
 operation adds no row here. Each row is ``(point, executor, priority)``. Bodies run at
 ``<operation>.in``,
 :data:`~harness.hooks.BUILTIN_BODY_PRIORITY`, so any executor registered at a lower
-priority that sets ``result`` replaces them (DESIGN.md, "Semantics"). Two rows are
+priority that sets ``result`` replaces them (DESIGN.md, "Semantics"). Some rows are
 not bodies but belong to the defaults: the worker's loop-defaults answer before the
-store's read, and the conversation guard before ``channel.received``. Slash commands
+store's read, the conversation guard before ``channel.received``, and the progress
+reporter after the loop's operations (unless ``HARNESS_PROGRESS=off``). Slash commands
 register their own bodies (``commands/``); ``command.invoked`` has none here.
 """
 
@@ -31,6 +32,13 @@ from harness.bodies.skill import SkillBodies
 from harness.bodies.task import TaskBodies
 from harness.bodies.tool import ToolBodies, catalogue_of
 from harness.channels.guard import ConversationGuard
+from harness.channels.progress_reporter import (
+    POST_OPERATIONS,
+    PRE_OPERATIONS,
+    PROGRESS_PRIORITY,
+    ProgressReporter,
+)
+from harness.channels.streams import Streams
 from harness.hooks import (
     BUILTIN_BODY_PRIORITY,
     ROLE_GUARD_PRIORITY,
@@ -60,13 +68,15 @@ def register_defaults(manager: HookManager, deps: BodyDeps) -> list[Registration
         agents={n: p.instructions.split("\n", 1)[0][:80] for n, p in deps.agents.items()},
     )
     help_ = HelpBodies()
-    channel = ChannelBodies(channel=deps.channel)
+    streams = Streams(enabled=deps.progress == "stream")
+    channel = ChannelBodies(channel=deps.channel, streams=streams)
     compaction = CompactionBodies(models=deps.models, keep_last=deps.keep_last)
     persistence = PersistenceBodies(store=deps.store, transcripts=deps.transcripts)
     activity = ActivityBodies(random=deps.random, retry=deps.retry)
     skill = SkillBodies(skills=deps.skills)
     agent = AgentBodies(manager=manager, agents=deps.agents, catalogue=catalogue_of(deps.tools),
-                        default_model=deps.models.default_model)  # fmt: skip
+                        default_model=deps.models.default_model,
+                        prices=deps.loop.model_prices)  # fmt: skip
     loop_defaults = LoopDefaultsAnswer(tools=deps.tools, loop=deps.loop, resources=deps.resources)
     guard = ConversationGuard(watchers_may_talk=deps.watchers_may_talk)
     families: dict[str, tuple[object, ...]] = {
@@ -79,6 +89,11 @@ def register_defaults(manager: HookManager, deps: BodyDeps) -> list[Registration
         ("channel.received.pre", guard, ROLE_GUARD_PRIORITY),
         ("persistence.read.in", loop_defaults, LOOP_DEFAULTS_PRIORITY),
     ]
+    if deps.progress != "off":
+        reporter = ProgressReporter(channel=deps.channel, streams=streams,
+                                    interval=deps.progress_interval)  # fmt: skip
+        table += [(f"{op}.post", reporter, PROGRESS_PRIORITY) for op in POST_OPERATIONS]
+        table += [(f"{op}.pre", reporter.before, PROGRESS_PRIORITY) for op in PRE_OPERATIONS]
     for entry in entries():
         method = entry.operation.replace(".", "_")
         for bodies in families.get(entry.family, ()):

@@ -8,7 +8,8 @@ step's output. ``agent.invoked`` runs the named agent's own
 same :class:`~harness.hooks.HookManager`, so executors still see each of its model and
 tool calls. That nested loop runs inside the one ``agent.invoked`` activity (it
 retries as a unit) and cannot ask people: ``ask_human`` and tools needing approval are
-not offered to it.
+not offered to it. What it used (tokens, tool calls, cost) is returned with its output
+and counted in the task's budget by the calling loop.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from harness.domain import (
     HelpDecision,
     HelpRequest,
     Message,
+    ModelPrice,
     StepOutcome,
     TaskRef,
 )
@@ -107,6 +109,7 @@ class AgentBodies:
         agents: the configured named agents.
         catalogue: the worker's tools, for the agents' tool lists.
         default_model: the model of an agent, and of the task, that names none.
+        prices: the models' prices (``HARNESS_MODEL_PRICES``), so the agent's cost is counted.
     """
 
     def __init__(
@@ -116,11 +119,13 @@ class AgentBodies:
         agents: Mapping[str, AgentProfile],
         catalogue: ToolCatalogue,
         default_model: str,
+        prices: Mapping[str, ModelPrice] | None = None,
     ) -> None:
         self.manager = manager
         self.agents = dict(agents)
         self.catalogue = catalogue
         self.default_model = default_model
+        self.prices = dict(prices or {})
 
     async def agent_invoked(self, ctx: AgentInvokedContext) -> AgentInvokedContext:
         """Run the named agent's own loop on ``ctx.input``.
@@ -143,6 +148,7 @@ class AgentBodies:
             can_ask=False,
             max_turns=profile.max_turns,
             transcript=[Message(role="user", content=ctx.input)],
+            prices=self.prices,
         )
         task = ctx.task or TaskRef(task_id="agent")
         identity = LoopIdentity(
@@ -151,7 +157,9 @@ class AgentBodies:
             correlation_id=f"{ctx.idempotency_key or ctx.correlation_id}/{ctx.agent}",
         )
         text = await AgentLoop(self.manager, _NoPeople(), state, identity).run_turns()
-        return ctx.model_copy(update={"result": AgentOutput(text=text, model=model)})
+        # No limits in here (it cannot ask); what it used comes back for the task's budget.
+        output = AgentOutput(text=text, model=model, usage=state.budget)
+        return ctx.model_copy(update={"result": output})
 
 
 @final

@@ -18,6 +18,7 @@ from harness.bodies.deps import BodyDeps
 from harness.bodies.persistence import LoopDefaultsAnswer
 from harness.channels import SlackChannel
 from harness.channels.web_api import LOCAL_BOT_TOKEN
+from harness.domain import BudgetUsage
 from harness.http import AiohttpClient
 from harness.models import ModelRegistry
 from harness.providers import Clock, SystemClock
@@ -103,8 +104,14 @@ class BodyRuntime:
                 history_bytes_limit=settings.history_bytes_limit,
                 history_update_limit=settings.history_update_limit,
                 subtask_wait_seconds=settings.subtask_wait_seconds,
+                budget=BudgetUsage(token_limit=settings.budget_tokens,
+                                   tool_call_limit=settings.budget_tool_calls,
+                                   cost_limit=settings.budget_cost),
+                model_prices=settings.model_prices,
             ),
             resources=self,
+            progress=settings.progress,
+            progress_interval=settings.progress_interval_seconds,
         )
 
     @staticmethod

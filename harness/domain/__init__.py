@@ -13,7 +13,7 @@ from harness.domain.artefacts import Artefact
 from harness.domain.commands import CommandEffect, CommandResult
 from harness.domain.frozen import EMPTY, Frozen, FrozenDict, FrozenJson, FrozenStrMap, freeze
 from harness.domain.help import HelpDecision, HelpRequest
-from harness.domain.llm import LlmResponse, Triage, Usage
+from harness.domain.llm import LlmResponse, ModelPrice, Triage, Usage
 from harness.domain.messages import ChannelMessage, Message
 from harness.domain.plans import AgentOutput, Plan, PlanStep, StepOutcome, SubtaskSpec
 from harness.domain.progress import (
@@ -76,6 +76,7 @@ __all__ = [
     "LlmResponse",
     "Message",
     "MidTurn",
+    "ModelPrice",
     "Participant",
     "PendingQuestion",
     "Plan",

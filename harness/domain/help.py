@@ -16,7 +16,8 @@ class HelpRequest(Frozen):
     """A question posted to the task's people, with the choices offered."""
 
     request_id: str
-    kind: Literal["question", "approval"]
+    kind: Literal["question", "approval", "budget"]
+    """``budget``: a limit is used up; only the owner may raise it (:mod:`harness.agent.budget`)."""
     question: str
     options: tuple[str, ...] = ()
     tool_call: ToolCall | None = None

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from harness.domain.frozen import EMPTY, Frozen, FrozenJson
 from harness.domain.tools import ToolCall
 
@@ -17,6 +19,13 @@ class Usage(Frozen):
 
     input_tokens: int = 0
     output_tokens: int = 0
+
+
+class ModelPrice(Frozen):
+    """What a model costs, in USD per million tokens (``HARNESS_MODEL_PRICES``), for budgets."""
+
+    input: float = Field(default=0.0, ge=0)
+    output: float = Field(default=0.0, ge=0)
 
 
 class LlmResponse(Frozen):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Literal
 
 from harness.domain.frozen import Frozen
+from harness.domain.progress import BudgetUsage
 from harness.domain.task import DEFAULT_EFFORT, Effort
 
 
@@ -45,7 +46,8 @@ class SubtaskSpec(Frozen):
 
 
 class AgentOutput(Frozen):
-    """What a named agent produced."""
+    """What a named agent produced, and what its own loop used (counted in the task's budget)."""
 
     text: str
     model: str = ""
+    usage: BudgetUsage = BudgetUsage()

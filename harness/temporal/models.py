@@ -11,7 +11,15 @@ from typing import Final
 from pydantic import Field, TypeAdapter
 
 from harness.agent.state import AgentState
-from harness.domain import ChannelMessage, Frozen, Participant, TaskRef, TaskSpec, TaskStatus
+from harness.domain import (
+    BudgetUsage,
+    ChannelMessage,
+    Frozen,
+    Participant,
+    TaskRef,
+    TaskSpec,
+    TaskStatus,
+)
 from harness.hooks.contexts import RequestReceivedContext
 
 TRANSCRIPT: Final = TypeAdapter(tuple[ChannelMessage, ...])
@@ -101,6 +109,8 @@ class TaskOutcome(Frozen):
     task_id: str
     status: TaskStatus
     summary: str = ""
+    usage: BudgetUsage = BudgetUsage()
+    """What the task used (its own sub-tasks included); the parent adds it to its budget."""
 
 
 class GaveUp(Frozen):

@@ -57,7 +57,9 @@ def test_resolve(command, text, expected):
 def test_the_umbrella_escapes_mentions_because_invite_reads_people():
     umbrella = next(f for f in slash_commands(COMMANDS) if f.command == "/task")
     assert COMMANDS["invite"].escapes_mentions and umbrella.should_escape
-    assert umbrella.usage_hint == "status|invite|skill|help …"
+    under = [spec.name for spec in COMMANDS.values() if not spec.top_level]
+    assert umbrella.usage_hint == "|".join(under) + " …"
+    assert {"status", "stop", "finish", "cancel", "mid-turn", "budget", "invite"} <= set(under)
     assert not next(f for f in slash_commands(COMMANDS) if f.command == "/model").should_escape
 
 
