@@ -31,6 +31,7 @@ from commands.spec import (
 )
 from harness.channels.umbrella import command_name
 from harness.hooks import BUILTIN_BODY_PRIORITY, ROLE_GUARD_PRIORITY, HookManager, Registration
+from harness.providers import Clock, SystemClock
 
 
 def register_all(
@@ -40,6 +41,7 @@ def register_all(
     commands: Registry = COMMANDS,
     temporal_ui_url: str = "",
     temporal_namespace: str = "default",
+    clock: Clock | None = None,
 ) -> list[Registration]:
     """Register the seal, the guard and every command body on ``manager``.
 
@@ -49,6 +51,7 @@ def register_all(
         commands: the registry to install (tests pass a subset).
         temporal_ui_url: the Temporal Web UI, for ``/task status``'s link (``""``: none).
         temporal_namespace: the namespace tasks run in, for that link.
+        clock: what ``/task status`` times with (the system clock unless given).
 
     Returns:
         The registrations, so a caller can unregister them.
@@ -61,7 +64,8 @@ def register_all(
         raise ValueError("register_all needs at least one model name for /model")
     config = CommandConfig(models=names, commands=tuple(commands.values()),
                            temporal_ui_url=temporal_ui_url,
-                           temporal_namespace=temporal_namespace)  # fmt: skip
+                           temporal_namespace=temporal_namespace,
+                           clock=clock or SystemClock())  # fmt: skip
     seal = IdentitySeal()
     regs = [
         manager.register("command.invoked.pre", seal.opener(), priority=SEAL_PRIORITY),

@@ -19,6 +19,7 @@ from harness.channels.umbrella import command_name, invocation
 from harness.domain import CommandResult
 from harness.hooks import Executor, HookAbort, HookContext
 from harness.hooks.contexts import CommandInvokedContext
+from harness.providers import Clock, SystemClock
 
 A = TypeVar("A", bound=BaseModel)
 
@@ -65,12 +66,15 @@ class CommandConfig:
         commands: the registry, so ``/help`` is generated from what is registered.
         temporal_ui_url: the Temporal Web UI (``HARNESS_TEMPORAL_UI_URL``); ``""``: no links.
         temporal_namespace: the namespace tasks run in, for those links.
+        clock: what ``/task status`` measures elapsed times and timeouts with (bodies run
+            in an activity, so they may read a clock; tests give a fixed one).
     """
 
     models: tuple[str, ...] = DEFAULT_MODELS
     commands: tuple[CommandSpec[BaseModel], ...] = field(default=())
     temporal_ui_url: str = ""
     temporal_namespace: str = "default"
+    clock: Clock = field(default_factory=SystemClock)
 
 
 Body = Callable[[CommandInvokedContext, A, CommandConfig], Awaitable[CommandResult]]

@@ -1,0 +1,94 @@
+"""``/task budget``: anyone sees what the task used; the owner sets its limits."""
+
+from __future__ import annotations
+
+import pytest
+
+from commands import UsageError, budget, run_command
+from harness.domain import BudgetUsage, CommandEffect
+
+from .conftest import SNAPSHOT
+
+USED = SNAPSHOT.model_copy(update={"budget": BudgetUsage(
+    tokens=8120, token_limit=10_000, tool_calls=3, tool_call_limit=20)})  # fmt: skip
+
+
+async def test_bare_shows_the_budget_to_a_watcher(manager, ctx):
+    result = await run_command(manager, ctx("budget", sender="UWATCH", snapshot=USED))
+    assert result.reply.splitlines() == [
+        "budget: tokens 8,120 of 10,000 (81 %) · tool calls 3 of 20 (15 %)",
+        "the owner sets limits with `/task budget [tokens N | tool-calls N | cost X]` "
+        "(0: no limit)",
+    ]
+    assert result.effects == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "limits"),
+    [
+        ("tokens 20k", (("tokens", 20_000),)),
+        ("tokens 1.5m", (("tokens", 1_500_000),)),
+        ("Tokens 20,000", (("tokens", 20_000),)),
+        ("tool-calls 30", (("tool_calls", 30),)),
+        ("cost $5", (("cost", 5.0),)),
+        ("cost 2.555", (("cost", 2.56),)),
+        ("tokens off", (("tokens", 0),)),
+        ("tokens 0 tool-calls 50 cost $1.5", (("tokens", 0), ("tool_calls", 50), ("cost", 1.5))),
+        ("", ()),
+    ],
+    ids=repr,
+)
+def test_parse_sizes_sensibly(text, limits):
+    assert budget.parse(text).limits == limits
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("tokens", "give each limit a size, e.g. `tokens 20k`"),
+        ("money 5", "`money` is not a limit; use tokens, tool-calls or cost"),
+        ("tokens lots", "`lots` is not a size for tokens (like `20k`)"),
+        ("tokens -5", "`-5` is not a size for tokens (like `20k`)"),
+        ("tool-calls $5", "`$5` is not a size for tool-calls (like `20k`)"),
+        ("tokens 1.0005k", "tokens take a whole number up to 1,000,000,000,000"),
+        ("cost <!here>", "`&lt;!here&gt;` is not a size for cost (like `$5`)"),
+    ],
+    ids=repr,
+)
+def test_parse_refuses_with_the_usage(text, problem):
+    with pytest.raises(UsageError) as raised:
+        budget.parse(text)
+    assert raised.value.problem == problem
+    assert raised.value.usage == "/task budget [tokens N | tool-calls N | cost X]"
+
+
+async def test_the_owner_sets_limits_one_effect_each(manager, ctx):
+    result = await run_command(manager, ctx("budget", "tokens 20k tool-calls 20 cost $5",
+                                            snapshot=USED))  # fmt: skip
+    assert result.effects == (
+        CommandEffect(kind="set_budget", value="tokens", amount=20_000, user_id="UOWNER"),
+        CommandEffect(kind="set_budget", value="cost", amount=5.0, user_id="UOWNER"),
+    )  # tool calls were already 20
+    assert result.reply == "<@UOWNER> set the budget: tokens 20,000, cost $5.00"
+    assert result.public
+
+
+async def test_zero_removes_a_limit_and_an_unchanged_one_is_said(manager, ctx):
+    off = await run_command(manager, ctx("budget", "tokens 0", snapshot=USED))
+    assert off.reply == "<@UOWNER> set the budget: tokens no limit"
+    same = await run_command(manager, ctx("budget", "tool-calls 20", snapshot=USED))
+    assert same.effects == () and same.reply.startswith("the budget is already so: tokens 8,120")
+
+
+@pytest.mark.parametrize("sender", ["UCOLLAB", "UWATCH"])
+async def test_only_the_owner_sets_limits(manager, ctx, sender):
+    result = await run_command(manager, ctx("budget", "tokens 1m", sender=sender))
+    assert result.reply == "refused: only the task's owner can use `/task budget`"
+    assert result.effects == ()
+
+
+async def test_a_bad_size_is_a_usage_reply_with_no_effect(manager, ctx):
+    result = await run_command(manager, ctx("budget", "tokens many"))
+    assert result.effects == ()
+    assert result.reply == ("`many` is not a size for tokens (like `20k`)\n"
+                            "usage: `/task budget [tokens N | tool-calls N | cost X]`")  # fmt: skip
