@@ -105,7 +105,8 @@ def build_app(settings: BotSettings, client: Harness, ledger: Ledger | None = No
     # In local mode the token comes from authorize_locally; giving it here too makes bolt warn.
     token = None if settings.local else settings.token
     web_client = AsyncWebClient(token=token, base_url=settings.web_api_url)
-    standin = SlackStandIn(settings.bot_user_id) if settings.local else None
+    standin = (SlackStandIn(settings.bot_user_id, streaming=settings.standin_streaming)
+               if settings.local else None)  # fmt: skip
 
     async def authorize_locally(enterprise_id: str | None, team_id: str | None) -> AuthorizeResult:
         return AuthorizeResult(
@@ -133,7 +134,8 @@ def build_app(settings: BotSettings, client: Harness, ledger: Ledger | None = No
     slash.register(app, handler, redactor)
     router = events.EventRouter(client, ledger, settings, redactor)
     events.register(app, router)
-    actions.register(app, actions.HelpButtons(client, ledger, redactor))
+    actions.register(app, actions.HelpButtons(client, ledger, redactor),
+                     actions.StopButton(client, ledger, redactor))  # fmt: skip
     return Bot(app=app, slash=handler, events=router, ledger=ledger, standin=standin,
                redactor=redactor, lifecycle=Lifecycle(settings.path))  # fmt: skip
 

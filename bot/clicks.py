@@ -1,6 +1,7 @@
 """Clicks as Slack sends them: the buttons of a posted message, and the ``block_actions`` body.
 
-For ``python -m bot.say --click N`` (local mode), which reads what the bot posted back
+For ``python -m bot.say --click N`` and ``--click stop`` (local mode), which reads what the bot
+posted back
 from the stand-in (:mod:`bot.standin`) and clicks one of its buttons. The listener
 that receives the click is :mod:`bot.actions`; the buttons are built by the worker
 (:func:`harness.channels.help_blocks`).
@@ -13,6 +14,8 @@ import time
 import uuid
 from typing import Any
 from urllib.parse import urlencode
+
+from harness.channels.progress import PROGRESS_BLOCK, STOP_ACTION
 
 
 def buttons(post: dict[str, Any]) -> list[dict[str, Any]]:
@@ -30,7 +33,31 @@ def last_question(posts: list[dict[str, Any]], channel: str, thread: str = "") -
     """The last message with buttons the bot posted in ``channel`` (and ``thread``), or ``{}``."""
     for post in reversed(posts):
         here = post.get("channel") == channel and thread in ("", post.get("thread_ts"))
-        if here and post.get("method") == "chat.postMessage" and buttons(post):
+        if (
+            here
+            and post.get("method") == "chat.postMessage"
+            and buttons(post)
+            and not is_progress(post)
+        ):
+            found: dict[str, Any] = post
+            return found
+    return {}
+
+
+def is_progress(post: dict[str, Any]) -> bool:
+    """Whether ``post`` is a turn's progress message (updated in place, not the answer)."""
+    blocks = post.get("blocks")
+    first = blocks[0] if isinstance(blocks, list) and blocks else {}
+    return post.get("method") == "chat.startStream" or (
+        isinstance(first, dict) and first.get("block_id") == PROGRESS_BLOCK
+    )
+
+
+def last_stop(posts: list[dict[str, Any]], channel: str, thread: str = "") -> dict[str, Any]:
+    """The last progress message with a Stop button in ``channel`` (and ``thread``), or ``{}``."""
+    for post in reversed(posts):
+        here = post.get("channel") == channel and thread in ("", post.get("thread_ts"))
+        if here and any(b.get("action_id") == STOP_ACTION for b in buttons(post)):
             found: dict[str, Any] = post
             return found
     return {}

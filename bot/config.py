@@ -65,6 +65,10 @@ class BotSettings(BaseSettings):
     """The app-level token (``xapp-…``, scope ``connections:write``): set, the bot takes
     Slack's events over Socket Mode (:mod:`bot.socket_mode`), needing no public URL and
     no signing secret; ignored in local mode."""
+    standin_streaming: bool = True
+    """Local mode: whether the Web API stand-in offers Slack's streaming methods
+    (``chat.startStream``, …); ``0`` refuses them as a workspace without them does, to see the
+    worker fall back to ``chat.update`` (with ``HARNESS_PROGRESS=stream``)."""
     host: str = "127.0.0.1"
     """Where the HTTP endpoint listens; any address behind your TLS proxy, loopback only in local
     mode."""

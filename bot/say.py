@@ -1,7 +1,9 @@
 """``python -m bot.say --user U1 "/model gpt-x"``: talk to the running bot as Slack would.
 
 ``--click N`` clicks button N of the last question the bot posted in the channel
-(read back from the stand-in), sending the signed ``block_actions`` payload Slack would.
+(read back from the stand-in), sending the signed ``block_actions`` payload Slack would;
+``--click stop`` clicks the Stop button of the turn's progress message. A progress message
+is printed once when it appears and again, as it is now, after the answer.
 
 Builds a Slack-format request (a slash command form body, or an ``app_mention``
 event for plain text), signs it with the bot's signing secret, posts it and prints
@@ -25,7 +27,7 @@ from urllib.parse import urlencode, urlsplit
 import aiohttp
 from slack_sdk.signature import SignatureVerifier
 
-from bot.clicks import buttons, click_body, last_question
+from bot.clicks import buttons, click_body, is_progress, last_question, last_stop
 from bot.config import LOCAL_SIGNING_SECRET, BotSettings
 from bot.standin import POSTS_PATH, RESPONSE_PATH, SHOWN_SUFFIX
 from harness.channels.slack import POST_EVENT_TYPE
@@ -76,23 +78,26 @@ async def click(args: argparse.Namespace, settings: BotSettings, url: str) -> in
     key = uuid.uuid4().hex
     async with aiohttp.ClientSession() as session:
         before = await _posts(session, base)
+        if args.click == "stop":
+            return await _click_stop(args, settings, url, session, before)
         question = last_question(before, args.channel, args.thread)
         if not question:
             print(f"no question with buttons in {args.channel} yet (only the local stand-in "
                   "keeps them: is the bot in local mode?)")  # fmt: skip
             return 1
         options = [str(b.get("value", "")) for b in buttons(question)]
-        if not 1 <= args.click <= len(options):
-            print(f"--click takes 1 to {len(options)}: {_options(question)}")
+        option = int(args.click) if args.click.isdigit() else 0
+        if not 1 <= option <= len(options):
+            print(f"--click takes 1 to {len(options)} or stop: {_options(question)}")
             return 1
-        body = click_body(question, args.click, user=args.user, team=args.team,
+        body = click_body(question, option, user=args.user, team=args.team,
                           response_url=base + RESPONSE_PATH + key)  # fmt: skip
         headers = signed_headers(settings.signing_secret or LOCAL_SIGNING_SECRET, body,
                                  "application/x-www-form-urlencoded")  # fmt: skip
         status, text = await _post(session, url, body, headers)
         if status != 200:
             return _failed(status, text, url)
-        print(f"clicked {options[args.click - 1]!r} on: {question.get('text', '')}")
+        print(f"clicked {options[option - 1]!r} on: {question.get('text', '')}")
         async with session.get(base + RESPONSE_PATH + key) as response:
             answers: list[dict[str, Any]] = await response.json()
         if answers:  # the bot answered the click itself (the question is closed, …)
@@ -101,6 +106,40 @@ async def click(args: argparse.Namespace, settings: BotSettings, url: str) -> in
             return 0
         await _print_posts(session, base, len(before), user=args.user, patience=10.0,
                            nothing="the task posted nothing after the click")  # fmt: skip
+    return 0
+
+
+async def _click_stop(
+    args: argparse.Namespace, settings: BotSettings, url: str, session: aiohttp.ClientSession,
+    before: list[dict[str, Any]],
+) -> int:  # fmt: skip
+    """Click Stop on the last progress message in the channel; print the answer and what follows."""
+    base, key = "{0.scheme}://{0.netloc}".format(urlsplit(url)), uuid.uuid4().hex
+    progress = last_stop(before, args.channel, args.thread)
+    if not progress:
+        print(f"no running turn with a Stop button in {args.channel} (a streamed progress "
+              "message has none: use `/task stop`)")  # fmt: skip
+        return 1
+    body = click_body(progress, 1, user=args.user, team=args.team,
+                      response_url=base + RESPONSE_PATH + key)  # fmt: skip
+    headers = signed_headers(settings.signing_secret or LOCAL_SIGNING_SECRET, body,
+                             "application/x-www-form-urlencoded")  # fmt: skip
+    status, text = await _post(session, url, body, headers)
+    if status != 200:
+        return _failed(status, text, url)
+    print(f"clicked Stop on: {progress.get('text', '')}")
+    deadline = time.monotonic() + settings.reply_deadline_seconds
+    while time.monotonic() < deadline:
+        async with session.get(base + RESPONSE_PATH + key) as response:
+            answers: list[dict[str, Any]] = await response.json()
+        if answers:
+            for answer in answers:
+                public = answer.get("response_type") == "in_channel"
+                print(f"{'bot in channel' if public else 'only you see'}: {answer.get('text', '')}")
+            break
+        await asyncio.sleep(0.1)
+    await _print_posts(session, base, len(before), user=args.user, patience=3.0,
+                       nothing="(nothing posted after the click yet)")  # fmt: skip
     return 0
 
 
@@ -188,13 +227,25 @@ async def _print_posts(
     """
     start = time.monotonic()
     last = answered = None
+    shown: dict[str, str] = {}  # progress messages printed: ts -> the text printed
+    first = seen
     while (now := time.monotonic()) < start + patience:
         posts = (await _posts(session, base))[seen:]
         for post in posts:
             print(_shown(post, user), flush=True)
             last = now
-            answered = answered or _from_task(post)
+            answered = answered or (_from_task(post) and not is_progress(post))
+            if is_progress(post):
+                shown[str(post.get("ts", ""))] = str(post.get("text", ""))
         seen += len(posts)
+        if answered and shown:
+            await asyncio.sleep(ANSWERED_QUIET_SECONDS)  # the final rendering follows the answer
+            for post in (await _posts(session, base))[first:]:
+                ts = str(post.get("ts", ""))
+                if ts in shown and post.get("text", "") != shown[ts]:
+                    print(f"progress in thread {post.get('thread_ts', '-')} now: "
+                          f"{post.get('text', '')}", flush=True)  # fmt: skip
+            return
         if last is not None and now - last >= (ANSWERED_QUIET_SECONDS if answered else
                                                QUIET_SECONDS):  # fmt: skip
             return
@@ -222,6 +273,9 @@ def _from_task(post: dict[str, Any]) -> bool:
 def _shown(post: dict[str, Any], user: str) -> str:
     """One post as a line: who sees it, where, and its text."""
     where, said = post.get("thread_ts", "-"), post.get("text", "")
+    if is_progress(post):
+        stop = " (stop it: `python -m bot.say --click stop`)" if buttons(post) else ""
+        return f"progress in thread {where} (updated in place): {said}{stop}"
     if buttons(post):
         said = f"{said} {_options(post)} (answer: `python -m bot.say --click N`)"
     if post.get("method") != "chat.postEphemeral":
@@ -277,9 +331,10 @@ def main() -> None:
     parser.add_argument("--channel", default="CLOCAL")
     parser.add_argument("--thread", default="", help="reply in this thread (a ts the bot printed)")
     parser.add_argument("--url", default="", help="the bot's Slack endpoint")
-    parser.add_argument("--click", type=int, default=0, metavar="N",
+    parser.add_argument("--click", default="", metavar="N|stop",
                         help="click button N (1 = first) of the last question the bot posted "
-                        "in --channel (in --thread, if given), as Slack sends a click")  # fmt: skip
+                        "in --channel (in --thread, if given), as Slack sends a click; 'stop' "
+                        "clicks the Stop button of the turn's progress message")  # fmt: skip
     args = parser.parse_args()
     if not args.text and not args.click:
         parser.error("say something, or --click N")

@@ -1,10 +1,11 @@
 """A local stand-in for Slack's Web API and response URLs, for running without credentials.
 
 It answers every Web API method with ``ok`` (``auth.test`` with the configured bot
-user), prints what would have been posted and keeps it, so ``python -m bot.say`` and
-tests can read it back; posts to a response URL are also applied as Slack applies
-them (``replace_original``, ``delete_original``), so a test can ask what the sender
-would see, not only what was sent. It is a development seam shipped in the package
+user), prints what would have been posted and keeps it (a message changed in place by
+``chat.update``, a stream or a reaction as Slack changes it: :mod:`bot.standin_live`), so
+``python -m bot.say`` and tests can read it back; posts to a response URL are also
+applied as Slack applies them (``replace_original``, ``delete_original``), so a test can ask
+what the sender would see, not only what was sent. It is a development seam shipped in the package
 (like httpx's ``MockTransport``), never used when a real bot token is configured.
 """
 
@@ -22,6 +23,7 @@ from typing import Any, Final, final
 from aiohttp import web
 
 from bot.config import STANDIN_PATH
+from bot.standin_live import LIVE_METHODS, LiveMessages
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +31,10 @@ RESPONSE_PATH: Final = "/_local/response/"
 SHOWN_SUFFIX: Final = "/shown"
 """``GET RESPONSE_PATH + key + SHOWN_SUFFIX``: :meth:`ResponseView.as_json` of that URL."""
 POSTS_PATH: Final = "/_local/posts"
-"""``GET``: every ``chat.postMessage`` and ``chat.postEphemeral`` so far, oldest first, each
-its arguments plus ``method`` and the ``ts`` it got (what ``bot.say`` prints and clicks)."""
-POST_METHODS: Final = ("chat.postMessage", "chat.postEphemeral")
+"""``GET``: every ``chat.postMessage``, ``chat.postEphemeral`` and ``chat.startStream`` so far,
+oldest first, each its arguments plus ``method`` and the ``ts`` it got, with the message's
+text, blocks and chunks as they are now (what ``bot.say`` prints and clicks)."""
+POST_METHODS: Final = ("chat.postMessage", "chat.postEphemeral", "chat.startStream")
 _FLAGS: Final = ("replace_original", "delete_original")
 READ_METHODS: Final = ("conversations.history", "conversations.replies")
 
@@ -73,9 +76,11 @@ class SlackStandIn:
 
     Args:
         bot_user_id: what ``auth.test`` answers.
+        streaming: offer Slack's streaming methods (``False``: refuse them as a workspace
+            without them does).
     """
 
-    def __init__(self, bot_user_id: str) -> None:
+    def __init__(self, bot_user_id: str, *, streaming: bool = True) -> None:
         self.bot_user_id = bot_user_id
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.responses: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -86,6 +91,7 @@ class SlackStandIn:
         self._ts_of_call: dict[int, str] = {}
         self.url = ""
         """Its Web API base URL when :func:`served` serves it alone."""
+        self.live = LiveMessages(self.messages, self._next_ts, streaming=streaming)
 
     def routes(self, api_path: str) -> list[web.RouteDef]:
         """aiohttp routes for the Web API under ``api_path`` and the response URLs."""
@@ -108,6 +114,11 @@ class SlackStandIn:
         if method in READ_METHODS:
             return web.json_response({"ok": True, "messages": self._read(method, args),
                                       "has_more": False})  # fmt: skip
+        if method in LIVE_METHODS:
+            answer = self.live.answer(method, args)
+            if answer.get("ts"):
+                self._ts_of_call[len(self.calls) - 1] = str(answer["ts"])
+            return web.json_response(answer)
         print(f"[slack stand-in] {method}: {json.dumps(args, ensure_ascii=False)}", flush=True)
         ts = self._next_ts()
         self._ts_of_call[len(self.calls) - 1] = ts
@@ -151,9 +162,14 @@ class SlackStandIn:
 
     async def read_posts(self, request: web.Request) -> web.Response:
         """Every message the bot posted so far, public or ephemeral (for ``bot.say``)."""
-        posts = [{**args, "method": method, "ts": self._ts_of_call.get(i, "")}
-                 for i, (method, args) in enumerate(self.calls)
-                 if method in POST_METHODS]  # fmt: skip
+        posts = []
+        for i, (method, args) in enumerate(self.calls):
+            if method in POST_METHODS:
+                post = {**args, "method": method, "ts": self._ts_of_call.get(i, "")}
+                now = self.live.find(args.get("channel"), post["ts"]) or {}
+                post.update({k: now[k] for k in ("text", "blocks", "chunks", "edits",
+                                                 "streaming") if k in now})  # fmt: skip
+                posts.append(post)
         return web.json_response(posts)
 
     async def read_responses(self, request: web.Request) -> web.Response:
@@ -182,10 +198,11 @@ async def _arguments(request: web.Request) -> dict[str, Any]:
 
 
 @asynccontextmanager
-async def served(bot_user_id: str = "UBOTLOCAL") -> AsyncIterator[SlackStandIn]:
+async def served(bot_user_id: str = "UBOTLOCAL", *, streaming: bool = True,
+                 ) -> AsyncIterator[SlackStandIn]:  # fmt: skip
     """A stand-in served alone on a free loopback port, ``url`` set: for a worker (a test, a
     bench) that posts to Slack with no bot in front of it."""
-    standin = SlackStandIn(bot_user_id)
+    standin = SlackStandIn(bot_user_id, streaming=streaming)
     app = web.Application()
     app.router.add_routes(standin.routes(STANDIN_PATH))
     runner = web.AppRunner(app, access_log=None)

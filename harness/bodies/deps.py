@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import TYPE_CHECKING, Final, Literal, Protocol
 
 from harness.agent.state import LoopDefaults
 from harness.domain import RetryDefaults
@@ -56,6 +56,9 @@ class BodyDeps:
         loop: the loop limits a task reads once per run; the tool catalogue in it is
             filled from ``tools`` at each read (MCP tools join after start).
         resources: what the worker opened for these (closed when the manager closes).
+        progress: ``HARNESS_PROGRESS``: live progress messages updated in place (``on``),
+            streamed where Slack offers it (``stream``), or none (``off``).
+        progress_interval: the least seconds between two updates of one progress message.
     """
 
     store: ArtefactStore
@@ -71,3 +74,5 @@ class BodyDeps:
     loop: LoopDefaults = field(default_factory=LoopDefaults)
     resources: Resources | None = None
     transcripts: TranscriptStore | None = None
+    progress: Literal["on", "stream", "off"] = "on"
+    progress_interval: float = 1.0

@@ -38,7 +38,15 @@ REPLY_HINT: Final = "reply in this thread to answer"
 
 
 class ChannelError(HarnessError):
-    """Slack (or the stand-in) did not accept a post; the operation fails and is retried."""
+    """Slack (or the stand-in) did not accept a post; the operation fails and is retried.
+
+    ``code`` is Slack's own error word (``unknown_method``, ``not_allowed_token_type``,
+    ``ratelimited``), ``""`` when Slack was not reached or answered no JSON.
+    """
+
+    def __init__(self, message: str, *, code: str = "") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def question_text(request: HelpRequest) -> str:
@@ -138,6 +146,67 @@ class SlackChannel:
             ts = str(answer.get("ts") or answer.get("message_ts") or "")
         return ts
 
+    async def update(self, message: ChannelMessage) -> None:
+        """Replace the text and blocks of the message at ``message.ts`` (``chat.update``).
+
+        Raises:
+            ChannelError: as :meth:`post`.
+        """
+        args: dict[str, Any] = {"channel": message.channel, "ts": message.ts, "text": message.text}
+        args["blocks"] = list(message.blocks)
+        await self.call("chat.update", args)
+
+    async def start_stream(
+        self, message: ChannelMessage, *, chunks: tuple[dict[str, Any], ...], team: str,
+        recipient: str,
+    ) -> str:  # fmt: skip
+        """Start a streamed reply in ``message.thread`` (``chat.startStream``); its ``ts``.
+
+        Slack shows task updates as a plan block (``task_display_mode=plan``). Streaming to
+        a channel needs the person and workspace it is for (``recipient``, ``team``).
+
+        Raises:
+            ChannelError: as :meth:`post`; ``code`` says whether the workspace offers streams.
+        """
+        args: dict[str, Any] = {
+            "channel": message.channel, "thread_ts": message.thread, "chunks": list(chunks),
+            "task_display_mode": "plan", "recipient_team_id": team, "recipient_user_id": recipient,
+        }  # fmt: skip
+        answer = await self.call("chat.startStream", args)
+        return str(answer.get("ts") or "")
+
+    async def append_stream(
+        self, channel: str, ts: str, chunks: tuple[dict[str, Any], ...]
+    ) -> None:
+        """Append chunks to the streamed message ``ts`` (``chat.appendStream``).
+
+        Raises:
+            ChannelError: as :meth:`post` (``message_not_in_streaming_state`` once stopped).
+        """
+        await self.call("chat.appendStream", {"channel": channel, "ts": ts, "chunks": list(chunks)})
+
+    async def stop_stream(
+        self, message: ChannelMessage, *, chunks: tuple[dict[str, Any], ...], key: str = ""
+    ) -> None:
+        """Stop the streamed message ``message.ts``: its last chunks and text (``chat.stopStream``).
+
+        Raises:
+            ChannelError: as :meth:`post`.
+        """
+        last = [*chunks, {"type": "markdown_text", "text": message.text}]
+        args: dict[str, Any] = {"channel": message.channel, "ts": message.ts, "chunks": last}
+        if key:
+            args["metadata"] = {"event_type": POST_EVENT_TYPE, "event_payload": {"key": key}}
+        await self.call("chat.stopStream", args)
+
+    async def call(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
+        """One Web API call (``reactions.add``, ``assistant.threads.setStatus``, ...); its answer.
+
+        Raises:
+            ChannelError: the API could not be reached or answered ``ok: false``.
+        """
+        return await self._call(method, args)
+
     async def _posted(self, message: ChannelMessage, key: str) -> str:
         """The ``ts`` of a message this harness posted under ``key`` lately, or ``""``."""
         oldest = f"{self.clock.now().timestamp() - LOOKBACK_SECONDS:.6f}"
@@ -177,5 +246,6 @@ class SlackChannel:
             answer = None
         if response.status != 200 or not isinstance(answer, dict) or not answer.get("ok"):
             detail = answer.get("error") if isinstance(answer, dict) else response.body[:200]
-            raise ChannelError(f"{method} failed: HTTP {response.status}: {detail!r}")
+            code = detail if isinstance(detail, str) else ""
+            raise ChannelError(f"{method} failed: HTTP {response.status}: {detail!r}", code=code)
         return answer

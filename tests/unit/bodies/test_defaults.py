@@ -8,6 +8,7 @@ import pytest
 
 from harness.bodies import BodyDeps, register_defaults
 from harness.channels import SlackChannel
+from harness.channels.progress_reporter import POST_OPERATIONS, PRE_OPERATIONS, PROGRESS_PRIORITY
 from harness.hooks import BUILTIN_BODY_PRIORITY, POINTS, ROLE_GUARD_PRIORITY, HookManager
 from harness.hooks.catalogue import CATALOGUE
 from harness.models import ModelRegistry
@@ -41,10 +42,25 @@ def test_each_operation_has_one_default_body_in_its_family_module(manager, entry
         assert name.startswith(f"harness.bodies.{entry.family}.")
 
 
-def test_the_defaults_beside_the_bodies_are_the_loop_defaults_and_the_conversation_guard(manager):
+def test_the_defaults_beside_the_bodies_are_the_loop_defaults_the_guard_and_the_reporter(manager):
     regs = [r for point in POINTS for r in manager.registrations(point)]
     others = {(r.point, r.priority, r.name) for r in regs if r.priority != BUILTIN_BODY_PRIORITY}
+    reporter = "harness.channels.progress_reporter.ProgressReporter"
     assert others == {
         ("persistence.read.in", 900, "LoopDefaultsAnswer"),
         ("channel.received.pre", ROLE_GUARD_PRIORITY, "harness.channels.guard.ConversationGuard"),
+        *((f"{op}.post", PROGRESS_PRIORITY, reporter) for op in POST_OPERATIONS),
+        *((f"{op}.pre", PROGRESS_PRIORITY, f"{reporter}.before") for op in PRE_OPERATIONS),
     }
+
+
+def test_progress_off_registers_no_reporter(tmp_path, sqlite_store):
+    manager = HookManager()
+    deps = BodyDeps(
+        store=sqlite_store, random=random.Random(1), models=ModelRegistry(),
+        tools=ToolRegistry([]), skills=SkillLoader(tmp_path), progress="off",
+        channel=SlackChannel(http=None, api_url="http://127.0.0.1:9/", token="unused"),  # type: ignore[arg-type]  # never posts
+    )  # fmt: skip
+    register_defaults(manager, deps)
+    names = {r.name for point in POINTS for r in manager.registrations(point)}
+    assert not [n for n in names if "progress" in n]
