@@ -140,8 +140,19 @@ def counted(
 
 
 def amount(limit: Limit, value: float) -> str:
-    """``10,000`` tokens or tool calls, ``$5.00`` of cost."""
-    return f"${value:,.2f}" if limit == "cost" else f"{int(value):,}"
+    """``10,000`` tokens or tool calls; ``$5.00``, or ``$0.0045`` below a dollar, of cost."""
+    if limit != "cost":
+        return f"{int(value):,}"
+    if value >= 1 or value == 0:
+        return f"${value:,.2f}"
+    fine = f"{value:.4f}".rstrip("0")
+    return f"${fine if len(fine.split('.')[1]) >= 2 else f'{value:.2f}'}"
+
+
+def share(usage: BudgetUsage, limit: Limit) -> int:
+    """How much of ``limit`` is used, in whole percent (rounded down; 0 with no limit)."""
+    size = limit_of(usage, limit)
+    return int(used(usage, limit) * 100 / size + 1e-9) if size else 0
 
 
 def describe(usage: BudgetUsage) -> str:
@@ -154,7 +165,7 @@ def describe(usage: BudgetUsage) -> str:
         name = TYPED[limit].replace("-", " ")
         if size:
             parts.append(f"{name} {amount(limit, spent)} of {amount(limit, size)} "
-                         f"({int(spent * 100 // size)} %)")  # fmt: skip
+                         f"({share(usage, limit)} %)")  # fmt: skip
         else:
             parts.append(f"{name} {amount(limit, spent)} (no limit)")
     return " · ".join(parts)
@@ -193,15 +204,15 @@ def notices(usage: BudgetUsage, told: list[str]) -> list[str]:
     for limit in LIMITS:
         size = limit_of(usage, limit)
         key = f"{limit}:{size:g}"
-        if not size or key in told or used(usage, limit) < size * NOTICE_AT:
+        if not size or key in told or share(usage, limit) < NOTICE_AT * 100:
             continue
         told.append(key)
         if used(usage, limit) >= size:
             continue  # past it already: the owner is asked at the next call instead
-        share = int(used(usage, limit) * 100 // size)
-        texts.append(f"heads-up: this task has used {share} % of its {_NOUN[limit]} budget "
-                     f"({amount(limit, used(usage, limit))} of {amount(limit, size)}); at the "
-                     "limit its owner is asked whether to go on")  # fmt: skip
+        texts.append(f"heads-up: this task has used {share(usage, limit)} % of its "
+                     f"{_NOUN[limit]} budget ({amount(limit, used(usage, limit))} of "
+                     f"{amount(limit, size)}); at the limit its owner is asked whether "
+                     "to go on")  # fmt: skip
     return texts
 
 

@@ -72,7 +72,7 @@ def test_a_busy_task_shows_what_runs_waits_and_what_it_used():
         "last error: failed: the model is not answering &lt;@U9&gt;",
         "mid-turn: `interrupt` · approvals: `strict` (don't ask again: `echo`, `search`)",
         "budget: tokens 8,120 of 10,000 (81 %) · tool calls 3 of 20 (15 %) · "
-        "cost $0.12 of $5.00 (2 %)",
+        "cost $0.1234 of $5.00 (2 %)",
         "sub-tasks:",
         "• read logs — running (`T/sub-1`)",
         "• ask — failed (`T/sub-2`)",
