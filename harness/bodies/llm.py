@@ -69,7 +69,9 @@ class LlmBodies:
         response = await self.models.complete(
             ModelRequest(model=ctx.model, messages=messages, effort="low", purpose="triage")
         )
-        return ctx.model_copy(update={"result": parse_triage(response.text)})
+        # The tokens are the provider's word, never the model's text (the budget counts them).
+        triage = parse_triage(response.text).model_copy(update={"usage": response.usage})
+        return ctx.model_copy(update={"result": triage})
 
     async def tool_calls_extracted(
         self, ctx: ToolCallsExtractedContext

@@ -75,7 +75,8 @@ class PlanBodies:
                 purpose="plan",
             )
         )
-        return ctx.model_copy(update={"result": parse_plan(response.text, ctx.goal)})
+        plan = parse_plan(response.text, ctx.goal).model_copy(update={"usage": response.usage})
+        return ctx.model_copy(update={"result": plan})
 
     async def step_started(self, ctx: StepStartedContext) -> StepStartedContext:
         """Run the step as planned."""

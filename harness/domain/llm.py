@@ -39,8 +39,9 @@ class LlmResponse(Frozen):
 
 
 class Triage(Frozen):
-    """The fast model's verdict on a request."""
+    """The fast model's verdict on a request, and the tokens it took (for the task's budget)."""
 
     decision: Literal["answer", "plan", "ask"]
     answer: str = ""
     question: str = ""
+    usage: Usage = Usage()

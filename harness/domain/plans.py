@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Literal
 
 from harness.domain.frozen import Frozen
+from harness.domain.llm import Usage
 from harness.domain.progress import BudgetUsage
 from harness.domain.task import DEFAULT_EFFORT, Effort
 
@@ -22,9 +23,10 @@ class PlanStep(Frozen):
 
 
 class Plan(Frozen):
-    """The steps the model wrote for a piece of work."""
+    """The steps the model wrote for a piece of work, and the tokens that took (for budgets)."""
 
     steps: tuple[PlanStep, ...]
+    usage: Usage = Usage()
 
 
 class StepOutcome(Frozen):
