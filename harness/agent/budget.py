@@ -9,6 +9,7 @@ of kind ``budget``: raise it, or stop). The task waits for the answer rather tha
 workflow code): the limits are the task's state, set from the worker's defaults
 (:class:`~harness.agent.state.LoopDefaults`) and by ``/task budget`` (the workflow applies
 :func:`with_limit`). :func:`describe` is how the status view and ``/task budget`` print it.
+Not the hooks file's chain budget (time per chain, :mod:`harness.hooks.monitors.budget`).
 """
 
 from __future__ import annotations
