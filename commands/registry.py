@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 from commands import (
+    approvals,
     budget,
     cancel,
     effort,
@@ -39,6 +40,7 @@ COMMANDS: Final[Registry] = {
         finish.SPEC,
         cancel.SPEC,
         midturn.SPEC,
+        approvals.SPEC,
         budget.SPEC,
         invite.SPEC,
         skill.SPEC,

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from harness.config import Settings
 from harness.domain import RetryDefaults
-from harness.hooks import HookConfigError, HookManager, Redactor, load_hooks_config
+from harness.hooks import (
+    HookConfigError,
+    HookManager,
+    Redactor,
+    load_hooks_config,
+    register_approvals,
+)
 
 if TYPE_CHECKING:
     from temporalio.common import MetricMeter
@@ -69,7 +75,8 @@ def build_manager(
 
     In this order: the hooks file (``settings.hooks_config``) is read and resolved
     before anything registers, so a bad file fails the start, all or nothing; then the
-    default bodies (:func:`harness.bodies.register_defaults`), the code plugins of
+    default bodies (:func:`harness.bodies.register_defaults`), the approval policy (the
+    file's ``[approvals]``, or its defaults), the code plugins of
     ``settings.plugins``, and the file's executors, so equal priorities run in that
     order. Every secret the worker holds is masked wherever it shows up. Monitors:
     operation counters on ``meter``, and spans when the process has an SDK tracer
@@ -93,7 +100,7 @@ def build_manager(
             not resolve (every problem named).
     """
     from harness.audit_store import SqlAuditStore
-    from harness.bodies import BodyRuntime, register_defaults
+    from harness.bodies import BodyRuntime, catalogue_of, register_defaults
     from harness.db import TranscriptStore
     from harness.providers import system_random
     from harness.store import SqlArtefactStore
@@ -114,6 +121,9 @@ def build_manager(
     runtime = BodyRuntime(settings, store, transcripts=TranscriptStore(database))
     deps = runtime.deps(random=system_random(), retry=retry)
     register_defaults(manager, deps)
+    catalogue = catalogue_of(deps.tools)  # approvals by policy (issue 14): the tools' own word
+    register_approvals(manager, hooks.file.approvals if hooks else None,
+                       needs_approval=catalogue.approval, safe=catalogue.safe)  # fmt: skip
     register_plugins(manager, settings)
     if hooks is not None:
         hooks.apply(manager)  # logs the resulting chain of every point

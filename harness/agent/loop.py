@@ -22,8 +22,9 @@ For one request (``handle``)::
       compaction.trigger [-> compaction.keep -> compaction.summarise]
       context.created -> llm.invoked -> tool_calls.extracted
       per call: ask_human      -> help.requested, wait, help.decided
-                needs approval -> help.requested, wait, help.decided [-> tool.invoked]
-                otherwise      -> tool.invoked
+                otherwise      -> tool.invoked; if a pre executor asks (the approval
+                                  policy): help.requested, wait, help.decided
+                                  [-> tool.invoked again, with the approval]
 
 A :class:`~harness.hooks.HookAbort` on ``tool.invoked`` (a pre executor's veto, or any
 abort of that one call) does not end the loop: it becomes that call's tool result,
@@ -44,7 +45,7 @@ from typing import Any
 from harness.agent import budget
 from harness.agent.loop_steps import LoopSteps
 from harness.domain import Message, StepOutcome, Triage
-from harness.hooks import HookAbort
+from harness.hooks import REQUESTED_BY, HookAbort
 from harness.hooks.contexts import (
     AgentInvokedContext,
     PlanCreatedContext,
@@ -74,6 +75,7 @@ class AgentLoop(LoopSteps):
             HookAbort: an operation other than a single tool call was aborted.
         """
         self.state.transcript.append(Message(role="user", content=request, name=sender))
+        self.state.requested_by = sender  # approval rules by role read who asked
         try:
             return await self._answer(request)
         except budget.BudgetSpent as spent:  # the owner chose to stop: an answer, not a failure
@@ -143,7 +145,8 @@ class AgentLoop(LoopSteps):
             "correlation_id": identity.correlation_id,
             "idempotency_key": f"{identity.correlation_id or identity.task.task_id}:"
             f"{self.state.sequence}",
-            "entities": {"model": self.state.model, "effort": self.state.effort},
+            "entities": {"model": self.state.model, "effort": self.state.effort,
+                         REQUESTED_BY: self.state.requested_by},
         }
 
 

@@ -153,36 +153,61 @@ class LoopSteps:
                 "content": f"(while you were working, {who}added) {message.content}"}))  # fmt: skip
 
     async def call_tool(self, call: ToolCall) -> ToolResult:
-        """One tool call: ``ask_human``, an approval first, or ``tool.invoked`` directly."""
-        if call.name == ASK_HUMAN and self.state.can_ask:
+        """One tool call: ``ask_human``, or ``tool.invoked``, asking a person when a pre asks.
+
+        A pre executor that asks (``HookAbort(ask=True)``, the approval policy's verdict)
+        holds the call for the task's deciders; approved, the call runs again with the
+        approval on its context. A tool approved "don't ask again" carries that standing
+        approval on every later call, in this turn and after.
+        """
+        state = self.state
+        if call.name == ASK_HUMAN and state.can_ask:
             question = str(call.arguments.get("question") or "The agent needs your input.")
             options = call.arguments.get("options") or ()
             answer = await self.ask(question, tuple(str(o) for o in options))
             return ToolResult(content=answer)
-        if call.name in self.state.catalogue.approval:
-            decision = await self.decide(
-                HelpRequest(
-                    request_id=self._help_id(),
-                    kind="approval",
-                    question=f"Approve {call.name}?",
-                    tool_call=call,
-                )
-            )
-            if not decision.approved:
-                return ToolResult(
-                    content=f"refused: {decision.decided_by} did not approve ({decision.choice})",
-                    is_error=True,
-                )
         server = call.name.split("__", 1)[0] if "__" in call.name else ""
+        approval = self._standing_approval(call)
         await budget.gate(self)
-        try:
-            ctx = await self.run(ToolInvokedContext, call=call, server=server)
-        except HookAbort as abort:
-            # One vetoed call is an answer the model must see, not the end of the task.
-            kind = "refused" if abort.refusal else "aborted"
-            return ToolResult(content=f"{kind}: {abort.reason}", is_error=True)
+        while True:
+            try:
+                ctx = await self.run(ToolInvokedContext, call=call, server=server,
+                                     approval=approval, approvals=state.approvals)  # fmt: skip
+                break
+            except HookAbort as abort:
+                if abort.ask and approval is None and state.can_ask:
+                    decision = await self.approve(call, abort)
+                    if not decision.approved:
+                        return _not_approved(decision, abort)
+                    approval = decision
+                    continue
+                # One vetoed call is an answer the model must see, not the end of the task.
+                kind = "refused" if abort.refusal else "aborted"
+                return ToolResult(content=f"{kind}: {abort.reason}", is_error=True)
         await budget.count(self, tool_calls=1)
         return ctx.result or ToolResult(content="(the tool returned nothing)", is_error=True)
+
+    async def approve(self, call: ToolCall, abort: HookAbort) -> HelpDecision:
+        """Ask the task's deciders to approve ``call`` (held by ``abort``); their decision.
+
+        "Approve and don't ask again" puts the tool in the task's standing approvals.
+        """
+        request = HelpRequest(
+            request_id=self._help_id(), kind="approval", tool_call=call,
+            question=f"Approve {call.name}? ({abort.reason})",
+            timeout_seconds=abort.timeout_seconds,
+        )
+        decision = await self.decide(request)
+        if decision.approved and decision.remember and call.name not in self.state.approved_tools:
+            self.state.approved_tools.append(call.name)
+        return decision
+
+    def _standing_approval(self, call: ToolCall) -> HelpDecision | None:
+        """The task's "don't ask again" approval of ``call``'s tool, as that call's approval."""
+        if call.name not in self.state.approved_tools:
+            return None
+        return HelpDecision(request_id=f"standing:{call.name}", decided_by="", choice="standing",
+                            approved=True, remember=True)  # fmt: skip
 
     async def ask(self, question: str, options: tuple[str, ...]) -> str:
         """Ask the task's people ``question``; the answer as text for the model."""
@@ -190,6 +215,8 @@ class LoopSteps:
             request_id=self._help_id(), kind="question", question=question, options=options
         )
         decision = await self.decide(request)
+        if decision.timed_out:
+            return f"nobody answered within {request.timeout_seconds:g} s"
         return f"{decision.decided_by} answered: {decision.choice}"
 
     async def decide(self, request: HelpRequest) -> HelpDecision:
@@ -204,6 +231,7 @@ class LoopSteps:
                     request=request,
                     decided_by=answer.decided_by,
                     choice=answer.choice,
+                    timed_out=answer.timed_out,
                 )
             except HookAbort as abort:
                 if not abort.refusal:
@@ -211,8 +239,13 @@ class LoopSteps:
                 await self.waiter.refused(answer, abort.reason)
                 continue
             decision = decided.result or HelpDecision(
-                request_id=request.request_id, decided_by=answer.decided_by, choice=answer.choice
-            )
+                request_id=request.request_id, decided_by=answer.decided_by, choice=answer.choice,
+                timed_out=answer.timed_out,
+            )  # fmt: skip
+            if answer.timed_out and not decision.timed_out:
+                # No executor may turn silence into a person's answer (issue 14).
+                silence = {"timed_out": True, "approved": False, "remember": False}
+                decision = decision.model_copy(update={**silence, "decided_by": ""})
             await self.waiter.accepted(decision)
             return decision
 
@@ -253,3 +286,13 @@ class LoopSteps:
 
     def _help_id(self) -> str:
         return f"help-{self.identity.task.task_id}-{self.state.sequence + 1}"
+
+
+def _not_approved(decision: HelpDecision, abort: HookAbort) -> ToolResult:
+    """The result the model reads for a call nobody approved: a timeout is never a denial."""
+    if decision.timed_out:
+        text = (f"not run: approval timed out after {abort.timeout_seconds:g} s; "
+                "nobody approved it")  # fmt: skip
+    else:
+        text = f"refused: <@{decision.decided_by}> did not approve ({decision.choice})"
+    return ToolResult(content=text, is_error=True)

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from harness.domain import (
     DEFAULT_EFFORT,
+    ApprovalDefault,
     BudgetUsage,
     Effort,
     Frozen,
@@ -42,10 +43,15 @@ ASK_HUMAN_SPEC: Final = ToolSpec(
 
 
 class ToolCatalogue(Frozen):
-    """The tools a worker offers, as the loop needs them: specs, and which need approval."""
+    """The tools a worker offers, as the loop needs them: specs, approval needs, read-only ones.
+
+    ``approval`` and ``safe`` are the tools' own word (``requires_approval``, ``safe``);
+    the approval policy in the worker decides each call from them and the hooks file.
+    """
 
     specs: tuple[ToolSpec, ...] = ()
     approval: tuple[str, ...] = ()
+    safe: tuple[str, ...] = ()
 
 
 class LoopIdentity(Frozen):
@@ -86,12 +92,19 @@ class AgentState(BaseModel):
     """The limits were taken from the worker's defaults once; ``/task budget`` changes them."""
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     """USD per million tokens by model name, for the cost (``HARNESS_MODEL_PRICES``)."""
+    approvals: ApprovalDefault | None = None
+    """The task's approval default (``/task approvals``); ``None``: the hooks file's."""
+    approved_tools: list[str] = Field(default_factory=list)
+    """Tools a decider approved for the rest of the task ("don't ask again"), never asked again."""
+    requested_by: str = ""
+    """Whose message started the turn running now (approval rules by role read it)."""
 
     def offered_tools(self) -> tuple[ToolSpec, ...]:
         """The specs offered to the model now: default tools, skills' tools, ``ask_human``.
 
-        Tools needing approval are not offered when nobody can be asked (a named
-        agent's own loop), rather than offered and then always refused.
+        Tools the approval policy would always ask about are not offered when nobody
+        can be asked (a named agent's own loop), rather than offered and then always
+        refused: those needing approval, and under ``strict`` every tool not safe.
         """
         wanted = set(self.tools) if self.tools is not None else None
         for skill in self.skills:
@@ -101,11 +114,21 @@ class AgentState(BaseModel):
             spec
             for spec in self.catalogue.specs
             if (wanted is None or spec.name in wanted)
-            and (self.can_ask or spec.name not in self.catalogue.approval)
+            and (self.can_ask or not self.always_asked(spec.name))
         ]
         if self.can_ask:
             specs.append(ASK_HUMAN_SPEC)
         return tuple(specs)
+
+    def always_asked(self, tool: str) -> bool:
+        """Whether the default policy asks a person before every call of ``tool`` here.
+
+        Rules of the hooks file may say otherwise; this is the tool's and the task's word.
+        """
+        catalogue = self.catalogue
+        if tool in catalogue.safe or tool in self.approved_tools or self.approvals == "off":
+            return False
+        return self.approvals == "strict" or tool in catalogue.approval
 
 
 LOOP_DEFAULTS_KEY: Final = "worker/loop-defaults"

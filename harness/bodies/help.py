@@ -3,7 +3,8 @@
 ``help.requested`` completes the question (choices, approval wording) that the
 worker posts with Slack buttons; ``help.decided`` accepts only a participant allowed
 to decide (owner or collaborator) and refuses anyone else with a
-:class:`~harness.hooks.HookAbort`, which the loop reports and keeps waiting.
+:class:`~harness.hooks.HookAbort`, which the loop reports and keeps waiting. A timed-out
+request is decided too, by nobody: not approved, and never a denial in anyone's name.
 """
 
 from __future__ import annotations
@@ -16,8 +17,12 @@ from harness.hooks import HookAbort
 from harness.hooks.contexts import HelpDecidedContext, HelpRequestedContext
 
 DECIDERS: Final = frozenset({Role.OWNER, Role.COLLABORATOR})
-APPROVE: Final = "approve"
-DENY: Final = "deny"
+APPROVE: Final = "Approve"
+DENY: Final = "Deny"
+REMEMBER: Final = "Approve and don't ask again for this tool in this task"
+APPROVAL_OPTIONS: Final = (APPROVE, DENY, REMEMBER)
+"""The buttons of an approval; the last approves every later call of the tool in the task."""
+_APPROVED: Final = frozenset({"approve", "approved", "yes"})
 
 
 @final
@@ -25,7 +30,7 @@ class HelpBodies:
     """Bodies of a help request and its answer; they need nothing but the context."""
 
     async def help_requested(self, ctx: HelpRequestedContext) -> HelpRequestedContext:
-        """Complete the request as posted: approvals get the call and approve/deny buttons."""
+        """Complete the request as posted: approvals get the call and :data:`APPROVAL_OPTIONS`."""
         request = ctx.request
         if request.kind == "approval":
             question = request.question
@@ -33,7 +38,7 @@ class HelpBodies:
                 args = json.dumps(request.tool_call.arguments, sort_keys=True)
                 question = f"The agent wants to call {request.tool_call.name} with {args}. Approve?"
             request = request.model_copy(
-                update={"question": question, "options": request.options or (APPROVE, DENY)}
+                update={"question": question, "options": request.options or APPROVAL_OPTIONS}
             )
         return ctx.model_copy(update={"result": request})
 
@@ -43,6 +48,11 @@ class HelpBodies:
         Raises:
             HookAbort: (a refusal) the person is a watcher or not in the task.
         """
+        if ctx.timed_out:  # nobody decided: not approved, and no person's name on it
+            nobody = HelpDecision(
+                request_id=ctx.request.request_id, decided_by="", choice="", timed_out=True
+            )
+            return ctx.model_copy(update={"result": nobody})
         role = ctx.role_of(ctx.decided_by)
         if ctx.request.kind == "budget" and role is not Role.OWNER:
             # Raising a limit spends the owner's money: theirs alone to decide (issue 14).
@@ -54,15 +64,14 @@ class HelpBodies:
                 f"{ctx.decided_by} is {who}; only the owner or a collaborator can answer",
                 refusal=True,
             )
-        approved = ctx.request.kind == "approval" and ctx.choice.strip().lower() in (
-            APPROVE,
-            "approved",
-            "yes",
-        )
+        choice = ctx.choice.strip().lower()
+        remember = ctx.request.kind == "approval" and choice == REMEMBER.lower()
+        approved = remember or (ctx.request.kind == "approval" and choice in _APPROVED)
         decision = HelpDecision(
             request_id=ctx.request.request_id,
             decided_by=ctx.decided_by,
             choice=ctx.choice,
             approved=approved,
+            remember=remember,
         )
         return ctx.model_copy(update={"result": decision})

@@ -1,7 +1,7 @@
 """Default body of tool.invoked: run the call through the :class:`~harness.tools.ToolRegistry`.
 
 Also the loop's view of a registry (:func:`catalogue_of`): what the model is offered,
-and which tools need approval first.
+which tools need approval and which only read.
 """
 
 from __future__ import annotations
@@ -14,10 +14,14 @@ from harness.tools import ToolRegistry
 
 
 def catalogue_of(tools: ToolRegistry) -> ToolCatalogue:
-    """The loop's view of a registry: every spec, and the names that need approval."""
+    """The loop's view of a registry: every spec, the names that need approval, the safe ones.
+
+    A tool without ``safe`` (written before it existed) is not safe.
+    """
     names = tools.names
     approval = tuple(n for n in names if (tool := tools.get(n)) and tool.requires_approval)
-    return ToolCatalogue(specs=tools.specs(), approval=approval)
+    safe = tuple(n for n in names if getattr(tools.get(n), "safe", False) is True)
+    return ToolCatalogue(specs=tools.specs(), approval=approval, safe=safe)
 
 
 @final

@@ -36,6 +36,7 @@ from harness.hooks.errors import (
 from harness.hooks.executor import AbandonObserver, Executor, Registration
 from harness.hooks.manager import HookManager, RunningOperation, current_operation
 from harness.hooks.monitor import Monitor, MonitorHandle, Proceed
+from harness.hooks.monitors.approvals import REQUESTED_BY, register_approvals
 from harness.hooks.monitors.metrics import register_metrics
 from harness.hooks.redactor import Redactor
 
@@ -78,6 +79,7 @@ __all__ = [
     "OPERATIONS",
     "PHASES",
     "POINTS",
+    "REQUESTED_BY",
     "ROLE_GUARD_PRIORITY",
     "AbandonObserver",
     "AuditRecord",
@@ -107,6 +109,7 @@ __all__ = [
     "entries",
     "extend",
     "load_hooks_config",
+    "register_approvals",
     "register_metrics",
     "register_tracing",
 ]

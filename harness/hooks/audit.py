@@ -1,4 +1,4 @@
-"""The audit log: every abort, refusal, transport error, ignored failure and dry-run verdict.
+"""The audit log: every abort, refusal, ask, approval, failure and dry-run verdict.
 
 It is what makes "never a silent pass" checkable (issue 6): whatever an executor
 vetoed, failed at, or would have changed in audit mode is written here with the
@@ -23,10 +23,12 @@ log = logging.getLogger(__name__)
 
 AuditKind = Literal[
     "abort", "refusal", "transport_error", "ignored_failure", "audit_veto", "audit_rewrite",
-    "audit_failure", "capped",
+    "audit_failure", "capped", "ask", "approval",
 ]  # fmt: skip
 """What happened: ``audit_*`` kinds come from executors in audit (dry-run) mode; ``capped`` is
-a retry decision the worker bounded (a delay or an attempt beyond its configured maxima)."""
+a retry decision the worker bounded (a delay or an attempt beyond its configured maxima);
+``ask`` is a tool call held for a person's approval, ``approval`` what was decided of it
+(approved or denied by whom, or timed out with nobody deciding: issue 14)."""
 
 AUDIT_KINDS: Final[tuple[str, ...]] = AuditKind.__args__  # type: ignore[attr-defined]  # Literal keeps its values here
 

@@ -20,6 +20,14 @@ class HookAbort(HookError):
     as opposed to abandoned because something is wrong; callers turn a refusal
     into a ``refused: <reason>`` reply and anything else into a failure. ``point``
     and ``executor`` are filled in by the manager when the executor left them out.
+
+    ``ask`` is the hook contract for "ask a person" (issue 14): a ``tool.invoked`` pre
+    executor that neither allows nor denies a call raises ``HookAbort(reason, ask=True,
+    timeout_seconds=N)``. The agent loop then asks the task's deciders and runs the call
+    again with their approval on the context (``ToolInvokedContext.approval``); where
+    nobody can be asked, or at any other point, an ask is a refusal (``refusal`` is
+    always true for it). ``timeout_seconds`` is how long to wait for an answer (0: until
+    answered).
     """
 
     def __init__(
@@ -29,27 +37,34 @@ class HookAbort(HookError):
         refusal: bool = False,
         point: str | None = None,
         executor: str | None = None,
+        ask: bool = False,
+        timeout_seconds: float = 0.0,
     ) -> None:
         self.reason = reason
-        self.refusal = refusal
+        self.refusal = refusal or ask
         self.point = point
         self.executor = executor
+        self.ask = ask
+        self.timeout_seconds = max(float(timeout_seconds), 0.0)
         super().__init__(reason)
 
     def __str__(self) -> str:
         where = f" at {self.point}" if self.point else ""
         who = f" by {self.executor}" if self.executor else ""
-        kind = "refused" if self.refusal else "aborted"
+        kind = "asked" if self.ask else "refused" if self.refusal else "aborted"
         return f"{kind}{where}{who}: {self.reason}"
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild_abort, (self.reason, self.refusal, self.point, self.executor))
+        return (_rebuild_abort, (self.reason, self.refusal, self.point, self.executor,
+                                 self.ask, self.timeout_seconds))  # fmt: skip
 
 
 def _rebuild_abort(
-    reason: str, refusal: bool, point: str | None, executor: str | None
+    reason: str, refusal: bool, point: str | None, executor: str | None, ask: bool = False,
+    timeout_seconds: float = 0.0,
 ) -> HookAbort:
-    return HookAbort(reason, refusal=refusal, point=point, executor=executor)
+    return HookAbort(reason, refusal=refusal, point=point, executor=executor, ask=ask,
+                     timeout_seconds=timeout_seconds)  # fmt: skip
 
 
 class HookTransportError(HookError):

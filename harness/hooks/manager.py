@@ -327,7 +327,7 @@ class HookManager:
         abort.reason = self.redactor.redact_text(abort.reason)
         abort.args = (abort.reason,)
         record = self.audit.record(
-            "refusal" if abort.refusal else "abort",
+            "ask" if abort.ask else "refusal" if abort.refusal else "abort",
             point=abort.point or "",
             executor=abort.executor or "",
             reason=abort.reason,

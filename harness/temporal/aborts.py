@@ -3,9 +3,10 @@
 Activity side, :func:`abort_failure` turns the abort into the non-retryable
 ``ApplicationError`` of type ``HookAbort`` that history keeps; workflow side,
 :func:`abort_of` rebuilds the same :class:`~harness.hooks.HookAbort` (reason, refusal,
-point, executor) from the activity's failure. Nothing in between reads the details
-again: the workflow's runner carries the rebuilt abort on the failure it gives up with
-(:class:`harness.temporal.retries.GaveUpError`), and the loop's adapter re-raises it.
+point, executor, ask and its timeout) from the activity's failure. Nothing in between
+reads the details again: the workflow's runner carries the rebuilt abort on the failure it
+gives up with (:class:`harness.temporal.retries.GaveUpError`), and the loop's adapter
+re-raises it.
 Workflow-safe (no I/O), so the workflow sandbox imports it.
 """
 
@@ -28,13 +29,15 @@ def abort_failure(abort: HookAbort) -> ApplicationError:
 
     Returns:
         A non-retryable ``ApplicationError`` of type ``HookAbort``, details
-        ``{reason, refusal, point, executor}``.
+        ``{reason, refusal, point, executor, ask, timeout_seconds}``.
     """
     details = {
         "reason": abort.reason,
         "refusal": abort.refusal,
         "point": abort.point or "",
         "executor": abort.executor or "",
+        "ask": abort.ask,
+        "timeout_seconds": abort.timeout_seconds,
     }
     benign = ApplicationErrorCategory.BENIGN
     category = benign if abort.refusal else ApplicationErrorCategory.UNSPECIFIED
@@ -50,7 +53,8 @@ def abort_of(error: ActivityError) -> HookAbort | None:
         error: what ``workflow.execute_activity`` raised.
 
     Returns:
-        The abort as the executor raised it, rebuilt from :func:`abort_failure`'s details.
+        The abort as the executor raised it, rebuilt from :func:`abort_failure`'s details
+        (a history written before ``ask`` existed has no such key: not an ask).
     """
     cause = error.cause
     if not isinstance(cause, ApplicationError) or cause.type != ABORT_ERROR_TYPE:
@@ -63,4 +67,13 @@ def abort_of(error: ActivityError) -> HookAbort | None:
         refusal=details.get("refusal") is True,
         point=str(details.get("point", "")) or None,
         executor=str(details.get("executor", "")) or None,
+        ask=details.get("ask") is True,
+        timeout_seconds=_seconds(details.get("timeout_seconds")),
     )
+
+
+def _seconds(value: object) -> float:
+    """A timeout from the details; anything not a non-negative number is 0 (no timeout)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    return max(float(value), 0.0)

@@ -39,6 +39,7 @@ class ReadArtefactTool:
     """
 
     requires_approval = False
+    safe = True
     spec = ToolSpec(
         name="read_artefact",
         description="Read a stored artefact of this task by name.",
@@ -75,6 +76,7 @@ class WriteArtefactTool:
     def __init__(self, store: ArtefactStore, *, requires_approval: bool = True) -> None:
         self._store = store
         self.requires_approval = requires_approval
+        self.safe = False
 
     async def call(self, arguments: dict[str, Any], *, task_id: str = "") -> ToolResult:
         """Write and report the version stored."""

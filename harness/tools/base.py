@@ -17,8 +17,11 @@ from harness.tools.errors import ToolError
 class Tool(Protocol):
     """One tool the model may call.
 
-    ``requires_approval`` asks the loop to get a person's approval (``help.requested``
-    of kind ``approval``) before the call runs. ``call`` raises
+    ``requires_approval`` asks for a person's approval before each call under the
+    ``safe`` approval default; ``safe`` says the tool only reads (no side effect, nothing
+    leaves the worker), so the approval policy never asks about it, whatever the task's
+    default (:mod:`harness.hooks.monitors.approvals`). A tool written before ``safe``
+    existed is taken as not safe. ``call`` raises
     :class:`~harness.tools.errors.ToolError` for a call it refuses and
     :class:`~harness.tools.errors.ToolUnavailable` when its backend failed.
     ``task_id`` is the calling task's id, for tools that keep per-task state.
@@ -29,6 +32,9 @@ class Tool(Protocol):
 
     @property
     def requires_approval(self) -> bool: ...
+
+    @property
+    def safe(self) -> bool: ...
 
     async def call(self, arguments: dict[str, Any], *, task_id: str = "") -> ToolResult: ...
 

@@ -19,6 +19,7 @@ class EchoTool:
     """Returns ``text`` unchanged (the smallest tool: a probe for the loop and for hooks)."""
 
     requires_approval = False
+    safe = True
     spec = ToolSpec(
         name="echo",
         description="Return the given text unchanged.",
@@ -39,6 +40,7 @@ class ClockTool:
     """
 
     requires_approval = False
+    safe = True
     spec = ToolSpec(
         name="clock",
         description="The current date and time (UTC, ISO 8601).",

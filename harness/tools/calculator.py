@@ -39,6 +39,7 @@ class CalculatorTool:
     """Evaluates ``expression`` (e.g. ``"(2 + 3) * 7 / 2"``) and returns the number as text."""
 
     requires_approval = False
+    safe = True
     spec = ToolSpec(
         name="calculator",
         description="Evaluate an arithmetic expression: numbers, + - * / // % ** and parentheses.",

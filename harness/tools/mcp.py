@@ -54,6 +54,7 @@ class McpTool:
         self.remote_name = remote_name
         self.spec = spec
         self.requires_approval = requires_approval
+        self.safe = False  # a server's own read-only hint is its word, not ours to trust
         self._connection = connection
         self._timeout = timeout
 

@@ -26,6 +26,7 @@ from harness.hooks.config.schema import ExecutorEntry, HooksFile
 from harness.hooks.config.wrappers import FIELD_ALIASES
 from harness.hooks.contexts import CONTEXT_TYPES
 from harness.hooks.errors import HookConfigError
+from harness.hooks.monitors.approvals import ApprovalRule, ApprovalsConfig
 
 _ENV_REF: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _PYTHON: Final = frozenset({"python", "python3"})
@@ -72,7 +73,7 @@ def load_hooks_config(path: str | Path, *, environ: Mapping[str, str] | None = N
 
 
 def _header_lines(text: str) -> dict[tuple[str, int], int]:
-    """Line number of the n-th ``[[executor]]`` and ``[[policy.rules]]`` header."""
+    """Line number of the n-th header of each array table (``[[executor]]``, ``[[…rules]]``)."""
     found: dict[tuple[str, int], int] = {}
     counts: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
@@ -101,12 +102,17 @@ def _describe(
                 f"executor[{index}]" + (f" ({name!r})" if name else "")
             )
             loc = loc[2:]
-        elif len(loc) >= 3 and loc[:2] == ["policy", "rules"] and isinstance(loc[2], int):
-            line = lines.get(("policy.rules", loc[2]))
-            where = (f"line {line}: " if line else "") + f"policy.rules[{loc[2]}]"
+        elif (len(loc) >= 3 and loc[0] in ("policy", "approvals") and loc[1] == "rules"
+              and isinstance(loc[2], int)):  # fmt: skip
+            table = f"{loc[0]}.rules"
+            line = lines.get((table, loc[2]))
+            where = (f"line {line}: " if line else "") + f"{table}[{loc[2]}]"
             loc = loc[3:]
         field = ".".join(str(part) for part in loc if not str(part).startswith("function-"))
         message = item["msg"].removeprefix("Value error, ")
+        if item["type"] == "extra_forbidden" and item["loc"][0] == "approvals":
+            model = ApprovalRule if where else ApprovalsConfig
+            message = f"unknown key; it takes {', '.join(model.model_fields)}"
         subject = f"field {field!r}" if field else "entry"
         problems.append(f"{where + ': ' if where else ''}{subject}: {message}")
     return problems

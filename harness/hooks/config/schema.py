@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from harness.hooks.catalogue import DEFAULT_PRIORITY, POINTS
 from harness.hooks.config.wrappers import FailurePolicy
 from harness.hooks.modes import Mode
+from harness.hooks.monitors.approvals import ApprovalsConfig
 from harness.hooks.monitors.policy import PolicyRule
 
 Kind = Literal["local", "jsonrpc", "mcp"]
@@ -186,6 +187,8 @@ class HooksFile(_Section):
 
     executor: tuple[ExecutorEntry, ...] = ()
     policy: PolicySection | None = None
+    approvals: ApprovalsConfig | None = None
+    """``[approvals]``: allow, deny or ask per tool call (:mod:`..monitors.approvals`)."""
     retry: RetrySection | None = None
     chain: ChainSection = ChainSection()
     observability: ObservabilitySection = ObservabilitySection()

@@ -23,4 +23,6 @@ class HelpDecidedContext(HookContext):
     request: HelpRequest
     decided_by: str
     choice: str
+    timed_out: bool = False
+    """Nobody answered within the request's ``timeout_seconds`` (``decided_by`` is ``""``)."""
     result: HelpDecision | None = None

@@ -15,7 +15,7 @@ from harness.agent.state import AgentState, LoopIdentity
 from harness.bodies import BodyDeps, catalogue_of, register_defaults
 from harness.channels import SlackChannel
 from harness.domain import HelpRequest, Message, Participant, Role, TaskRef
-from harness.hooks import OPERATIONS, HookManager
+from harness.hooks import OPERATIONS, HookManager, register_approvals
 from harness.models import ModelRegistry
 from harness.skills import SkillLoader
 from harness.tools import ToolRegistry, builtin_tools
@@ -87,7 +87,7 @@ def tools(store) -> ToolRegistry:
     return ToolRegistry(builtin_tools(clock=FixedClock(), store=store))
 
 
-def build_manager(models, tools, store, *, agents=None, keep_last=20) -> HookManager:
+def build_manager(models, tools, store, *, agents=None, keep_last=20, approvals=None) -> HookManager:
     import random
 
     manager = HookManager()
@@ -102,6 +102,8 @@ def build_manager(models, tools, store, *, agents=None, keep_last=20) -> HookMan
         keep_last=keep_last,
     )
     register_defaults(manager, deps)
+    catalogue = catalogue_of(tools)  # as the worker's build: the approval policy on tool.invoked
+    register_approvals(manager, approvals, needs_approval=catalogue.approval, safe=catalogue.safe)
     return manager
 
 

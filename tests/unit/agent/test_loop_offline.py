@@ -106,13 +106,14 @@ async def test_a_tool_needing_approval_runs_only_when_approved(manager, people, 
     ]
     loop = make_loop(manager, people, tools)
     denied = await loop.handle('call write_artefact {"name": "a.md", "content": "v1"}')
-    assert "refused: U_OWNER did not approve (deny)" in denied
+    assert "refused: <@U_OWNER> did not approve (deny)" in denied
     assert await store.read("task/T1/artefacts/a.md") is None
     approved = await loop.handle('call write_artefact {"name": "a.md", "content": "v2"}')
     assert "stored a.md version 1" in approved
     assert (await store.read("task/T1/artefacts/a.md")).content == "v2"
     first = people.asked[0]
-    assert first.kind == "approval" and first.options == ("approve", "deny")
+    assert first.kind == "approval" and first.options == (
+        "Approve", "Deny", "Approve and don't ask again for this tool in this task")  # fmt: skip
     assert first.tool_call.name == "write_artefact"
     assert "write_artefact" in first.question and '"content": "v1"' in first.question
 
