@@ -154,6 +154,8 @@ class LoopDefaults(Frozen):
     budget: BudgetUsage = BudgetUsage()
     """The limits a new task starts with (``HARNESS_BUDGET_*``); nothing used."""
     model_prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    progress: bool = True
+    """Whether each turn posts a progress message (``HARNESS_PROGRESS`` is not ``off``)."""
 
     def apply(self, state: AgentState) -> None:
         """Copy the defaults into ``state`` (the task's own model and effort are kept).

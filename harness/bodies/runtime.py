@@ -108,6 +108,7 @@ class BodyRuntime:
                                    tool_call_limit=settings.budget_tool_calls,
                                    cost_limit=settings.budget_cost),
                 model_prices=settings.model_prices,
+                progress=settings.progress != "off",
             ),
             resources=self,
             progress=settings.progress,

@@ -12,7 +12,6 @@ from typing import Final, Literal, get_args
 
 from harness.domain.frozen import Frozen
 from harness.domain.progress import (
-    DEFAULT_APPROVALS,
     DEFAULT_MID_TURN,
     ApprovalDefault,
     BudgetUsage,
@@ -92,7 +91,8 @@ class TaskSnapshot(Frozen):
     participants: tuple[Participant, ...] = ()
     subtasks: tuple[SubtaskSummary, ...] = ()
     mid_turn: MidTurn = DEFAULT_MID_TURN
-    approvals: ApprovalDefault = DEFAULT_APPROVALS
+    approvals: ApprovalDefault | None = None
+    """The task's approval default; ``None``: the worker's (the hooks file's ``[approvals]``)."""
     turn: TurnProgress | None = None
     """The turn running now (current step, elapsed time from ``started_at``); ``None``: idle."""
     queued: int = 0
@@ -113,6 +113,8 @@ class TaskSpec(Frozen):
     model: str = ""
     effort: Effort = DEFAULT_EFFORT
     parent_id: str | None = None
+    mid_turn: MidTurn = DEFAULT_MID_TURN
+    """What a message arriving mid-turn does (``/task mid-turn``)."""
 
 
 class RequestRoute(Frozen):

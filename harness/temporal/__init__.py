@@ -22,6 +22,10 @@ WORKER_SHUTDOWN_ERROR_TYPE: Final = "WorkerShutdown"
 """``ApplicationError.type`` of an attempt its worker stopped (shutdown past the grace period):
 run again elsewhere, like one whose worker died, never counted as a failure of the operation."""
 
+ALIVE_PATCH: Final = "alive-v1"
+"""``workflow.patched`` id of issue 14's turns (progress message, stop, mid-turn modes, the
+ending said in the thread): a history begun before them replays without them."""
+
 REFUSED_ERROR_TYPE: Final = "Refused"
 """``ApplicationError.type`` of an update the task refused on purpose (``TaskRefused``)."""
 

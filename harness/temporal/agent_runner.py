@@ -19,6 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.hooks import ACTIVITIES, HookContext
     from harness.temporal import MODEL_OPERATIONS
     from harness.temporal.retries import GaveUpError, OnRetry, OperationRunner
+    from harness.temporal.turn import Turn
 
 C = TypeVar("C", bound=HookContext)
 
@@ -34,6 +35,8 @@ class LoopOperations:
     def __init__(self, ops: OperationRunner, *, on_model_retry: OnRetry | None = None) -> None:
         self._ops = ops
         self._on_model_retry = on_model_retry
+        self.turn: Turn | None = None
+        """The turn running now: its progress rides on each context and takes in each result."""
 
     async def run(self, operation: str, ctx: C) -> C:
         """Perform ``operation`` on ``ctx`` in its activity.
@@ -43,9 +46,15 @@ class LoopOperations:
             GaveUpError: the operation gave up for any other reason (``TaskGaveUp``).
         """
         on_retry = self._on_model_retry if operation in MODEL_OPERATIONS else None
+        turn = self.turn
+        if turn is not None:
+            ctx = ctx.model_copy(update={"entities": {**ctx.entities, **turn.entity()}})
         try:
-            return await self._ops.run(ACTIVITIES[operation], ctx, on_retry=on_retry)
+            done = await self._ops.run(ACTIVITIES[operation], ctx, on_retry=on_retry)
         except GaveUpError as error:
             if error.abort is None:
                 raise
             raise error.abort from None
+        if turn is not None:
+            turn.after(done)
+        return done

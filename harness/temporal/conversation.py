@@ -15,55 +15,31 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Protocol
 
 from temporalio import workflow
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
     from harness.agent.loop import AgentLoop
     from harness.agent.loop_steps import HelpAnswer
     from harness.agent.state import LOOP_DEFAULTS_KEY, AgentState, LoopDefaults, LoopIdentity
-    from harness.channels import help_blocks, question_text, replies
     from harness.domain import (
         ChannelMessage,
-        Effort,
         HelpDecision,
         HelpRequest,
         Message,
-        Participant,
-        TaskRef,
-        TaskStatus,
+        MidTurn,
+        TurnState,
     )
     from harness.hooks import ACTIVITIES, HookAbort
     from harness.hooks.contexts import ChannelSentContext, PersistenceReadContext
     from harness.temporal.agent_runner import LoopOperations
+    from harness.temporal.host import ConversationHost
     from harness.temporal.models import GaveUp, TaskInput
+    from harness.temporal.people import People
     from harness.temporal.retries import OperationRunner, failure_sentence
     from harness.temporal.run_limits import RUN_LIMITS_PATCH, RunLimits, rolled_over
-
-
-class ConversationHost(Protocol):
-    """What the conversation needs from its task workflow."""
-
-    @property
-    def ref(self) -> TaskRef: ...
-
-    @property
-    def participants(self) -> tuple[Participant, ...]: ...
-
-    @property
-    def model(self) -> str: ...
-
-    @property
-    def effort(self) -> Effort: ...
-
-    @property
-    def status(self) -> TaskStatus: ...
-
-    def correlation(self, correlation_id: str = "") -> str: ...
-
-    async def transition(self, to: TaskStatus, reason: str) -> None: ...
+    from harness.temporal.turn import Turn, placeholder
 
 
 class Conversation:
@@ -84,44 +60,76 @@ class Conversation:
         self.state = state or AgentState()
         self._configured = False
         self._pending: list[ChannelMessage] = []
-        self._answers: dict[str, list[HelpAnswer]] = {}
-        self._posted: set[str] = set()
+        self.people = People(host, self.post)
         self.busy = False
         self.limits = RunLimits()
         self._serving: asyncio.Task[None] | None = None
-        self._asking = False
-        self._open: HelpRequest | None = None
         self._answering: ChannelMessage | None = None
-        self._steering: list[Message] = []
+        self._steering: list[ChannelMessage] = []
+        self.turn: Turn | None = None
+        """The turn running now (``None``: idle)."""
+        self._turn_task: asyncio.Task[None] | None = None
+        self._replying = False
+        self.last_error = ""
+        """The last turn's failure, in one sentence (the status view shows it)."""
 
-    def receive(self, message: ChannelMessage) -> None:
-        """Queue ``message`` for the loop (the ``message`` update already stored it).
+    def receive(self, message: ChannelMessage) -> MidTurn | None:
+        """Take ``message`` (the ``message`` update stored it); what happened to it.
 
-        While a question without options is open, a reply in the task's thread is
-        its answer instead: such a question has no buttons, so a reply is the only
-        way to answer it. ``help.decided`` judges the sender as it judges a click (a
-        watcher is refused and the question stays open); the reply is not also
-        queued as a request.
+        While a question without options is open, a reply in the task's thread is its
+        answer (``None``; see :meth:`People.reply`), not a request. While a turn runs, the
+        task's mid-turn mode decides: ``steer`` keeps it for the loop's next safe boundary,
+        ``interrupt`` stops the turn and answers it first, ``queue`` (and any message while
+        nothing runs) queues it.
         """
-        question, thread = self._open, self._host.ref.thread
-        if question is not None and not question.options and message.thread in ("", thread):
-            self.answer(question.request_id, HelpAnswer(decided_by=message.user,
-                                                        choice=message.text))  # fmt: skip
-            return
-        self._pending.append(message)
+        if self.people.reply(message):
+            return None
+        mode = self._host.mid_turn if self._host.alive else "queue"
+        if self.turn is None or self._replying:
+            mode = "queue"
+        if mode == "steer":
+            self._steering.append(message)
+        elif mode == "interrupt":
+            self._pending.insert(0, message)
+            self.stop_turn(message.user, "interrupted by a new message")
+        else:
+            self._pending.append(message)
+        return mode
 
     @property
     def idle(self) -> bool:
         """Nothing queued and nothing being answered."""
         return not self._pending and not self.busy
 
+    @property
+    def queued(self) -> int:
+        """Messages waiting for their turn."""
+        return len(self._pending)
+
     def waiting_for(self, request_id: str) -> bool:
         """Whether ``request_id`` is a question of the request being answered now."""
-        return request_id in self._answers
+        return self.people.waiting_for(request_id)
 
     def answer(self, request_id: str, answer: HelpAnswer) -> None:
         """A click on a help request's button (the ``help`` update); the loop judges it."""
-        self._answers.setdefault(request_id, []).append(answer)
+        self.people.answer(request_id, answer)
+
+    def view(self) -> dict[str, object]:
+        """What the status view shows of the conversation (:class:`~harness.domain.TaskSnapshot`
+        fields): the turn running now, the queue, the open questions, the last error."""
+        turn = self.turn
+        return {"turn": turn.progress if turn else None, "queued": len(self._pending),
+                "pending": self.people.pending(), "last_error": self.last_error}  # fmt: skip
+
+    def stop_turn(self, by: str, reason: str = "") -> bool:
+        """Cancel the turn running now (durably: its activity is cancelled, AbandonObservers
+        run); the thread gets what was done and what was not. Whether a turn was stopped."""
+        turn, task = self.turn, self._turn_task
+        if turn is None or task is None or task.done() or self._replying or turn.stopped_by:
+            return False
+        turn.stopped_by, turn.stop_reason = by, reason
+        task.cancel()
+        return True
 
     async def run_until(
         self,
@@ -149,7 +157,7 @@ class Conversation:
             if finished():
                 # Let the request in flight end (not cut off mid-activity); a question
                 # still open is simply abandoned.
-                await workflow.wait_condition(lambda: not self.busy or self._asking)
+                await workflow.wait_condition(lambda: not self.busy or self.people.asking)
                 self.stop()
                 return
             serving.result()
@@ -183,9 +191,14 @@ class Conversation:
             message = self._pending.pop(0)
             self.busy = True
             try:
-                await self._answer(message)
+                if self._host.alive:
+                    self._turn_task = asyncio.create_task(self._answer(message))
+                    await self._turn_task
+                else:
+                    await self._answer(message)
             finally:
                 self.busy = False
+                self._turn_task = None
             if not self._pending and should_pause():
                 return
 
@@ -235,20 +248,60 @@ class Conversation:
 
     async def _answer(self, message: ChannelMessage) -> None:
         self._answering = message
+        turn = self._begin(message) if self._host.alive else None
+        state: TurnState = "answered"
         try:
             loop = await self._loop(message.ts)
+            if turn is not None and self._progress_on:
+                await self._post_progress(turn)
             reply = await loop.handle(message.text, sender=message.user)
         except HookAbort as abort:
             kind = "refused" if abort.refusal else "stopped"
-            reply = f"{kind}: {abort.reason}"
+            reply, state = f"{kind}: {abort.reason}", "failed"
+            self.last_error = reply
         except ApplicationError as error:
             # One request failing is reported in its thread; the task goes on.
-            reply = f"failed: {failure_sentence(error)}"
+            reply, state = f"failed: {failure_sentence(error)}", "failed"
+            self.last_error = reply
+        except BaseException as error:
+            if turn is None or not turn.stopped_by or not is_cancelled_exception(error):
+                raise
+            reply, state = turn.summary(workflow.now().timestamp()), "stopped"
         finally:
-            self._answers.clear()  # this request's questions are over; later clicks are refused
-            self._open = None
+            self.people.clear()  # this request's questions are over; later clicks are refused
             self._answering = None
-        await self.post(self._in_thread(message, reply or "(no answer)"))
+        self._replying = True
+        try:
+            if turn is not None:
+                turn.end(state)
+            await self.post(self._in_thread(message, reply or "(no answer)"))
+        finally:
+            self._replying = False
+            self._end_turn()
+
+    def _begin(self, message: ChannelMessage) -> Turn:
+        """Start a turn; its progress rides on every loop context from now on."""
+        turn = Turn(message, self._host.ref.thread, workflow.now().timestamp())
+        self.turn = self._loop_ops.turn = turn
+        return turn
+
+    @property
+    def _progress_on(self) -> bool:
+        defaults = self.limits.defaults
+        return defaults is None or defaults.progress
+
+    async def _post_progress(self, turn: Turn) -> None:
+        """Post the turn's progress message; its ``ts`` is kept in workflow state, so after a
+        worker restart the same message goes on being updated."""
+        sent = await self.post(placeholder(turn, self._host.ref.task_id))
+        if sent is not None and sent.ts:
+            turn.posted(sent.ts)
+
+    def _end_turn(self) -> None:
+        """The turn is over; what steering it never took is answered next, in order."""
+        self.turn = self._loop_ops.turn = None
+        left, self._steering = self._steering, []
+        self._pending[:0] = left
 
     def _in_thread(self, message: ChannelMessage | None, text: str) -> ChannelMessage:
         """A post in the thread ``message`` came from (the task's own thread by default)."""
@@ -294,50 +347,28 @@ class Conversation:
 
     async def wait(self, request: HelpRequest) -> HelpAnswer:
         """Post the question (once), then wait for a click or reply (no worker slot held)."""
-        host = self._host
-        self._answers.setdefault(request.request_id, [])
-        self._open = request
-        if request.request_id not in self._posted:
-            self._posted.add(request.request_id)
-            await self.post(
-                ChannelMessage(channel=host.ref.channel, thread=host.ref.thread,
-                               text=question_text(request), blocks=help_blocks(request))
-            )  # fmt: skip
-        if host.status != TaskStatus.WAITING:
-            await host.transition(TaskStatus.WAITING, f"waiting for an answer: {request.question}")
-        answers = self._answers[request.request_id]
-        self._asking = True
-        try:
-            await workflow.wait_condition(lambda: bool(answers))
-        finally:
-            self._asking = False
-        return answers.pop(0)
+        if self.turn is not None:
+            self.turn.doing(f"waiting for an answer: {request.question}", "waiting")
+        return await self.people.wait(request)
+
+    async def accepted(self, decision: HelpDecision) -> None:
+        """``help.decided`` accepted an answer (or the question timed out): running again."""
+        if self.turn is not None:
+            self.turn.doing("going on")
+        await self.people.accepted(decision)
+
+    async def refused(self, answer: HelpAnswer, reason: str) -> None:
+        """Tell only the person whose click was refused, then wait again."""
+        await self.people.refused(answer, reason)
 
     def steering(self) -> tuple[Message, ...]:
         """Messages that arrived mid-turn in ``steer`` mode, once each (see :meth:`receive`)."""
-        taken, self._steering = tuple(self._steering), []
-        return taken
+        taken, self._steering = self._steering, []
+        return tuple(Message(role="user", content=m.text, name=m.user) for m in taken)
 
     async def notify(self, text: str) -> None:
         """Say ``text`` in the thread of the request being answered."""
         await self.post(self._in_thread(self._answering, text))
-
-    async def accepted(self, decision: HelpDecision) -> None:
-        """Back to ``running`` once ``help.decided`` accepted (a refused answer changes nothing).
-
-        Only now is the question closed to replies: one arriving while ``help.decided``
-        judged a watcher's answer is the next answer, not a new request.
-        """
-        self._open = None
-        await self._host.transition(TaskStatus.RUNNING, f"{decision.decided_by} answered")
-
-    async def refused(self, answer: HelpAnswer, reason: str) -> None:
-        """Tell only the person whose click was refused (an ephemeral post), then wait again."""
-        host = self._host
-        await self.post(
-            ChannelMessage(channel=host.ref.channel, thread=host.ref.thread,
-                           user=answer.decided_by, text=replies.refused(reason))
-        )  # fmt: skip
 
     def _common(self) -> dict[str, object]:
         host = self._host

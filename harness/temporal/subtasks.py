@@ -12,6 +12,7 @@ own ``cancelled`` transition and ``task.complete``, and reports back.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from temporalio import workflow
@@ -19,7 +20,14 @@ from temporalio.exceptions import ChildWorkflowError, is_cancelled_exception
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from harness.domain import Participant, SubtaskSpec, SubtaskSummary, TaskSpec, TaskStatus
+    from harness.domain import (
+        BudgetUsage,
+        Participant,
+        SubtaskSpec,
+        SubtaskSummary,
+        TaskSpec,
+        TaskStatus,
+    )
     from harness.domain.task import FINAL_STATUSES
     from harness.hooks import ACTIVITIES
     from harness.hooks.contexts import SubtaskSpawnedContext
@@ -36,9 +44,13 @@ class Children:
         ops: the parent's operation runner (``subtask.spawned`` runs through it).
     """
 
-    def __init__(self, parent: TaskInput, ops: OperationRunner) -> None:
+    def __init__(
+        self, parent: TaskInput, ops: OperationRunner,
+        on_usage: Callable[[BudgetUsage], None] | None = None,
+    ) -> None:  # fmt: skip
         self._parent = parent
         self._ops = ops
+        self._on_usage = on_usage
         self._children: dict[str, SubtaskSummary] = {}
 
     def summaries(self) -> tuple[SubtaskSummary, ...]:
@@ -126,7 +138,10 @@ class Children:
     ) -> None:
         """Record the child's final status when it ends."""
         try:
-            status = (await handle).status
+            outcome = await handle
+            status = outcome.status
+            if self._on_usage is not None:
+                self._on_usage(outcome.usage)
         except ChildWorkflowError as error:
             cancelled = is_cancelled_exception(error)
             status = TaskStatus.CANCELLED if cancelled else TaskStatus.FAILED

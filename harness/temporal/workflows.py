@@ -15,13 +15,15 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
+    from harness.agent.budget import added
     from harness.agent.loop_steps import HelpAnswer
     from harness.channels import replies
     from harness.domain import (
+        BudgetUsage,
         ChannelMessage,
-        CommandEffect,
         CommandResult,
         Effort,
+        MidTurn,
         Participant,
         Role,
         TaskRef,
@@ -29,7 +31,7 @@ with workflow.unsafe.imports_passed_through():
         TaskSpec,
         TaskStatus,
     )
-    from harness.domain.task import EFFORTS, FINAL_STATUSES
+    from harness.domain.task import FINAL_STATUSES
     from harness.hooks import ACTIVITIES
     from harness.hooks.contexts import (
         ChannelReceivedContext,
@@ -39,8 +41,9 @@ with workflow.unsafe.imports_passed_through():
         TaskCreatedContext,
         TaskStateChangedContext,
     )
-    from harness.temporal import REFUSED_ERROR_TYPE, TASK_WORKFLOW
+    from harness.temporal import ALIVE_PATCH, REFUSED_ERROR_TYPE, TASK_WORKFLOW
     from harness.temporal.conversation import Conversation
+    from harness.temporal.effects import IDLE, TaskEffects
     from harness.temporal.models import (
         Delivery,
         FinishRequest,
@@ -55,7 +58,7 @@ with workflow.unsafe.imports_passed_through():
 
 
 @workflow.defn(name=TASK_WORKFLOW)
-class TaskWorkflow:
+class TaskWorkflow(TaskEffects):
     """A task: participants with roles, model, effort, status, transcript and sub-tasks."""
 
     @workflow.init
@@ -65,6 +68,8 @@ class TaskWorkflow:
         self._title = task.spec.title
         self._model = task.spec.model
         self._effort = task.spec.effort
+        self._mid_turn = task.spec.mid_turn
+        self._alive = workflow.patched(ALIVE_PATCH)
         self._status = TaskStatus.CREATED
         self._participants = {p.user_id: p for p in task.participants}
         self._participants.setdefault(
@@ -73,7 +78,7 @@ class TaskWorkflow:
         self._finish: FinishRequest | None = None
         self._started = False
         self._ops = OperationRunner(task.policy)
-        self._children = Children(task, self._ops)
+        self._children = Children(task, self._ops, self._used)
         self._transcript_lock = asyncio.Lock()
         self._conversation = Conversation(self, self._ops, task.agent)
         self._transcript = Transcript(self._key, self._ops, self._common)
@@ -126,11 +131,17 @@ class TaskWorkflow:
         except ApplicationError as error:
             await self._report_failure(error)
             raise
-        return TaskOutcome(task_id=self._ref.task_id, status=self._status, summary=done)
+        if self._alive:  # the thread hears how it ended, and that a new task may start
+            await self._conversation.post(ChannelMessage(
+                channel=self._ref.channel, thread=self._ref.thread,
+                text=f"{done}. Mention me to start a new task here."))  # fmt: skip
+        return TaskOutcome(task_id=self._ref.task_id, status=self._status, summary=done,
+                           usage=self._conversation.state.budget)  # fmt: skip
 
     @workflow.query(name="snapshot")
     def snapshot(self) -> TaskSnapshot:
         """The task as it is now."""
+        state = self._conversation.state
         return TaskSnapshot(
             ref=self._ref,
             title=self._title,
@@ -139,6 +150,11 @@ class TaskWorkflow:
             effort=self._effort,
             participants=tuple(self._participants.values()),
             subtasks=self._children.summaries(),
+            **self._conversation.view(),
+            mid_turn=self._mid_turn,
+            approvals=state.approvals,
+            approved_tools=tuple(state.approved_tools),
+            budget=state.budget,
         )
 
     @workflow.query(name="transcript")
@@ -206,9 +222,22 @@ class TaskWorkflow:
                 ) from None
             message = received.result or message
             position, new = await self._transcript.add(message, message.ts)
-            if new:
-                self._conversation.receive(message)
-            return position
+            running = self._conversation.turn is not None
+            mode = self._conversation.receive(message) if new else None
+        if running and mode is not None and self._alive:
+            await self._acknowledge(message, mode)
+        return position
+
+    async def _acknowledge(self, message: ChannelMessage, mode: MidTurn) -> None:
+        """Tell the sender what became of a message that arrived mid-turn (only they see it)."""
+        waiting = self._conversation.queued
+        text = {"steer": "noted: the agent takes this into account at its next step",
+                "queue": f"queued: answered when the current turn ends ({waiting} waiting)",
+                "interrupt": "stopping the current turn to answer this first"}[mode]  # fmt: skip
+        hint = f" (mid-turn mode `{mode}`; `/task mid-turn` changes it)"
+        await self._conversation.post(ChannelMessage(
+            channel=message.channel or self._ref.channel, thread=message.thread or self._ref.thread,
+            user=message.user, text=text + hint))  # fmt: skip
 
     @workflow.update(name="command")
     async def command(self, ctx: CommandInvokedContext) -> CommandResult:
@@ -239,6 +268,8 @@ class TaskWorkflow:
             return CommandResult(reply=command_reply(typed, error))
         spawned = [e.subtask.task_id for e in applied if e.subtask is not None]
         reply = out.result.reply + "".join(f" as `{task_id}`" for task_id in spawned)
+        if any(e.kind == "stop_turn" and e.value == IDLE for e in applied):
+            reply = "nothing is running: the task is waiting for your next message"
         return out.result.model_copy(update={"reply": reply, "effects": tuple(applied)})
 
     @command.validator
@@ -298,6 +329,16 @@ class TaskWorkflow:
         """The task's status."""
         return self._status
 
+    @property
+    def mid_turn(self) -> MidTurn:
+        """What a message arriving mid-turn does."""
+        return self._mid_turn
+
+    @property
+    def alive(self) -> bool:
+        """Whether this run has progress, stop and mid-turn modes (not a replayed old run)."""
+        return self._alive
+
     def correlation(self, correlation_id: str = "") -> str:
         """The correlation id a context carries (the task's own when none is given)."""
         return str(self._common(correlation_id)["correlation_id"])
@@ -309,12 +350,18 @@ class TaskWorkflow:
     def _continued(self) -> TaskInput:
         """This task's input for its next run (continue-as-new), with everything it learnt."""
         spec = self._input.spec.model_copy(
-            update={"title": self._title, "model": self._model, "effort": self._effort}
+            update={"title": self._title, "model": self._model, "effort": self._effort,
+                    "mid_turn": self._mid_turn}
         )
         return self._input.model_copy(update={
             "spec": spec, "participants": tuple(self._participants.values()),
             "agent": self._conversation.state, "continued": True,
             "transcript": self._transcript.ref()})  # fmt: skip
+
+    def _used(self, usage: BudgetUsage) -> None:
+        """A sub-task ended: what it used counts against this task's budget."""
+        state = self._conversation.state
+        state.budget = added(state.budget, usage)
 
     def role_of(self, user_id: str) -> Role:
         """The role ``user_id`` holds in this task (``none`` for strangers)."""
@@ -376,24 +423,3 @@ class TaskWorkflow:
             ),
         )
         self._status = out.result or to
-
-    async def _apply(self, effect: CommandEffect, ctx: CommandInvokedContext) -> CommandEffect:
-        """Apply one effect; returns it as applied (a sub-task with its final id)."""
-        if effect.kind == "set_model":
-            self._model = effect.value
-        elif effect.kind == "set_effort":
-            if effect.value not in EFFORTS:
-                raise ApplicationError(f"effort must be one of {', '.join(EFFORTS)}")
-            self._effort = effect.value  # narrowed to Effort by the check above
-        elif effect.kind == "grant_role":
-            role = Role(effect.value)
-            self._participants[effect.user_id] = Participant(user_id=effect.user_id, role=role)
-        elif effect.kind in ("load_skill", "unload_skill"):
-            await self._conversation.skill(effect.value, load=effect.kind == "load_skill")
-        elif effect.subtask is not None:
-            final = await self._children.spawn(
-                effect.subtask, self._common(ctx.correlation_id), model=self._model,
-                participants=tuple(self._participants.values()),
-            )  # fmt: skip
-            return effect.model_copy(update={"subtask": final})
-        return effect

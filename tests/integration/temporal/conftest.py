@@ -165,6 +165,9 @@ def settings(
         slack_api_url=slack_api.url,  # type: ignore[attr-defined]
         skills_dir=ROOT / "skills",
         agents={"reviewer": AgentProfile(instructions="Review.", tools=("echo",))},
+        # Most tests read the thread's posts one by one; the progress message each turn
+        # posts and updates is tested on its own (tests/scenario/bot/test_progress.py).
+        progress="off",
     )
 
 

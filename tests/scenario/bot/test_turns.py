@@ -1,0 +1,269 @@
+"""Issue 14 end to end: stopping a turn, the mid-turn modes, finishing a task, through the real
+bot, worker and dev server (the offline model, the bot's own Web API stand-in).
+
+A turn is held mid-way by a pre executor on ``tool.invoked`` that waits for the test (for
+``echo hold``), so a stop or a message arrives while the turn really runs; everything
+else is the real worker with the built-in and ``commands`` plugins.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+
+import pytest
+
+from bot.config import STANDIN_PATH
+from harness.config import Settings
+
+from .conftest import free_port, serve_bot
+
+OWNER, COLLAB, WATCHER = "U0OWNER", "U0COLLAB", "U0WATCH"
+HOLD = 'call echo {"text": "hold"}'
+
+
+class Hold:
+    """Holds ``echo hold`` before it runs until released; counts holds and cancellations."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.held = 0
+        self.cancelled = 0
+
+    async def __call__(self, ctx) -> None:
+        if ctx.call.name != "echo" or ctx.call.arguments.get("text") != "hold":
+            return
+        self.held += 1
+        try:
+            await self.release.wait()
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
+
+    async def until_held(self, count: int = 1) -> None:
+        await until(lambda: self.held >= count, what=f"{count} held tool calls")
+
+
+async def until(check, timeout: float = 20.0, what: str = ""):
+    deadline = time.monotonic() + timeout
+    while not (found := check()):
+        assert time.monotonic() < deadline, f"timed out waiting for {what or check}"
+        await asyncio.sleep(0.05)
+    return found
+
+
+@pytest.fixture
+def bot_port() -> int:
+    return free_port()
+
+
+@pytest.fixture
+def settings(settings: Settings, bot_port) -> Settings:
+    """The worker posts to this test's bot stand-in; the Hold outlives no activity timeout."""
+    return settings.model_copy(update={
+        "models": ["offline"], "slack_api_url": f"http://127.0.0.1:{bot_port}{STANDIN_PATH}",
+        "activity_start_to_close_seconds": 60, "activity_heartbeat_seconds": 0.5,
+    })  # fmt: skip
+
+
+@pytest.fixture
+def hold(manager) -> Hold:
+    gate = Hold()
+    manager.register("tool.invoked.pre", gate, priority=10)
+    return gate
+
+
+@pytest.fixture
+async def slack(harness, tmp_path, bot_port, worker, hold):
+    async for sender in serve_bot(harness, tmp_path, port=bot_port):
+        yield sender
+    hold.release.set()
+
+
+class Thread:
+    """One task's thread in a fresh channel, as its people see it."""
+
+    def __init__(self, slack, harness) -> None:
+        self.slack = slack
+        self.harness = harness
+        self.channel = f"C{uuid.uuid4().hex[:8].upper()}"
+        self.root = f"{time.time():.6f}"
+        self.sent = 0
+
+    def posts(self, user: str = "") -> list[str]:
+        """What was posted in the channel: public posts, or what only ``user`` sees."""
+        method = "chat.postEphemeral" if user else "chat.postMessage"
+        return [a["text"] for m, a in self.slack.bot.standin.calls
+                if m == method and a.get("channel") == self.channel
+                and (not user or a.get("user") == user)]  # fmt: skip
+
+    async def start(self, text: str) -> None:
+        status, _ = await self.slack.event(
+            "app_mention.json", channel=self.channel, ts=self.root, event_ts=self.root,
+            event_id=f"Ev{uuid.uuid4().hex[:10]}", user=OWNER,
+            text=f"<@UBOTLOCAL> {text}")  # fmt: skip
+        assert status == 200
+
+    async def say(self, text: str, user: str = OWNER) -> None:
+        self.sent += 1
+        ts = f"{float(self.root) + self.sent:.6f}"
+        status, _ = await self.slack.event(
+            "message_in_thread.json", channel=self.channel, thread_ts=self.root, ts=ts,
+            user=user, event_id=f"Ev{uuid.uuid4().hex[:10]}", text=text)  # fmt: skip
+        assert status == 200
+
+    async def slash(self, text: str, user: str = OWNER) -> str:
+        return await command_as(self.slack, self, user, text)
+
+    async def invite(self) -> None:
+        for user, role in ((COLLAB, "collaborator"), (WATCHER, "watcher")):
+            await self.slash(f"/task invite <@{user}> {role}")
+
+    async def until_posted(self, needle: str, user: str = "") -> str:
+        return await until(lambda: next((p for p in self.posts(user) if needle in p), ""),
+                           what=f"a post with {needle!r}")  # fmt: skip
+
+
+    @property
+    def task_id(self) -> str:
+        return self.harness.task_id("T0TEAM1", self.channel)
+
+
+async def snapshot(slack, thread: Thread):
+    return await thread.harness.snapshot(thread.task_id)
+
+
+async def command_as(slack, thread: Thread, user: str, text: str) -> str:
+    """Run a slash command as ``user``; everything they were answered (the ack, then late)."""
+    key = uuid.uuid4().hex
+    command, _, args = text.partition(" ")
+    status, ack = await slack.slash(command, args, user=user, channel=thread.channel, key=key)
+    await slack.bot.slash.drain()
+    assert status == 200
+    return " ".join([ack] + [r.get("text", "") for r in await slack.responses(key)])
+
+
+async def test_stop_from_a_collaborator_stops_the_turn_and_a_watcher_is_refused(
+    slack, hold, harness
+):
+    thread = Thread(slack, harness)
+    await thread.start("get going")
+    await thread.until_posted("(offline) get going")
+    await thread.invite()
+    await thread.say(f"step one then {HOLD}")
+    await hold.until_held()
+    assert (await snapshot(slack, thread)).turn is not None
+
+    refused = await command_as(slack, thread, WATCHER, "/task stop")
+    assert "refused" in refused, refused
+    assert hold.cancelled == 0
+
+    await thread.slash("/task stop", user=COLLAB)
+    summary = await thread.until_posted("stopped by <@U0COLLAB>")
+    assert "1 model calls, 0 tool calls" in summary
+    assert "waits for your next message" in summary
+    await until(lambda: hold.cancelled == 1, what="the held tool call cancelled")
+    assert (await snapshot(slack, thread)).turn is None
+
+    await thread.say("are you still there")  # the task waits for the next message
+    await thread.until_posted("(offline) are you still there")
+    await thread.slash("/task stop", user=COLLAB)  # nothing runs now: said so, nothing stopped
+    assert not any("stopped by" in p for p in thread.posts()[thread.posts().index(summary) + 1:])
+
+
+async def test_steer_injects_a_burst_at_the_next_boundary_and_acknowledges_each(
+    slack, hold, harness
+):
+    thread = Thread(slack, harness)
+    await thread.start(HOLD)
+    await hold.until_held()
+    for text in ("also mention apples", "and pears", "and plums"):
+        await thread.say(text)
+    acks = await until(lambda: len(thread.posts(OWNER)) >= 3 and thread.posts(OWNER),
+                       what="three acknowledgements")  # fmt: skip
+    assert all(a.startswith("noted: the agent takes this into account") for a in acks)
+    hold.release.set()
+    reply = await thread.until_posted("Offline model (offline) read:")
+    # The three messages reached the model in one turn, in order, before its next call.
+    assert "(while you were working, U0OWNER added) and plums" in reply
+    transcript = await harness.transcript(thread.task_id)
+    assert [m.text for m in transcript][-3:] == ["also mention apples", "and pears", "and plums"]
+    await asyncio.sleep(0.5)
+    assert len([p for p in thread.posts() if "read:" in p or "(offline)" in p]) == 1
+
+
+async def test_queue_answers_mid_turn_messages_after_the_turn_in_order(slack, hold, harness):
+    thread = Thread(slack, harness)
+    await thread.start("hello")
+    await thread.until_posted("(offline) hello")
+    await thread.slash("/task mid-turn queue")
+    assert (await snapshot(slack, thread)).mid_turn == "queue"
+    await thread.say(HOLD)
+    await hold.until_held()
+    await thread.say("first after")
+    await thread.say("second after")
+    await until(lambda: len(thread.posts(OWNER)) >= 2, what="two acknowledgements")
+    assert thread.posts(OWNER)[0].startswith("queued: answered when the current turn ends")
+    assert (await snapshot(slack, thread)).queued == 2
+    hold.release.set()
+    await thread.until_posted("(offline) second after")
+    answers = [p for p in thread.posts() if "echo: hold" in p or "after" in p]
+    assert [("hold" if "hold" in a else a) for a in answers] == [
+        "hold", "(offline) first after", "(offline) second after"]
+
+
+async def test_interrupt_stops_the_turn_and_answers_the_new_message(slack, hold, harness):
+    thread = Thread(slack, harness)
+    await thread.start("hello")
+    await thread.until_posted("(offline) hello")
+    await thread.slash("/task mid-turn interrupt")
+    await thread.say(HOLD)
+    await hold.until_held()
+    await thread.say("never mind, say hi")
+    stopped = await thread.until_posted("stopped by <@U0OWNER> (interrupted by a new message)")
+    await thread.until_posted("(offline) never mind, say hi")
+    assert thread.posts().index(stopped) < thread.posts().index("(offline) never mind, say hi")
+    await until(lambda: hold.cancelled == 1, what="the held call cancelled")
+    assert not any("echo: hold" in p for p in thread.posts())
+
+
+async def test_watchers_cannot_change_the_mid_turn_mode(slack, hold, harness):
+    thread = Thread(slack, harness)
+    await thread.start("hello")
+    await thread.until_posted("(offline) hello")
+    await thread.invite()
+    refused = await command_as(slack, thread, COLLAB, "/task mid-turn interrupt")
+    assert "refused" in refused, refused
+    assert (await snapshot(slack, thread)).mid_turn == "steer"
+
+
+async def test_finish_ends_the_task_and_a_new_mention_starts_another(slack, hold, harness):
+    thread = Thread(slack, harness)
+    await thread.start("hello")
+    await thread.until_posted("(offline) hello")
+    await thread.slash("/task finish all done here")
+    await thread.until_posted("Mention me to start a new task here.")
+    outcome = await asyncio.wait_for(harness.outcome(thread.task_id), 20)
+    assert outcome.status == "succeeded" and outcome.summary.endswith("succeeded: all done here")
+
+    again = Thread(slack, harness)
+    again.channel = thread.channel
+    await again.start("a fresh start")
+    await again.until_posted("(offline) a fresh start")
+    fresh = await snapshot(slack, again)
+    assert fresh.status == "running" and fresh.ref.thread == again.root
+
+
+async def test_cancel_stops_the_turn_and_is_for_the_owner_only(slack, hold, harness):
+    thread = Thread(slack, harness)
+    await thread.start(HOLD)
+    await hold.until_held()
+    await thread.invite()
+    refused = await command_as(slack, thread, COLLAB, "/task cancel")
+    assert "refused" in refused, refused
+    await thread.slash("/task cancel wrong channel")
+    await thread.until_posted("stopped by <@U0OWNER> (the task was cancelled)")
+    outcome = await asyncio.wait_for(harness.outcome(thread.task_id), 20)
+    assert outcome.status == "cancelled"
+    await until(lambda: hold.cancelled == 1, what="the held call cancelled")
