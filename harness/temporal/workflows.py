@@ -37,13 +37,12 @@ with workflow.unsafe.imports_passed_through():
         ChannelReceivedContext,
         CommandInvokedContext,
         RequestReceivedContext,
-        TaskCompleteContext,
         TaskCreatedContext,
-        TaskStateChangedContext,
     )
     from harness.temporal import ALIVE_PATCH, REFUSED_ERROR_TYPE, TASK_WORKFLOW
     from harness.temporal.conversation import Conversation
     from harness.temporal.effects import IDLE, TaskEffects
+    from harness.temporal.endings import TaskEndings
     from harness.temporal.models import (
         Delivery,
         FinishRequest,
@@ -58,7 +57,7 @@ with workflow.unsafe.imports_passed_through():
 
 
 @workflow.defn(name=TASK_WORKFLOW)
-class TaskWorkflow(TaskEffects):
+class TaskWorkflow(TaskEffects, TaskEndings):
     """A task: participants with roles, model, effort, status, transcript and sub-tasks."""
 
     @workflow.init
@@ -125,18 +124,7 @@ class TaskWorkflow(TaskEffects):
             self._conversation.stop()
             left = await self._children.end(0)
             status, summary = TaskStatus.CANCELLED, with_cancelled("cancelled", left)
-        try:
-            await self._transition(status, summary)
-            done = await self._complete(summary)
-        except ApplicationError as error:
-            await self._report_failure(error)
-            raise
-        if self._alive:  # the thread hears how it ended, and that a new task may start
-            await self._conversation.post(ChannelMessage(
-                channel=self._ref.channel, thread=self._ref.thread,
-                text=f"{done}. Mention me to start a new task here."))  # fmt: skip
-        return TaskOutcome(task_id=self._ref.task_id, status=self._status, summary=done,
-                           usage=self._conversation.state.budget)  # fmt: skip
+        return await self._end_as(status, summary)
 
     @workflow.query(name="snapshot")
     def snapshot(self) -> TaskSnapshot:
@@ -385,41 +373,3 @@ class TaskWorkflow(TaskEffects):
 
     def _apply_spec(self, spec: TaskSpec) -> None:
         self._title, self._model, self._effort = spec.title, spec.model, spec.effort
-
-    async def _complete(self, summary: str) -> str:
-        done = await self._ops.run(
-            ACTIVITIES["task.complete"],
-            TaskCompleteContext(
-                **self._common(),
-                status=self._status,
-                summary=summary,
-                outputs={"transcript": self._key},
-            ),
-        )
-        return done.result or summary
-
-    async def _report_failure(self, error: ApplicationError) -> None:
-        """Run the ``failed`` transition and ``task.complete`` for a task that gave up.
-
-        Through the same hooked activities (and retries) as any transition; if they
-        give up too there is nobody left to tell, so the task is marked failed here
-        and the original error stands. Never re-enters itself.
-        """
-        if self._status in FINAL_STATUSES:  # task.complete itself gave up: already reported
-            return
-        reason = error.message
-        try:
-            await self._transition(TaskStatus.FAILED, reason)
-            await self._complete(reason)
-        except ApplicationError as again:
-            workflow.logger.warning("could not report the failure of the task: %s", again)
-        self._status = TaskStatus.FAILED
-
-    async def _transition(self, to: TaskStatus, reason: str) -> None:
-        out = await self._ops.run(
-            ACTIVITIES["task.state_changed"],
-            TaskStateChangedContext(
-                **self._common(), from_status=self._status, to_status=to, reason=reason
-            ),
-        )
-        self._status = out.result or to
