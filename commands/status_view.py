@@ -89,8 +89,10 @@ def pending_lines(pending: tuple[PendingQuestion, ...], now: float) -> list[str]
 
 
 def settings_line(snapshot: TaskSnapshot) -> str:
-    """``mid-turn: `steer` · approvals: `safe` (don't ask again: `shell`)``."""
-    line = f"mid-turn: `{snapshot.mid_turn}` · approvals: `{snapshot.approvals}`"
+    """``mid-turn: `steer` · approvals: `safe` (don't ask again: `shell`)``; approvals the task
+    never set are the worker's (the hooks file's ``[approvals]`` default)."""
+    approvals = f"`{snapshot.approvals}`" if snapshot.approvals else "the worker's default"
+    line = f"mid-turn: `{snapshot.mid_turn}` · approvals: {approvals}"
     if snapshot.approved_tools:
         tools = ", ".join(f"`{clip(t, 60)}`" for t in snapshot.approved_tools)
         line += f" (don't ask again: {tools})"

@@ -264,6 +264,8 @@ async def gate(steps: Steps) -> None:
         choice = decision.choice.strip().lower()
         if decision.timed_out or not (choice == raise_to.lower() or choice.startswith("raise")):
             raise BudgetSpent(limit=limit, usage=state.budget, timed_out=decision.timed_out)
+        # A ``/task budget`` while the question was open may have raised it further: keep that.
+        bigger = max(bigger, limit_of(state.budget, limit))
         state.budget = with_limit(state.budget, limit, bigger)
         await steps.waiter.notify(f"<@{decision.decided_by}> raised the {_NOUN[limit]} budget "
                                   f"to {amount(limit, bigger)}; going on")  # fmt: skip

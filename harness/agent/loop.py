@@ -94,16 +94,21 @@ class AgentLoop(LoopSteps):
 
     async def _triage(self, request: str) -> Triage:
         model = self.state.system_one_model or self.state.model
+        await budget.gate(self)
         ctx = await self.run(
             SystemOneInvokedContext,
             model=model,
             request=request,
             transcript=tuple(self.state.transcript[:-1]),
         )
+        if ctx.result is not None:
+            await budget.count(self, tokens=ctx.result.usage, model=model)
         return ctx.result or Triage(decision="answer", answer="")
 
     async def _run_plan(self, goal: str) -> str:
         planned = await self.run(PlanCreatedContext, goal=goal)
+        if planned.result is not None:
+            await budget.count(self, tokens=planned.result.usage, model=self.state.model)
         steps = planned.result.steps if planned.result else ()
         lines = []
         for index, step in enumerate(steps):

@@ -13,7 +13,6 @@ from harness.agent.state import AgentState, LoopDefaults, LoopIdentity
 from harness.bodies import catalogue_of
 from harness.bodies.plan import AgentBodies
 from harness.domain import BudgetUsage, ModelPrice, Participant, Role, TaskRef, Usage
-from harness.hooks.contexts import LlmInvokedContext
 
 from .conftest import PARTICIPANTS, ScriptedPeople, make_loop
 
@@ -21,15 +20,23 @@ ECHO = 'call echo {"text": "hi"}'
 """One tool call: two model calls (the call, then the answer with its result)."""
 
 
+def fix_usage(manager, operation: str, usage: Usage) -> None:
+    """Make every ``operation`` report ``usage`` (a post replacement of its result's usage)."""
+
+    async def fixed(ctx):
+        result = ctx.result.model_copy(update={"usage": usage})
+        return ctx.model_copy(update={"result": result})
+
+    manager.register(f"{operation}.post", fixed, priority=10)
+
+
 @pytest.fixture
 def metered(manager):
-    """Every model call reports 1,000 input and 200 output tokens (a post replacement)."""
-
-    async def usage(ctx: LlmInvokedContext):
-        fixed = ctx.result.model_copy(update={"usage": Usage(input_tokens=1000, output_tokens=200)})
-        return ctx.model_copy(update={"result": fixed})
-
-    manager.register("llm.invoked.post", usage, priority=10)
+    """Every main model call reports 1,000 input and 200 output tokens; triage and planning
+    none (they are counted in their own test)."""
+    fix_usage(manager, "llm.invoked", Usage(input_tokens=1000, output_tokens=200))
+    fix_usage(manager, "system_one.invoked", Usage())
+    fix_usage(manager, "plan.created", Usage())
     return manager
 
 
@@ -48,6 +55,25 @@ async def test_model_tokens_and_tool_calls_are_counted(metered, people, tools):
     await loop.handle(ECHO)
     assert loop.state.budget == BudgetUsage(tokens=2400, tool_calls=1)
     assert people.asked == [] and people.notices == []
+
+
+async def test_triage_and_planning_tokens_are_counted_with_their_model(metered, people, tools):
+    fix_usage(metered, "system_one.invoked", Usage(input_tokens=100, output_tokens=10))
+    fix_usage(metered, "plan.created", Usage(input_tokens=300, output_tokens=50))
+    prices = {"offline/fast": ModelPrice(input=1.0), "offline": ModelPrice(output=2.0)}
+    loop = make_loop(metered, people, tools, prices=prices, system_one_model="offline/fast")
+    await loop.handle("plan: think it over")
+    assert loop.state.budget.tokens == 110 + 350 + 1200  # triage, plan, the step's model call
+    # Triage priced as the fast model (100 in at $1/M), the rest as the task's (output at $2/M).
+    assert loop.state.budget.cost == pytest.approx((100 * 1.0 + 50 * 2.0 + 200 * 2.0) / 1e6)
+
+
+async def test_a_new_request_past_a_limit_asks_before_triage(metered, people, tools, trace):
+    loop = limited(metered, people, tools, tokens=1000, token_limit=1000)
+    people.answers = [HelpAnswer(decided_by="U_OWNER", choice="Stop here")]
+    reply = await loop.handle("hello there")
+    assert trace.contexts("system_one.invoked.in") == []
+    assert reply.startswith("stopped: the token budget of 1,000 is used up")
 
 
 async def test_at_80_percent_the_thread_is_told_once(metered, people, tools):
@@ -88,6 +114,30 @@ async def test_stop_ends_the_turn_with_an_honest_reply(metered, people, tools, t
     assert tool_runs(trace) == 0  # asked before the tool call, which never ran
     assert loop.state.transcript[-1].content == reply
     assert loop.state.budget.token_limit == 1000
+
+
+async def test_no_answer_in_time_stops_and_says_so(metered, people, tools, trace):
+    loop = limited(metered, people, tools, token_limit=1000)
+    people.answers = [HelpAnswer(decided_by="", choice="", timed_out=True)]
+    reply = await loop.handle(ECHO)
+    assert reply == ("stopped: the token budget of 1,000 is used up and nobody answered in "
+                     "time; `/task budget tokens N` raises it")  # fmt: skip
+    assert people.refusals == [] and tool_runs(trace) == 0
+
+
+async def test_a_raise_keeps_a_larger_limit_set_while_the_question_was_open(
+    metered, people, tools
+):
+    loop = limited(metered, people, tools, token_limit=1000)
+
+    async def owner_meanwhile_sets(request):
+        people.asked.append(request)
+        loop.state.budget = budget.with_limit(loop.state.budget, "tokens", 50_000)
+        return HelpAnswer(decided_by="U_OWNER", choice="Raise to 2,000 tokens")
+
+    people.wait = owner_meanwhile_sets
+    await loop.handle(ECHO)
+    assert loop.state.budget.token_limit == 50_000 and len(people.asked) == 1
 
 
 async def test_a_tool_call_limit_is_asked_before_the_next_tool_call(metered, people, tools, trace):

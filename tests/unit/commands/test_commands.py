@@ -91,7 +91,7 @@ async def test_status_renders_snapshot(manager, ctx):
         "model: `offline` · effort: `medium`",
         "people: <@UOWNER> (owner), <@UCOLLAB> (collaborator), <@UWATCH> (watcher)",
         "now: idle, waiting for a message",
-        "mid-turn: `steer` · approvals: `safe`",
+        "mid-turn: `steer` · approvals: the worker's default",
         "budget: tokens 0 (no limit) · tool calls 0 (no limit)",
         "sub-tasks:",
         "• read logs — running (`slack-T1-C1/sub-1`)",
