@@ -14,7 +14,6 @@ from typing import Final
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
 from harness.domain import (
     APPROVAL_DEFAULTS,
-    DEFAULT_APPROVALS,
     ApprovalDefault,
     CommandEffect,
     CommandResult,
@@ -28,6 +27,8 @@ MEANING: Final[dict[ApprovalDefault, str]] = {
     "off": "no tool call waits for a person (rules that deny still deny)",
 }
 """One line per default: which tool calls wait for a person's approval."""
+WORKERS: Final = "the worker's default (the hooks file's `[approvals] default`, else `safe`)"
+"""What a task without its own default follows (the snapshot's ``approvals`` is ``None``)."""
 
 
 class ApprovalsArgs(Args):
@@ -60,9 +61,10 @@ async def body(
 ) -> CommandResult:
     """Show the default, the choices and the standing approvals, or a ``set_approvals`` effect."""
     snapshot = ctx.snapshot
-    current = snapshot.approvals if snapshot else DEFAULT_APPROVALS
+    current = snapshot.approvals if snapshot else None
+    shown = f"`{current}`" if current else WORKERS
     if args.default is None:
-        lines = [f"approvals: `{current}`"]
+        lines = [f"approvals: {shown}"]
         lines += [f"• `{name}`{' (now)' if name == current else ''}: {MEANING[name]}"
                   for name in APPROVAL_DEFAULTS]  # fmt: skip
         standing = snapshot.approved_tools if snapshot else ()
@@ -73,7 +75,7 @@ async def body(
     if args.default == current:
         return CommandResult(reply=f"approvals are already `{current}`")
     return CommandResult(
-        reply=f"approvals set to `{args.default}` (was `{current}`): {MEANING[args.default]}",
+        reply=f"approvals set to `{args.default}` (was {shown}): {MEANING[args.default]}",
         effects=(CommandEffect(kind="set_approvals", value=args.default, user_id=ctx.sender),),
         public=True,
     )

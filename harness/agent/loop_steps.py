@@ -242,7 +242,7 @@ class LoopSteps:
                 request_id=request.request_id, decided_by=answer.decided_by, choice=answer.choice,
                 timed_out=answer.timed_out,
             )  # fmt: skip
-            if answer.timed_out and not decision.timed_out:
+            if answer.timed_out:
                 # No executor may turn silence into a person's answer (issue 14).
                 silence = {"timed_out": True, "approved": False, "remember": False}
                 decision = decision.model_copy(update={**silence, "decided_by": ""})

@@ -87,7 +87,9 @@ def tools(store) -> ToolRegistry:
     return ToolRegistry(builtin_tools(clock=FixedClock(), store=store))
 
 
-def build_manager(models, tools, store, *, agents=None, keep_last=20, approvals=None) -> HookManager:
+def build_manager(
+    models, tools, store, *, agents=None, keep_last=20, approvals=None
+) -> HookManager:
     import random
 
     manager = HookManager()

@@ -1,4 +1,4 @@
-"""A HookAbort across the activity boundary (harness.temporal.aborts): ask survives, old details read."""
+"""A HookAbort across the activity boundary (temporal.aborts): ask survives, old details read."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def through_history(error: ApplicationError) -> ActivityError:
 
 def test_an_ask_crosses_the_boundary_with_its_timeout():
     sent = HookAbort("echo needs a person's approval (approvals strict)", ask=True,
-                     timeout_seconds=120, point="tool.invoked.pre", executor="approvals")  # fmt: skip
+                     timeout_seconds=120, point="tool.invoked.pre", executor="approvals")
     back = abort_of(through_history(abort_failure(sent)))
     assert back is not None
     assert (back.ask, back.refusal, back.timeout_seconds) == (True, True, 120.0)

@@ -1,4 +1,4 @@
-"""The approval policy (issue 14): rules, the task's default, safe tools, the audit, the TOML table."""
+"""The approval policy (issue 14): rules, the task's default, safe tools, audit, TOML table."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def call(name: str, *, by: str = "U_OWNER", approvals=None, approval=None, **arg
 
 def policy(*rules: dict, default: str = "safe", timeout: float = 60) -> ApprovalPolicy:
     config = ApprovalsConfig(default=default, timeout_seconds=timeout,
-                             rules=tuple(ApprovalRule.model_validate(r) for r in rules))  # fmt: skip
+                             rules=tuple(map(ApprovalRule.model_validate, rules)))
     return ApprovalPolicy(config, needs_approval=NEEDS, safe=SAFE)
 
 
