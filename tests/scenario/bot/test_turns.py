@@ -9,8 +9,6 @@ else is the real worker with the built-in and ``commands`` plugins.
 from __future__ import annotations
 
 import asyncio
-import time
-import uuid
 
 import pytest
 
@@ -18,39 +16,7 @@ from bot.config import STANDIN_PATH
 from harness.config import Settings
 
 from .conftest import free_port, serve_bot
-
-OWNER, COLLAB, WATCHER = "U0OWNER", "U0COLLAB", "U0WATCH"
-HOLD = 'call echo {"text": "hold"}'
-
-
-class Hold:
-    """Holds ``echo hold`` before it runs until released; counts holds and cancellations."""
-
-    def __init__(self) -> None:
-        self.release = asyncio.Event()
-        self.held = 0
-        self.cancelled = 0
-
-    async def __call__(self, ctx) -> None:
-        if ctx.call.name != "echo" or ctx.call.arguments.get("text") != "hold":
-            return
-        self.held += 1
-        try:
-            await self.release.wait()
-        except asyncio.CancelledError:
-            self.cancelled += 1
-            raise
-
-    async def until_held(self, count: int = 1) -> None:
-        await until(lambda: self.held >= count, what=f"{count} held tool calls")
-
-
-async def until(check, timeout: float = 20.0, what: str = ""):
-    deadline = time.monotonic() + timeout
-    while not (found := check()):
-        assert time.monotonic() < deadline, f"timed out waiting for {what or check}"
-        await asyncio.sleep(0.05)
-    return found
+from .threads import COLLAB, HOLD, OWNER, WATCHER, Hold, Thread, command_as, snapshot, until
 
 
 @pytest.fixture
@@ -79,69 +45,6 @@ async def slack(harness, tmp_path, bot_port, worker, hold):
     async for sender in serve_bot(harness, tmp_path, port=bot_port):
         yield sender
     hold.release.set()
-
-
-class Thread:
-    """One task's thread in a fresh channel, as its people see it."""
-
-    def __init__(self, slack, harness) -> None:
-        self.slack = slack
-        self.harness = harness
-        self.channel = f"C{uuid.uuid4().hex[:8].upper()}"
-        self.root = f"{time.time():.6f}"
-        self.sent = 0
-
-    def posts(self, user: str = "") -> list[str]:
-        """What was posted in the channel: public posts, or what only ``user`` sees."""
-        method = "chat.postEphemeral" if user else "chat.postMessage"
-        return [a["text"] for m, a in self.slack.bot.standin.calls
-                if m == method and a.get("channel") == self.channel
-                and (not user or a.get("user") == user)]  # fmt: skip
-
-    async def start(self, text: str) -> None:
-        status, _ = await self.slack.event(
-            "app_mention.json", channel=self.channel, ts=self.root, event_ts=self.root,
-            event_id=f"Ev{uuid.uuid4().hex[:10]}", user=OWNER,
-            text=f"<@UBOTLOCAL> {text}")  # fmt: skip
-        assert status == 200
-
-    async def say(self, text: str, user: str = OWNER) -> None:
-        self.sent += 1
-        ts = f"{float(self.root) + self.sent:.6f}"
-        status, _ = await self.slack.event(
-            "message_in_thread.json", channel=self.channel, thread_ts=self.root, ts=ts,
-            user=user, event_id=f"Ev{uuid.uuid4().hex[:10]}", text=text)  # fmt: skip
-        assert status == 200
-
-    async def slash(self, text: str, user: str = OWNER) -> str:
-        return await command_as(self.slack, self, user, text)
-
-    async def invite(self) -> None:
-        for user, role in ((COLLAB, "collaborator"), (WATCHER, "watcher")):
-            await self.slash(f"/task invite <@{user}> {role}")
-
-    async def until_posted(self, needle: str, user: str = "") -> str:
-        return await until(lambda: next((p for p in self.posts(user) if needle in p), ""),
-                           what=f"a post with {needle!r}")  # fmt: skip
-
-
-    @property
-    def task_id(self) -> str:
-        return self.harness.task_id("T0TEAM1", self.channel)
-
-
-async def snapshot(slack, thread: Thread):
-    return await thread.harness.snapshot(thread.task_id)
-
-
-async def command_as(slack, thread: Thread, user: str, text: str) -> str:
-    """Run a slash command as ``user``; everything they were answered (the ack, then late)."""
-    key = uuid.uuid4().hex
-    command, _, args = text.partition(" ")
-    status, ack = await slack.slash(command, args, user=user, channel=thread.channel, key=key)
-    await slack.bot.slash.drain()
-    assert status == 200
-    return " ".join([ack] + [r.get("text", "") for r in await slack.responses(key)])
 
 
 async def test_stop_from_a_collaborator_stops_the_turn_and_a_watcher_is_refused(
