@@ -18,7 +18,7 @@ SECRET = "xoxb-123456789012-abcdefghijkl"
 
 
 async def contract_hook(ctx: ToolInvokedContext) -> ToolInvokedContext | None:
-    """Behave as the call's name says: pass, rewrite, veto, abort, slow, invalid, crash."""
+    """Behave as the call's name says: pass, rewrite, veto, abort, ask, slow, invalid, crash."""
     name = ctx.call.name
     if name == "rewrite":
         arguments = {**ctx.call.arguments, "max_results": 5, "note": "capped"}
@@ -28,6 +28,8 @@ async def contract_hook(ctx: ToolInvokedContext) -> ToolInvokedContext | None:
         raise HookAbort(f"no shell for you ({SECRET})", refusal=True)
     if name == "abort":
         raise HookAbort("budget exhausted")
+    if name == "ask":
+        raise HookAbort("a person must approve this search", ask=True, timeout_seconds=45)
     if name == "slow":
         await asyncio.sleep(5)
     if name == "invalid":

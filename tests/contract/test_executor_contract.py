@@ -109,6 +109,15 @@ async def test_abort_becomes_hook_abort_with_its_reason_redacted(make, name, ref
     assert caught.value.reason in ("no shell for you ([REDACTED])", "budget exhausted")
 
 
+async def test_an_ask_holds_the_call_for_approval_with_its_timeout(make):
+    """Issue 14: a remote policy answers "ask" as a local one does (HookAbort(ask=True))."""
+    with pytest.raises(HookAbort) as caught:
+        await make()(call("ask"))
+    abort = caught.value
+    assert (abort.ask, abort.refusal, abort.timeout_seconds) == (True, True, 45.0)
+    assert abort.reason == "a person must approve this search"
+
+
 async def test_timeout_is_a_transport_error_within_the_deadline(make):
     started = time.monotonic()
     with pytest.raises(HookTransportError) as caught:

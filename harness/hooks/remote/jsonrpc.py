@@ -19,8 +19,8 @@ from typing import Final, final
 
 from harness.hooks.catalogue import split_point
 from harness.hooks.contexts import HookContext, context_type
-from harness.hooks.errors import HookAbort
 from harness.hooks.redactor import Redactor
+from harness.hooks.remote.reply import as_abort
 from harness.hooks.remote.wire import (
     RpcResponse,
     WireError,
@@ -136,7 +136,7 @@ class JsonRpcExecutor:
             if reply.error is not None:
                 abort = abort_of(reply.error)
                 if abort is not None:
-                    raise HookAbort(self._redactor.redact_text(abort.reason), refusal=abort.refusal)
+                    raise as_abort(abort, self._redactor)
                 raise WireError(describe_error(reply.error))
             return reply.result
 

@@ -84,7 +84,9 @@ class JsonRpcDispatcher:
             if inspect.isawaitable(out):
                 out = await out
         except HookAbort as abort:
-            return encode_error(rid, abort_error(abort.reason, refusal=abort.refusal))
+            return encode_error(rid, abort_error(abort.reason, refusal=abort.refusal,
+                                                 ask=abort.ask,
+                                                 timeout_seconds=abort.timeout_seconds))
         except Exception as exc:
             log.exception("handler for %s failed", request.method)
             text = f"{type(exc).__name__}: {exc}"

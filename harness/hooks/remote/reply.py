@@ -1,7 +1,8 @@
 """The hook reply: what a remote executor answers, as one JSON object.
 
 ``{"context": {...}}`` replaces the context, ``{"context": null}`` passes through, and
-``{"abort": {"reason": ..., "refusal": ...}}`` vetoes the operation. The abort object
+``{"abort": {"reason": ..., "refusal": ..., "ask": ..., "timeout_seconds": ...}}`` vetoes
+(or, with ``ask``, holds for a person's approval) the operation. The abort object
 is :class:`~harness.hooks.remote.wire.AbortRequest`, the same one JSON-RPC carries in
 an ``ABORT`` error's data, so a policy answers alike over every transport. MCP sends
 this object as a tool result; the in-memory executor round-trips it as JSON. JSON-RPC
@@ -73,7 +74,15 @@ def reply_of(out: HookContext | None) -> dict[str, Any]:
 
 def abort_reply(abort: HookAbort) -> dict[str, Any]:
     """The reply by which a remote vetoes the operation."""
-    return {"abort": AbortRequest(reason=abort.reason, refusal=abort.refusal).model_dump()}
+    request = AbortRequest(reason=abort.reason, refusal=abort.refusal, ask=abort.ask,
+                           timeout_seconds=abort.timeout_seconds)  # fmt: skip
+    return {"abort": request.as_data()}
+
+
+def as_abort(request: AbortRequest, redactor: Redactor) -> HookAbort:
+    """The :class:`HookAbort` a remote's abort object asks for (its reason scrubbed)."""
+    return HookAbort(redactor.redact_text(request.reason), refusal=request.refusal,
+                     ask=request.ask, timeout_seconds=request.timeout_seconds)  # fmt: skip
 
 
 def decode_reply(point: str, payload: object, redactor: Redactor) -> HookContext | None:
@@ -95,7 +104,7 @@ def decode_reply(point: str, payload: object, redactor: Redactor) -> HookContext
     else:
         reply = HookReply.model_validate(payload)
     if reply.abort is not None:
-        raise HookAbort(redactor.redact_text(reply.abort.reason), refusal=reply.abort.refusal)
+        raise as_abort(reply.abort, redactor)
     if reply.context is None:
         return None
     return context_type(point).model_validate(reply.context)

@@ -19,7 +19,7 @@ import httpx
 import httpx2
 import pydantic_core
 from mcp.shared.exceptions import MCPError
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from harness.errors import HarnessError
 from harness.hooks.errors import HookTransportError
@@ -36,7 +36,8 @@ INVALID_PARAMS: Final = -32602
 INTERNAL_ERROR: Final = -32603
 # ... and ours, from the "server error" range -32000..-32099 the spec leaves to implementations.
 ABORT: Final = -32001
-"""The remote asks to cancel the operation: ``error.data = {"abort": {"reason", "refusal"}}``.
+"""The remote asks to cancel the operation: ``error.data = {"abort": {"reason", "refusal"}}``
+(and ``ask``, ``timeout_seconds`` to hold a tool call for a person's approval).
 
 This is how a remote policy vetoes: an executor turns it into a ``HookAbort``, not a
 transport failure, because the remote answered in contract and meant it.
@@ -93,12 +94,22 @@ class RpcResponse(_Envelope, Generic[ResultT]):
 
 
 class AbortRequest(BaseModel):
-    """The payload of an :data:`ABORT` error: why, and whether it is a deliberate refusal."""
+    """The payload of an :data:`ABORT` error: why, and whether it is a deliberate refusal.
+
+    ``ask`` holds a ``tool.invoked`` call for a person's approval (``timeout_seconds``: how
+    long to wait, 0 until answered), as ``HookAbort(ask=True)`` does in-process.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     reason: str
     refusal: bool = False
+    ask: bool = False
+    timeout_seconds: float = Field(default=0.0, ge=0)
+
+    def as_data(self) -> dict[str, object]:
+        """The JSON object sent; ``ask`` and its timeout only for an ask (as before ask existed)."""
+        return self.model_dump(exclude=None if self.ask else {"ask", "timeout_seconds"})
 
 
 class _AbortData(BaseModel):
@@ -218,9 +229,12 @@ def decode_params(model: type[ModelT], data: object) -> ModelT | RpcError:
         return RpcError(code=INVALID_PARAMS, message=f"Invalid params: {summarise_validation(exc)}")
 
 
-def abort_error(reason: str, *, refusal: bool = False) -> RpcError:
+def abort_error(
+    reason: str, *, refusal: bool = False, ask: bool = False, timeout_seconds: float = 0.0
+) -> RpcError:
     """The error object by which a remote asks to cancel the operation (see :data:`ABORT`)."""
-    data = {"abort": AbortRequest(reason=reason, refusal=refusal).model_dump()}
+    request = AbortRequest(reason=reason, refusal=refusal, ask=ask, timeout_seconds=timeout_seconds)
+    data = {"abort": request.as_data()}
     return RpcError(code=ABORT, message=reason, data=data)
 
 
