@@ -18,7 +18,7 @@ import pytest
 
 from harness.config import Settings
 from harness.db import open_database
-from harness.domain import TaskRef, ToolCall
+from harness.domain import HelpDecision, TaskRef, ToolCall
 from harness.hooks import HookAbort
 from harness.hooks.contexts import ToolInvokedContext
 from harness.temporal.worker import build_manager
@@ -47,9 +47,11 @@ async def manager(policy, tmp_path_factory):
 
 
 def write(name: str, content: str = "step 1") -> ToolInvokedContext:
+    """A write a person approved (the approval policy asks before every write otherwise)."""
     task = TaskRef(task_id="task/T1/C1", team="T1", channel="C1")
     tool = ToolCall(id="c1", name="write_artefact", arguments={"name": name, "content": content})
-    return ToolInvokedContext(task=task, correlation_id="corr-ex", call=tool)
+    approval = HelpDecision(request_id="h1", decided_by="U1", choice="Approve", approved=True)
+    return ToolInvokedContext(task=task, correlation_id="corr-ex", call=tool, approval=approval)
 
 
 def read(name: str) -> ToolInvokedContext:

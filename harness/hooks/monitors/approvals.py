@@ -28,9 +28,10 @@ from harness.hooks.errors import HookAbort
 from harness.hooks.executor import Registration
 from harness.hooks.manager import HookManager
 
-APPROVAL_PRIORITY: Final = 90
-"""After the operator's ``[policy]`` (50: a call it denies is never asked about), before
-executors registered without a priority (500), so they see only calls a person allowed."""
+APPROVAL_PRIORITY: Final = 900
+"""The policy is a validator (it runs after every rewriting pre executor, so a person
+approves the call as it will run) and the last of them: a call any other executor or
+validator refuses is never asked about."""
 
 REQUESTED_BY: Final = "requested_by"
 """The ``entities`` key naming whose message started the turn (rules by ``role`` read it)."""
@@ -202,6 +203,7 @@ def register_approvals(
     """
     policy = ApprovalPolicy(config or ApprovalsConfig(), needs_approval=needs_approval, safe=safe)
     return [
-        manager.register("tool.invoked.pre", policy, priority=APPROVAL_PRIORITY),
+        manager.register("tool.invoked.pre", policy, priority=APPROVAL_PRIORITY,
+                         mode="validator"),
         manager.register("help.decided.post", ApprovalAudit(manager.audit)),
     ]

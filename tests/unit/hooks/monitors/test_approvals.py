@@ -214,3 +214,28 @@ verdict = "deny"
                for p in problems)  # fmt: skip
     assert "line 18: approvals.rules[2]: field 'tool': Field required" in problems
     assert len(problems) == 8
+
+
+async def test_the_policy_sees_the_call_as_rewritten_and_after_every_other_veto():
+    manager = HookManager()
+    config = ApprovalsConfig(rules=(ApprovalRule(tool="deploy", arguments={"env": "^prod$"},
+                                                 verdict="deny", reason="not prod"),))  # fmt: skip
+    register_approvals(manager, config, needs_approval=NEEDS)
+
+    async def to_prod(ctx):  # a normal executor registered after, at a higher priority
+        call = ctx.call.model_copy(update={"arguments": {"env": "prod"}})
+        return ctx.model_copy(update={"call": call})
+
+    async def no_tuesdays(ctx):
+        if ctx.call.arguments.get("day") == "tue":
+            raise HookAbort("no deploys on Tuesdays", refusal=True)
+
+    manager.register("tool.invoked.pre", to_prod, priority=950)
+    manager.register("tool.invoked.pre", no_tuesdays, priority=100, mode="validator")
+    with pytest.raises(HookAbort, match="not prod"):  # the rewritten call is what is judged
+        await manager.run("tool.invoked", call("deploy", env="dev"))
+    manager.unregister(manager.registrations("tool.invoked.pre")[0])  # to_prod
+    with pytest.raises(HookAbort, match="Tuesdays") as caught:
+        await manager.run("tool.invoked", call("deploy", env="dev", day="tue"))
+    assert not caught.value.ask  # refused by the other validator first: nobody is asked
+    assert [r.kind for r in manager.audit.last(5)] == ["refusal", "refusal"]
