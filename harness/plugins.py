@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.config import Settings
-from harness.domain import RetryDefaults
+from harness.domain import DEFAULT_APPROVALS, RetryDefaults
 from harness.hooks import (
     HookConfigError,
     HookManager,
@@ -119,11 +119,13 @@ def build_manager(
     retry = hooks.retry_defaults(retry) if hooks else retry
     store = SqlArtefactStore(database)
     runtime = BodyRuntime(settings, store, transcripts=TranscriptStore(database))
-    deps = runtime.deps(random=system_random(), retry=retry)
+    approvals = hooks.file.approvals if hooks else None
+    default = approvals.default if approvals else DEFAULT_APPROVALS
+    deps = runtime.deps(random=system_random(), retry=retry, approvals=default)
     register_defaults(manager, deps)
     catalogue = catalogue_of(deps.tools)  # approvals by policy (issue 14): the tools' own word
-    register_approvals(manager, hooks.file.approvals if hooks else None,
-                       needs_approval=catalogue.approval, safe=catalogue.safe)  # fmt: skip
+    register_approvals(manager, approvals, needs_approval=catalogue.approval,
+                       safe=catalogue.safe)  # fmt: skip
     register_plugins(manager, settings)
     if hooks is not None:
         hooks.apply(manager)  # logs the resulting chain of every point

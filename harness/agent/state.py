@@ -12,6 +12,7 @@ from typing import Final
 from pydantic import BaseModel, Field
 
 from harness.domain import (
+    DEFAULT_APPROVALS,
     DEFAULT_EFFORT,
     ApprovalDefault,
     BudgetUsage,
@@ -93,7 +94,9 @@ class AgentState(BaseModel):
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     """USD per million tokens by model name, for the cost (``HARNESS_MODEL_PRICES``)."""
     approvals: ApprovalDefault | None = None
-    """The task's approval default (``/task approvals``); ``None``: the hooks file's."""
+    """The task's approval default (``/task approvals``); ``None``: the worker's, below."""
+    default_approvals: ApprovalDefault = DEFAULT_APPROVALS
+    """The worker's approval default (the hooks file's ``[approvals] default``)."""
     approved_tools: list[str] = Field(default_factory=list)
     """Tools a decider approved for the rest of the task ("don't ask again"), never asked again."""
     requested_by: str = ""
@@ -125,10 +128,10 @@ class AgentState(BaseModel):
 
         Rules of the hooks file may say otherwise; this is the tool's and the task's word.
         """
-        catalogue = self.catalogue
-        if tool in catalogue.safe or tool in self.approved_tools or self.approvals == "off":
+        catalogue, default = self.catalogue, self.approvals or self.default_approvals
+        if tool in catalogue.safe or tool in self.approved_tools or default == "off":
             return False
-        return self.approvals == "strict" or tool in catalogue.approval
+        return default == "strict" or tool in catalogue.approval
 
 
 LOOP_DEFAULTS_KEY: Final = "worker/loop-defaults"
@@ -156,6 +159,8 @@ class LoopDefaults(Frozen):
     model_prices: dict[str, ModelPrice] = Field(default_factory=dict)
     progress: bool = True
     """Whether each turn posts a progress message (``HARNESS_PROGRESS`` is not ``off``)."""
+    approvals: ApprovalDefault = DEFAULT_APPROVALS
+    """The hooks file's ``[approvals] default``: what a task that has not chosen follows."""
 
     def apply(self, state: AgentState) -> None:
         """Copy the defaults into ``state`` (the task's own model and effort are kept).
@@ -167,6 +172,7 @@ class LoopDefaults(Frozen):
         state.system_one_model = self.system_one_model
         state.token_budget = self.token_budget
         state.max_turns = self.max_turns
+        state.default_approvals = self.approvals
         state.prices = dict(self.model_prices)
         if not state.budget_set:
             limits = self.budget

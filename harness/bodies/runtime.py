@@ -18,7 +18,7 @@ from harness.bodies.deps import BodyDeps
 from harness.bodies.persistence import LoopDefaultsAnswer
 from harness.channels import SlackChannel
 from harness.channels.web_api import LOCAL_BOT_TOKEN
-from harness.domain import BudgetUsage
+from harness.domain import DEFAULT_APPROVALS, ApprovalDefault, BudgetUsage
 from harness.http import AiohttpClient
 from harness.models import ModelRegistry
 from harness.providers import Clock, SystemClock
@@ -81,8 +81,15 @@ class BodyRuntime:
         self.unlisted: dict[str, int] = {}
         """Configured tool servers not listed yet, each with its failed attempts."""
 
-    def deps(self, *, random: RandomSource, retry: RetryDefaults) -> BodyDeps:
-        """The bodies' dependencies: these resources, and the settings' limits."""
+    def deps(
+        self, *, random: RandomSource, retry: RetryDefaults,
+        approvals: ApprovalDefault = DEFAULT_APPROVALS,
+    ) -> BodyDeps:  # fmt: skip
+        """The bodies' dependencies: these resources, and the settings' limits.
+
+        ``approvals`` is the hooks file's ``[approvals] default``, which tasks read with
+        their loop defaults (the approval policy itself has the whole table).
+        """
         settings = self.settings
         return BodyDeps(
             store=self.store,
@@ -109,6 +116,7 @@ class BodyRuntime:
                                    cost_limit=settings.budget_cost),
                 model_prices=settings.model_prices,
                 progress=settings.progress != "off",
+                approvals=approvals,
             ),
             resources=self,
             progress=settings.progress,

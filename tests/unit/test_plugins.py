@@ -141,3 +141,29 @@ async def test_cli_list_shows_what_the_worker_registers_in_its_order(tmp_path):
         await database.aclose()
     assert listed == [(p, priority_label(int(priority)), name) for p, priority, name in worker]
     assert ("command.invoked.pre", "100", "late") in listed
+
+
+async def test_the_worker_registers_the_approval_policy_and_hands_tasks_its_default(tmp_path):
+    """Issue 14: every worker has the policy (last pre validator) and its audit; a task that
+    has not chosen an approval default follows the hooks file's, read with its loop defaults."""
+    from harness.agent.state import LOOP_DEFAULTS_KEY, AgentState, LoopDefaults
+    from harness.hooks.contexts import PersistenceReadContext
+
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    async with effective_manager(settings) as manager:
+        (policy,) = [r for r in manager.registrations("tool.invoked.pre") if r.name == "approvals"]
+        assert (policy.priority, policy.mode) == (900, "validator")
+        assert "approvals-audit" in [r.name for r in manager.registrations("help.decided.post")]
+        read = await manager.run("persistence.read", PersistenceReadContext(key=LOOP_DEFAULTS_KEY))
+        assert LoopDefaults.model_validate_json(read.result.content).approvals == "safe"
+    config = tmp_path / "hooks.toml"
+    config.write_text('[approvals]\ndefault = "strict"\n')
+    async with effective_manager(settings, config=config) as manager:
+        read = await manager.run("persistence.read", PersistenceReadContext(key=LOOP_DEFAULTS_KEY))
+    defaults = LoopDefaults.model_validate_json(read.result.content)
+    assert defaults.approvals == "strict"
+    state = AgentState(can_ask=False)
+    defaults.apply(state)
+    assert state.default_approvals == "strict" and state.approvals is None
+    assert state.always_asked("echo") is False  # safe, whatever the default
+    assert state.always_asked("write_artefact") is True
