@@ -168,6 +168,13 @@ class LoopSteps:
             return ToolResult(content=answer)
         server = call.name.split("__", 1)[0] if "__" in call.name else ""
         approval = self._standing_approval(call)
+        if state.ask_first and call.name in state.catalogue.approval and approval is None:
+            # A run from before approvals by policy replays its history in this order.
+            approval = await self.decide(HelpRequest(
+                request_id=self._help_id(), kind="approval", question=f"Approve {call.name}?",
+                tool_call=call))  # fmt: skip
+            if not approval.approved:
+                return _not_approved(approval, HookAbort("", ask=True))
         await budget.gate(self)
         while True:
             try:

@@ -101,6 +101,9 @@ class AgentState(BaseModel):
     """Tools a decider approved for the rest of the task ("don't ask again"), never asked again."""
     requested_by: str = ""
     """Whose message started the turn running now (approval rules by role read it)."""
+    ask_first: bool = False
+    """A run started before approvals by policy (issue 14): a tool needing approval is asked
+    about before ``tool.invoked``, as that run's history has it. The workflow sets it."""
 
     def offered_tools(self) -> tuple[ToolSpec, ...]:
         """The specs offered to the model now: default tools, skills' tools, ``ask_human``.

@@ -256,3 +256,20 @@ async def test_asks_approvals_and_their_deciders_are_in_the_audit_the_cli_prints
                              f"rest of the task by <@U_OWNER> [{people.asked[0].request_id}]")
     assert 'post {"text": "y"}: timed out after 900 s, not approved: nobody decided' in lines[4]
     assert all("task=T1 corr=corr-1" in line for line in lines)
+
+
+async def test_a_run_from_before_the_policy_asks_first_as_its_history_has_it(
+    manager, people, tools, trace
+):
+    """AgentState.ask_first (set by the workflow for an unpatched run): the old order."""
+    people.answers = [HelpAnswer(decided_by="U_OWNER", choice="approve"),
+                      HelpAnswer(decided_by="U_OWNER", choice="deny")]  # fmt: skip
+    loop = make_loop(manager, people, tools, ask_first=True)
+    await loop.handle(WRITE % "v1")
+    order = [p for p, _ in trace.seen if p.endswith(".in")
+             and p.split(".")[0] in ("help", "tool")]  # fmt: skip
+    assert order == ["help.requested.in", "help.decided.in", "tool.invoked.in"]
+    assert len(trace.contexts("tool.invoked.pre")) == 1  # run once, approved
+    await loop.handle(WRITE % "v2")
+    assert results(loop) == [("write_artefact", "stored a.md version 1"),
+                             ("write_artefact", "refused: <@U_OWNER> did not approve (deny)")]
