@@ -25,6 +25,10 @@ Limit = Literal["tokens", "tool_calls", "cost"]
 """A limit's name, as a ``set_budget`` effect's ``value`` names it."""
 
 LIMITS: Final[tuple[Limit, ...]] = get_args(Limit)
+MODEL_LIMITS: Final[tuple[Limit, ...]] = ("tokens", "cost")
+"""What a model call spends: checked before each one."""
+TOOL_LIMITS: Final[tuple[Limit, ...]] = ("tool_calls",)
+"""What a tool call spends: checked before each one (a named agent's run: every limit)."""
 NOTICE_AT: Final = 0.8
 """The share of a limit at which the thread is told (once per limit and size)."""
 
@@ -172,9 +176,9 @@ def describe(usage: BudgetUsage) -> str:
     return " · ".join(parts)
 
 
-def spent_limit(usage: BudgetUsage) -> Limit | None:
-    """The first limit ``usage`` has used up, if any."""
-    for limit in LIMITS:
+def spent_limit(usage: BudgetUsage, limits: tuple[Limit, ...] = LIMITS) -> Limit | None:
+    """The first of ``limits`` that ``usage`` has used up, if any."""
+    for limit in limits:
         size = limit_of(usage, limit)
         if size and used(usage, limit) >= size:
             return limit
@@ -240,15 +244,18 @@ async def tell(steps: Steps) -> None:
         await steps.waiter.notify(text)
 
 
-async def gate(steps: Steps) -> None:
-    """Before a model or tool call: while a limit is used up, ask the owner to raise it.
+async def gate(steps: Steps, limits: tuple[Limit, ...] = LIMITS) -> None:
+    """Before a model or tool call: while one of ``limits`` is used up, ask the owner to raise it.
+
+    A model call checks :data:`MODEL_LIMITS`, a tool call :data:`TOOL_LIMITS`: the last tool
+    call a limit allows still gets its result read by the model.
 
     Raises:
         BudgetSpent: the owner chose to stop, or nobody answered in time.
     """
     await tell(steps)  # a sub-task's usage arrives between calls
     state = steps.state
-    while (limit := spent_limit(state.budget)) is not None:
+    while (limit := spent_limit(state.budget, limits)) is not None:
         size, bigger = limit_of(state.budget, limit), raised(state.budget, limit)
         owner = owner_of(steps.identity)
         unit = {"tokens": " tokens", "tool_calls": " tool calls", "cost": ""}[limit]

@@ -94,7 +94,7 @@ class AgentLoop(LoopSteps):
 
     async def _triage(self, request: str) -> Triage:
         model = self.state.system_one_model or self.state.model
-        await budget.gate(self)
+        await budget.gate(self, budget.MODEL_LIMITS)
         ctx = await self.run(
             SystemOneInvokedContext,
             model=model,

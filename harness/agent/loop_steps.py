@@ -116,7 +116,7 @@ class LoopSteps:
                 token_budget=state.token_budget,
             )
             messages = prompt.result if prompt.result is not None else tuple(state.transcript)
-            await budget.gate(self)
+            await budget.gate(self, budget.MODEL_LIMITS)
             called = await self.run(
                 LlmInvokedContext,
                 model=state.model,
@@ -175,7 +175,7 @@ class LoopSteps:
                 tool_call=call))  # fmt: skip
             if not approval.approved:
                 return _not_approved(approval, HookAbort("", ask=True))
-        await budget.gate(self)
+        await budget.gate(self, budget.TOOL_LIMITS)
         while True:
             try:
                 ctx = await self.run(ToolInvokedContext, call=call, server=server,

@@ -50,6 +50,10 @@ def tool_runs(trace) -> int:
     return len(trace.contexts("tool.invoked.in"))
 
 
+def model_calls(trace) -> int:
+    return len(trace.contexts("llm.invoked.in"))
+
+
 async def test_model_tokens_and_tool_calls_are_counted(metered, people, tools):
     loop = make_loop(metered, people, tools)
     await loop.handle(ECHO)
@@ -66,6 +70,13 @@ async def test_triage_and_planning_tokens_are_counted_with_their_model(metered, 
     assert loop.state.budget.tokens == 110 + 350 + 1200  # triage, plan, the step's model call
     # Triage priced as the fast model (100 in at $1/M), the rest as the task's (output at $2/M).
     assert loop.state.budget.cost == pytest.approx((100 * 1.0 + 50 * 2.0 + 200 * 2.0) / 1e6)
+
+
+async def test_the_last_tool_call_a_limit_allows_is_read_by_the_model(metered, people, tools,
+                                                                    trace):
+    loop = limited(metered, people, tools, tool_call_limit=1)
+    assert await loop.handle(ECHO) == "Tool results:\n- echo: hi"
+    assert people.asked == [] and model_calls(trace) == 2
 
 
 async def test_a_new_request_past_a_limit_asks_before_triage(metered, people, tools, trace):
@@ -111,7 +122,8 @@ async def test_stop_ends_the_turn_with_an_honest_reply(metered, people, tools, t
     assert reply == (
         "stopped: the token budget of 1,000 is used up; `/task budget tokens N` raises it"
     )
-    assert tool_runs(trace) == 0  # asked before the tool call, which never ran
+    # A token limit holds model calls: the tool ran, the model never read its result.
+    assert (tool_runs(trace), model_calls(trace)) == (1, 1)
     assert loop.state.transcript[-1].content == reply
     assert loop.state.budget.token_limit == 1000
 
@@ -122,7 +134,7 @@ async def test_no_answer_in_time_stops_and_says_so(metered, people, tools, trace
     reply = await loop.handle(ECHO)
     assert reply == ("stopped: the token budget of 1,000 is used up and nobody answered in "
                      "time; `/task budget tokens N` raises it")  # fmt: skip
-    assert people.refusals == [] and tool_runs(trace) == 0
+    assert people.refusals == [] and model_calls(trace) == 1
 
 
 async def test_a_raise_keeps_a_larger_limit_set_while_the_question_was_open(
@@ -144,7 +156,7 @@ async def test_a_tool_call_limit_is_asked_before_the_next_tool_call(metered, peo
     loop = limited(metered, people, tools, tool_call_limit=1)
     people.answers = [HelpAnswer(decided_by="U_OWNER", choice="stop here")]
     reply = await loop.handle('call echo {"text": "a"} call echo {"text": "b"}')
-    assert tool_runs(trace) == 1
+    assert tool_runs(trace) == 1 and len(people.asked) == 1
     assert people.asked[0].options == ("Raise to 2 tool calls", "Stop here")
     assert reply == (
         "stopped: the tool-call budget of 1 is used up; `/task budget tool-calls N` raises it"
@@ -166,7 +178,7 @@ async def test_only_the_owner_may_answer_a_budget_question(metered, tools, trace
     assert all("only the task's owner can raise its budget" in why for _, why in people.refusals)
     assert people.accepted_by == ["U_OWNER"]
     assert reply.startswith("stopped: the token budget of 1,000 is used up")
-    assert tool_runs(trace) == 0
+    assert model_calls(trace) == 1
 
 
 async def test_a_named_agents_usage_is_counted(metered, people, tools, trace):

@@ -1,0 +1,76 @@
+"""Issue 14, budgets end to end (beside test_budgets.py, the raise): what the status view shows
+of a task waiting at its limit, a watcher's click refused, the owner's stop answered honestly,
+and a limit raised by command letting the next request run.
+
+Real bot over HTTP, real worker (built-in and ``commands`` plugins), real dev server, the
+offline model and the bot's Web API stand-in; the worker's default limit is one tool call.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.config import STANDIN_PATH
+from harness.config import Settings
+
+from .conftest import free_port, serve_bot
+from .threads import OWNER, WATCHER, Thread, command_as, snapshot, until_async
+
+TWO_CALLS = 'call echo {"text": "first"} call echo {"text": "second"}'
+QUESTION = "<@U0OWNER>, the tool-call budget of 1 is used up (1 used). Raise it, or stop here?"
+STOPPED = "stopped: the tool-call budget of 1 is used up; `/task budget tool-calls N` raises it"
+
+
+@pytest.fixture
+def bot_port() -> int:
+    return free_port()
+
+
+@pytest.fixture
+def settings(settings: Settings, bot_port) -> Settings:
+    return settings.model_copy(update={
+        "models": ["offline"], "slack_api_url": f"http://127.0.0.1:{bot_port}{STANDIN_PATH}",
+        "budget_tool_calls": 1,
+    })  # fmt: skip
+
+
+@pytest.fixture
+async def slack(harness, tmp_path, bot_port, worker):
+    async for sender in serve_bot(harness, tmp_path, port=bot_port):
+        yield sender
+
+
+async def test_the_owner_stops_at_the_limit_and_raises_it_by_command(slack, harness):
+    thread = Thread(slack, harness)
+    await thread.start("hello")
+    await thread.until_posted("(offline) hello")
+    await thread.invite()
+    await thread.say(TWO_CALLS)
+    await thread.until_posted(QUESTION)
+
+    async def waiting() -> bool:
+        return (await snapshot(slack, thread)).status == "waiting"
+
+    await until_async(waiting, what="the task waiting for its owner")
+    status = (await command_as(slack, thread, WATCHER, "/task status")).splitlines()
+    assert status[0] == "*hello* — waiting"
+    [used] = [line for line in status if line.startswith("budget: ")]
+    assert used.endswith("· tool calls 1 of 1 (100 %)")
+    [asked] = [line for line in status if line.startswith("• budget: ")]
+    assert "the tool-call budget of 1 is used up" in asked and asked.endswith("no time limit")
+
+    await thread.click(WATCHER, QUESTION, "Raise to 2 tool calls")
+    refused = await thread.until_posted("refused: ", user=WATCHER)
+    assert "only the task's owner can raise its budget" in refused
+    await thread.click(OWNER, QUESTION, "Stop here")
+    await thread.until_posted(STOPPED)
+    assert not any("- echo: second" in post for post in thread.posts())
+    assert (await snapshot(slack, thread)).pending == ()
+
+    said = await thread.slash("/task budget tool-calls 10")
+    assert "<@U0OWNER> set the budget: tool-calls 10" in said
+    assert (await snapshot(slack, thread)).budget.tool_call_limit == 10
+    await thread.say('call echo {"text": "again"}')
+    await thread.until_posted("Tool results:\n- echo: again")
+    shown = await command_as(slack, thread, WATCHER, "/task budget")
+    assert "tool calls 2 of 10 (20 %)" in shown
