@@ -9,6 +9,7 @@ built by hand renders the same every time. The command is :mod:`commands.status`
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from harness.agent.budget import describe
@@ -25,6 +26,7 @@ from harness.temporal import workflow_url
 
 _ROLE_ORDER: Final = {Role.OWNER: 0, Role.COLLABORATOR: 1, Role.WATCHER: 2, Role.NONE: 3}
 _MARK: Final = {"pending": "○", "running": "▶", "done": "✓", "failed": "✗", "skipped": "↷"}
+_MENTION: Final = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
 QUESTION_CHARS: Final = 120
 """A pending question is cut here: the status is a glance, the thread has it whole."""
 
@@ -41,8 +43,12 @@ def duration(seconds: float) -> str:
 
 
 def clip(text: str, limit: int = QUESTION_CHARS) -> str:
-    """``text`` on one line, shown as typed (:func:`neutral`), cut at ``limit`` characters."""
-    line = " ".join(text.split())
+    """``text`` on one line, shown as typed (:func:`neutral`), cut at ``limit`` characters.
+
+    A mention in it reads ``@U123`` (the status is a glance: it pings nobody, and shows no
+    escaped ``&lt;@U123&gt;``).
+    """
+    line = _MENTION.sub(r"@\1", " ".join(text.split()))
     return neutral(line if len(line) <= limit else line[: limit - 1] + "…")
 
 

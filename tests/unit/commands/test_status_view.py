@@ -40,7 +40,7 @@ BUSY = SNAPSHOT.model_copy(update={
         tool_calls=1,
     ),
     "queued": 2,
-    "last_error": "failed: the model is not answering <@U9>",
+    "last_error": "failed: the model is not answering <@U9|nine> <!here>",
     "pending": (
         PendingQuestion(request_id="help-1", kind="approval", question="Approve shell with {}?",
                         asked_at=NOW - 90, timeout_seconds=600),
@@ -69,7 +69,7 @@ def test_a_busy_task_shows_what_runs_waits_and_what_it_used():
         "• approval: Approve shell with {}? — asked 1 min 30 s ago, times out in 8 min 30 s",
         "• budget: Raise the budget? — asked 1 h 01 min ago, no time limit",
         "queued: 2 messages, answered next",
-        "last error: failed: the model is not answering &lt;@U9&gt;",
+        "last error: failed: the model is not answering @U9 &lt;!here&gt;",
         "mid-turn: `interrupt` · approvals: `strict` (don't ask again: `echo`, `search`)",
         "budget: tokens 8,120 of 10,000 (81 %) · tool calls 3 of 20 (15 %) · "
         "cost $0.1234 of $5.00 (2 %)",
