@@ -118,6 +118,36 @@ async def test_an_abort_becomes_a_non_retryable_hook_abort_failure(client, task_
     assert manager.aborts[-1].reason == "not today"
 
 
+async def test_an_ask_of_the_approval_policy_reaches_the_workflow_as_an_ask(
+    client, task_queue, manager
+):
+    """Issue 14: the policy's ask crosses the activity boundary with its timeout; the
+    workflow side (harness.temporal.aborts.abort_of) rebuilds it as an ask, not a denial."""
+    from temporalio.exceptions import ActivityError, ApplicationError, RetryState
+
+    from harness.hooks import register_approvals
+    from harness.hooks.monitors.approvals import ApprovalsConfig
+    from harness.temporal.aborts import abort_of
+
+    register_approvals(manager, ApprovalsConfig(default="strict", timeout_seconds=75))
+    activities = HarnessActivities(manager)
+    async with Worker(client, task_queue=task_queue, workflows=[Probe],
+                      activities=activities.activities()):  # fmt: skip
+        out = await probe(client, task_queue, "tool-invoked-v1", sample("tool.invoked"))
+    error = out["error"]
+    assert error["type"] == "HookAbort" and error["non_retryable"] is True
+    [details] = error["details"]
+    assert (details["ask"], details["refusal"], details["timeout_seconds"]) == (True, True, 75)
+    assert details["point"] == "tool.invoked.pre" and details["executor"] == "approvals"
+    failure = ActivityError("failed", scheduled_event_id=1, started_event_id=2, identity="w",
+                            activity_type="tool-invoked-v1", activity_id="1",
+                            retry_state=RetryState.NON_RETRYABLE_FAILURE)  # fmt: skip
+    failure.__cause__ = ApplicationError(error["message"], details, type=error["type"])
+    rebuilt = abort_of(failure)
+    assert rebuilt is not None and rebuilt.ask and rebuilt.timeout_seconds == 75
+    assert manager.audit.last(1)[0].kind == "ask"
+
+
 async def test_other_errors_keep_their_type_name_and_stay_retryable(client, task_queue, manager):
     async def broken(ctx):
         raise KeyError("missing")
