@@ -1,6 +1,7 @@
 """Issue 14, budgets end to end (beside test_budgets.py, the raise): what the status view shows
 of a task waiting at its limit, a watcher's click refused, the owner's stop answered honestly,
-and a limit raised by command letting the next request run.
+a limit raised by command letting the next request run, and a sub-task's usage counted in its
+parent when it ends.
 
 Real bot over HTTP, real worker (built-in and ``commands`` plugins), real dev server, the
 offline model and the bot's Web API stand-in; the worker's default limit is one tool call.
@@ -74,3 +75,28 @@ async def test_the_owner_stops_at_the_limit_and_raises_it_by_command(slack, harn
     await thread.until_posted("Tool results:\n- echo: again")
     shown = await command_as(slack, thread, WATCHER, "/task budget")
     assert "tool calls 2 of 10 (20 %)" in shown
+
+
+async def test_a_sub_tasks_usage_counts_in_its_parent_when_it_ends(slack, harness):
+    thread = Thread(slack, harness)
+    await thread.start("hello")
+    await thread.until_posted("(offline) hello")
+    alone = (await snapshot(slack, thread)).budget
+    assert (alone.tool_calls, alone.tool_call_limit) == (0, 1) and alone.tokens > 0
+
+    said = await thread.slash('/sub-task call echo {"text": "child"}')
+    assert "starting sub-task" in said
+    await thread.until_posted("- echo: child")
+    child = (await snapshot(slack, thread)).subtasks[0].task_id
+    await harness.finish(child, summary="done")  # a sub-task waits for more until it is ended
+
+    async def child_ended() -> bool:
+        found = (await snapshot(slack, thread)).subtasks
+        return bool(found) and found[0].status in ("succeeded", "failed", "cancelled")
+
+    await until_async(child_ended, what="the sub-task ended")
+    parent = await snapshot(slack, thread)
+    assert parent.subtasks[0].status == "succeeded"
+    assert parent.budget.tool_calls == 1  # the child's one call; the parent made none
+    assert parent.budget.tokens > alone.tokens  # and the child's model calls
+    assert parent.budget.tool_call_limit == 1  # the parent's own limit, kept
