@@ -10,31 +10,18 @@ progress reporter renders it. Nothing here runs an operation.
 
 from __future__ import annotations
 
-from typing import Final
-
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from harness.channels.progress import progress_message
+    from harness.channels.progress_reporter import advanced
     from harness.domain import (
         PROGRESS_ENTITY,
         ChannelMessage,
-        StepProgress,
-        StepState,
         TurnProgress,
         TurnState,
     )
     from harness.hooks import HookContext
-    from harness.hooks.contexts import (
-        LlmInvokedContext,
-        PlanCreatedContext,
-        StepFinishedContext,
-        StepStartedContext,
-        ToolInvokedContext,
-    )
-
-TITLE_CHARS: Final = 80
-"""A step's title as the progress message shows it (Slack's plan titles are short)."""
-
 
 class Turn:
     """One turn: its progress, and how it ended when it was stopped.
@@ -68,23 +55,9 @@ class Turn:
         self._set(doing=what, state=state)
 
     def after(self, ctx: HookContext) -> None:
-        """Take in what an operation of the loop returned (the plan, a step's state, counts)."""
-        progress = self.progress
-        if isinstance(ctx, PlanCreatedContext) and ctx.result is not None:
-            steps = tuple(StepProgress(title=_short(s.title)) for s in ctx.result.steps)
-            self._set(steps=steps, doing=f"planned {len(steps)} steps")
-        elif isinstance(ctx, StepStartedContext):
-            self._step(ctx.index, "running")
-            step = ctx.result or ctx.step
-            self._set(doing=f"step {ctx.index + 1}: {_short(step.title)}")
-        elif isinstance(ctx, StepFinishedContext):
-            outcome = ctx.result
-            state: StepState = outcome.status if outcome is not None else "done"
-            self._step(ctx.index, state, _short(outcome.summary) if outcome else "")
-        elif isinstance(ctx, LlmInvokedContext):
-            self._set(model_calls=progress.model_calls + 1, doing="thought")
-        elif isinstance(ctx, ToolInvokedContext):
-            self._set(tool_calls=progress.tool_calls + 1, doing=f"ran {ctx.call.name}")
+        """Take in what an operation of the loop returned (the plan, a step's state, counts):
+        the same step the reporter takes to render it (:func:`advanced`)."""
+        self.progress = advanced(self.progress, ctx, pre=False)
 
     def end(self, state: TurnState, doing: str = "") -> None:
         """The turn is over: the final state the progress message keeps."""
@@ -112,26 +85,14 @@ class Turn:
         lines.append(f"{calls}. The task waits for your next message.")
         return "\n".join(lines)
 
-    def _step(self, index: int, state: StepState, note: str = "") -> None:
-        steps = list(self.progress.steps)
-        if 0 <= index < len(steps):
-            steps[index] = steps[index].model_copy(update={"state": state, "note": note})
-            self._set(steps=tuple(steps))
-
     def _set(self, **changes: object) -> None:
         self.progress = self.progress.model_copy(update=changes)
 
 
 def placeholder(turn: Turn, task_id: str) -> ChannelMessage:
-    """The progress message as first posted (the channel side renders every later state)."""
-    progress = turn.progress
-    return ChannelMessage(channel=progress.channel, thread=progress.thread,
-                          text="working on it…")  # fmt: skip
-
-
-def _short(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= TITLE_CHARS else flat[: TITLE_CHARS - 1] + "…"
+    """The progress message as first posted, with its Stop button (the channel side renders
+    every later state with the same function)."""
+    return progress_message(turn.progress, task_id=task_id)
 
 
 def _elapsed(seconds: float) -> str:
