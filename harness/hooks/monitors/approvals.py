@@ -37,6 +37,8 @@ REQUESTED_BY: Final = "requested_by"
 """The ``entities`` key naming whose message started the turn (rules by ``role`` read it)."""
 
 NAME: Final = "approvals"
+MAX_SUBJECT: Final = 300
+"""Longest call text (name and arguments) an approval's audit record quotes."""
 
 Verdict = Literal["allow", "deny", "ask"]
 
@@ -174,6 +176,8 @@ class ApprovalAudit:
             return
         call = request.tool_call
         subject = f"{call.name} {json.dumps(call.arguments, sort_keys=True)}" if call else "a call"
+        if len(subject) > MAX_SUBJECT:  # a record per decision, not a copy of a large payload
+            subject = subject[: MAX_SUBJECT - 1] + "…"
         if decision.timed_out:
             seconds = f"{request.timeout_seconds:g} s"
             what = f"timed out after {seconds}, not approved: nobody decided"

@@ -105,7 +105,7 @@ class AbortRequest(BaseModel):
     reason: str
     refusal: bool = False
     ask: bool = False
-    timeout_seconds: float = Field(default=0.0, ge=0)
+    timeout_seconds: float = Field(default=0.0, ge=0, le=7 * 24 * 3600)
 
     def as_data(self) -> dict[str, object]:
         """The JSON object sent; ``ask`` and its timeout only for an ask (as before ask existed)."""

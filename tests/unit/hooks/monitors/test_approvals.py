@@ -239,3 +239,20 @@ async def test_the_policy_sees_the_call_as_rewritten_and_after_every_other_veto(
         await manager.run("tool.invoked", call("deploy", env="dev", day="tue"))
     assert not caught.value.ask  # refused by the other validator first: nobody is asked
     assert [r.kind for r in manager.audit.last(5)] == ["refusal", "refusal"]
+
+
+async def test_an_approval_record_quotes_a_large_call_shortened():
+    manager = HookManager()
+    register_approvals(manager)
+
+    async def body(ctx):
+        return ctx.model_copy(update={"result": HelpDecision(
+            request_id="h", decided_by="U_OWNER", choice="Approve", approved=True)})  # fmt: skip
+
+    manager.register("help.decided.in", body)
+    big = ToolCall(id="c1", name="write_artefact", arguments={"content": "x" * 5000})
+    request = HelpRequest(request_id="h", kind="approval", question="?", tool_call=big)
+    await manager.run("help.decided", HelpDecidedContext(request=request, decided_by="U_OWNER",
+                                                         choice="Approve"))  # fmt: skip
+    (record,) = manager.audit.last(1)
+    assert len(record.reason) < 400 and record.reason.endswith("…: approved by <@U_OWNER> [h]")
