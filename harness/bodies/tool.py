@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import final
 
-from harness.agent.state import ToolCatalogue
+from harness.agent.state import ASK_HUMAN, ToolCatalogue
 from harness.hooks.contexts import ToolInvokedContext
 from harness.tools import ToolRegistry
 
@@ -16,11 +16,12 @@ from harness.tools import ToolRegistry
 def catalogue_of(tools: ToolRegistry) -> ToolCatalogue:
     """The loop's view of a registry: every spec, the names that need approval, the safe ones.
 
-    A tool without ``safe`` (written before it existed) is not safe.
+    A tool without ``safe`` (written before it existed) is not safe; ``ask_human`` (the
+    loop's own, not the registry's) is.
     """
     names = tools.names
     approval = tuple(n for n in names if (tool := tools.get(n)) and tool.requires_approval)
-    safe = tuple(n for n in names if getattr(tools.get(n), "safe", False) is True)
+    safe = (*(n for n in names if getattr(tools.get(n), "safe", False) is True), ASK_HUMAN)
     return ToolCatalogue(specs=tools.specs(), approval=approval, safe=safe)
 
 

@@ -256,3 +256,28 @@ async def test_an_approval_record_quotes_a_large_call_shortened():
                                                          choice="Approve"))  # fmt: skip
     (record,) = manager.audit.last(1)
     assert len(record.reason) < 400 and record.reason.endswith("…: approved by <@U_OWNER> [h]")
+
+
+async def test_the_workers_catalogue_counts_ask_human_and_the_read_only_built_ins_safe(tmp_path):
+    from harness.bodies import catalogue_of
+    from harness.db import database_url, open_database
+    from harness.store import SqlArtefactStore
+    from harness.tools import ToolRegistry, builtin_tools
+
+    class Clock:
+        def now(self): ...
+
+        def monotonic(self) -> float:
+            return 0.0
+
+    database = await open_database(database_url("", tmp_path / "a.sqlite3"))
+    try:
+        tools = ToolRegistry(builtin_tools(clock=Clock(), store=SqlArtefactStore(database)))
+        catalogue = catalogue_of(tools)
+    finally:
+        await database.aclose()
+    assert set(catalogue.safe) == {"echo", "clock", "calculator", "read_artefact", "ask_human"}
+    assert catalogue.approval == ("write_artefact",)
+    executor = ApprovalPolicy(ApprovalsConfig(default="strict"), safe=catalogue.safe,
+                              needs_approval=catalogue.approval)  # fmt: skip
+    assert await verdict(executor, call("ask_human", question="?")) == "allow"
