@@ -117,9 +117,12 @@ class AgentLoop(LoopSteps):
             task = step.detail or step.title
             if step.agent:
                 await budget.gate(self)
+                state = self.state
                 invoked = await self.run(
-                    AgentInvokedContext, agent=step.agent, input=task, model=self.state.model
-                )
+                    AgentInvokedContext, agent=step.agent, input=task, model=state.model,
+                    approvals=state.approvals or state.default_approvals,
+                    approved_tools=tuple(state.approved_tools),
+                )  # fmt: skip
                 if invoked.result is not None:  # the named agent's own calls count too
                     await budget.count(self, usage=invoked.result.usage)
                 output = invoked.result.text if invoked.result else ""

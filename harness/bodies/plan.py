@@ -33,7 +33,7 @@ from harness.domain import (
     StepOutcome,
     TaskRef,
 )
-from harness.hooks import HookAbort, HookManager
+from harness.hooks import REQUESTED_BY, HookAbort, HookManager
 from harness.hooks.contexts import (
     AgentInvokedContext,
     PlanCreatedContext,
@@ -150,6 +150,11 @@ class AgentBodies:
             max_turns=profile.max_turns,
             transcript=[Message(role="user", content=ctx.input)],
             prices=self.prices,
+            # The task's approval settings hold for its agent too (it cannot ask: an ask is
+            # a refusal, and what would always be asked is not offered).
+            approvals=ctx.approvals,
+            approved_tools=list(ctx.approved_tools),
+            requested_by=ctx.entities.get(REQUESTED_BY, ""),
         )
         task = ctx.task or TaskRef(task_id="agent")
         identity = LoopIdentity(

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from harness.domain import AgentOutput, Plan, PlanStep, StepOutcome, SubtaskSpec
+from harness.domain import (
+    AgentOutput,
+    ApprovalDefault,
+    Plan,
+    PlanStep,
+    StepOutcome,
+    SubtaskSpec,
+)
 from harness.hooks.contexts.base import HookContext
 
 
@@ -50,4 +57,8 @@ class AgentInvokedContext(HookContext):
     agent: str
     input: str
     model: str = ""
+    approvals: ApprovalDefault | None = None
+    """The task's effective approval default, which the agent's own tool calls follow."""
+    approved_tools: tuple[str, ...] = ()
+    """The task's standing approvals ("don't ask again"), which hold in the agent too."""
     result: AgentOutput | None = None

@@ -273,3 +273,25 @@ async def test_a_run_from_before_the_policy_asks_first_as_its_history_has_it(
     await loop.handle(WRITE % "v2")
     assert results(loop) == [("write_artefact", "stored a.md version 1"),
                              ("write_artefact", "refused: <@U_OWNER> did not approve (deny)")]
+
+
+async def test_a_named_agent_keeps_the_tasks_approval_settings(models, people, tools, store):
+    """The agent cannot ask: a tool the task approved for good runs there; one the task's
+    default would ask about is not offered to it."""
+    from harness.agent.profiles import AgentProfile
+
+    agents = {"writer": AgentProfile(instructions="Write.", tools=("write_artefact", "post"))}
+    manager = build_manager(models, tools, store, agents=agents)
+    offered: list[tuple[str, ...]] = []
+
+    async def spy(ctx):
+        if ctx.correlation_id.endswith("/writer"):
+            offered.append(tuple(t.name for t in ctx.tools))
+
+    manager.register("llm.invoked.pre", spy)
+    loop = make_loop(manager, people, tools, approvals="strict", approved_tools=["write_artefact"])
+    reply = await loop.handle('plan: @writer call write_artefact {"name": "a.md", "content": "x"}',
+                              sender="U_OWNER")  # fmt: skip
+    assert "stored a.md version 1" in reply
+    assert offered[0] == ("write_artefact",)  # "post" would always be asked under strict
+    assert people.asked == []
