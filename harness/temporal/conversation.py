@@ -239,6 +239,7 @@ class Conversation:
         if not self._configured:
             await self._configure()
         self.state.model, self.state.effort = host.model, host.effort
+        self.state.ask_first = not host.alive  # an old history asked before the call ran
         identity = LoopIdentity(
             task=host.ref,
             participants=host.participants,
