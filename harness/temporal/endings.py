@@ -23,6 +23,11 @@ with workflow.unsafe.imports_passed_through():
     from harness.temporal.retries import OperationRunner
 
 
+def ended(done: str) -> str:
+    """What the thread reads when its task ends (``done``: what ``task.complete`` said)."""
+    return f"This task has ended: {done}. Mention me to start a new one here."
+
+
 class TaskEndings:
     """The end of a task (a mixin of TaskWorkflow)."""
 
@@ -46,7 +51,7 @@ class TaskEndings:
         if self._alive:
             await self._conversation.post(ChannelMessage(
                 channel=self._ref.channel, thread=self._ref.thread,
-                text=f"{done}. Mention me to start a new task here."))  # fmt: skip
+                text=ended(done)))  # fmt: skip
         return TaskOutcome(task_id=self._ref.task_id, status=self._status, summary=done,
                            usage=self._conversation.state.budget)  # fmt: skip
 

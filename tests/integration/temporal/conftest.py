@@ -257,6 +257,7 @@ def worker_env(settings: Settings, **extra: str) -> dict[str, str]:
         HARNESS_STICKY_QUEUE_TIMEOUT_SECONDS=str(settings.sticky_queue_timeout_seconds),
         HARNESS_SHUTDOWN_GRACE_SECONDS=str(settings.shutdown_grace_seconds),
         HARNESS_SLACK_API_URL=settings.slack_api_url,
+        HARNESS_PROGRESS=settings.progress,
         HARNESS_PAYLOAD_KEY=settings.payload_key.get_secret_value() if settings.payload_key else "",
     )
     env.update(extra)

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
+from bot.clicks import is_progress
 from harness.audit_store import recent_audit
 from harness.db import database_url, open_database
 from harness.domain import ChannelMessage, TaskSpec
@@ -70,8 +71,9 @@ class Hosts:
 
 
 def posts(slack_api) -> list[dict]:
-    return [a for m, a in slack_api.calls
-            if m == "chat.postMessage" and a.get("channel") == CHANNEL]  # fmt: skip
+    """The thread's posts, without the turns' progress messages (updated in place)."""
+    return [a for m, a in slack_api.calls if m == "chat.postMessage"
+            and a.get("channel") == CHANNEL and not is_progress(a)]  # fmt: skip
 
 
 def help_request_id(post: dict) -> str | None:
@@ -158,8 +160,10 @@ async def test_two_hosts_serve_one_task_through_the_shared_database(
     hosts.stop("a")  # its shutdown writes what its audit queue still holds
 
     url = database_url(hosts.url, Path("unused"))
-    refusals = [r.reason for r in await recent_audit(url, 10, task_id=ref.task_id)]
+    audited = await recent_audit(url, 20, task_id=ref.task_id)
+    refusals = [r.reason for r in audited if r.kind == "refusal"]
     assert refusals == ["clock refused on host a", "clock refused on host b"]
+    assert [r.kind for r in audited if "write_artefact" in r.reason][:2] == ["ask", "approval"]
     database = await open_database(url)
     try:
         key = f"task/{ref.task_id}/artefacts/notes.md"
@@ -174,5 +178,6 @@ async def test_two_hosts_serve_one_task_through_the_shared_database(
         cwd=ROOT, env=hosts.env("b"), capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert audit.returncode == 0, audit.stderr
-    lines = audit.stdout.splitlines()
+    lines = [line for line in audit.stdout.splitlines() if "clock refused" in line]
     assert len(lines) == 2 and "on host a" in lines[0] and "on host b" in lines[1], lines
+    assert any("approved by <@U1>" in line for line in audit.stdout.splitlines())

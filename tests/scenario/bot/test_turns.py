@@ -146,7 +146,7 @@ async def test_finish_ends_the_task_and_a_new_mention_starts_another(slack, hold
     await thread.start("hello")
     await thread.until_posted("(offline) hello")
     await thread.slash("/task finish all done here")
-    await thread.until_posted("Mention me to start a new task here.")
+    await thread.until_posted("Mention me to start a new one here.")
     outcome = await asyncio.wait_for(harness.outcome(thread.task_id), 20)
     assert outcome.status == "succeeded" and outcome.summary.endswith("succeeded: all done here")
 
