@@ -21,6 +21,7 @@ from harness.domain import (
     StepProgress,
     TaskSnapshot,
     TurnProgress,
+    duration,
 )
 from harness.temporal import workflow_url
 
@@ -29,17 +30,6 @@ _MARK: Final = {"pending": "○", "running": "▶", "done": "✓", "failed": "�
 _MENTION: Final = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
 QUESTION_CHARS: Final = 120
 """A pending question is cut here: the status is a glance, the thread has it whole."""
-
-
-def duration(seconds: float) -> str:
-    """``45 s``, ``2 min 05 s``, ``1 h 03 min``: a wait or a turn's length, to the second."""
-    whole = max(int(seconds), 0)
-    if whole < 60:
-        return f"{whole} s"
-    minutes, rest = divmod(whole, 60)
-    if minutes < 60:
-        return f"{minutes} min {rest:02d} s"
-    return f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 def clip(text: str, limit: int = QUESTION_CHARS) -> str:

@@ -30,6 +30,7 @@ from harness.domain.progress import (
     StepState,
     TurnProgress,
     TurnState,
+    duration,
 )
 from harness.domain.retries import RetryDecision, RetryDefaults
 from harness.domain.skills import Skill
@@ -102,5 +103,6 @@ __all__ = [
     "TurnProgress",
     "TurnState",
     "Usage",
+    "duration",
     "freeze",
 ]

@@ -38,6 +38,18 @@ PROGRESS_ENTITY: Final = "progress"
 """The ``entities`` key of a loop context that carries the turn's :class:`TurnProgress` as JSON."""
 
 
+def duration(seconds: float) -> str:
+    """``45 s``, ``2 min 05 s``, ``1 h 03 min``: a wait, a timeout or a turn's length, to the
+    second (the one way the thread, the progress message and the status view say it)."""
+    whole = max(int(seconds), 0)
+    if whole < 60:
+        return f"{whole} s"
+    minutes, rest = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes} min {rest:02d} s"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
 class StepProgress(Frozen):
     """One step of the turn's plan as shown: its title, state and a short outcome."""
 

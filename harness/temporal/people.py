@@ -24,6 +24,7 @@ with workflow.unsafe.imports_passed_through():
         HelpRequest,
         PendingQuestion,
         TaskStatus,
+        duration,
     )
     from harness.temporal.host import TaskHost
 
@@ -123,7 +124,7 @@ class People:
         self._asked.pop(request.request_id, None)
         self.open = None
         outcome = "not approved" if request.kind == "approval" else "the agent goes on without it"
-        text = (f"No answer to “{request.question}” within {_duration(request.timeout_seconds)}: "
+        text = (f"No answer to “{request.question}” within {duration(request.timeout_seconds)}: "
                 f"timed out, {outcome}.")  # fmt: skip
         await self._post(ChannelMessage(channel=host.ref.channel, thread=host.ref.thread,
                                         text=text))  # fmt: skip
@@ -148,8 +149,3 @@ class People:
                            user=answer.decided_by, text=replies.refused(reason))
         )  # fmt: skip
 
-
-def _duration(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:g} s"
-    return f"{seconds / 60:g} min" if seconds < 7200 else f"{seconds / 3600:g} h"

@@ -20,6 +20,7 @@ with workflow.unsafe.imports_passed_through():
         ChannelMessage,
         TurnProgress,
         TurnState,
+        duration,
     )
     from harness.hooks import HookContext
 
@@ -72,7 +73,7 @@ class Turn:
         progress = self.progress
         who = f" by <@{self.stopped_by}>" if self.stopped_by else ""
         why = f" ({self.stop_reason})" if self.stop_reason else ""
-        lines = [f"stopped{who}{why} after {_elapsed(now - progress.started_at)}."]
+        lines = [f"stopped{who}{why} after {duration(now - progress.started_at)}."]
         done = [s.title for s in progress.steps if s.state == "done"]
         left = [s.title for s in progress.steps if s.state in ("pending", "running", "skipped")]
         if done:
@@ -94,10 +95,3 @@ def placeholder(turn: Turn, task_id: str) -> ChannelMessage:
     every later state with the same function)."""
     return progress_message(turn.progress, task_id=task_id)
 
-
-def _elapsed(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes, seconds = divmod(seconds, 60)
-    return f"{minutes} min {seconds} s" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"

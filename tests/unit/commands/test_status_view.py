@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from commands import register_all, run_command
-from commands.status_view import duration, render
+from commands.status_view import render
 from harness.domain import (
     BudgetUsage,
     PendingQuestion,
@@ -13,6 +13,7 @@ from harness.domain import (
     SubtaskSummary,
     TaskStatus,
     TurnProgress,
+    duration,
 )
 from harness.hooks import HookManager
 
