@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from commands.finish import ending_note
+from commands.finish import ending, ending_note
 from commands.spec import Args, CommandConfig, CommandSpec
-from harness.channels import neutral
-from harness.domain import FINAL_STATUSES, CommandEffect, CommandResult
+from harness.domain import CommandResult
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "cancel"
@@ -36,15 +35,7 @@ async def body(
     ctx: CommandInvokedContext, args: CancelArgs, config: CommandConfig
 ) -> CommandResult:
     """A ``cancel`` effect, unless the task has already ended."""
-    if ctx.snapshot is not None and ctx.snapshot.status in FINAL_STATUSES:
-        return CommandResult(reply=f"this task has already ended ({ctx.snapshot.status})")
-    said = f": {neutral(args.reason)}" if args.reason else ""
-    return CommandResult(
-        reply=f"<@{ctx.sender}> cancelled this task{said}\n"
-        "mention me in the channel to start a new one",
-        effects=(CommandEffect(kind="cancel", value=args.reason, user_id=ctx.sender),),
-        public=True,
-    )
+    return ending(ctx, args.reason, kind="cancel", done="cancelled")
 
 
 SPEC: Final = CommandSpec(

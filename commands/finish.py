@@ -6,7 +6,7 @@ stops any turn, ends with status succeeded and returns the summary as its outcom
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
 from harness.channels import neutral
@@ -47,19 +47,27 @@ def ending_note(text: str, *, command: str, usage: str) -> str:
     return note
 
 
+def ending(
+    ctx: CommandInvokedContext, note: str, *, kind: Literal["finish", "cancel"], done: str
+) -> CommandResult:
+    """The effect that ends the task (``finish`` or ``cancel``), unless it has ended already;
+    the reply says who ``done`` it (``finished``, ``cancelled``) and that a new one may start."""
+    if ctx.snapshot is not None and ctx.snapshot.status in FINAL_STATUSES:
+        return CommandResult(reply=f"this task has already ended ({ctx.snapshot.status})")
+    said = f": {neutral(note)}" if note else ""
+    return CommandResult(
+        reply=f"<@{ctx.sender}> {done} this task{said}\n"
+        "mention me in the channel to start a new one",
+        effects=(CommandEffect(kind=kind, value=note, user_id=ctx.sender),),
+        public=True,
+    )
+
+
 async def body(
     ctx: CommandInvokedContext, args: FinishArgs, config: CommandConfig
 ) -> CommandResult:
     """A ``finish`` effect, unless the task has already ended."""
-    if ctx.snapshot is not None and ctx.snapshot.status in FINAL_STATUSES:
-        return CommandResult(reply=f"this task has already ended ({ctx.snapshot.status})")
-    said = f": {neutral(args.summary)}" if args.summary else ""
-    return CommandResult(
-        reply=f"<@{ctx.sender}> finished this task{said}\n"
-        "mention me in the channel to start a new one",
-        effects=(CommandEffect(kind="finish", value=args.summary, user_id=ctx.sender),),
-        public=True,
-    )
+    return ending(ctx, args.summary, kind="finish", done="finished")
 
 
 SPEC: Final = CommandSpec(

@@ -19,9 +19,10 @@ from aiohttp import web
 from slack_sdk.signature import SignatureVerifier
 
 from bot.app import Bot, build_app, build_web_app
-from bot.config import BotSettings
+from bot.config import STANDIN_PATH, BotSettings
 from bot.gateway import Harness
 from commands import register_all
+from harness.config import Settings
 from harness.hooks import HookManager
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.worker import build_manager, build_worker, retry_limits
@@ -132,6 +133,19 @@ class Slack:
     async def responses(self, key: str) -> list[dict]:
         async with self.session.get(f"{self.base}/_local/response/{key}") as response:
             return await response.json()
+
+
+@pytest.fixture
+def bot_port() -> int:
+    """A free port for this test's bot (its workers post to its stand-in: :func:`posting_to`)."""
+    return free_port()
+
+
+def posting_to(settings: Settings, bot_port: int, **changes: object) -> Settings:
+    """The shared settings, on the offline model, the worker posting to the bot's stand-in."""
+    return settings.model_copy(update={
+        "models": ["offline"], "slack_api_url": f"http://127.0.0.1:{bot_port}{STANDIN_PATH}",
+        **changes})  # fmt: skip
 
 
 async def serve_bot(harness: Harness, tmp_path: Path, **settings) -> AsyncIterator[Slack]:

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.config import STANDIN_PATH
 from harness.bodies.help import DENY, REMEMBER
 from harness.config import Settings
 
-from .conftest import free_port, serve_bot
+from .conftest import posting_to, serve_bot
 from .threads import COLLAB, OWNER, WATCHER, Thread, snapshot, until
 
 WRITE = 'call write_artefact {{"name": "notes", "content": "{}"}}'
@@ -21,18 +20,10 @@ QUESTION = "wants to call write_artefact"
 
 
 @pytest.fixture
-def bot_port() -> int:
-    return free_port()
-
-
-@pytest.fixture
 def settings(settings: Settings, bot_port, tmp_path) -> Settings:
     hooks = tmp_path / "hooks.toml"
     hooks.write_text('[approvals]\ndefault = "safe"\ntimeout_seconds = 3\n')
-    return settings.model_copy(update={
-        "models": ["offline"], "slack_api_url": f"http://127.0.0.1:{bot_port}{STANDIN_PATH}",
-        "hooks_config": hooks,
-    })  # fmt: skip
+    return posting_to(settings, bot_port, hooks_config=hooks)
 
 
 @pytest.fixture

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.config import STANDIN_PATH
 from harness.config import Settings
 
-from .conftest import free_port, serve_bot
+from .conftest import posting_to, serve_bot
 from .threads import OWNER, WATCHER, Thread, command_as, snapshot, until_async
 
 TWO_CALLS = 'call echo {"text": "first"} call echo {"text": "second"}'
@@ -23,16 +22,8 @@ STOPPED = "stopped: the tool-call budget of 1 is used up; `/task budget tool-cal
 
 
 @pytest.fixture
-def bot_port() -> int:
-    return free_port()
-
-
-@pytest.fixture
 def settings(settings: Settings, bot_port) -> Settings:
-    return settings.model_copy(update={
-        "models": ["offline"], "slack_api_url": f"http://127.0.0.1:{bot_port}{STANDIN_PATH}",
-        "budget_tool_calls": 1,
-    })  # fmt: skip
+    return posting_to(settings, bot_port, budget_tool_calls=1)
 
 
 @pytest.fixture

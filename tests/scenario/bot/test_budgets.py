@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.config import STANDIN_PATH
 from harness.config import Settings
 
-from .conftest import free_port, serve_bot
+from .conftest import posting_to, serve_bot
 from .threads import COLLAB, OWNER, Thread, snapshot, until_async
 
 THREE = " ".join(f'call echo {{"text": "{w}"}}' for w in ("one", "two", "three"))
@@ -15,16 +14,8 @@ QUESTION = "tool-call budget of 2 is used up"
 
 
 @pytest.fixture
-def bot_port() -> int:
-    return free_port()
-
-
-@pytest.fixture
 def settings(settings: Settings, bot_port) -> Settings:
-    return settings.model_copy(update={
-        "models": ["offline"], "slack_api_url": f"http://127.0.0.1:{bot_port}{STANDIN_PATH}",
-        "budget_tool_calls": 2,
-    })  # fmt: skip
+    return posting_to(settings, bot_port, budget_tool_calls=2)
 
 
 @pytest.fixture

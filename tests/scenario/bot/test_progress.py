@@ -13,31 +13,22 @@ import asyncio
 
 import pytest
 
-from bot.config import STANDIN_PATH
 from commands import register_all
 from harness.channels.progress import PROGRESS_BLOCK, STOP_ACTION
 from harness.channels.progress_reporter import POST_OPERATIONS, PRE_OPERATIONS
 from harness.config import Settings
 from harness.temporal.worker import build_manager, serve
 
-from .conftest import MODELS, free_port, serve_bot
+from .conftest import MODELS, posting_to, serve_bot
 from .threads import Hold, Thread, until
 
 PLAN = 'plan: look around; call echo {"text": "hold"}; wrap up'
 
 
 @pytest.fixture
-def bot_port() -> int:
-    return free_port()
-
-
-@pytest.fixture
 def settings(settings: Settings, bot_port) -> Settings:
-    return settings.model_copy(update={
-        "models": ["offline"], "slack_api_url": f"http://127.0.0.1:{bot_port}{STANDIN_PATH}",
-        "progress": "on", "progress_interval_seconds": 0.3,
-        "activity_start_to_close_seconds": 60, "activity_heartbeat_seconds": 0.5,
-    })  # fmt: skip
+    return posting_to(settings, bot_port, progress="on", progress_interval_seconds=0.3,
+                      activity_start_to_close_seconds=60, activity_heartbeat_seconds=0.5)
 
 
 @pytest.fixture

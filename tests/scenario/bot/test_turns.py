@@ -12,25 +12,17 @@ import asyncio
 
 import pytest
 
-from bot.config import STANDIN_PATH
 from harness.config import Settings
 
-from .conftest import free_port, serve_bot
+from .conftest import posting_to, serve_bot
 from .threads import COLLAB, HOLD, OWNER, WATCHER, Hold, Thread, command_as, snapshot, until
-
-
-@pytest.fixture
-def bot_port() -> int:
-    return free_port()
 
 
 @pytest.fixture
 def settings(settings: Settings, bot_port) -> Settings:
     """The worker posts to this test's bot stand-in; the Hold outlives no activity timeout."""
-    return settings.model_copy(update={
-        "models": ["offline"], "slack_api_url": f"http://127.0.0.1:{bot_port}{STANDIN_PATH}",
-        "activity_start_to_close_seconds": 60, "activity_heartbeat_seconds": 0.5,
-    })  # fmt: skip
+    return posting_to(settings, bot_port, activity_start_to_close_seconds=60,
+                      activity_heartbeat_seconds=0.5)
 
 
 @pytest.fixture
