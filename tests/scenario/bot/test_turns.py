@@ -162,3 +162,31 @@ async def test_cancel_stops_the_turn_and_is_for_the_owner_only(slack, hold, harn
     outcome = await asyncio.wait_for(harness.outcome(thread.task_id), 20)
     assert outcome.status == "cancelled"
     await until(lambda: hold.cancelled == 1, what="the held call cancelled")
+
+
+class Opened:
+    """A pre executor that opens something per call and must hear when the call is abandoned."""
+
+    def __init__(self) -> None:
+        self.abandoned: list[str] = []
+
+    async def __call__(self, ctx) -> None:
+        return None
+
+    def abandon(self, point: str, ctx, error: BaseException) -> None:
+        self.abandoned.append(f"{point}: {type(error).__name__}")
+
+
+async def test_a_stop_mid_body_tells_the_abandon_observers(slack, hold, harness, manager):
+    opened = Opened()
+    manager.register("tool.invoked.pre", opened, priority=5)
+    body_hold = Hold()
+    manager.register("tool.invoked.in", body_hold, priority=1)  # the body runs, held
+    hold.release.set()  # the fixture's pre hold lets the call through, to the held body
+    thread = Thread(slack, harness)
+    await thread.start('call echo {"text": "hold"}')
+    await body_hold.until_held()
+    await thread.slash("/task stop")
+    await thread.until_posted("stopped by <@U0OWNER>")
+    await until(lambda: opened.abandoned, what="the abandon observer told")
+    assert opened.abandoned == ["tool.invoked.pre: CancelledError"]
