@@ -88,7 +88,7 @@ async def click(args: argparse.Namespace, settings: BotSettings, url: str) -> in
         options = [str(b.get("value", "")) for b in buttons(question)]
         option = int(args.click) if args.click.isdigit() else 0
         if not 1 <= option <= len(options):
-            print(f"--click takes 1 to {len(options)} or stop: {_options(question)}")
+            print(f"--click takes 1 to {len(options)}: {_options(question)}")
             return 1
         body = click_body(question, option, user=args.user, team=args.team,
                           response_url=base + RESPONSE_PATH + key)  # fmt: skip
