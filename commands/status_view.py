@@ -52,7 +52,9 @@ def now_line(snapshot: TaskSnapshot, now: float) -> str | None:
     if current is not None:
         index, step = current
         parts.append(f"step {index + 1} of {len(turn.steps)} “{clip(step.title, 60)}”")
-    doing = turn.doing or ("waiting for an answer" if turn.state == "waiting" else "thinking")
+    doing = turn.doing or "thinking"
+    if turn.state == "waiting":  # ``doing`` is then what it waits on (the question)
+        doing = f"waiting for an answer: {turn.doing}" if turn.doing else "waiting for an answer"
     parts.append(clip(doing, 80))
     if turn.started_at:
         parts.append(f"for {duration(now - turn.started_at)}")

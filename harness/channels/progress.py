@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from harness.domain import ChannelMessage, StepProgress, TurnProgress
+from harness.domain import ChannelMessage, StepProgress, TurnProgress, duration
 from harness.domain.progress import PROGRESS_ENTITY, StepState, TurnState
 
 __all__ = [
@@ -77,15 +77,7 @@ def _plain(text: str, limit: int) -> str:
 
 
 def _elapsed(progress: TurnProgress, now: float) -> str:
-    seconds = max(0, int(now - progress.started_at)) if progress.started_at else 0
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes, seconds = divmod(seconds, 60)
-    return (
-        f"{minutes} min {seconds:02d} s"
-        if minutes < 60
-        else f"{minutes // 60} h {minutes % 60:02d} min"
-    )
+    return duration(now - progress.started_at) if progress.started_at else duration(0)
 
 
 def headline(progress: TurnProgress, *, now: float) -> str:

@@ -349,7 +349,7 @@ class Conversation:
     async def wait(self, request: HelpRequest) -> HelpAnswer:
         """Post the question (once), then wait for a click or reply (no worker slot held)."""
         if self.turn is not None:
-            self.turn.doing(f"waiting for an answer: {request.question}", "waiting")
+            self.turn.doing(request.question, "waiting")  # shown as "waiting for an answer: …"
         return await self.people.wait(request)
 
     async def accepted(self, decision: HelpDecision) -> None:
