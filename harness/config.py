@@ -254,7 +254,7 @@ class Settings(BaseSettings):
     """Live progress (issue 14): each turn's message in the task's thread shows the plan, the
     step and the tool running now, updated in place (``chat.update``, with a Stop button);
     ``stream`` uses Slack's streaming (``chat.startStream``, no button while it streams) where
-    the workspace offers it and falls back by itself; ``off``: no progress message updates."""
+    the workspace offers it and falls back by itself; ``off``: no progress message at all."""
     progress_interval_seconds: float = Field(default=1.0, ge=0.05, le=60)
     """The least time between two updates of one progress message (Slack allows about one a
     second); the final state is sent at once."""
