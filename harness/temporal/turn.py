@@ -82,7 +82,8 @@ class Turn:
             lines.append("not done: " + "; ".join(left))
         if progress.doing and progress.doing != "starting":
             lines.append(f"last: {progress.doing}")
-        calls = f"{progress.model_calls} model calls, {progress.tool_calls} tool calls"
+        calls = f"{_count(progress.model_calls, 'model call')}, " \
+                f"{_count(progress.tool_calls, 'tool call')}"  # fmt: skip
         lines.append(f"{calls}. The task waits for your next message.")
         return "\n".join(lines)
 
@@ -95,3 +96,6 @@ def placeholder(turn: Turn, task_id: str) -> ChannelMessage:
     every later state with the same function)."""
     return progress_message(turn.progress, task_id=task_id)
 
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -56,7 +56,7 @@ async def test_stop_from_a_collaborator_stops_the_turn_and_a_watcher_is_refused(
 
     await thread.slash("/task stop", user=COLLAB)
     summary = await thread.until_posted("stopped by <@U0COLLAB>")
-    assert "1 model calls, 0 tool calls" in summary
+    assert "1 model call, 0 tool calls" in summary
     assert "waits for your next message" in summary
     await until(lambda: hold.cancelled == 1, what="the held tool call cancelled")
     assert (await snapshot(slack, thread)).turn is None
