@@ -23,6 +23,8 @@ from harness.config import Settings
 from harness.db import DatabaseError
 from harness.hooks import POINTS, HookConfigError
 from harness.hooks.config.plan import executor_kind
+from harness.hooks.schema import SCHEMA_VERSION
+from harness.hooks.schema import write as write_schemas
 
 EDGE_PRIORITY: Final = 2**62
 """Priorities this far out mean "before/after everything" (the commands' identity seal
@@ -93,9 +95,16 @@ def main(argv: list[str] | None = None) -> int:
     audit.add_argument("--task", default=None)
     audit.add_argument("--database", default="", metavar="URL",
                        help="postgresql://… or sqlite:///file; default: the worker's")
+    schema = sub.add_parser("schema", help="write the JSON Schemas remote executors follow")
+    schema.add_argument("--out", type=Path, required=True, metavar="DIR",
+                        help=f"where to write them (the repository keeps schemas/{SCHEMA_VERSION})")
     args = parser.parse_args(argv)
     try:
-        if args.command == "list":
+        if args.command == "schema":
+            written = write_schemas(args.out)
+            print(f"wrote {len(written)} schemas ({SCHEMA_VERSION}) under {args.out}")
+            status = 0
+        elif args.command == "list":
             status = asyncio.run(_list(settings, args.config))
         else:
             status = asyncio.run(_audit(settings, args.database, args.last, args.task))

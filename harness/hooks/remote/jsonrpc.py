@@ -22,6 +22,8 @@ from harness.hooks.contexts import HookContext, context_type
 from harness.hooks.redactor import Redactor
 from harness.hooks.remote.reply import as_abort
 from harness.hooks.remote.wire import (
+    SCHEMA_HEADER,
+    SCHEMA_VERSION,
     RpcResponse,
     WireError,
     abort_of,
@@ -89,7 +91,8 @@ class JsonRpcExecutor:
         self._reply_model: type[RpcResponse[HookContext]] = RpcResponse[self.context_type]  # type: ignore[name-defined]  # a runtime-chosen parameter, as pydantic allows
         self._http: HttpClient = http if http is not None else AiohttpClient()
         self._owns_http = http is None
-        self._headers = {"content-type": "application/json", **(headers or {})}
+        self._headers = {"content-type": "application/json", SCHEMA_HEADER: SCHEMA_VERSION,
+                         **(headers or {})}  # fmt: skip
         self._idempotency_header = idempotency_header
         self._redactor = redactor or Redactor()
         self.endpoint = self._redactor.redact_text(url)

@@ -43,6 +43,13 @@ This is how a remote policy vetoes: an executor turns it into a ``HookAbort``, n
 transport failure, because the remote answered in contract and meant it.
 """
 
+SCHEMA_VERSION: Final = "v1"
+"""The version of the published contexts and envelopes (``schemas/v1/``; see
+:mod:`harness.hooks.schema`)."""
+
+SCHEMA_HEADER: Final = "x-tiny-harness-schema"
+"""HTTP header of every JSON-RPC hook request: the :data:`SCHEMA_VERSION` it follows."""
+
 MAX_CAUSE_CHARS: Final = 500
 """Longest cause text kept: it lands in Temporal's history, so a 1 MiB HTML page must not."""
 

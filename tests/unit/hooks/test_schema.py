@@ -1,0 +1,123 @@
+"""The published schemas (issue 15, point 1): committed as the code makes them, and true of
+what a remote executor really receives and answers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from harness.hooks import OPERATIONS, HookAbort
+from harness.hooks.contexts import HookContext, context_type
+from harness.hooks.remote.reply import abort_reply, reply_of
+from harness.hooks.remote.wire import SCHEMA_VERSION, RpcRequest, encode_request
+from harness.hooks.schema import render, schemas
+from tests.integration.temporal.test_hooked_activity import sample as activity_sample
+
+ROOT = Path(__file__).resolve().parents[3]
+COMMITTED = ROOT / "schemas" / SCHEMA_VERSION
+FIX = f"run `python -m harness.hooks schema --out schemas/{SCHEMA_VERSION}` and commit it"
+
+
+def sample(operation: str) -> HookContext:
+    """A filled-in context of ``operation`` (the worker-side two take only defaults)."""
+    if operation == "heartbeat.tick":
+        return context_type(operation)(activity="a", elapsed_seconds=1.5, detail="d")
+    if operation == "shutdown":
+        return context_type(operation)(reason="SIGTERM", in_flight=2)
+    return activity_sample(operation)
+
+
+def validator(path: str) -> jsonschema.Draft202012Validator:
+    schema = schemas()[path]
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def test_the_committed_schemas_are_what_the_code_generates():
+    generated = {path: render(schema) for path, schema in schemas().items()}
+    on_disk = {str(p.relative_to(COMMITTED)): p.read_text() for p in COMMITTED.rglob("*.json")}
+    assert sorted(on_disk) == sorted(generated), FIX
+    assert [p for p in generated if on_disk[p] != generated[p]] == [], FIX
+
+
+def test_every_operation_has_its_context_schema_and_the_index_lists_them():
+    index = schemas()["index.json"]
+    assert index["version"] == SCHEMA_VERSION
+    assert {f"contexts/{op}.json" for op in OPERATIONS} <= set(index["schemas"])
+    assert len([p for p in index["schemas"] if p.startswith("contexts/")]) == 30
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_a_real_context_as_sent_validates_and_a_wrong_one_does_not(operation):
+    check = validator(f"contexts/{operation}.json")
+    sent = json.loads(encode_request(1, f"{operation}.pre", {"context": sample(operation)}))
+    check.validate(sent["params"]["context"])
+    check.validate(reply_of(sample(operation))["context"])  # a replacement sent back
+    assert not check.is_valid({**sent["params"]["context"], "surprise": 1})  # extra: refused
+    assert not check.is_valid({**sent["params"]["context"], "correlation_id": 7})
+
+
+def test_the_envelopes_describe_requests_and_replies():
+    request = json.loads(encode_request(1, "tool.invoked.pre",
+                                        {"context": sample("tool.invoked")}))  # fmt: skip
+    validator("replies/jsonrpc_request.json").validate(request)
+    RpcRequest.model_validate(request)
+    reply = validator("replies/hook_reply.json")
+    reply.validate({"context": None})
+    reply.validate(abort_reply(HookAbort("no", refusal=True)))
+    ask = abort_reply(HookAbort("a person decides", ask=True, timeout_seconds=60))
+    reply.validate(ask)
+    validator("replies/abort.json").validate(ask["abort"])
+    assert not validator("replies/abort.json").is_valid({"refusal": True})  # no reason
+
+
+def test_the_cli_writes_them(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.hooks", "schema", "--out", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    wrote = f"wrote {len(schemas())} schemas ({SCHEMA_VERSION}) under {tmp_path}"
+    assert done.stdout.strip() == wrote
+    assert (tmp_path / "contexts" / "tool.invoked.json").read_text() == (
+        COMMITTED / "contexts" / "tool.invoked.json").read_text()
+    assert done.stderr == ""
+
+
+async def test_every_jsonrpc_request_names_the_schema_version(tmp_path):
+    from aiohttp import web
+
+    from harness.domain import ToolCall
+    from harness.hooks import HookManager, load_hooks_config
+    from harness.hooks.contexts import ToolInvokedContext
+    from harness.hooks.remote.wire import SCHEMA_HEADER
+
+    seen: list[str | None] = []
+
+    async def handle(request: web.Request) -> web.Response:
+        body = await request.json()
+        seen.append(request.headers.get(SCHEMA_HEADER))
+        validator("replies/jsonrpc_request.json").validate(body)
+        return web.json_response({"jsonrpc": "2.0", "id": body["id"], "result": None})
+
+    app = web.Application()
+    app.router.add_post("/hooks", handle)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    url = f"http://127.0.0.1:{runner.addresses[0][1]}/hooks"
+    path = tmp_path / "hooks.toml"
+    path.write_text(f'[[executor]]\nname = "policy"\npoints = "tool.invoked.pre"\n'
+                    f'kind = "jsonrpc"\nurl = "{url}"\n')  # fmt: skip
+    manager = HookManager()
+    load_hooks_config(path).apply(manager)
+    try:
+        await manager.run("tool.invoked", ToolInvokedContext(call=ToolCall(id="c", name="echo")))
+    finally:
+        await manager.aclose()
+        await runner.cleanup()
+    assert seen == [SCHEMA_VERSION]
