@@ -39,17 +39,13 @@ from typing import Final, TypeVar, final
 
 from harness.channels.coalescer import Coalescer
 from harness.channels.progress import FINAL_STATES, read_progress
+from harness.channels.progress_state import advanced
 from harness.channels.slack import ChannelError, SlackChannel
 from harness.channels.streams import Streams, send_update
-from harness.domain import StepProgress, StepState, TurnProgress
+from harness.domain import TurnProgress
 from harness.hooks import HookContext
 from harness.hooks.contexts import (
     ChannelSentContext,
-    LlmInvokedContext,
-    PlanCreatedContext,
-    StepFinishedContext,
-    StepStartedContext,
-    ToolInvokedContext,
 )
 from harness.providers import Clock, SystemClock
 
@@ -65,56 +61,11 @@ POST_OPERATIONS: Final = ("plan.created", "step.started", "step.finished", "llm.
                           "tool.invoked", "channel.sent")  # fmt: skip
 PRE_OPERATIONS: Final = ("llm.invoked", "tool.invoked")
 
-TITLE_CHARS: Final = 80
 KEPT: Final = 4096
 """Turns and channels remembered per process (reactions sent, statuses refused)."""
 
 FINAL_REACTION: Final = {"answered": "white_check_mark", "failed": "x", "stopped": "octagonal_sign"}
 IGNORED: Final = frozenset({"already_reacted", "no_reaction", "message_not_found"})
-
-
-def _short(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= TITLE_CHARS else flat[: TITLE_CHARS - 1] + "…"
-
-
-def advanced(progress: TurnProgress, ctx: HookContext, *, pre: bool) -> TurnProgress:
-    """``progress`` moved on by what ``ctx`` says (at its ``pre`` point, or at ``post``).
-
-    The same steps the workflow takes when the operation's result comes back, plus what
-    only the running operation knows (which model thinks, which tool runs).
-    """
-    changes: dict[str, object] = {}
-    if isinstance(ctx, LlmInvokedContext):
-        changes = ({"doing": f"thinking with {_short(ctx.model)}"} if pre else
-                   {"model_calls": progress.model_calls + 1, "doing": "thought"})  # fmt: skip
-    elif isinstance(ctx, ToolInvokedContext):
-        name = _short(ctx.call.name)
-        changes = ({"doing": f"running {name}"} if pre else
-                   {"tool_calls": progress.tool_calls + 1, "doing": f"ran {name}"})  # fmt: skip
-    elif isinstance(ctx, PlanCreatedContext) and ctx.result is not None and not progress.steps:
-        steps = tuple(StepProgress(title=_short(s.title)) for s in ctx.result.steps)
-        changes = {"steps": steps, "doing": f"planned {len(steps)} steps"}
-    elif isinstance(ctx, StepStartedContext):
-        step = ctx.result or ctx.step
-        changes = {"steps": _step(progress, ctx.index, "running"),
-                   "doing": f"step {ctx.index + 1}: {_short(step.title)}"}  # fmt: skip
-    elif isinstance(ctx, StepFinishedContext):
-        outcome = ctx.result
-        state: StepState = outcome.status if outcome is not None else "done"
-        changes = {"steps": _step(progress, ctx.index, state,
-                                  _short(outcome.summary) if outcome else "")}  # fmt: skip
-    elif isinstance(ctx, ChannelSentContext) and not progress.message_ts and ctx.result:
-        changes = {"message_ts": ctx.result.ts}
-    return progress.model_copy(update=changes) if changes else progress
-
-
-def _step(progress: TurnProgress, index: int, state: StepState, note: str = "",
-          ) -> tuple[StepProgress, ...]:  # fmt: skip
-    steps = list(progress.steps)
-    if 0 <= index < len(steps):
-        steps[index] = steps[index].model_copy(update={"state": state, "note": note})
-    return tuple(steps)
 
 
 def status_phrase(progress: TurnProgress) -> str:

@@ -14,7 +14,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from harness.channels.progress import progress_message
-    from harness.channels.progress_reporter import advanced
+    from harness.channels.progress_state import advanced
     from harness.domain import (
         PROGRESS_ENTITY,
         ChannelMessage,

@@ -13,6 +13,7 @@ import asyncio
 
 import pytest
 
+from bot.clicks import is_progress
 from commands import register_all
 from harness.channels.progress import PROGRESS_BLOCK, STOP_ACTION
 from harness.channels.progress_reporter import POST_OPERATIONS, PRE_OPERATIONS
@@ -61,11 +62,6 @@ def manager_with(settings, store, hold: Hold, events: Events):
 
 def calls(slack, method: str, channel: str) -> list[dict]:
     return [a for m, a in slack.bot.standin.calls if m == method and a.get("channel") == channel]
-
-
-def is_progress(args: dict) -> bool:
-    blocks = args.get("blocks") or []
-    return bool(blocks) and blocks[0].get("block_id") == PROGRESS_BLOCK
 
 
 def plan_of(args: dict) -> str:
