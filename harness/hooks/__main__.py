@@ -22,7 +22,7 @@ from typing import Final
 from harness.config import Settings
 from harness.db import DatabaseError
 from harness.hooks import POINTS, HookConfigError
-from harness.hooks.config.plan import executor_kind
+from harness.hooks.executor import executor_kind
 from harness.hooks.schema import SCHEMA_VERSION
 from harness.hooks.schema import write as write_schemas
 

@@ -42,6 +42,23 @@ def executor_name(executor: object) -> str:
     return type(executor).__qualname__
 
 
+def executor_kind(executor: object) -> str:
+    """``local``, ``jsonrpc`` or ``mcp``, looking through mode and configuration wrappers.
+
+    Where listings (``python -m harness.hooks list``) and decision traces read the kind from.
+    """
+    while True:
+        kind = getattr(executor, "kind", None)
+        if isinstance(kind, str):
+            return kind
+        inner = getattr(executor, "inner", None)
+        if inner is None:
+            break
+        executor = inner
+    name = type(executor).__name__
+    return {"JsonRpcExecutor": "jsonrpc", "McpExecutor": "mcp"}.get(name, "local")
+
+
 @final
 class Registration:
     """Handle returned by :meth:`HookManager.register`; pass it to ``unregister``."""

@@ -24,7 +24,7 @@ from harness.hooks.contexts import CONTEXT_TYPES, HookContext
 from harness.hooks.errors import HookAbort, HookTransportError, HookValidationError
 from harness.hooks.executor import AbandonObserver, Executor, Registration, executor_name
 from harness.hooks.modes import MODE_RANK, MODES, AuditExecutor, Mode, ValidatorExecutor
-from harness.hooks.monitor import AROUND, Around, Monitor, MonitorHandle
+from harness.hooks.monitor import AROUND, AnyMonitor, Around, Monitor, MonitorHandle
 from harness.hooks.redactor import Redactor
 
 log = logging.getLogger(__name__)
@@ -176,19 +176,20 @@ class HookManager:
         regs.remove(registration)
         self._chains[registration.point] = tuple(regs)
 
-    def add_monitor(self, monitor: Monitor, *, around: Around = "chain") -> MonitorHandle:
+    def add_monitor(self, monitor: AnyMonitor, *, around: Around = "chain") -> MonitorHandle:
         """Wrap every chain run (or every operation run) in ``monitor``, newest outermost.
 
         Args:
             monitor: ``(point, ctx, proceed) -> ctx``, awaiting ``proceed()`` once.
             around: ``chain`` (each non-empty chain, ``point`` is ``<operation>.<phase>``) or
-                ``operation`` (each run after its checks, ``point`` is the operation).
+                ``operation`` (each run after its checks, ``point`` is the operation), or
+                ``executor`` (each executor call; an ``ExecutorMonitor``).
 
         Returns:
             The undo handle: calling it removes this monitor and keeps every other.
 
         Raises:
-            ValueError: ``around`` is neither ``chain`` nor ``operation``.
+            ValueError: ``around`` is not one of ``chain``, ``operation``, ``executor``.
         """
         if around not in self._monitors:
             raise ValueError(f"unknown monitor scope {around!r}: expected one of {AROUND}")
@@ -197,7 +198,7 @@ class HookManager:
         self._compose_monitors()
         return handle
 
-    def monitors(self, around: Around = "chain") -> tuple[Monitor, ...]:
+    def monitors(self, around: Around = "chain") -> tuple[AnyMonitor, ...]:
         """The monitors wrapping each chain (or each operation), the oldest (innermost) first."""
         return tuple(handle.monitor for handle in self._monitors[around])
 
@@ -206,8 +207,7 @@ class HookManager:
         self._compose_monitors()
 
     def _compose_monitors(self) -> None:
-        self._run_chain = monitoring.chain_runner(monitoring.compose(self.monitors("chain")))
-        self._around_operation = monitoring.compose(self.monitors("operation"))
+        self._run_chain, self._around_operation = monitoring.runners(self._monitors)
 
     def registrations(self, point: str) -> Sequence[Registration]:
         """The registrations at ``point`` in the order they run."""
@@ -320,6 +320,7 @@ class HookManager:
                     await close()
                 except Exception:
                     log.exception("closing executor %s failed (suppressed)", reg.name)
+        await monitoring.aclose_monitors(self._monitors)  # a stats monitor flushes here
         await self.audit.aclose()
 
     def _record(self, abort: HookAbort, ctx: HookContext) -> None:

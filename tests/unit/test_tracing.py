@@ -105,11 +105,15 @@ async def test_spans_of_a_real_operation_reach_an_otlp_http_collector(monkeypatc
         await manager.run("tool.invoked", ctx)
         # The exporter posts from the SDK's thread, synchronously: flush off the event loop.
         assert await asyncio.to_thread(provider.force_flush, 10_000)
-        [span] = await receiver.wait_for(lambda spans: len(spans) >= 1)
+        received = await receiver.wait_for(lambda spans: len(spans) >= 2)
     finally:
         provider.shutdown()
         await runner.cleanup()
-    assert span.name == "tool.invoked"
+    # The operation's span, and its body's decision span under it (issue 15).
+    [span] = [s for s in received if s.name == "tool.invoked"]
+    [decision] = [s for s in received if s.name != "tool.invoked"]
+    assert decision.attributes["harness.decision"] == "rewrite"
+    assert decision.attributes["harness.point"] == "tool.invoked.in"
     assert span.attributes["harness.correlation_id"] == "corr-otlp"
     assert span.attributes["harness.task_id"] == "task/T/C"
     assert span.resource["service.name"] == "harness-under-test"

@@ -20,7 +20,7 @@ from harness.hooks.catalogue import POINTS
 from harness.hooks.config.schema import ExecutorEntry, HooksFile
 from harness.hooks.config.wrappers import ConfiguredExecutor, FieldMatch
 from harness.hooks.errors import HookConfigError
-from harness.hooks.executor import Executor, Registration
+from harness.hooks.executor import Executor, Registration, executor_kind
 from harness.hooks.manager import HookManager
 from harness.hooks.modes import Mode
 
@@ -236,16 +236,3 @@ def describe_chains(manager: HookManager) -> list[str]:
             lines.append(f"{point}: {items}")
     return lines
 
-
-def executor_kind(executor: object) -> str:
-    """``local``, ``jsonrpc`` or ``mcp``, looking through mode and configuration wrappers."""
-    while True:
-        kind = getattr(executor, "kind", None)
-        if isinstance(kind, str):
-            return kind
-        inner = getattr(executor, "inner", None)
-        if inner is None:
-            break
-        executor = inner
-    name = type(executor).__name__
-    return {"JsonRpcExecutor": "jsonrpc", "McpExecutor": "mcp"}.get(name, "local")

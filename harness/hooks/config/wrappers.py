@@ -14,6 +14,7 @@ from typing import Final, Literal, final
 
 from harness.hooks.audit import AuditLog
 from harness.hooks.contexts import HookContext
+from harness.hooks.decisions import note_passed_over
 from harness.hooks.errors import HookAbort, HookTimeoutError
 from harness.hooks.executor import AbandonObserver, Executor
 
@@ -130,6 +131,7 @@ class ConfiguredExecutor:
                 reason=f"{type(error).__name__}: {error}",
                 ctx=ctx,
             )
+            note_passed_over(error)  # a decision trace calls this call failed-open, not a pass
             return None
 
     async def aclose(self) -> None:

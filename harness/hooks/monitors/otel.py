@@ -61,6 +61,15 @@ def task_span_context(task_id: str) -> SpanContext:
     )  # fmt: skip
 
 
+def operation_span() -> Span | None:
+    """The span of the innermost operation :class:`TracingMonitor` has open here, if any.
+
+    What a decision span (:mod:`.decision_spans`) is the child of.
+    """
+    stack = _OPEN.get()
+    return stack[-1][1] if stack else None
+
+
 @final
 class TracingMonitor:
     """Runs each operation inside a span under the enclosing operation's or the task's.
@@ -132,19 +141,31 @@ class TracingMonitor:
 def register_tracing(
     manager: Monitored, provider: TracerProvider | None = None
 ) -> MonitorHandle | None:
-    """Trace every operation of ``manager``.
+    """Trace every operation of ``manager``, and every executor call in it.
 
     Args:
         manager: whose operations to wrap in spans.
         provider: the tracer provider; the global one when omitted (a no-op until
             the process configures the OpenTelemetry SDK).
 
+    Also a child span per executor call, with its decision
+    (:class:`~harness.hooks.monitors.decision_spans.DecisionSpans`).
+
     Returns:
-        The undo handle; ``None`` when ``manager`` traces already (the hooks file's
-        ``[observability] tracing`` and the worker's OTel set-up may both ask for it, and
-        two monitors would make two spans per operation).
+        The undo handle (it removes both); ``None`` when ``manager`` traces already (the
+        hooks file's ``[observability] tracing`` and the worker's OTel set-up may both ask
+        for it, and two monitors would make two spans per operation).
     """
+    from harness.hooks.monitors.decision_spans import DecisionSpans
+
     if any(isinstance(m, TracingMonitor) for m in manager.monitors("operation")):
         return None
     tracer = trace.get_tracer(TRACER_NAME, tracer_provider=provider)
-    return manager.add_monitor(TracingMonitor(tracer, manager.redactor), around="operation")
+    operations = manager.add_monitor(TracingMonitor(tracer, manager.redactor), around="operation")
+    calls = manager.add_monitor(DecisionSpans(tracer, manager.redactor), around="executor")
+
+    def remove(_: MonitorHandle) -> None:
+        calls()
+        operations()
+
+    return MonitorHandle(operations.monitor, "operation", remove)

@@ -21,6 +21,7 @@ from harness.hooks.catalogue import split_point
 from harness.hooks.contexts import HookContext, context_type
 from harness.hooks.redactor import Redactor
 from harness.hooks.remote.reply import as_abort
+from harness.hooks.remote.trace_context import trace_context
 from harness.hooks.remote.wire import (
     SCHEMA_HEADER,
     SCHEMA_VERSION,
@@ -122,6 +123,9 @@ class JsonRpcExecutor:
             headers = self._headers
             if self._idempotency_header:
                 headers = {**headers, "idempotency-key": f"{ctx.idempotency_key}#{self.point}"}
+            traced = trace_context()  # the decision span's traceparent, when tracing
+            if traced is not None:
+                headers = {**headers, **traced}
             resp = await self._http.post(
                 self.url,
                 body=body,

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, final
+from typing import Any, Final, cast, final
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
@@ -27,7 +27,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
-from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, CallToolResult, Tool
+from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, CallToolResult, RequestParamsMeta, Tool
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,8 @@ class McpConnection:
         self._lock = asyncio.Lock()
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any], *, timeout: float | None = None
+        self, name: str, arguments: dict[str, Any], *, timeout: float | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> CallToolResult:
         """Call tool ``name`` over the shared session, opening it first if needed.
 
@@ -93,6 +94,7 @@ class McpConnection:
                 SDK then sends the server a courtesy cancel. Callers still bound the
                 whole call (connecting included) with their own deadline; cancelling
                 one call leaves the session open for the others.
+            meta: the request's ``_meta`` (a W3C ``traceparent``), or ``None`` for none.
 
         Returns:
             The tool's result as the SDK parsed it; ``is_error`` results included.
@@ -103,7 +105,10 @@ class McpConnection:
         """
         owner, client = await self._ready_owner()
         try:
-            return await client.call_tool(name, arguments, read_timeout_seconds=timeout)
+            return await client.call_tool(
+                name, arguments, read_timeout_seconds=timeout,
+                meta=cast(RequestParamsMeta, meta) if meta else None,
+            )
         except BaseException as error:
             if _session_is_gone(error):
                 # The server exited or the transport broke: a new process (or HTTP

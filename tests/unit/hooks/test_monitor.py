@@ -95,7 +95,7 @@ async def test_a_budget_and_a_watcher_undone_in_every_order_leave_the_other_work
 
 def test_an_unknown_scope_is_refused(manager):
     with pytest.raises(ValueError, match="unknown monitor scope"):
-        manager.add_monitor(watcher([], "x"), around="executor")
+        manager.add_monitor(watcher([], "x"), around="executors")
 
 
 async def test_abandon_sees_how_far_the_chains_got_under_an_operation_monitor(manager, tool_ctx):

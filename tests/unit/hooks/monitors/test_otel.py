@@ -33,6 +33,11 @@ def traced(manager: HookManager, spans):
     return manager
 
 
+def operation_spans(exporter):
+    """The operations' spans; each executor call's decision span is under one of them."""
+    return [s for s in exporter.get_finished_spans() if "harness.operation" in s.attributes]
+
+
 def set_result(content: str):
     async def body(ctx):
         return ctx.model_copy(update={"result": ToolResult(content=content)})
@@ -46,7 +51,7 @@ async def test_one_span_per_operation_nested_under_the_task_closed_on_success(
     traced.register("tool.invoked.in", set_result("ok"))
     await traced.run("tool.invoked", tool_ctx)
     await traced.run("tool.invoked", tool_ctx.model_copy(update={"attempt": 2}))
-    first, second = spans[1].get_finished_spans()
+    first, second = operation_spans(spans[1])
     task = task_span_context("T1")
     for span, attempt in ((first, 1), (second, 2)):
         assert span.name == "tool.invoked" and span.status.status_code is StatusCode.OK
@@ -76,7 +81,7 @@ async def test_a_span_closes_on_abort_and_on_body_failure_via_abandon(traced, sp
     with pytest.raises(RuntimeError):
         await traced.run("tool.invoked", tool_ctx)
 
-    refused, failed = spans[1].get_finished_spans()
+    refused, failed = operation_spans(spans[1])
     assert refused.attributes["harness.outcome"] == "refusal"
     assert refused.attributes["harness.abort_reason"] == "no searching"
     assert refused.status.status_code is StatusCode.ERROR
@@ -96,7 +101,7 @@ async def test_no_span_is_left_open_when_a_post_validator_vetoes(traced, spans, 
     traced.register("tool.invoked.post", late_veto, priority=2_000_000_000, mode="validator")
     with pytest.raises(HookAbort):
         await traced.run("tool.invoked", tool_ctx)
-    first, second = spans[1].get_finished_spans()
+    first, second = operation_spans(spans[1])
     assert first.attributes["harness.outcome"] == "abort"
     assert first.attributes["harness.abort_reason"] == "output rejected"
     assert second.end_time is not None
@@ -111,7 +116,7 @@ async def test_an_operation_run_inside_another_nests_under_its_span(traced, span
 
     traced.register("tool.invoked.in", body_that_writes)
     await traced.run("tool.invoked", tool_ctx)
-    inner, outer = spans[1].get_finished_spans()
+    inner, outer = operation_spans(spans[1])
     assert (inner.name, outer.name) == ("persistence.write", "tool.invoked")
     assert inner.parent.span_id == outer.context.span_id
     assert outer.parent.span_id == task_span_context("T1").span_id
@@ -187,6 +192,7 @@ headers = {{ X-Hook-Key = "HOOK_KEY" }}
     texts += [json.dumps(r.as_dict()) for r in manager.audit.last(50)]
     texts.append(str(transport.value))
     blob = "\n".join(texts)
-    assert len(spans[1].get_finished_spans()) == 2 and manager.audit.last(50)
+    # Two operations, and a decision span for each one's failing executor: none holds a canary.
+    assert len(spans[1].get_finished_spans()) == 4 and manager.audit.last(50)
     for canary in (CANARY_ARG, CANARY_MSG, CANARY_HEADER):
         assert canary not in blob, canary
