@@ -129,7 +129,18 @@ def build_manager(
     register_plugins(manager, settings)
     if hooks is not None:
         hooks.apply(manager)  # logs the resulting chain of every point
+        if hooks.file.observability.executor_stats:
+            register_stats(manager, database, meter)
     return manager
+
+
+def register_stats(manager: HookManager, database: Database, meter: MetricMeter | None) -> None:
+    """Per-executor counts and latency, flushed to ``database`` (``[observability]
+    executor_stats``); on ``meter`` too, as a histogram, when the worker serves metrics."""
+    from harness.executor_stats_store import SqlStatsStore
+    from harness.hooks.monitors.executor_stats import register_executor_stats
+
+    register_executor_stats(manager, SqlStatsStore(database), meter=meter)
 
 
 def register_monitors(manager: HookManager, meter: MetricMeter | None) -> None:

@@ -53,6 +53,25 @@ hook_audit: Final = Table(
 )
 """Every abort, refusal and dry-run verdict the hook manager audits (reasons redacted)."""
 
+hook_executor_stats: Final = Table(
+    "hook_executor_stats",
+    METADATA,
+    Column("id", _ID, primary_key=True, autoincrement=True),
+    Column("at", Float, nullable=False),
+    Column("since", Float, nullable=False),
+    Column("worker", Text, nullable=False),
+    Column("point", Text, nullable=False),
+    Column("executor", Text, nullable=False),
+    Column("kind", Text, nullable=False),
+    Column("counts", Text, nullable=False),
+    Column("buckets", Text, nullable=False),
+    Column("max_ms", Float, nullable=False),
+    Column("total_ms", Float, nullable=False),
+    Index("hook_executor_stats_at", "at"),
+)
+"""Each worker's executor calls per flush window: counts by decision and latency buckets (JSON),
+added up by ``python -m harness.hooks stats`` (:mod:`harness.executor_stats_store`)."""
+
 seen_event: Final = Table(
     "seen_event",
     METADATA,

@@ -7,6 +7,8 @@ each point's chain in run order; it fails, naming every problem, on a file or pl
 path the worker would refuse.
 ``audit [--last N] [--task ID] [--database URL]`` prints the last audit records of every
 worker sharing the database (``HARNESS_DATABASE_URL``, else this host's SQLite file).
+``stats [--since 1h] [--database URL]`` merges every worker's executor stats (``[observability]
+executor_stats``) and prints one line per executor, the slowest p99 first.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
@@ -22,7 +26,9 @@ from typing import Final
 from harness.config import Settings
 from harness.db import DatabaseError
 from harness.hooks import POINTS, HookConfigError
+from harness.hooks.decisions import DECISIONS
 from harness.hooks.executor import executor_kind
+from harness.hooks.latency import ExecutorSummary, summarise
 from harness.hooks.schema import SCHEMA_VERSION
 from harness.hooks.schema import write as write_schemas
 
@@ -83,6 +89,66 @@ async def _audit(settings: Settings, database: str, last: int, task: str | None)
     return 0
 
 
+_DURATION: Final = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
+_UNIT_SECONDS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def duration(text: str) -> float:
+    """Seconds in ``30s``, ``15m``, ``1h`` or ``7d`` (what ``--since`` takes).
+
+    Raises:
+        argparse.ArgumentTypeError: anything else, saying what it takes.
+    """
+    found = _DURATION.fullmatch(text.strip())
+    if found is None:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number and s, m, h or d (e.g. 1h)")
+    return float(found.group(1)) * _UNIT_SECONDS[found.group(2)]
+
+
+def stats_lines(summaries: list[ExecutorSummary]) -> list[str]:
+    """The table ``stats`` prints: a header, then one line per executor as given (slowest first).
+
+    Args:
+        summaries: every worker's rows merged per executor (``latency.summarise``).
+    """
+    counted = DECISIONS
+    header = (f"{'point':<26} {'executor':<32} {'kind':<7} {'calls':>7} "
+              + " ".join(f"{word:>{max(len(word), 5)}}" for word in counted)
+              + f" {'p50 ms':>9} {'p90 ms':>9} {'p99 ms':>9} {'max ms':>9}")  # fmt: skip
+    lines = [header]
+    for s in summaries:
+        point, name, kind = s.key
+        agg = s.aggregate
+        counts = " ".join(f"{s.count(word):>{max(len(word), 5)}}" for word in counted)
+        quantiles = (agg.percentile(0.5), agg.percentile(0.9), agg.percentile(0.99), agg.max_ms)
+        times = " ".join(f"{value:>9.2f}" for value in quantiles)
+        lines.append(f"{point:<26} {name:<32} {kind:<7} {agg.calls:>7} {counts} {times}")
+    return lines
+
+
+async def _stats(settings: Settings, database: str, since: float) -> int:
+    from harness.db import database_url
+    from harness.executor_stats_store import executor_stats
+
+    url = database_url(database, settings.artefact_store_path) if database else settings.database
+    start = time.time() - since
+    summaries = summarise(await executor_stats(url, start))
+    where = url.render_as_string(hide_password=True)
+    if not summaries:
+        print(f"no executor stats since {_when(start)} in {where} (is [observability] "
+              "executor_stats = true in the workers' hooks file?)")  # fmt: skip
+        return 0
+    workers = len(set().union(*(s.workers for s in summaries)))
+    print(f"# executor stats since {_when(start)} UTC, {workers} worker(s), {where}")
+    for line in stats_lines(summaries):
+        print(line)
+    return 0
+
+
+def _when(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     settings = Settings()
@@ -95,6 +161,11 @@ def main(argv: list[str] | None = None) -> int:
     audit.add_argument("--task", default=None)
     audit.add_argument("--database", default="", metavar="URL",
                        help="postgresql://… or sqlite:///file; default: the worker's")
+    stats = sub.add_parser("stats", help="per-executor calls, decisions and latency percentiles")
+    stats.add_argument("--since", type=duration, default=3600.0, metavar="DURATION",
+                       help="how far back: 30s, 15m, 1h (default), 7d")
+    stats.add_argument("--database", default="", metavar="URL",
+                       help="postgresql://… or sqlite:///file; default: the worker's")
     schema = sub.add_parser("schema", help="write the JSON Schemas remote executors follow")
     schema.add_argument("--out", type=Path, required=True, metavar="DIR",
                         help=f"where to write them (the repository keeps schemas/{SCHEMA_VERSION})")
@@ -106,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
             status = 0
         elif args.command == "list":
             status = asyncio.run(_list(settings, args.config))
+        elif args.command == "stats":
+            status = asyncio.run(_stats(settings, args.database, args.since))
         else:
             status = asyncio.run(_audit(settings, args.database, args.last, args.task))
         sys.stdout.flush()  # inside the try: a closed pipe surfaces here, not at exit

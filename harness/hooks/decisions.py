@@ -3,7 +3,7 @@
 An executor passes (``None``), rewrites (a replacement), vetoes (a refusal), aborts, asks a
 person, times out, fails, or fails open (an ``on_failure = "ignore"`` executor whose failure
 was passed over). This module only names and classifies; the watchers that time each call
-are :mod:`harness.hooks.monitors.decision_spans` and :mod:`harness.hooks.monitors.executor_stats`,
+are :class:`~harness.hooks.monitors.otel.DecisionSpans` and :mod:`.monitors.executor_stats`,
 and what runs each call is :mod:`harness.hooks.monitor`'s executor scope.
 """
 

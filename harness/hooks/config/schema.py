@@ -180,6 +180,9 @@ class ObservabilitySection(_Section):
 
     tracing: bool = False
     logs: bool = False
+    executor_stats: bool = False
+    """Count and time every executor call; the worker flushes them to its database every 10 s
+    for ``python -m harness.hooks stats`` (and, with a metrics endpoint, a latency histogram)."""
 
 
 class HooksFile(_Section):

@@ -1,4 +1,4 @@
-"""Tracing: a span per operation, from a monitor around each operation run (STYLE rule 4).
+"""Tracing: a span per operation, and under it a span per executor call (STYLE rule 4).
 
 :class:`TracingMonitor` wraps each operation on the manager's one seam
 (:meth:`HookManager.add_monitor` with ``around="operation"``): the span opens before the
@@ -7,14 +7,22 @@ the run, so none is left open (issue 6). A task lives for days across workers, s
 has no span of its own: its trace id and a virtual parent span id are derived from the
 task id, and every operation of the task nests under them. Spans carry ids and redacted
 reasons only, never context data.
+
+Under it, :class:`DecisionSpans` (an executor monitor, ``around="executor"``) opens a child
+span per executor call naming the executor, its point and kind, what it decided
+(:mod:`harness.hooks.decisions`), how long it took and, redacted, why. It is the current span
+while the executor runs, so a remote executor's call carries it as its W3C ``traceparent``
+(:mod:`harness.hooks.remote.trace_context`); a worker that does not trace installs neither.
 """
 
 from __future__ import annotations
 
 import contextvars
 import hashlib
+import time
 from typing import Final, final
 
+from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import (
     NonRecordingSpan,
@@ -29,8 +37,9 @@ from opentelemetry.trace import (
 )
 
 from harness.hooks.contexts import HookContext
+from harness.hooks.decisions import Decision, decision_of, passed_over, reason_of
 from harness.hooks.errors import HookAbort
-from harness.hooks.monitor import Monitored, MonitorHandle, Proceed
+from harness.hooks.monitor import CallProceed, ExecutorCall, Monitored, MonitorHandle, Proceed
 from harness.hooks.redactor import Redactor
 
 TRACER_NAME: Final = "harness.hooks"
@@ -64,7 +73,7 @@ def task_span_context(task_id: str) -> SpanContext:
 def operation_span() -> Span | None:
     """The span of the innermost operation :class:`TracingMonitor` has open here, if any.
 
-    What a decision span (:mod:`.decision_spans`) is the child of.
+    What a decision span (:class:`DecisionSpans`) is the child of.
     """
     stack = _OPEN.get()
     return stack[-1][1] if stack else None
@@ -138,6 +147,75 @@ class TracingMonitor:
         return "<TracingMonitor>"
 
 
+FAILED: Final[frozenset[Decision]] = frozenset({"error", "timeout"})
+"""Decisions whose span status is ERROR; a veto, an abort or an ask is the executor's verdict,
+not its failure (the operation's span carries what it did to the operation)."""
+
+
+@final
+class DecisionSpans:
+    """Runs each executor call inside a span that ends with the call's decision.
+
+    Args:
+        tracer: where spans go (the operation spans' tracer).
+        redactor: scrubs reasons and error texts put on spans.
+    """
+
+    __slots__ = ("redactor", "tracer")
+
+    def __init__(self, tracer: Tracer, redactor: Redactor) -> None:
+        self.tracer = tracer
+        self.redactor = redactor
+
+    async def __call__(
+        self, call: ExecutorCall, ctx: HookContext, proceed: CallProceed, /
+    ) -> HookContext | None:
+        """Run the executor of ``call`` in its span, current while it runs."""
+        parent = operation_span()
+        span = self.tracer.start_span(
+            f"{call.point} {call.name}",
+            context=trace.set_span_in_context(parent) if parent is not None else None,
+            kind=SpanKind.INTERNAL,
+            attributes={
+                "harness.executor": call.name,
+                "harness.point": call.point,
+                "harness.kind": call.kind,
+                "harness.mode": call.mode,
+                "harness.correlation_id": ctx.correlation_id,
+            },
+        )
+        token = otel_context.attach(trace.set_span_in_context(span))
+        start = time.perf_counter()
+        try:
+            out = await proceed()
+        except BaseException as error:
+            self._end(span, start, decision_of(None, error), error)
+            raise
+        finally:
+            otel_context.detach(token)
+        passed = passed_over() if out is None else None
+        self._end(span, start, decision_of(out, None, passed), passed)
+        return out
+
+    def _end(
+        self, span: Span, start: float, decision: Decision, error: BaseException | None
+    ) -> None:
+        span.set_attribute("harness.decision", decision)
+        span.set_attribute("harness.duration_ms", (time.perf_counter() - start) * 1000)
+        if error is not None:
+            reason = self.redactor.redact_text(reason_of(error))
+            span.set_attribute("harness.reason", reason)
+            span.set_attribute("harness.error_type", type(error).__name__)
+            if decision in FAILED:
+                span.set_status(Status(StatusCode.ERROR, reason))
+        if decision not in FAILED:
+            span.set_status(Status(StatusCode.OK))
+        span.end()
+
+    def __repr__(self) -> str:
+        return "<DecisionSpans>"
+
+
 def register_tracing(
     manager: Monitored, provider: TracerProvider | None = None
 ) -> MonitorHandle | None:
@@ -148,16 +226,13 @@ def register_tracing(
         provider: the tracer provider; the global one when omitted (a no-op until
             the process configures the OpenTelemetry SDK).
 
-    Also a child span per executor call, with its decision
-    (:class:`~harness.hooks.monitors.decision_spans.DecisionSpans`).
+    Also a child span per executor call, with its decision (:class:`DecisionSpans`).
 
     Returns:
         The undo handle (it removes both); ``None`` when ``manager`` traces already (the
         hooks file's ``[observability] tracing`` and the worker's OTel set-up may both ask
         for it, and two monitors would make two spans per operation).
     """
-    from harness.hooks.monitors.decision_spans import DecisionSpans
-
     if any(isinstance(m, TracingMonitor) for m in manager.monitors("operation")):
         return None
     tracer = trace.get_tracer(TRACER_NAME, tracer_provider=provider)

@@ -1,7 +1,7 @@
 """The W3C trace context a remote executor's call carries: ``traceparent`` (and ``tracestate``).
 
 The current span while an executor runs is its decision span
-(:mod:`harness.hooks.monitors.decision_spans`), so the remote service can continue the trace
+(:class:`harness.hooks.monitors.otel.DecisionSpans`), so the remote service can continue the trace
 under it. Only the W3C trace context is sent, never baggage (it could carry anything the
 process put there), and nothing at all when no span is recording here: a worker that does not
 trace sends exactly what it sent before. JSON-RPC sends it as HTTP headers, MCP in the tool
