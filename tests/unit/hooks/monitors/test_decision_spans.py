@@ -1,0 +1,235 @@
+"""Decision spans and trace context (issue 15, point 4): a child span per executor call with its
+decision, and the W3C traceparent a remote executor receives (a real JSON-RPC server over
+aiohttp, a real MCP server over stdio) naming that span."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
+
+from harness.domain import ToolResult
+from harness.hooks import HookAbort, HookManager, Redactor, load_hooks_config
+from harness.hooks.monitors.otel import register_tracing
+
+HERE = "tests.unit.hooks.monitors.test_decision_spans"
+MCP_SERVER = [sys.executable, str(Path(__file__).with_name("servers") / "mcp_trace.py")]
+SECRET = "s3cr3t-policy-token-0xfeed"
+
+
+async def passes(ctx):
+    return None
+
+
+async def rewrites(ctx):
+    call = ctx.call.model_copy(update={"arguments": {"q": "rewritten"}})
+    return ctx.model_copy(update={"call": call})
+
+
+async def vetoes(ctx):
+    raise HookAbort(f"no searching with {SECRET}", refusal=True)
+
+
+async def aborts(ctx):
+    raise HookAbort("policy store unreadable")
+
+
+async def asks(ctx):
+    raise HookAbort("a person must approve search", ask=True, timeout_seconds=60)
+
+
+async def hangs(ctx):
+    await asyncio.sleep(30)
+
+
+async def breaks(ctx):
+    raise RuntimeError(f"backend said {SECRET}")
+
+
+async def body(ctx):
+    return ctx.model_copy(update={"result": ToolResult(content="ok")})
+
+
+@pytest.fixture
+def spans():
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    yield provider, exporter
+    provider.shutdown()
+
+
+def configured(tmp_path, text: str) -> HookManager:
+    path = tmp_path / "hooks.toml"
+    path.write_text(text)
+    manager = HookManager(redactor=Redactor(secrets=[SECRET]))
+    load_hooks_config(path).apply(manager)
+    manager.register("tool.invoked.in", body)
+    return manager
+
+
+def local(target: str, extra: str = "") -> str:
+    return f"""
+[[executor]]
+name = "{target}"
+kind = "local"
+points = "tool.invoked.pre"
+target = "{HERE}:{target}"
+{extra}
+"""
+
+
+def split(exporter):
+    finished = exporter.get_finished_spans()
+    operations = [s for s in finished if "harness.operation" in s.attributes]
+    decisions = [s for s in finished if "harness.decision" in s.attributes]
+    return operations, decisions
+
+
+@pytest.mark.parametrize(
+    ("target", "extra", "decision", "raises"),
+    [
+        ("passes", "", "pass", None),
+        ("rewrites", "", "rewrite", None),
+        ("vetoes", "", "veto", HookAbort),
+        ("aborts", "", "abort", HookAbort),
+        ("asks", "", "ask", HookAbort),
+        ("hangs", "timeout = 0.05", "timeout", TimeoutError),
+        ("breaks", 'on_failure = "ignore"', "failed-open", None),
+        ("breaks", "", "error", RuntimeError),
+    ],
+    ids=["pass", "rewrite", "veto", "abort", "ask", "timeout", "failed-open", "error"],
+)
+async def test_one_child_span_per_executor_call_with_its_decision(
+    tmp_path, spans, tool_ctx, target, extra, decision, raises
+):
+    manager = configured(tmp_path, local(target, extra))
+    register_tracing(manager, spans[0])
+    if raises is None:
+        await manager.run("tool.invoked", tool_ctx)
+    else:
+        with pytest.raises(raises):
+            await manager.run("tool.invoked", tool_ctx)
+    [operation], decisions = split(spans[1])
+    mine = [s for s in decisions if s.attributes["harness.point"] == "tool.invoked.pre"]
+    assert len(mine) == 1
+    [span] = mine
+    assert span.parent.span_id == operation.context.span_id
+    assert span.context.trace_id == operation.context.trace_id
+    assert span.attributes["harness.decision"] == decision
+    assert span.attributes["harness.executor"] == target
+    assert span.attributes["harness.kind"] == "local"
+    assert span.attributes["harness.duration_ms"] >= 0
+    assert span.end_time is not None
+    reason = span.attributes.get("harness.reason", "")
+    assert SECRET not in reason and SECRET not in (span.status.description or "")
+    if decision == "veto":
+        assert reason == "no searching with [REDACTED]"  # the why is there, masked
+    if decision in ("failed-open", "error"):
+        assert reason == "RuntimeError: backend said [REDACTED]"
+    if decision == "ask":
+        assert reason == "a person must approve search"
+    expected = StatusCode.ERROR if decision in ("timeout", "error") else StatusCode.OK
+    assert span.status.status_code is expected
+    if raises is None:  # the body ran too, and has its own span
+        assert [s.attributes["harness.point"] for s in decisions] == [
+            "tool.invoked.pre", "tool.invoked.in"]  # fmt: skip
+
+
+async def test_without_tracing_no_span_and_no_monitor(tmp_path, spans, tool_ctx):
+    manager = configured(tmp_path, local("passes"))
+    await manager.run("tool.invoked", tool_ctx)
+    assert spans[1].get_finished_spans() == () and manager.monitors("executor") == ()
+
+
+async def test_removing_tracing_removes_the_decision_spans_too(tmp_path, spans, tool_ctx):
+    manager = configured(tmp_path, local("passes"))
+    handle = register_tracing(manager, spans[0])
+    assert len(manager.monitors("executor")) == 1
+    handle()
+    assert manager.monitors("executor") == () and manager.monitors("operation") == ()
+    await manager.run("tool.invoked", tool_ctx)
+    assert spans[1].get_finished_spans() == ()
+
+
+@pytest.fixture
+async def recording_rpc():
+    """A real JSON-RPC hook server that passes every call and keeps each request's headers."""
+    seen: list[dict[str, str]] = []
+
+    async def handle(request: web.Request) -> web.Response:
+        seen.append({k.lower(): v for k, v in request.headers.items()})
+        payload = await request.json()
+        return web.json_response({"jsonrpc": "2.0", "id": payload["id"], "result": None})
+
+    app = web.Application()
+    app.router.add_post("/hooks", handle)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    yield f"http://127.0.0.1:{runner.addresses[0][1]}/hooks", seen
+    await runner.cleanup()
+
+
+def remote_entry(kind: str, where: str) -> str:
+    return f"""
+[[executor]]
+name = "remote-{kind}"
+kind = "{kind}"
+points = "tool.invoked.pre"
+{where}
+timeout = 20
+"""
+
+
+def parse_traceparent(value: str) -> tuple[int, int]:
+    version, trace_id, span_id, flags = value.split("-")
+    assert version == "00" and len(trace_id) == 32 and len(span_id) == 16 and flags == "01"
+    return int(trace_id, 16), int(span_id, 16)
+
+
+async def test_a_json_rpc_executor_gets_its_decision_span_as_traceparent(
+    tmp_path, spans, tool_ctx, recording_rpc
+):
+    url, seen = recording_rpc
+    manager = configured(tmp_path, remote_entry("jsonrpc", f'url = "{url}"'))
+    await manager.run("tool.invoked", tool_ctx)  # tracing off: nothing extra is sent
+    register_tracing(manager, spans[0])
+    await manager.run("tool.invoked", tool_ctx)
+    await manager.aclose()
+
+    assert "traceparent" not in seen[0] and "tracestate" not in seen[0]
+    _, decisions = split(spans[1])
+    [span] = [s for s in decisions if s.attributes["harness.kind"] == "jsonrpc"]
+    assert span.attributes["harness.decision"] == "pass"
+    trace_id, parent_id = parse_traceparent(seen[1]["traceparent"])
+    assert (trace_id, parent_id) == (span.context.trace_id, span.context.span_id)
+    assert "baggage" not in seen[1]
+
+
+async def test_an_mcp_executor_gets_its_decision_span_as_traceparent_in_meta(
+    tmp_path, spans, tool_ctx
+):
+    command = "command = [" + ", ".join(f'"{part}"' for part in MCP_SERVER) + "]"
+    manager = configured(tmp_path, remote_entry("mcp", command))
+    try:
+        untraced = await manager.run("tool.invoked", tool_ctx)
+        register_tracing(manager, spans[0])
+        traced = await manager.run("tool.invoked", tool_ctx)
+    finally:
+        await manager.aclose()
+
+    assert "traceparent" not in untraced.call.arguments["meta"]
+    _, decisions = split(spans[1])
+    [span] = [s for s in decisions if s.attributes["harness.kind"] == "mcp"]
+    assert span.attributes["harness.decision"] == "rewrite"
+    trace_id, parent_id = parse_traceparent(traced.call.arguments["meta"]["traceparent"])
+    assert (trace_id, parent_id) == (span.context.trace_id, span.context.span_id)
