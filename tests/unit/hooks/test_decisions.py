@@ -127,8 +127,10 @@ async def test_two_executor_monitors_nest_newest_outermost_and_both_see_failed_o
     async def broken(ctx):
         raise RuntimeError("backend down")
 
-    wrapped = ConfiguredExecutor(broken, point="tool.invoked.pre", name="flaky", matchers=[],
-                                 timeout=None, on_failure="ignore", audit=manager.audit)  # fmt: skip
+    wrapped = ConfiguredExecutor(
+        broken, point="tool.invoked.pre", name="flaky", matchers=[], timeout=None,
+        on_failure="ignore", audit=manager.audit,
+    )  # fmt: skip
     manager.register("tool.invoked.pre", wrapped)
     a, b = [], []
     manager.add_monitor(labelled("a", a), around="executor")
