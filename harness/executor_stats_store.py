@@ -21,7 +21,7 @@ from sqlalchemy.engine import URL
 from harness.db import Database, open_database
 from harness.db.migrate import current
 from harness.db.schema import hook_executor_stats
-from harness.hooks.latency import StatsRow
+from harness.hooks import StatsRow
 
 RETENTION_SECONDS: Final = 7 * 24 * 3600.0
 """How long rows are kept (a week of 10-second windows per executor per worker)."""

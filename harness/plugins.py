@@ -138,7 +138,7 @@ def register_stats(manager: HookManager, database: Database, meter: MetricMeter 
     """Per-executor counts and latency, flushed to ``database`` (``[observability]
     executor_stats``); on ``meter`` too, as a histogram, when the worker serves metrics."""
     from harness.executor_stats_store import SqlStatsStore
-    from harness.hooks.monitors.executor_stats import register_executor_stats
+    from harness.hooks import register_executor_stats
 
     register_executor_stats(manager, SqlStatsStore(database), meter=meter)
 

@@ -34,6 +34,7 @@ from harness.hooks.errors import (
     UnknownHookPointError,
 )
 from harness.hooks.executor import AbandonObserver, Executor, Registration
+from harness.hooks.latency import StatsRow
 from harness.hooks.manager import HookManager, RunningOperation, current_operation
 from harness.hooks.monitor import Monitor, MonitorHandle, Proceed
 from harness.hooks.monitors.approvals import REQUESTED_BY, register_approvals
@@ -42,6 +43,7 @@ from harness.hooks.redactor import Redactor
 
 if TYPE_CHECKING:
     from harness.hooks.config import HooksConfig, describe_chains, load_hooks_config
+    from harness.hooks.monitors.executor_stats import register_executor_stats
     from harness.hooks.monitors.otel import register_tracing
     from harness.hooks.remote.jsonrpc import JsonRpcExecutor
     from harness.hooks.remote.mcp import McpExecutor
@@ -57,6 +59,7 @@ _LAZY = {
     "load_hooks_config": "harness.hooks.config",
     # The OpenTelemetry API: only a worker that traces needs it.
     "register_tracing": "harness.hooks.monitors.otel",
+    "register_executor_stats": "harness.hooks.monitors.executor_stats",
 }
 
 
@@ -102,6 +105,7 @@ __all__ = [
     "Redactor",
     "Registration",
     "RunningOperation",
+    "StatsRow",
     "UnknownHookPointError",
     "context_type",
     "current_operation",
@@ -110,6 +114,7 @@ __all__ = [
     "extend",
     "load_hooks_config",
     "register_approvals",
+    "register_executor_stats",
     "register_metrics",
     "register_tracing",
 ]
