@@ -6,7 +6,11 @@ pluggy calling 3N no-op hookimpls with the same context. Both are timed in
 interleaved rounds and the best round of each is kept, so a noisy neighbour moves
 both figures alike. The last line is a JSON object; ``ratio`` is ours / pluggy at N=10.
 
-Run: ``.venv/bin/python bench/dispatch.py [--rounds 7] [--calls 20000]``
+``--watch stats`` times it with per-executor stats installed (kept in memory, as between two
+flushes), ``--watch tracing`` with operation and decision spans (an SDK provider exporting
+nowhere): what watching every executor call costs; nothing is installed by default.
+
+Run: ``.venv/bin/python bench/dispatch.py [--rounds 7] [--calls 20000] [--watch stats]``
 """
 
 from __future__ import annotations
@@ -46,8 +50,18 @@ def make_pluggy(impls: int) -> pluggy.PluginManager:
     return pm
 
 
-def make_manager(per_phase: int) -> HookManager:
+def make_manager(per_phase: int, watch: str = "none") -> HookManager:
     manager = HookManager()
+    if watch == "stats":
+        from harness.hooks import register_executor_stats
+
+        register_executor_stats(manager, None)
+    elif watch == "tracing":
+        from opentelemetry.sdk.trace import TracerProvider
+
+        from harness.hooks import register_tracing
+
+        register_tracing(manager, TracerProvider())
 
     async def passthrough(ctx):
         return None
@@ -86,12 +100,13 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--calls", type=int, default=20000)
+    parser.add_argument("--watch", choices=("none", "stats", "tracing"), default="none")
     args = parser.parse_args()
 
     figures: dict[str, dict[str, float]] = {}
     print(f"{'N per phase':>12} {'ours (us)':>10} {'pluggy 3N (us)':>15} {'ratio':>6}")
     for n in (0, 1, 10):
-        manager, pm = make_manager(n), make_pluggy(3 * n)
+        manager, pm = make_manager(n, args.watch), make_pluggy(3 * n)
         await time_ours(manager, 1000)
         time_pluggy(pm, 1000)
         ours, base = [], []
@@ -106,7 +121,8 @@ async def main() -> None:
             "ratio": round(ratio, 3),
         }
         print(f"{n:>12} {best_ours:>10.2f} {best_base:>15.2f} {ratio:>6.2f}")
-    print(json.dumps({"bench": "dispatch", **figures, "ratio": figures["n10"]["ratio"]}))
+    watched = {} if args.watch == "none" else {"watch": args.watch}
+    print(json.dumps({"bench": "dispatch", **watched, **figures, "ratio": figures["n10"]["ratio"]}))
 
 
 if __name__ == "__main__":
