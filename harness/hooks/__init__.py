@@ -43,7 +43,11 @@ from harness.hooks.redactor import Redactor
 
 if TYPE_CHECKING:
     from harness.hooks.config import HooksConfig, describe_chains, load_hooks_config
-    from harness.hooks.monitors.executor_stats import register_executor_stats
+    from harness.hooks.monitors.executor_stats import (
+        LATENCY_BUCKETS_MS,
+        LATENCY_METRIC,
+        register_executor_stats,
+    )
     from harness.hooks.monitors.otel import register_tracing
     from harness.hooks.remote.jsonrpc import JsonRpcExecutor
     from harness.hooks.remote.mcp import McpExecutor
@@ -60,6 +64,8 @@ _LAZY = {
     # The OpenTelemetry API: only a worker that traces needs it.
     "register_tracing": "harness.hooks.monitors.otel",
     "register_executor_stats": "harness.hooks.monitors.executor_stats",
+    "LATENCY_BUCKETS_MS": "harness.hooks.monitors.executor_stats",
+    "LATENCY_METRIC": "harness.hooks.monitors.executor_stats",
 }
 
 
@@ -79,6 +85,8 @@ __all__ = [
     "BUILTIN_BODY_PRIORITY",
     "DEFAULT_PRIORITY",
     "DISPATCH_HOOKS",
+    "LATENCY_BUCKETS_MS",
+    "LATENCY_METRIC",
     "OPERATIONS",
     "PHASES",
     "POINTS",

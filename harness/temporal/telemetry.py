@@ -26,6 +26,7 @@ from temporalio.runtime import (
 
 from harness.config import Settings
 from harness.errors import HarnessError
+from harness.hooks import LATENCY_BUCKETS_MS, LATENCY_METRIC
 
 CORE_LOGGER: Final = "temporalio.core"
 """Where the SDK core's log lines go with ``HARNESS_LOG_FORMAT=json``."""
@@ -74,6 +75,8 @@ def worker_runtime(settings: Settings) -> Runtime | None:
             bind_address=settings.metrics_address,
             counters_total_suffix=True,
             durations_as_seconds=True,
+            # The SDK's default buckets stop at 10: hook executors run up to their timeouts.
+            histogram_bucket_overrides={LATENCY_METRIC: LATENCY_BUCKETS_MS},
         )
     try:
         return Runtime(telemetry=TelemetryConfig(logging=logging_config, metrics=metrics))

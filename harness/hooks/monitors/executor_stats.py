@@ -31,9 +31,12 @@ log = logging.getLogger(__name__)
 
 FLUSH_SECONDS: Final = 10.0
 """How often a worker writes its aggregate (and at close)."""
-LATENCY_METRIC: Final = "harness_executor_latency"
+LATENCY_METRIC: Final = "harness_executor_latency_ms"
 """Executor call latency in milliseconds, by ``point``, ``executor``, ``kind`` and ``decision``
 (labels are the hooks file's own names and fixed words: bounded, no data)."""
+LATENCY_BUCKETS_MS: Final = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 25.0, 50.0, 100.0, 250.0,
+                             500.0, 1000.0, 2500.0, 5000.0, 10000.0, 30000.0)  # fmt: skip
+"""The histogram's bucket bounds on the metrics endpoint (the worker's runtime sets them)."""
 
 _INDEX: Final[dict[str, int]] = {d: i for i, d in enumerate(DECISIONS)}
 _PASS, _REWRITE, _FAILED_OPEN = _INDEX["pass"], _INDEX["rewrite"], _INDEX["failed-open"]
