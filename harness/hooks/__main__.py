@@ -111,18 +111,20 @@ def stats_lines(summaries: list[ExecutorSummary]) -> list[str]:
     Args:
         summaries: every worker's rows merged per executor (``latency.summarise``).
     """
-    counted = DECISIONS
-    header = (f"{'point':<26} {'executor':<32} {'kind':<7} {'calls':>7} "
-              + " ".join(f"{word:>{max(len(word), 5)}}" for word in counted)
+    wide = max((len(s.key[0]) for s in summaries), default=0), max(
+        (len(s.key[1]) for s in summaries), default=0)  # fmt: skip
+    at, by = max(wide[0], len("point")), max(wide[1], len("executor"))
+    header = (f"{'point':<{at}} {'executor':<{by}} {'kind':<7} {'calls':>7} "
+              + " ".join(f"{word:>{max(len(word), 5)}}" for word in DECISIONS)
               + f" {'p50 ms':>9} {'p90 ms':>9} {'p99 ms':>9} {'max ms':>9}")  # fmt: skip
     lines = [header]
     for s in summaries:
         point, name, kind = s.key
         agg = s.aggregate
-        counts = " ".join(f"{s.count(word):>{max(len(word), 5)}}" for word in counted)
+        counts = " ".join(f"{s.count(word):>{max(len(word), 5)}}" for word in DECISIONS)
         quantiles = (agg.percentile(0.5), agg.percentile(0.9), agg.percentile(0.99), agg.max_ms)
         times = " ".join(f"{value:>9.2f}" for value in quantiles)
-        lines.append(f"{point:<26} {name:<32} {kind:<7} {agg.calls:>7} {counts} {times}")
+        lines.append(f"{point:<{at}} {name:<{by}} {kind:<7} {agg.calls:>7} {counts} {times}")
     return lines
 
 

@@ -233,3 +233,51 @@ async def test_an_mcp_executor_gets_its_decision_span_as_traceparent_in_meta(
     assert span.attributes["harness.decision"] == "rewrite"
     trace_id, parent_id = parse_traceparent(traced.call.arguments["meta"]["traceparent"])
     assert (trace_id, parent_id) == (span.context.trace_id, span.context.span_id)
+
+
+async def test_a_python_server_continues_the_trace_under_the_decision_span(
+    tmp_path, spans, tool_ctx
+):
+    """What docs/hooks/tracing.md shows a third party: extract the header, start spans under it."""
+    from opentelemetry import context as otel_context
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    from harness.hooks.remote.jsonrpc_server import jsonrpc_app
+
+    service = InMemorySpanExporter()
+    their_provider = TracerProvider()
+    their_provider.add_span_processor(SimpleSpanProcessor(service))
+    tracer = their_provider.get_tracer("policy-service")
+
+    @web.middleware
+    async def continue_trace(request: web.Request, handler):
+        token = otel_context.attach(TraceContextTextMapPropagator().extract(request.headers))
+        try:
+            return await handler(request)
+        finally:
+            otel_context.detach(token)
+
+    async def check(ctx):
+        with tracer.start_as_current_span("policy-check"):
+            return None
+
+    app = jsonrpc_app({"tool.invoked.pre": check}, path="/hooks")
+    app.middlewares.append(continue_trace)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    url = f"http://127.0.0.1:{runner.addresses[0][1]}/hooks"
+    try:
+        manager = configured(tmp_path, remote_entry("jsonrpc", f'url = "{url}"'))
+        register_tracing(manager, spans[0])
+        await manager.run("tool.invoked", tool_ctx)
+        await manager.aclose()
+    finally:
+        await runner.cleanup()
+        their_provider.shutdown()
+    _, decisions = split(spans[1])
+    [ours] = [s for s in decisions if s.attributes["harness.kind"] == "jsonrpc"]
+    [theirs] = service.get_finished_spans()
+    assert theirs.context.trace_id == ours.context.trace_id
+    assert theirs.parent.span_id == ours.context.span_id and theirs.parent.is_remote
