@@ -42,6 +42,7 @@ from harness.hooks.redactor import Redactor
 
 if TYPE_CHECKING:
     from harness.hooks.config import HooksConfig, describe_chains, load_hooks_config
+    from harness.hooks.config.reload import HooksReload
     from harness.hooks.monitors.otel import register_tracing
     from harness.hooks.remote.jsonrpc import JsonRpcExecutor
     from harness.hooks.remote.mcp import McpExecutor
@@ -55,6 +56,7 @@ _LAZY = {
     "HooksConfig": "harness.hooks.config",
     "describe_chains": "harness.hooks.config",
     "load_hooks_config": "harness.hooks.config",
+    "HooksReload": "harness.hooks.config.reload",
     # The OpenTelemetry API: only a worker that traces needs it.
     "register_tracing": "harness.hooks.monitors.otel",
 }
@@ -94,6 +96,7 @@ __all__ = [
     "HookTransportError",
     "HookValidationError",
     "HooksConfig",
+    "HooksReload",
     "JsonRpcExecutor",
     "McpExecutor",
     "Monitor",

@@ -10,10 +10,10 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, final
+from typing import TYPE_CHECKING, Any, cast, final
 
 from harness.domain import RetryDefaults
 from harness.hooks.catalogue import POINTS
@@ -23,6 +23,9 @@ from harness.hooks.errors import HookConfigError
 from harness.hooks.executor import Executor, Registration
 from harness.hooks.manager import HookManager
 from harness.hooks.modes import Mode
+
+if TYPE_CHECKING:
+    from harness.hooks.monitors.inflight import InFlight
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +45,13 @@ class ResolvedEntry:
     cwd: Path = Path()
 
 
+Planned = tuple[str, Executor, int, Mode]
+"""``(point, executor, priority, mode)``: one registration to make (:meth:`HookManager.replace`)."""
+
+POLICY_LABEL = "[policy]"
+"""How :attr:`AppliedHooks.entries` names the ``[policy]`` rules' executor."""
+
+
 @final
 @dataclass
 class AppliedHooks:
@@ -50,14 +60,22 @@ class AppliedHooks:
     manager: HookManager
     registrations: list[Registration] = field(default_factory=list)
     undo: list[Callable[[], None]] = field(default_factory=list)
+    entries: dict[str, list[Planned]] = field(default_factory=dict)
+    """Each entry's executors by label: what a hot reload keeps, or closes once retired."""
+    in_flight: InFlight | None = None
+    """Counts the operations started on these chains, when an executor holds connections."""
 
     def remove(self) -> None:
         """Unregister every executor and undo every monitor, newest first."""
         for reg in reversed(self.registrations):
             self.manager.unregister(reg)
+        self.unmonitor()
+        self.registrations.clear()
+
+    def unmonitor(self) -> None:
+        """Undo every monitor this file installed, newest first (a reload installs its own)."""
         for undo in reversed(self.undo):
             undo()
-        self.registrations.clear()
         self.undo.clear()
 
 
@@ -86,11 +104,22 @@ class HooksConfig:
             changes["non_retryable"] = frozenset(section.non_retryable)
         return dataclasses.replace(base, **changes)
 
-    def apply(self, manager: HookManager) -> AppliedHooks:
+    def apply(
+        self, manager: HookManager, *, previous: AppliedHooks | None = None,
+        built: dict[str, list[Planned]] | None = None,
+    ) -> AppliedHooks:  # fmt: skip
         """Build every configured executor, then register them all on ``manager``.
 
         Also teaches the manager's redactor the header secrets, installs the chain
         budget and, when ``[observability]`` asks, tracing and the operation log.
+
+        Args:
+            manager: where to register.
+            previous: the applied file this one replaces (a hot reload, issue 15): its
+                registrations go and these come in one :meth:`HookManager.replace`, and its
+                monitors are swapped for these. Closing its removed executors is the
+                caller's (:mod:`.reload`), once the operations still using them end.
+            built: what :meth:`build` made for this file; built here when ``None``.
 
         Returns:
             What was added, to log or remove.
@@ -101,26 +130,63 @@ class HooksConfig:
         for entry in self.entries:
             for secret in entry.headers.values():
                 manager.redactor.add_secret(secret)
-        planned = self._build(manager)
-        applied = AppliedHooks(manager)
+        if built is None:
+            built = {}
+            self.build(manager, into=built)
+        planned = [item for items in built.values() for item in items]
+        applied = AppliedHooks(manager, entries=built)
+        old = previous.registrations if previous is not None else []
+        applied.registrations = manager.replace(old, planned)  # all or nothing
         try:
-            for point, executor, priority, mode in planned:
-                applied.registrations.append(
-                    manager.register(point, executor, priority=priority, mode=mode)
-                )
+            if previous is not None:
+                previous.unmonitor()  # before ours: tracing is installed once per manager
             self._monitors(manager, applied)
         except BaseException:
-            applied.remove()
+            applied.unmonitor()
+            back = [(r.point, r.executor, r.priority, cast(Mode, r.mode)) for r in old]
+            restored = manager.replace(applied.registrations, back)
+            if previous is not None:
+                previous.registrations = restored
+                self._monitors(manager, previous)
             raise
+        if previous is not None:
+            previous.registrations = []
         for line in describe_chains(manager):
             log.info("hook chain %s", line)
         return applied
 
-    def _build(self, manager: HookManager) -> list[tuple[str, Executor, int, Mode]]:
-        planned: list[tuple[str, Executor, int, Mode]] = []
+    def build(
+        self, manager: HookManager, *, into: dict[str, list[Planned]],
+        reuse: Mapping[str, list[Planned]] | None = None,
+    ) -> None:  # fmt: skip
+        """Construct every entry's executors (and the ``[policy]`` rules) into ``into``.
+
+        Args:
+            manager: whose redactor and audit log the executors use.
+            into: filled with each entry's executors by label, in file order; what was
+                built before a failure stays there, for the caller to close.
+            reuse: executors to take as they are for these labels (a reload's unchanged
+                entries keep their connections).
+
+        Raises:
+            HookConfigError: an entry could not be built; every problem is named.
+        """
+        problems = self._build(manager, into, reuse or {})
+        if problems:
+            raise HookConfigError(source=self.source, problems=problems)
+
+    def _build(
+        self, manager: HookManager, into: dict[str, list[Planned]],
+        reuse: Mapping[str, list[Planned]],
+    ) -> list[str]:  # fmt: skip
         problems: list[str] = []
         for resolved in self.entries:
             entry = resolved.entry
+            kept = reuse.get(resolved.label)
+            if kept is not None:
+                into[resolved.label] = kept
+                continue
+            planned = into.setdefault(resolved.label, [])
             try:
                 for point, inner, closers in _executors(resolved, manager):
                     wrapped = ConfiguredExecutor(
@@ -142,10 +208,8 @@ class HooksConfig:
             from harness.hooks.monitors.policy import POLICY_POINTS, Policy
 
             rules = Policy(policy.rules, default=policy.default)
-            planned += [(p, rules, policy.priority, policy.mode) for p in POLICY_POINTS]
-        if problems:
-            raise HookConfigError(source=self.source, problems=problems)
-        return planned
+            into[POLICY_LABEL] = [(p, rules, policy.priority, policy.mode) for p in POLICY_POINTS]
+        return problems
 
     def _monitors(self, manager: HookManager, applied: AppliedHooks) -> None:
         budget = self.file.chain.budget_seconds
@@ -164,6 +228,12 @@ class HooksConfig:
             traced = register_tracing(manager)
             if traced is not None:
                 applied.undo.append(traced)
+        executors = (ex for items in applied.entries.values() for _, ex, _, _ in items)
+        if any(holds_connections(ex) for ex in executors):
+            from harness.hooks.monitors.inflight import InFlight
+
+            applied.in_flight = InFlight()
+            applied.undo.append(manager.add_monitor(applied.in_flight, around="operation"))
 
 
 Built = tuple[str, Executor, tuple[Callable[[], Awaitable[None]], ...]]
@@ -209,6 +279,12 @@ def _executors(resolved: ResolvedEntry, manager: HookManager) -> list[Built]:
          (connection.aclose,) if i == 0 else ())
         for i, p in enumerate(entry.points)
     ]  # fmt: skip
+
+
+def holds_connections(executor: object) -> bool:
+    """Whether closing ``executor`` releases something (an HTTP pool, an MCP session, a
+    plugin's resources): what a reload must not close under a running operation."""
+    return bool(getattr(executor, "closers", ()))
 
 
 def _closer(executor: object) -> tuple[Callable[[], Awaitable[None]], ...]:
