@@ -64,6 +64,8 @@ class AppliedHooks:
     """Each entry's executors by label: what a hot reload keeps, or closes once retired."""
     in_flight: InFlight | None = None
     """Counts the operations started on these chains, when an executor holds connections."""
+    config: HooksConfig | None = None
+    """The file applied, whose monitors a failed reload puts back."""
 
     def remove(self) -> None:
         """Unregister every executor and undo every monitor, newest first."""
@@ -134,7 +136,7 @@ class HooksConfig:
             built = {}
             self.build(manager, into=built)
         planned = [item for items in built.values() for item in items]
-        applied = AppliedHooks(manager, entries=built)
+        applied = AppliedHooks(manager, entries=built, config=self)
         old = previous.registrations if previous is not None else []
         applied.registrations = manager.replace(old, planned)  # all or nothing
         try:
@@ -147,7 +149,8 @@ class HooksConfig:
             restored = manager.replace(applied.registrations, back)
             if previous is not None:
                 previous.registrations = restored
-                self._monitors(manager, previous)
+                if previous.config is not None:
+                    previous.config._monitors(manager, previous)
             raise
         if previous is not None:
             previous.registrations = []

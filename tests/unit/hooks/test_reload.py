@@ -311,12 +311,14 @@ async def test_policy_and_approval_rules_reload_and_retry_defaults_need_a_restar
     await manager.run("tool.invoked", tool_ctx)
     path.write_text('[retry]\nmax_attempts = 9\n\n[approvals]\ndefault = "strict"\n'
                     '[[approvals.rules]]\ntool = "search"\nverdict = "ask"\n\n'
-                    '[[policy.rules]]\naction = "deny"\ntool = "shell"\nreason = "no shells"\n')
+                    '[[policy.rules]]\naction = "deny"\ntool = "shell"\nreason = "no shells"\n'
+                    '\n[chain]\nbudget_seconds = 7\n')
 
     outcome = await reload.reload(trigger="SIGHUP")
 
     assert outcome.applied
-    assert (outcome.added, outcome.changed) == (("[policy]",), ("[approvals]",))
+    assert (outcome.added, outcome.changed) == (("[policy]",), ("[chain]", "[approvals]"))
+    assert [repr(m) for m in manager.monitors("chain")] == ["<ChainBudget 7.0 s>"]
     assert outcome.restart == ("[retry]", "[approvals] default")
     with pytest.raises(HookAbort, match="search needs a person's approval") as asked:
         await manager.run("tool.invoked", tool_ctx)
