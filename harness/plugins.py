@@ -82,7 +82,8 @@ def build_manager(
     operation counters on ``meter``, and spans when the process has an SDK tracer
     provider (:func:`harness.tracing.configure_tracing` found an exporter), so an
     unconfigured worker pays for neither. The artefact store and the audit sink share
-    ``database``, which the caller opened and closes (after the manager).
+    ``database``, which the caller opened and closes (after the manager), with the
+    decisions of the hooks file's pure executors (:mod:`harness.decision_store`).
 
     Args:
         settings: the worker's settings.
@@ -102,6 +103,7 @@ def build_manager(
     from harness.audit_store import SqlAuditStore
     from harness.bodies import BodyRuntime, catalogue_of, register_defaults
     from harness.db import TranscriptStore
+    from harness.decision_store import SqlDecisionStore
     from harness.providers import system_random
     from harness.store import SqlArtefactStore
 
@@ -128,7 +130,8 @@ def build_manager(
                        safe=catalogue.safe)  # fmt: skip
     register_plugins(manager, settings)
     if hooks is not None:
-        hooks.apply(manager)  # logs the resulting chain of every point
+        # Pure executors' decisions live in the database every worker shares (issue 15).
+        hooks.apply(manager, decisions=SqlDecisionStore(database))  # logs every point's chain
     return manager
 
 

@@ -23,6 +23,7 @@ from harness.hooks.errors import HookConfigError
 from harness.hooks.executor import Executor, Registration
 from harness.hooks.manager import HookManager
 from harness.hooks.modes import Mode
+from harness.hooks.pure import DEFAULT_TTL_SECONDS, DecisionStore, PureExecutor
 
 log = logging.getLogger(__name__)
 
@@ -86,11 +87,15 @@ class HooksConfig:
             changes["non_retryable"] = frozenset(section.non_retryable)
         return dataclasses.replace(base, **changes)
 
-    def apply(self, manager: HookManager) -> AppliedHooks:
+    def apply(
+        self, manager: HookManager, *, decisions: DecisionStore | None = None
+    ) -> AppliedHooks:
         """Build every configured executor, then register them all on ``manager``.
 
         Also teaches the manager's redactor the header secrets, installs the chain
         budget and, when ``[observability]`` asks, tracing and the operation log.
+        ``decisions`` is where ``pure`` entries record their decisions; without one a
+        pure entry is called on every attempt (a warning says so).
 
         Returns:
             What was added, to log or remove.
@@ -101,7 +106,7 @@ class HooksConfig:
         for entry in self.entries:
             for secret in entry.headers.values():
                 manager.redactor.add_secret(secret)
-        planned = self._build(manager)
+        planned = self._build(manager, decisions)
         applied = AppliedHooks(manager)
         try:
             for point, executor, priority, mode in planned:
@@ -116,13 +121,20 @@ class HooksConfig:
             log.info("hook chain %s", line)
         return applied
 
-    def _build(self, manager: HookManager) -> list[tuple[str, Executor, int, Mode]]:
+    def _build(
+        self, manager: HookManager, decisions: DecisionStore | None = None
+    ) -> list[tuple[str, Executor, int, Mode]]:
         planned: list[tuple[str, Executor, int, Mode]] = []
         problems: list[str] = []
         for resolved in self.entries:
             entry = resolved.entry
+            if entry.pure and decisions is None:
+                log.warning("%s is pure, but no decision store is configured: it is called "
+                            "again on every attempt", resolved.label)  # fmt: skip
             try:
                 for point, inner, closers in _executors(resolved, manager):
+                    if entry.pure and decisions is not None:
+                        inner = _pure(inner, resolved, point, decisions, manager)
                     wrapped = ConfiguredExecutor(
                         inner,
                         point=point,
@@ -209,6 +221,21 @@ def _executors(resolved: ResolvedEntry, manager: HookManager) -> list[Built]:
          (connection.aclose,) if i == 0 else ())
         for i, p in enumerate(entry.points)
     ]  # fmt: skip
+
+
+def _pure(
+    inner: Executor, resolved: ResolvedEntry, point: str, store: DecisionStore,
+    manager: HookManager,
+) -> Executor:
+    """``inner`` recording its decisions; its identity is what the entry calls, as written."""
+    config = resolved.entry.model_dump(
+        mode="json", include={"kind", "target", "options", "url", "command", "headers"}
+    )
+    ttl = resolved.entry.pure_ttl_seconds or DEFAULT_TTL_SECONDS
+    return PureExecutor(
+        inner, point=point, name=resolved.label, config=config, store=store, ttl_seconds=ttl,
+        redactor=manager.redactor, audit=manager.audit,
+    )  # fmt: skip
 
 
 def _closer(executor: object) -> tuple[Callable[[], Awaitable[None]], ...]:
