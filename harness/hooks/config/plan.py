@@ -257,11 +257,21 @@ def describe_chains(manager: HookManager) -> list[str]:
         regs = manager.registrations(point)
         if regs:
             items = ", ".join(
-                f"{reg.priority} {reg.name} ({executor_kind(reg.executor)}, {reg.mode})"
+                f"{reg.priority} {reg.name} ({executor_kind(reg.executor)}, {reg.mode}"
+                f"{', pure' if _wraps(reg.executor, PureExecutor) else ''})"
                 for reg in regs
             )
             lines.append(f"{point}: {items}")
     return lines
+
+
+def _wraps(executor: object, cls: type) -> bool:
+    """Whether ``executor`` is, or wraps (through ``inner``), an instance of ``cls``."""
+    while executor is not None:
+        if isinstance(executor, cls):
+            return True
+        executor = getattr(executor, "inner", None)
+    return False
 
 
 def executor_kind(executor: object) -> str:

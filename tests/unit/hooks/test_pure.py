@@ -18,7 +18,13 @@ from harness.db import database_url, open_database
 from harness.db.schema import hook_decision
 from harness.decision_store import SqlDecisionStore
 from harness.domain import TaskRef
-from harness.hooks import HookAbort, HookManager, PureExecutor, load_hooks_config
+from harness.hooks import (
+    HookAbort,
+    HookManager,
+    PureExecutor,
+    describe_chains,
+    load_hooks_config,
+)
 from harness.hooks.chain import IDENTITY_FIELDS
 from harness.hooks.config.wrappers import ConfiguredExecutor
 from harness.hooks.contexts import PersistenceWriteContext
@@ -133,8 +139,7 @@ async def test_a_recorded_rewrite_that_no_longer_validates_is_decided_again(tmp_
     manager = configured(hooks_file(tmp_path), store)
     await manager.run("persistence.write", context("rewrite me"))
     async with store.database.transaction() as connection:
-        [(key, text)] = (await connection.execute(
-            select(hook_decision.c.key, hook_decision.c.decision))).all()  # fmt: skip
+        [text] = (await connection.execute(select(hook_decision.c.decision))).scalars().all()
         broken = json.loads(text)
         broken["context"]["append"] = "not a boolean"
         await connection.execute(hook_decision.update().values(decision=json.dumps(broken)))
@@ -243,8 +248,11 @@ kind = "local"
 points = "persistence.write.pre"
 target = "{ME}:decide"
 """)
-    regs = configured(path, store).registrations("persistence.write.pre")
+    manager = configured(path, store)
+    regs = manager.registrations("persistence.write.pre")
     assert [type(r.executor.inner).__name__ for r in regs] == ["PureExecutor", "function"]
+    assert describe_chains(manager) == [
+        "persistence.write.pre: 500 policy (local, normal, pure), 500 plain (local, normal)"]
     bare = configured(path, None).registrations("persistence.write.pre")
     assert all(isinstance(r.executor, ConfiguredExecutor) for r in bare)
     assert not any(isinstance(r.executor.inner, PureExecutor) for r in bare)
