@@ -99,7 +99,8 @@ def build_hooks(
     operation counters on ``meter``, and spans when the process has an SDK tracer
     provider (:func:`harness.tracing.configure_tracing` found an exporter), so an
     unconfigured worker pays for neither. The artefact store and the audit sink share
-    ``database``, which the caller opened and closes (after the manager).
+    ``database``, which the caller opened and closes (after the manager), with the
+    decisions of the hooks file's pure executors (:mod:`harness.decision_store`).
 
     Args:
         settings: the worker's settings.
@@ -120,6 +121,7 @@ def build_hooks(
     from harness.audit_store import SqlAuditStore
     from harness.bodies import BodyRuntime, catalogue_of, register_defaults
     from harness.db import TranscriptStore
+    from harness.decision_store import SqlDecisionStore
     from harness.providers import system_random
     from harness.store import SqlArtefactStore
 
@@ -145,10 +147,14 @@ def build_hooks(
     [policy, _] = register_approvals(manager, approvals, needs_approval=catalogue.approval,
                                      safe=catalogue.safe)  # fmt: skip
     register_plugins(manager, settings)
-    applied = hooks.apply(manager) if hooks is not None else None  # logs every point's chain
+    # Pure executors' decisions live in the database every worker shares (issue 15).
+    decisions = SqlDecisionStore(database)
+    applied = (hooks.apply(manager, decisions=decisions)  # logs every point's chain
+               if hooks is not None else None)  # fmt: skip
     reload = HooksReload(manager, settings.hooks_config, hooks, applied, approvals=policy,
                          grace_seconds=settings.activity_start_to_close_seconds,
-                         worker=f"{socket.gethostname()} pid {os.getpid()}")  # fmt: skip
+                         worker=f"{socket.gethostname()} pid {os.getpid()}",
+                         decisions=decisions)  # fmt: skip
     return WorkerHooks(manager, reload)
 
 

@@ -38,6 +38,7 @@ from harness.hooks.manager import HookManager, RunningOperation, current_operati
 from harness.hooks.monitor import Monitor, MonitorHandle, Proceed
 from harness.hooks.monitors.approvals import REQUESTED_BY, register_approvals
 from harness.hooks.monitors.metrics import register_metrics
+from harness.hooks.pure import DecisionStore, PureExecutor, RecordedDecision
 from harness.hooks.redactor import Redactor
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ __all__ = [
     "ROLE_GUARD_PRIORITY",
     "AbandonObserver",
     "AuditRecord",
+    "DecisionStore",
     "Entry",
     "Executor",
     "HookAbort",
@@ -102,6 +104,8 @@ __all__ = [
     "Monitor",
     "MonitorHandle",
     "Proceed",
+    "PureExecutor",
+    "RecordedDecision",
     "Redactor",
     "Registration",
     "RunningOperation",

@@ -23,6 +23,7 @@ from harness.hooks.errors import HookConfigError
 from harness.hooks.executor import Executor, Registration
 from harness.hooks.manager import HookManager
 from harness.hooks.modes import Mode
+from harness.hooks.pure import DEFAULT_TTL_SECONDS, DecisionStore, PureExecutor
 
 if TYPE_CHECKING:
     from harness.hooks.monitors.inflight import InFlight
@@ -108,12 +109,14 @@ class HooksConfig:
 
     def apply(
         self, manager: HookManager, *, previous: AppliedHooks | None = None,
-        built: dict[str, list[Planned]] | None = None,
+        built: dict[str, list[Planned]] | None = None, decisions: DecisionStore | None = None,
     ) -> AppliedHooks:  # fmt: skip
         """Build every configured executor, then register them all on ``manager``.
 
         Also teaches the manager's redactor the header secrets, installs the chain
         budget and, when ``[observability]`` asks, tracing and the operation log.
+        ``decisions`` is where ``pure`` entries record their decisions; without one a
+        pure entry is called on every attempt (a warning says so).
 
         Args:
             manager: where to register.
@@ -134,7 +137,7 @@ class HooksConfig:
                 manager.redactor.add_secret(secret)
         if built is None:
             built = {}
-            self.build(manager, into=built)
+            self.build(manager, into=built, decisions=decisions)
         planned = [item for items in built.values() for item in items]
         applied = AppliedHooks(manager, entries=built, config=self)
         old = previous.registrations if previous is not None else []
@@ -160,7 +163,7 @@ class HooksConfig:
 
     def build(
         self, manager: HookManager, *, into: dict[str, list[Planned]],
-        reuse: Mapping[str, list[Planned]] | None = None,
+        reuse: Mapping[str, list[Planned]] | None = None, decisions: DecisionStore | None = None,
     ) -> None:  # fmt: skip
         """Construct every entry's executors (and the ``[policy]`` rules) into ``into``.
 
@@ -170,17 +173,18 @@ class HooksConfig:
                 built before a failure stays there, for the caller to close.
             reuse: executors to take as they are for these labels (a reload's unchanged
                 entries keep their connections).
+            decisions: where ``pure`` entries record their decisions.
 
         Raises:
             HookConfigError: an entry could not be built; every problem is named.
         """
-        problems = self._build(manager, into, reuse or {})
+        problems = self._build(manager, into, reuse or {}, decisions)
         if problems:
             raise HookConfigError(source=self.source, problems=problems)
 
     def _build(
         self, manager: HookManager, into: dict[str, list[Planned]],
-        reuse: Mapping[str, list[Planned]],
+        reuse: Mapping[str, list[Planned]], decisions: DecisionStore | None = None,
     ) -> list[str]:  # fmt: skip
         problems: list[str] = []
         for resolved in self.entries:
@@ -189,9 +193,14 @@ class HooksConfig:
             if kept is not None:
                 into[resolved.label] = kept
                 continue
+            if entry.pure and decisions is None:
+                log.warning("%s is pure, but no decision store is configured: it is called "
+                            "again on every attempt", resolved.label)  # fmt: skip
             planned = into.setdefault(resolved.label, [])
             try:
                 for point, inner, closers in _executors(resolved, manager):
+                    if entry.pure and decisions is not None:
+                        inner = _pure(inner, resolved, point, decisions, manager)
                     wrapped = ConfiguredExecutor(
                         inner,
                         point=point,
@@ -290,6 +299,21 @@ def holds_connections(executor: object) -> bool:
     return bool(getattr(executor, "closers", ()))
 
 
+def _pure(
+    inner: Executor, resolved: ResolvedEntry, point: str, store: DecisionStore,
+    manager: HookManager,
+) -> Executor:
+    """``inner`` recording its decisions; its identity is what the entry calls, as written."""
+    config = resolved.entry.model_dump(
+        mode="json", include={"kind", "target", "options", "url", "command", "headers"}
+    )
+    ttl = resolved.entry.pure_ttl_seconds or DEFAULT_TTL_SECONDS
+    return PureExecutor(
+        inner, point=point, name=resolved.label, config=config, store=store, ttl_seconds=ttl,
+        redactor=manager.redactor, audit=manager.audit,
+    )  # fmt: skip
+
+
 def _closer(executor: object) -> tuple[Callable[[], Awaitable[None]], ...]:
     close = getattr(executor, "aclose", None)
     return (close,) if callable(close) else ()
@@ -309,11 +333,21 @@ def describe_chains(manager: HookManager) -> list[str]:
         regs = manager.registrations(point)
         if regs:
             items = ", ".join(
-                f"{reg.priority} {reg.name} ({executor_kind(reg.executor)}, {reg.mode})"
+                f"{reg.priority} {reg.name} ({executor_kind(reg.executor)}, {reg.mode}"
+                f"{', pure' if _wraps(reg.executor, PureExecutor) else ''})"
                 for reg in regs
             )
             lines.append(f"{point}: {items}")
     return lines
+
+
+def _wraps(executor: object, cls: type) -> bool:
+    """Whether ``executor`` is, or wraps (through ``inner``), an instance of ``cls``."""
+    while executor is not None:
+        if isinstance(executor, cls):
+            return True
+        executor = getattr(executor, "inner", None)
+    return False
 
 
 def executor_kind(executor: object) -> str:

@@ -36,6 +36,7 @@ from harness.hooks.executor import Executor, Registration
 from harness.hooks.manager import HookManager
 from harness.hooks.modes import Mode
 from harness.hooks.monitors.approvals import ApprovalPolicy, ApprovalsConfig
+from harness.hooks.pure import DecisionStore
 
 log = logging.getLogger(__name__)
 
@@ -88,17 +89,19 @@ class HooksReload:
         grace_seconds: the longest a removed executor stays open for operations that
             started before the swap (the activity timeout is a natural bound).
         worker: who reloads, for the audit (``host pid``).
+        decisions: where ``pure`` entries record their decisions (as at start).
     """
 
     def __init__(
         self, manager: HookManager, path: Path | None, config: HooksConfig | None,
         applied: AppliedHooks | None, *, approvals: Registration | None = None,
-        grace_seconds: float, worker: str,
+        grace_seconds: float, worker: str, decisions: DecisionStore | None = None,
     ) -> None:  # fmt: skip
         self.manager = manager
         self.path = path
         self.grace_seconds = grace_seconds
         self.worker = worker
+        self.decisions = decisions
         self._config = config
         self._applied = applied or AppliedHooks(manager)
         self._approvals = approvals
@@ -153,7 +156,7 @@ class HooksReload:
         reuse = {label: previous.entries[label] for label in kept if label in previous.entries}
         built: dict[str, list[Planned]] = {}
         try:
-            config.build(self.manager, into=built, reuse=reuse)
+            config.build(self.manager, into=built, reuse=reuse, decisions=self.decisions)
             approvals = self._approval_policy(config)
             applied = config.apply(self.manager, previous=previous, built=built)
         except Exception as error:  # nothing changed: close what was built for nothing
