@@ -36,6 +36,7 @@ from harness.hooks.executor import Executor, Registration
 from harness.hooks.manager import HookManager
 from harness.hooks.modes import Mode
 from harness.hooks.monitors.approvals import ApprovalPolicy, ApprovalsConfig
+from harness.hooks.monitors.inflight import InFlight
 from harness.hooks.pure import DecisionStore
 
 log = logging.getLogger(__name__)
@@ -109,6 +110,8 @@ class HooksReload:
         self._baked = (config.file.retry if config else None, _approval_default(config))
         self._lock = asyncio.Lock()
         self._retiring: set[asyncio.Task[None]] = set()
+        self._replaced: list[InFlight] = []
+        """The in-flight counts of replaced files whose operations have not all ended."""
 
     async def reload(self, *, trigger: str) -> ReloadOutcome:
         """Read, validate and build the file again; apply it whole, or change nothing.
@@ -207,23 +210,28 @@ class HooksReload:
                 *(("[approvals] default",) if _approval_default(config) != default else ()))
 
     def _retire(self, previous: AppliedHooks, labels: list[str]) -> None:
+        # An executor kept through earlier reloads may still serve operations that started
+        # on any of those files: every replaced file's count is waited for, not only the last.
+        if previous.in_flight is not None:
+            self._replaced.append(previous.in_flight)
+        self._replaced = [counted for counted in self._replaced if counted.count]
         executors = [ex for label in labels for _, ex, _, _ in previous.entries.get(label, ())]
         executors = [ex for ex in executors if holds_connections(ex)]
-        if not executors or previous.in_flight is None:
+        if not executors:
             return
-        task = asyncio.create_task(self._close_after(previous, executors, labels))
+        task = asyncio.create_task(self._close_after(list(self._replaced), executors, labels))
         self._retiring.add(task)
         task.add_done_callback(self._retiring.discard)
 
     async def _close_after(
-        self, previous: AppliedHooks, executors: list[Executor], labels: list[str]
+        self, waits: list[InFlight], executors: list[Executor], labels: list[str]
     ) -> None:
-        assert previous.in_flight is not None  # checked by _retire
         try:
-            if not await previous.in_flight.drained(self.grace_seconds):
+            drained = await asyncio.gather(*(w.drained(self.grace_seconds) for w in waits))
+            if not all(drained):
                 log.warning("closing %s after %g s with %d operations still using them",
                             ", ".join(labels), self.grace_seconds,
-                            previous.in_flight.count)  # fmt: skip
+                            sum(w.count for w in waits))  # fmt: skip
         finally:  # also when the worker stops first: nothing stays open
             await _close(executors)
             log.info("closed the executors the reload removed or changed: %s", ", ".join(labels))

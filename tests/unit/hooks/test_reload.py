@@ -244,6 +244,28 @@ async def test_removed_remote_and_plugin_executors_close_only_after_operations_u
     await reload.aclose()
 
 
+async def test_an_executor_kept_through_reloads_waits_for_operations_of_every_earlier_file(
+    manager, tool_ctx, tmp_path, remote
+):
+    url, counts = remote
+    path = tmp_path / "hooks.toml"
+    reload = start(manager, path, local("gate", "gate") + remote_entry("counter", f"{url}/a/"))
+    [old_remote] = [r.executor for r in manager.registrations("tool.invoked.post")]
+    running = asyncio.create_task(manager.run("tool.invoked", tool_ctx))  # on the first file
+    await GATE["entered"].wait()
+    path.write_text(remote_entry("counter", f"{url}/a/"))  # the counter kept, the gate gone
+    assert (await reload.reload(trigger="SIGHUP")).kept == ("counter",)
+    path.write_text("")  # and now the counter goes too
+    assert (await reload.reload(trigger="SIGHUP")).removed == ("counter",)
+    await asyncio.sleep(0.05)
+    GATE["open"].set()
+    await running  # its post chain still reaches the counter: not closed under it
+    assert counts == {"a": 1}
+    await asyncio.wait_for(_until(lambda: not reload._retiring), 5)
+    with pytest.raises(HookTransportError, match="closed"):
+        await old_remote(tool_ctx)
+
+
 async def test_an_operation_that_never_ends_gets_its_removed_executors_closed_after_the_grace(
     manager, tool_ctx, tmp_path
 ):
