@@ -72,6 +72,16 @@ hook_executor_stats: Final = Table(
 """Each worker's executor calls per flush window: counts by decision and latency buckets (JSON),
 added up by ``python -m harness.hooks stats`` (:mod:`harness.executor_stats_store`)."""
 
+hook_decision: Final = Table(
+    "hook_decision",
+    METADATA,
+    Column("key", Text, primary_key=True),
+    Column("decision", Text, nullable=False),
+    Column("expires_at", Float, nullable=False),
+    Index("hook_decision_expires", "expires_at"),
+)
+"""Pure executors' decisions by key of the redacted context, reused until they expire."""
+
 seen_event: Final = Table(
     "seen_event",
     METADATA,

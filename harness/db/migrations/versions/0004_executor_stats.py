@@ -4,8 +4,8 @@ histogram, one row per executor per flush window.
 Written out here rather than created from :mod:`harness.db.schema`, so a later change to the
 table is a later revision and this one stays what it was.
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0003"
-down_revision = "0002"
+revision = "0004"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 
