@@ -108,6 +108,8 @@ class HooksReload:
         self._approvals = approvals
         # What the default bodies were given at start: a change needs a restart.
         self._baked = (config.file.retry if config else None, _approval_default(config))
+        # Installed by build_hooks with the worker's database (issue 15, point 4): at start only.
+        self._stats = bool(config and config.file.observability.executor_stats)
         self._lock = asyncio.Lock()
         self._retiring: set[asyncio.Task[None]] = set()
         self._replaced: list[InFlight] = []
@@ -207,7 +209,9 @@ class HooksReload:
     def _restart(self, config: HooksConfig) -> tuple[str, ...]:
         retry, default = self._baked
         return (*(("[retry]",) if config.file.retry != retry else ()),
-                *(("[approvals] default",) if _approval_default(config) != default else ()))
+                *(("[approvals] default",) if _approval_default(config) != default else ()),
+                *(("[observability] executor_stats",)
+                  if config.file.observability.executor_stats != self._stats else ()))  # fmt: skip
 
     def _retire(self, previous: AppliedHooks, labels: list[str]) -> None:
         # An executor kept through earlier reloads may still serve operations that started

@@ -357,6 +357,15 @@ async def test_without_a_hooks_file_a_reload_is_refused_and_audited(manager):
     assert not outcome.applied and "no hooks file is configured" in reloads(manager)[0].reason
 
 
+async def test_turning_executor_stats_on_needs_a_restart(manager, tmp_path):
+    path = tmp_path / "hooks.toml"
+    reload = start(manager, path, "[observability]\nexecutor_stats = false\n")
+    path.write_text("[observability]\nexecutor_stats = true\n")
+    outcome = await reload.reload(trigger="SIGHUP")
+    assert outcome.applied and outcome.restart == ("[observability] executor_stats",)
+    assert manager.monitors("executor") == ()  # the worker's database is needed: at start only
+
+
 async def _until(condition) -> None:
     while not condition():
         await asyncio.sleep(0.01)
