@@ -37,7 +37,7 @@ from harness.hooks.executor import AbandonObserver, Executor, Registration
 from harness.hooks.manager import HookManager, RunningOperation, current_operation
 from harness.hooks.monitor import Monitor, MonitorHandle, Proceed
 from harness.hooks.monitors.approvals import REQUESTED_BY, register_approvals
-from harness.hooks.monitors.metrics import register_metrics
+from harness.hooks.monitors.metrics import count_observer_drops, register_metrics
 from harness.hooks.redactor import Redactor
 
 if TYPE_CHECKING:
@@ -104,6 +104,7 @@ __all__ = [
     "RunningOperation",
     "UnknownHookPointError",
     "context_type",
+    "count_observer_drops",
     "current_operation",
     "describe_chains",
     "entries",

@@ -148,6 +148,15 @@ class HooksConfig:
         return planned
 
     def _monitors(self, manager: HookManager, applied: AppliedHooks) -> None:
+        if (limits := self.file.observers) is not None:
+            from harness.hooks.observers import ObserverLimits
+
+            previous = manager.observers.configure(ObserverLimits(**limits.model_dump()))
+
+            def restore() -> None:
+                manager.observers.configure(previous)
+
+            applied.undo.append(restore)
         budget = self.file.chain.budget_seconds
         if budget is not None:
             from harness.hooks.monitors.budget import install_budget

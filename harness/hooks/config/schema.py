@@ -140,6 +140,9 @@ class ExecutorEntry(_Section):
             raise ValueError("idempotent = false applies to jsonrpc executors only")
         if self.mode == "validator" and (bad := [p for p in self.points if p.endswith(".in")]):
             raise ValueError(f"a validator cannot run at an in point ({', '.join(bad)})")
+        if self.mode == "observer" and (bad := [p for p in self.points if p.endswith(".in")]):
+            raise ValueError(f"an observer cannot run at an in point ({', '.join(bad)}); "
+                             "observe the output at the post point")  # fmt: skip
         return self
 
     def label(self, index: int) -> str:
@@ -182,6 +185,17 @@ class ObservabilitySection(_Section):
     logs: bool = False
 
 
+class ObserversSection(_Section):
+    """``[observers]``: the queue executors with ``mode = "observer"`` run from (issue 15)."""
+
+    queue_size: int = Field(default=1000, ge=0, le=1_000_000)
+    """Observations waiting for a free slot; one more is dropped (and counted)."""
+    concurrency: int = Field(default=4, ge=1, le=256)
+    """Observations running at once."""
+    shutdown_seconds: float = Field(default=5.0, ge=0, le=300)
+    """How long the worker's shutdown waits for the queue to drain before cancelling it."""
+
+
 class HooksFile(_Section):
     """The whole file."""
 
@@ -192,3 +206,4 @@ class HooksFile(_Section):
     retry: RetrySection | None = None
     chain: ChainSection = ChainSection()
     observability: ObservabilitySection = ObservabilitySection()
+    observers: ObserversSection | None = None
