@@ -161,6 +161,20 @@ class ObserverQueue:
         """Observations running now."""
         return len(self._tasks)
 
+    async def drain(self, timeout: float | None = None) -> bool:
+        """Wait until nothing runs or waits (or ``timeout`` seconds pass): for tests and shutdown.
+
+        Returns:
+            Whether the queue is empty.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self._tasks:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                break
+            await asyncio.wait(set(self._tasks), timeout=left)
+        return not self._tasks
+
     async def aclose(self) -> None:
         """Refuse new observations, let the queue drain for ``shutdown_seconds``, cancel the rest.
 
@@ -168,9 +182,7 @@ class ObserverQueue:
         from then on every observation offered is dropped (the executors are closed next).
         """
         self._closed = True
-        deadline = time.monotonic() + self.limits.shutdown_seconds
-        while self._tasks and (left := deadline - time.monotonic()) > 0:
-            await asyncio.wait(set(self._tasks), timeout=left)
+        await self.drain(self.limits.shutdown_seconds)
         abandoned = [item.observer for item in self._pending]
         self._pending.clear()
         running = dict(self._tasks)
@@ -268,6 +280,20 @@ class ObserverExecutor:
         self.queue.audit.record(
             "observer_ignored", point=self.point, executor=self.name, reason=reason, ctx=ctx
         )
+
+    async def drain(self, timeout: float | None = None) -> bool:
+        """Wait until nothing runs or waits (or ``timeout`` seconds pass): for tests and shutdown.
+
+        Returns:
+            Whether the queue is empty.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self._tasks:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                break
+            await asyncio.wait(set(self._tasks), timeout=left)
+        return not self._tasks
 
     async def aclose(self) -> None:
         """Close the observer when it holds connections (the manager's ``aclose``)."""
