@@ -281,20 +281,6 @@ class ObserverExecutor:
             "observer_ignored", point=self.point, executor=self.name, reason=reason, ctx=ctx
         )
 
-    async def drain(self, timeout: float | None = None) -> bool:
-        """Wait until nothing runs or waits (or ``timeout`` seconds pass): for tests and shutdown.
-
-        Returns:
-            Whether the queue is empty.
-        """
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while self._tasks:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                break
-            await asyncio.wait(set(self._tasks), timeout=left)
-        return not self._tasks
-
     async def aclose(self) -> None:
         """Close the observer when it holds connections (the manager's ``aclose``)."""
         close = getattr(self.inner, "aclose", None)
