@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import inspect
 import logging
 import time
 from collections import deque
@@ -21,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, NamedTuple, final
 
-from harness.hooks.audit import AuditLog
+from harness.hooks.audit import AuditLog, AuditRecord
 from harness.hooks.contexts import HookContext
 from harness.hooks.errors import HookAbort
 from harness.hooks.executor import Executor
@@ -261,23 +262,22 @@ class ObserverExecutor:
             self._ignored(f"veto ignored: {abort.reason}", ctx)
         except Exception as error:
             counts.failures += 1
-            self._ignored(f"failure ignored: {type(error).__name__}: {error}", ctx)
+            record = self._ignored(f"failure ignored: {type(error).__name__}: {error}", ctx)
             now = time.monotonic()
             if now - counts.warned_failures >= WARNING_INTERVAL:
                 counts.warned_failures = now
-                log.warning("observer %s at %s failed (ignored; %d failures so far): %s",
-                            self.name, self.point, counts.failures,
-                            self.queue.audit.redactor.redact_text(f"{type(error).__name__}: "
-                                                                  f"{error}"))  # fmt: skip
+                log.warning("observer %s at %s: %s (%d failures so far)", self.name,
+                            self.point, record.reason, counts.failures)  # fmt: skip
         else:
+            if inspect.iscoroutine(out):  # an un-awaited call: close it, so nothing warns later
+                out.close()
             if out is not None:
                 counts.rewrites += 1
-                log.debug("observer %s at %s returned a replacement (ignored)", self.name,
-                          self.point)  # fmt: skip
+                log.debug("observer %s at %s returned a value (ignored)", self.name, self.point)
         counts.completed += 1
 
-    def _ignored(self, reason: str, ctx: HookContext) -> None:
-        self.queue.audit.record(
+    def _ignored(self, reason: str, ctx: HookContext) -> AuditRecord:
+        return self.queue.audit.record(
             "observer_ignored", point=self.point, executor=self.name, reason=reason, ctx=ctx
         )
 

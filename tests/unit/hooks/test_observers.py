@@ -144,7 +144,8 @@ async def test_what_an_observer_returns_or_raises_never_reaches_the_operation(
     if does == "crash":
         warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
         assert len(warnings) == 2  # one per observer, each rate-limited on its own
-        assert "RuntimeError: observer bug with [REDACTED]" in warnings[0].getMessage()
+        assert "failure ignored: RuntimeError: observer bug with [REDACTED]" in (
+            warnings[0].getMessage())  # fmt: skip
 
 
 async def test_a_full_queue_drops_counts_and_warns_once(manager, tool_ctx, caplog):
@@ -354,3 +355,16 @@ def test_a_wrong_observer_configuration_is_refused_naming_the_field(tmp_path, te
     with pytest.raises(HookConfigError) as caught:
         load_hooks_config(path, environ={})
     assert expected in str(caught.value), str(caught.value)
+
+
+async def test_an_observer_returning_an_unawaited_coroutine_is_closed_quietly(manager, tool_ctx):
+    async def inner(ctx):
+        return None
+
+    async def forgot(ctx):
+        return inner(ctx)  # a bug: the coroutine is returned, never awaited
+
+    manager.register("tool.invoked.post", forgot, mode="observer")
+    await manager.run("tool.invoked", tool_ctx)
+    assert await manager.observers.drain(timeout=5)
+    assert stats_of(manager, "forgot").ignored_rewrites == 1  # and no "never awaited" warning
