@@ -206,3 +206,18 @@ async def test_cancelling_the_operation_cancels_every_validator(tool_ctx):
     with pytest.raises(asyncio.CancelledError):
         await run
     assert sorted(cancelled) == [0, 1]
+
+
+async def test_a_replace_regroups_and_a_failed_one_keeps_the_group_it_had(manager, tool_ctx):
+    a, b = asyncio.Event(), asyncio.Event()
+    first = manager.register(PRE, waits_for(a, b), priority=1, mode="validator")
+    manager.register(PRE, waits_for(b, a), priority=2, mode="validator")
+    before = manager._runs[PRE]
+    with pytest.raises(ValueError, match=r"cannot run at tool\.invoked\.in"):
+        manager.replace([first], [("tool.invoked.in", waits_for(a, b), 0, "validator")])
+    assert manager._runs[PRE] is before  # the hot reload's rollback restores the group too
+    async with asyncio.timeout(5):
+        await manager.run("tool.invoked", tool_ctx)
+    manager.replace([first], [])
+    assert [r.mode for r in manager._runs[PRE]] == ["validator"]
+    assert not isinstance(manager._runs[PRE][0].executor, ValidatorGroup)
