@@ -250,7 +250,7 @@ def _groups(config: HooksConfig | None) -> dict[str, tuple[object, ...]]:
 def _sections(before: HooksConfig | None, after: HooksConfig) -> tuple[str, ...]:
     """The monitors' sections that changed; they are swapped with the chains."""
     return tuple(
-        f"[{name}]" for name in ("chain", "observability")
+        f"[{name}]" for name in ("chain", "observability", "observers")
         if before is None or getattr(before.file, name) != getattr(after.file, name)
     )  # fmt: skip
 

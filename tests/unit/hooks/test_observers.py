@@ -368,3 +368,23 @@ async def test_an_observer_returning_an_unawaited_coroutine_is_closed_quietly(ma
     await manager.run("tool.invoked", tool_ctx)
     assert await manager.observers.drain(timeout=5)
     assert stats_of(manager, "forgot").ignored_rewrites == 1  # and no "never awaited" warning
+
+
+async def test_a_hot_reload_resizes_the_queue_and_says_so(tmp_path, manager):
+    from harness.hooks import HooksReload
+
+    path = tmp_path / "hooks.toml"
+    entry = (f'[[executor]]\nname = "feed"\nkind = "local"\npoints = "tool.invoked.post"\n'
+             f'target = "{ME}:seen"\nmode = "observer"\n')  # fmt: skip
+    path.write_text("[observers]\nconcurrency = 2\n\n" + entry)
+    config = load_hooks_config(path, environ={})
+    reload = HooksReload(manager, path, config, config.apply(manager), grace_seconds=1,
+                         worker="test")  # fmt: skip
+    path.write_text("[observers]\nconcurrency = 3\n\n" + entry)
+    outcome = await reload.reload(trigger="SIGHUP")
+    assert outcome.applied and "[observers]" in outcome.changed and outcome.kept == ("feed",)
+    assert manager.observers.limits.concurrency == 3
+    path.write_text(entry)  # the section removed: back to the defaults
+    assert (await reload.reload(trigger="SIGHUP")).applied
+    assert manager.observers.limits == ObserverLimits()
+    await reload.aclose()
