@@ -88,6 +88,7 @@ class _Pending(NamedTuple):
     observer: ObserverExecutor
     ctx: HookContext
     context: contextvars.Context
+    seq: int
 
 
 @final
@@ -109,6 +110,8 @@ class ObserverQueue:
         self.limits = limits or ObserverLimits()
         self._pending: deque[_Pending] = deque()
         self._tasks: dict[asyncio.Task[None], ObserverExecutor] = {}
+        self._seqs: dict[asyncio.Task[None], int] = {}
+        self._accepted = 0
         self._counts: dict[tuple[str, str], _Counts] = {}
         self._listeners: list[DropListener] = []
         self._closed = False
@@ -133,9 +136,12 @@ class ObserverQueue:
         if self._closed:
             self._dropped(observer, "the manager is closing")
         elif len(self._tasks) < self.limits.concurrency:
-            self._start(asyncio.get_running_loop(), observer, ctx, None)
+            self._accepted += 1
+            self._start(asyncio.get_running_loop(), observer, ctx, None, self._accepted)
         elif len(self._pending) < self.limits.queue_size:
-            self._pending.append(_Pending(observer, ctx, contextvars.copy_context()))
+            self._accepted += 1
+            self._pending.append(
+                _Pending(observer, ctx, contextvars.copy_context(), self._accepted))
         else:
             self._dropped(observer, f"the queue is full ({self.limits.queue_size} waiting)")
 
@@ -176,6 +182,31 @@ class ObserverQueue:
             await asyncio.wait(set(self._tasks), timeout=left)
         return not self._tasks
 
+    def mark(self) -> int:
+        """How many observations were accepted so far: a point to wait for with :meth:`settled`."""
+        return self._accepted
+
+    async def settled(self, mark: int, timeout: float) -> bool:
+        """Wait until every observation accepted up to ``mark`` has ended, or ``timeout`` passes.
+
+        A hot reload waits for this before it closes the observers it removed, so what was
+        queued for them still runs on an open connection; later ones are not waited for.
+
+        Returns:
+            Whether they all ended.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            early = {task for task, seq in self._seqs.items() if seq <= mark}
+            waiting = bool(self._pending) and self._pending[0].seq <= mark
+            if not early and not waiting:
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0 or not (early or self._tasks):
+                return False
+            await asyncio.wait(early or set(self._tasks), timeout=left,
+                               return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+
     async def aclose(self) -> None:
         """Refuse new observations, let the queue drain for ``shutdown_seconds``, cancel the rest.
 
@@ -205,16 +236,18 @@ class ObserverQueue:
         observer: ObserverExecutor,
         ctx: HookContext,
         context: contextvars.Context | None,
+        seq: int,
     ) -> None:
         task = loop.create_task(observer.observe(ctx), context=context)
         self._tasks[task] = observer
+        self._seqs[task] = seq
         task.add_done_callback(self._finished)
 
     def _finished(self, task: asyncio.Task[None]) -> None:
-        del self._tasks[task]
+        del self._tasks[task], self._seqs[task]
         while self._pending and len(self._tasks) < self.limits.concurrency:
             item = self._pending.popleft()
-            self._start(task.get_loop(), item.observer, item.ctx, item.context)
+            self._start(task.get_loop(), item.observer, item.ctx, item.context, item.seq)
 
     def _dropped(self, observer: ObserverExecutor, why: str, *, warn: bool = True) -> None:
         counts = observer.counts

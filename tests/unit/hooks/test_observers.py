@@ -388,3 +388,63 @@ async def test_a_hot_reload_resizes_the_queue_and_says_so(tmp_path, manager):
     assert (await reload.reload(trigger="SIGHUP")).applied
     assert manager.observers.limits == ObserverLimits()
     await reload.aclose()
+
+
+EVENTS: list[str] = []
+FEED_GATE: list[asyncio.Event] = []
+
+
+class Feed:
+    """An observer holding a resource (a factory's executor): what it saw and its close."""
+
+    async def __call__(self, ctx):
+        await FEED_GATE[0].wait()
+        EVENTS.append("observed")
+
+    async def aclose(self) -> None:
+        EVENTS.append("closed")
+
+
+def feed() -> Feed:
+    return Feed()
+
+
+async def test_settled_waits_for_what_was_accepted_up_to_a_mark(manager, tool_ctx):
+    observer = Blocked()
+    manager.register("tool.invoked.post", observer, mode="observer")
+    manager.observers.configure(ObserverLimits(queue_size=5, concurrency=1))
+    for _ in range(2):
+        await manager.run("tool.invoked", tool_ctx)
+    mark = manager.observers.mark()
+    assert mark == 2 and not await manager.observers.settled(mark, timeout=0.05)
+    observer.release.set()
+    assert await manager.observers.settled(mark, timeout=5)
+
+
+async def test_a_reload_closes_a_removed_observer_after_its_queued_observations(
+    tmp_path, manager, tool_ctx
+):
+    from harness.hooks import HooksReload
+
+    EVENTS.clear()
+    FEED_GATE[:] = [asyncio.Event()]
+    path = tmp_path / "hooks.toml"
+    path.write_text(f'[observers]\nconcurrency = 1\n\n[[executor]]\nname = "feed"\n'
+                    f'kind = "local"\npoints = "tool.invoked.post"\ntarget = "{ME}:feed"\n'
+                    'mode = "observer"\n')  # fmt: skip
+    config = load_hooks_config(path, environ={})
+    reload = HooksReload(manager, path, config, config.apply(manager), grace_seconds=10,
+                         worker="test")  # fmt: skip
+    for _ in range(3):
+        await manager.run("tool.invoked", tool_ctx)  # one observation runs, two wait
+    path.write_text("")
+    outcome = await reload.reload(trigger="SIGHUP")
+    assert outcome.applied and outcome.removed == ("feed",)
+    await asyncio.sleep(0.05)
+    assert EVENTS == []  # not closed under its own queued observations
+    FEED_GATE[0].set()
+    async with asyncio.timeout(5):
+        while "closed" not in EVENTS:
+            await asyncio.sleep(0.01)
+    assert EVENTS == ["observed", "observed", "observed", "closed"]
+    await reload.aclose()
