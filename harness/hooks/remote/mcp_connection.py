@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import shlex
+import ssl as _ssl
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -49,6 +50,8 @@ class McpConnection:
         cwd: working directory of a stdio server.
         connect_timeout: bound on each handshake request, so a server that never
             answers cannot hold the owner task open forever.
+        ssl: the TLS context of an ``https`` URL (client certificate, private CA; see
+            :func:`harness.hooks.remote.tls.client_context`); the system's when omitted.
 
     A connection belongs to the event loop that first uses it; :meth:`aclose` it there.
     """
@@ -60,7 +63,9 @@ class McpConnection:
         env: Mapping[str, str] | None = None,
         cwd: str | Path | None = None,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        ssl: _ssl.SSLContext | None = None,
     ) -> None:
+        self._ssl = ssl
         if isinstance(server, str):
             if urlsplit(server).scheme not in ("http", "https"):
                 raise ValueError(
@@ -158,7 +163,8 @@ class McpConnection:
             if owner is None or not owner.usable():
                 if owner is not None:
                     self._retire(owner)
-                owner = self._owner = _Owner(self._params, self.endpoint, self._connect_timeout)
+                owner = self._owner = _Owner(self._params, self.endpoint, self._connect_timeout,
+                                             self._ssl)  # fmt: skip
                 self._retired.add(owner.task)
                 owner.task.add_done_callback(self._retired.discard)
         return owner, await owner.wait_ready()
@@ -177,9 +183,14 @@ class _Owner:
     """The task that holds one :class:`mcp.Client` open until it is told to close."""
 
     def __init__(
-        self, params: StdioServerParameters | str, endpoint: str, connect_timeout: float
+        self,
+        params: StdioServerParameters | str,
+        endpoint: str,
+        connect_timeout: float,
+        ssl: _ssl.SSLContext | None = None,
     ) -> None:
         self._params = params
+        self._ssl = ssl
         self._connect_timeout = connect_timeout
         loop = asyncio.get_running_loop()
         self._ready: asyncio.Future[Client] = loop.create_future()
@@ -205,7 +216,7 @@ class _Owner:
 
     async def _run(self) -> None:
         transport = _watched(
-            _http_without_redirects(self._params)
+            _http_without_redirects(self._params, self._ssl)
             if isinstance(self._params, str)
             else stdio_client(self._params),
             self._stop,
@@ -244,7 +255,9 @@ def _session_is_gone(error: BaseException) -> bool:
 
 
 @asynccontextmanager
-async def _http_without_redirects(url: str) -> AsyncIterator[Any]:
+async def _http_without_redirects(
+    url: str, ssl: _ssl.SSLContext | None = None
+) -> AsyncIterator[Any]:
     """Streamable HTTP on a client that follows no redirect, not even within the origin.
 
     The SDK follows same-origin 307/308s by itself; remote executors follow none
@@ -255,6 +268,7 @@ async def _http_without_redirects(url: str) -> AsyncIterator[Any]:
     http = httpx2.AsyncClient(
         timeout=httpx2.Timeout(30.0, read=300.0),
         max_redirects=0,
+        verify=ssl if ssl is not None else True,
         event_hooks={"response": [_refuse_redirect]},
     )
     async with http, streamable_http_client(url, http_client=http) as streams:

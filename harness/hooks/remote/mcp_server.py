@@ -112,13 +112,31 @@ async def serve_stdio(server: Server[Any]) -> None:
 
 
 async def serve_http(
-    server: Server[Any], *, host: str = "127.0.0.1", port: int = 8000, path: str = DEFAULT_PATH
+    server: Server[Any],
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    path: str = DEFAULT_PATH,
+    tls_cert: str | None = None,
+    tls_key: str | None = None,
+    tls_client_ca: str | None = None,
 ) -> None:
-    """Serve ``server`` over streamable HTTP at ``http://host:port/path`` until cancelled."""
+    """Serve ``server`` over streamable HTTP at ``http://host:port/path`` until cancelled.
+
+    With ``tls_cert`` (and ``tls_key``) it is ``https``; with ``tls_client_ca`` too, every
+    client must present a certificate signed by that CA (mTLS), or the handshake fails.
+    """
+    import ssl
+
     import uvicorn  # the HTTP stack loads only for servers that use it
 
     app = server.streamable_http_app(streamable_http_path=path, host=host)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    tls: dict[str, Any] = {}
+    if tls_cert is not None:
+        tls = {"ssl_certfile": tls_cert, "ssl_keyfile": tls_key}
+        if tls_client_ca is not None:
+            tls |= {"ssl_ca_certs": tls_client_ca, "ssl_cert_reqs": ssl.CERT_REQUIRED}
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", **tls)
     await uvicorn.Server(config).serve()
 
 
