@@ -16,7 +16,7 @@ from typing import Final, final
 
 import aiohttp
 
-from harness.http.errors import HttpClientError
+from harness.http.errors import TLS_DROPPED_HINT, HttpClientError
 from harness.providers import HttpResponse
 
 DEFAULT_LIMIT: Final = 100
@@ -172,12 +172,7 @@ def _too_large(url: str, max_bytes: int, seen: str) -> HttpClientError:
 
 
 def _tls(url: str) -> str:
-    # Under TLS 1.3 the server checks a client certificate after the client's handshake is
-    # done, so a refused (or missing) certificate shows up as a reset on the first read.
-    if not url.startswith("https:"):
-        return ""
-    return (" (over TLS: a server that requires a client certificate drops the connection "
-            "when none, or one it does not trust, is offered)")  # fmt: skip
+    return f" ({TLS_DROPPED_HINT})" if url.startswith("https:") else ""
 
 
 def _text(exc: BaseException) -> str:

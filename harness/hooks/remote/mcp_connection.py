@@ -30,6 +30,8 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, CallToolResult, Tool
 
+from harness.http.errors import TLS_DROPPED_HINT
+
 log = logging.getLogger(__name__)
 
 DEFAULT_CONNECT_TIMEOUT: Final = 10.0
@@ -106,7 +108,12 @@ class McpConnection:
             Exception: whatever the SDK raised (``MCPError``, transport or spawn
                 errors); callers map it at their error boundary.
         """
-        owner, client = await self._ready_owner()
+        try:  # a try costs nothing until it catches
+            owner, client = await self._ready_owner()
+        except (httpx2.ReadError, httpx2.WriteError, httpx2.RemoteProtocolError) as error:
+            if not self.endpoint.startswith("https:"):
+                raise
+            raise _dropped_over_tls(error) from error
         try:
             return await client.call_tool(name, arguments, read_timeout_seconds=timeout)
         except BaseException as error:
@@ -334,6 +341,12 @@ class _EndWatch:
 
     def __getattr__(self, name: str) -> Any:  # noqa: ANN401  # e.g. the SDK's last_context
         return getattr(self._stream, name)
+
+
+def _dropped_over_tls(error: BaseException) -> ConnectionError:
+    """A handshake that broke off over https, worded for what it may mean (issue 15)."""
+    text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    return ConnectionError(f"{text} ({TLS_DROPPED_HINT})")
 
 
 def _first_leaf(error: BaseException) -> BaseException:

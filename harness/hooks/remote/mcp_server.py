@@ -148,6 +148,9 @@ def serve_from_command_line(
 ) -> None:
     """Run a hook server as a script: stdio by default, ``--http [--host H] [--port N]``.
 
+    ``--tls-cert F [--tls-key K]`` serves https; ``--tls-client-ca CA`` then requires
+    every client to present a certificate that CA signed (mTLS).
+
     Args:
         hooks: the functions to serve, keyed by point.
         argv: the arguments (``sys.argv[1:]`` when ``None``).
@@ -158,10 +161,15 @@ def serve_from_command_line(
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--path", default=DEFAULT_PATH)
+    parser.add_argument("--tls-cert", help="PEM certificate: serve https")
+    parser.add_argument("--tls-key", help="PEM key of --tls-cert, if not in its file")
+    parser.add_argument("--tls-client-ca", help="PEM CA bundle: require client certificates")
     args = parser.parse_args(argv)
     server = hook_server(hooks, name=name)
     if args.http:
-        anyio.run(lambda: serve_http(server, host=args.host, port=args.port, path=args.path))
+        anyio.run(lambda: serve_http(server, host=args.host, port=args.port, path=args.path,
+                                     tls_cert=args.tls_cert, tls_key=args.tls_key,
+                                     tls_client_ca=args.tls_client_ca))  # fmt: skip
     else:
         anyio.run(serve_stdio, server)
 
