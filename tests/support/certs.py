@@ -33,6 +33,8 @@ class Pki:
     stranger_cert: Path
     stranger_key: Path
     """A client certificate signed by ``other_ca``: the server must refuse it."""
+    client_key_encrypted: Path
+    """``client_key`` under a passphrase, which a worker cannot type."""
 
     def server_context(self) -> ssl.SSLContext:
         """An HTTPS server context that requires a client certificate signed by ``ca``."""
@@ -141,4 +143,16 @@ def make_pki(directory: Path) -> Pki:
         other_ca=_write_cert(other[0], directory / "other-ca.pem"),
         stranger_cert=_write_cert(stranger[0], directory / "stranger.pem"),
         stranger_key=_write_key(stranger[1], directory / "stranger.key"),
+        client_key_encrypted=_write_encrypted(client[1], directory / "client-encrypted.key"),
     )
+
+
+def _write_encrypted(key: ec.EllipticCurvePrivateKey, path: Path) -> Path:
+    path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.BestAvailableEncryption(b"passphrase"),
+        )
+    )
+    return path

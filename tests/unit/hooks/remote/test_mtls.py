@@ -156,11 +156,14 @@ async def test_a_server_certificate_from_another_ca_is_refused(tmp_path, pki, ki
         ({"tls_client_cert": "client.pem", "tls_client_key": "stranger.key"},
          "fields tls_client_cert, tls_client_key: not a usable TLS set-up"),
         ({"tls_ca": "client.key"}, "fields tls_ca: not a usable TLS set-up"),
+        ({"tls_client_cert": "client.pem", "tls_client_key": "client-encrypted.key"},
+         "encrypted private keys are not supported"),
     ],
-    ids=["missing-file", "key-without-cert", "key-of-another-cert", "not-a-ca-bundle"],
+    ids=["missing-file", "key-without-cert", "key-of-another-cert", "not-a-ca-bundle",
+         "encrypted-key"],
 )  # fmt: skip
 def test_the_tls_files_are_checked_when_the_hooks_file_loads(tmp_path, pki, settings, expected):
-    for source in (pki.client_cert, pki.client_key, pki.stranger_key):
+    for source in (pki.client_cert, pki.client_key, pki.stranger_key, pki.client_key_encrypted):
         (tmp_path / source.name).write_bytes(source.read_bytes())
     keys = "\n".join(f'{k} = "{v}"' for k, v in settings.items())
     path = tmp_path / "hooks.toml"
