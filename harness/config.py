@@ -153,7 +153,8 @@ class Settings(BaseSettings):
     """Executor configuration file (TOML: executors, policy, retry, chain budget, tracing);
     loaded at worker start after the built-in plugin, all or nothing. See ``examples/hooks.toml``.
     The worker and the bot refuse to start on a bad file, naming every problem;
-    ``python -m harness.hooks list --config FILE`` prints the chains the worker runs.
+    ``python -m harness.hooks list --config FILE`` prints the chains the worker runs. SIGHUP
+    makes a worker reload it, all or nothing, between operations (``docs/hooks/reload.md``).
     """
 
     # The agent loop (issue 5): model providers, tools, skills, named agents.

@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
+import socket
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from harness.config import Settings
 from harness.domain import DEFAULT_APPROVALS, RetryDefaults
 from harness.hooks import (
     HookConfigError,
     HookManager,
+    HooksReload,
     Redactor,
     load_hooks_config,
     register_approvals,
@@ -71,6 +74,20 @@ def register_plugins(manager: HookManager, settings: Settings) -> None:
 def build_manager(
     settings: Settings, database: Database, *, meter: MetricMeter | None = None
 ) -> HookManager:
+    """The worker's manager, as :func:`build_hooks` assembles it (without its reload)."""
+    return build_hooks(settings, database, meter=meter).manager
+
+
+class WorkerHooks(NamedTuple):
+    """A worker's manager and what reloads its hooks file into it (SIGHUP, issue 15)."""
+
+    manager: HookManager
+    reload: HooksReload
+
+
+def build_hooks(
+    settings: Settings, database: Database, *, meter: MetricMeter | None = None
+) -> WorkerHooks:
     """The worker's manager: redactor, audit sink, monitors, default bodies, plugins, hooks file.
 
     In this order: the hooks file (``settings.hooks_config``) is read and resolved
@@ -82,7 +99,8 @@ def build_manager(
     operation counters on ``meter``, and spans when the process has an SDK tracer
     provider (:func:`harness.tracing.configure_tracing` found an exporter), so an
     unconfigured worker pays for neither. The artefact store and the audit sink share
-    ``database``, which the caller opened and closes (after the manager).
+    ``database``, which the caller opened and closes (after the manager), with the
+    decisions of the hooks file's pure executors (:mod:`harness.decision_store`).
 
     Args:
         settings: the worker's settings.
@@ -92,8 +110,9 @@ def build_manager(
             serves metrics); no counters when ``None``.
 
     Returns:
-        The manager; closing it (``aclose``) closes the bodies' HTTP client and sessions
-        and writes the audit records still queued.
+        The manager, and its :class:`HooksReload` (grace: an activity's start-to-close
+        timeout); closing the manager (``aclose``) closes the bodies' HTTP client and
+        sessions and writes the audit records still queued.
 
     Raises:
         HookConfigError: ``settings.hooks_config`` is invalid, or a plugin path does
@@ -102,6 +121,7 @@ def build_manager(
     from harness.audit_store import SqlAuditStore
     from harness.bodies import BodyRuntime, catalogue_of, register_defaults
     from harness.db import TranscriptStore
+    from harness.decision_store import SqlDecisionStore
     from harness.providers import system_random
     from harness.store import SqlArtefactStore
 
@@ -124,12 +144,18 @@ def build_manager(
     deps = runtime.deps(random=system_random(), retry=retry, approvals=default)
     register_defaults(manager, deps)
     catalogue = catalogue_of(deps.tools)  # approvals by policy (issue 14): the tools' own word
-    register_approvals(manager, approvals, needs_approval=catalogue.approval,
-                       safe=catalogue.safe)  # fmt: skip
+    [policy, _] = register_approvals(manager, approvals, needs_approval=catalogue.approval,
+                                     safe=catalogue.safe)  # fmt: skip
     register_plugins(manager, settings)
-    if hooks is not None:
-        hooks.apply(manager)  # logs the resulting chain of every point
-    return manager
+    # Pure executors' decisions live in the database every worker shares (issue 15).
+    decisions = SqlDecisionStore(database)
+    applied = (hooks.apply(manager, decisions=decisions)  # logs every point's chain
+               if hooks is not None else None)  # fmt: skip
+    reload = HooksReload(manager, settings.hooks_config, hooks, applied, approvals=policy,
+                         grace_seconds=settings.activity_start_to_close_seconds,
+                         worker=f"{socket.gethostname()} pid {os.getpid()}",
+                         decisions=decisions)  # fmt: skip
+    return WorkerHooks(manager, reload)
 
 
 def register_monitors(manager: HookManager, meter: MetricMeter | None) -> None:

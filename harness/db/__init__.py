@@ -1,8 +1,8 @@
 """The harness's SQL database: one code path for SQLite (the laptop) and PostgreSQL (a fleet).
 
 Everything a worker or a bot persists besides Temporal's own history lives here:
-artefacts, transcripts (:mod:`.transcripts`), audit records, the bot's event claims and
-thread bindings. Where it lives
+artefacts, transcripts (:mod:`.transcripts`), audit records, pure executors' decisions, the
+bot's event claims and thread bindings. Where it lives
 is one setting, ``HARNESS_DATABASE_URL`` (``postgresql://…`` for every host of a
 deployment to share); unset, each process uses a SQLite file under its data dir, as
 ``make run`` does. The tables are :mod:`.schema`'s, their migrations :mod:`.migrate`'s

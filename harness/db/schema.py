@@ -53,6 +53,16 @@ hook_audit: Final = Table(
 )
 """Every abort, refusal and dry-run verdict the hook manager audits (reasons redacted)."""
 
+hook_decision: Final = Table(
+    "hook_decision",
+    METADATA,
+    Column("key", Text, primary_key=True),
+    Column("decision", Text, nullable=False),
+    Column("expires_at", Float, nullable=False),
+    Index("hook_decision_expires", "expires_at"),
+)
+"""Pure executors' decisions by key of the redacted context, reused until they expire."""
+
 seen_event: Final = Table(
     "seen_event",
     METADATA,

@@ -38,10 +38,12 @@ from harness.hooks.manager import HookManager, RunningOperation, current_operati
 from harness.hooks.monitor import Monitor, MonitorHandle, Proceed
 from harness.hooks.monitors.approvals import REQUESTED_BY, register_approvals
 from harness.hooks.monitors.metrics import register_metrics
+from harness.hooks.pure import DecisionStore, PureExecutor, RecordedDecision
 from harness.hooks.redactor import Redactor
 
 if TYPE_CHECKING:
     from harness.hooks.config import HooksConfig, describe_chains, load_hooks_config
+    from harness.hooks.config.reload import HooksReload
     from harness.hooks.monitors.otel import register_tracing
     from harness.hooks.remote.jsonrpc import JsonRpcExecutor
     from harness.hooks.remote.mcp import McpExecutor
@@ -55,6 +57,7 @@ _LAZY = {
     "HooksConfig": "harness.hooks.config",
     "describe_chains": "harness.hooks.config",
     "load_hooks_config": "harness.hooks.config",
+    "HooksReload": "harness.hooks.config.reload",
     # The OpenTelemetry API: only a worker that traces needs it.
     "register_tracing": "harness.hooks.monitors.otel",
 }
@@ -83,6 +86,7 @@ __all__ = [
     "ROLE_GUARD_PRIORITY",
     "AbandonObserver",
     "AuditRecord",
+    "DecisionStore",
     "Entry",
     "Executor",
     "HookAbort",
@@ -94,11 +98,14 @@ __all__ = [
     "HookTransportError",
     "HookValidationError",
     "HooksConfig",
+    "HooksReload",
     "JsonRpcExecutor",
     "McpExecutor",
     "Monitor",
     "MonitorHandle",
     "Proceed",
+    "PureExecutor",
+    "RecordedDecision",
     "Redactor",
     "Registration",
     "RunningOperation",

@@ -6,6 +6,7 @@ Executors are structural (like httpx transports): any async callable
 
 from __future__ import annotations
 
+import inspect
 from typing import Protocol, TypeVar, final, runtime_checkable
 
 from harness.hooks.contexts import HookContext
@@ -74,3 +75,31 @@ class Registration:
     def __repr__(self) -> str:
         mode = "" if self.mode == "normal" else f" mode={self.mode}"
         return f"<Registration {self.point} priority={self.priority}{mode} {self.name}>"
+
+
+def check_shape(executor: object, point: str, name: str) -> None:
+    """Refuse at registration what would fail, or silently do nothing, at the first call."""
+    if isinstance(executor, AbandonObserver) and inspect.iscoroutinefunction(executor.abandon):
+        raise TypeError(
+            f"executor {name} for {point}: abandon must be a plain def, not async def; the "
+            "manager calls it from finally blocks and cancellation and never awaits it"
+        )
+    try:
+        signature = inspect.signature(executor)  # type: ignore[arg-type]  # any callable
+    except (TypeError, ValueError):  # no signature to read (a builtin): the call will tell
+        return
+    try:
+        signature.bind(object())
+    except TypeError:
+        raise TypeError(
+            f"executor {name} for {point} must take one argument, the context; "
+            f"its signature is {signature}"
+        ) from None
+
+
+def is_async_callable(obj: object) -> bool:
+    """Whether ``obj`` is an ``async def`` or an object with an async ``__call__``."""
+    if inspect.iscoroutinefunction(obj):
+        return True
+    call = getattr(obj, "__call__", None)  # noqa: B004  # objects with an async __call__ qualify
+    return call is not None and inspect.iscoroutinefunction(call)

@@ -12,7 +12,7 @@ import bisect
 import inspect
 import itertools
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextvars import ContextVar
 from functools import partial
 from typing import Final, NamedTuple, TypeVar
@@ -23,6 +23,8 @@ from harness.hooks.catalogue import DEFAULT_PRIORITY, OPERATIONS, points, split_
 from harness.hooks.contexts import CONTEXT_TYPES, HookContext
 from harness.hooks.errors import HookAbort, HookTransportError, HookValidationError
 from harness.hooks.executor import AbandonObserver, Executor, Registration, executor_name
+from harness.hooks.executor import check_shape as _check_shape
+from harness.hooks.executor import is_async_callable as _is_async_callable
 from harness.hooks.modes import MODE_RANK, MODES, AuditExecutor, Mode, ValidatorExecutor
 from harness.hooks.monitor import AROUND, Around, Monitor, MonitorHandle
 from harness.hooks.redactor import Redactor
@@ -175,6 +177,33 @@ class HookManager:
             raise ValueError(f"{registration!r} is not registered")
         regs.remove(registration)
         self._chains[registration.point] = tuple(regs)
+
+    def replace(
+        self, old: Iterable[Registration], new: Iterable[tuple[str, Executor, int, Mode]]
+    ) -> list[Registration]:
+        """Unregister ``old`` and register ``new`` (``(point, executor, priority, mode)``) as one
+        change: a hot reload of the hooks file (issue 15).
+
+        Staged on copies, then published: nothing awaits in between, so an operation takes
+        every chain from before or every chain from after, and one in flight keeps its own.
+
+        Returns:
+            The new registrations, in the order of ``new``.
+
+        Raises:
+            ValueError: as :meth:`unregister` or :meth:`register`; then nothing changed.
+            TypeError: as :meth:`register`; then nothing changed.
+        """
+        published = self._registrations, self._chains
+        self._registrations = {point: list(regs) for point, regs in published[0].items()}
+        self._chains = dict(published[1])
+        try:
+            for reg in old:
+                self.unregister(reg)
+            return [self.register(p, ex, priority=pr, mode=m) for p, ex, pr, m in new]
+        except BaseException:
+            self._registrations, self._chains = published
+            raise
 
     def add_monitor(self, monitor: Monitor, *, around: Around = "chain") -> MonitorHandle:
         """Wrap every chain run (or every operation run) in ``monitor``, newest outermost.
@@ -364,30 +393,3 @@ def _too_deep(running: tuple[HookContext, ...], operation: str) -> HookAbort:
         point=f"{operation}.pre",
         executor="harness.hooks.HookManager",
     )
-
-
-def _check_shape(executor: object, point: str, name: str) -> None:
-    """Refuse at registration what would fail, or silently do nothing, at the first call."""
-    if isinstance(executor, AbandonObserver) and inspect.iscoroutinefunction(executor.abandon):
-        raise TypeError(
-            f"executor {name} for {point}: abandon must be a plain def, not async def; the "
-            "manager calls it from finally blocks and cancellation and never awaits it"
-        )
-    try:
-        signature = inspect.signature(executor)  # type: ignore[arg-type]  # any callable
-    except (TypeError, ValueError):  # no signature to read (a builtin): the call will tell
-        return
-    try:
-        signature.bind(object())
-    except TypeError:
-        raise TypeError(
-            f"executor {name} for {point} must take one argument, the context; "
-            f"its signature is {signature}"
-        ) from None
-
-
-def _is_async_callable(obj: object) -> bool:
-    if inspect.iscoroutinefunction(obj):
-        return True
-    call = getattr(obj, "__call__", None)  # noqa: B004  # objects with an async __call__ qualify
-    return call is not None and inspect.iscoroutinefunction(call)

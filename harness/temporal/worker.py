@@ -5,7 +5,8 @@ The manager is :func:`harness.plugins.build_manager`'s (re-exported here).
 ``python -m harness.worker`` and the ``tiny-harness-worker`` script call :func:`main`.
 A stop signal runs the ``shutdown`` operation, then in-flight activities get
 ``shutdown_grace_seconds`` to finish before they are cancelled and handed back to
-Temporal (the workflow retries them on the next worker).
+Temporal (the workflow retries them on the next worker). SIGHUP reloads the hooks file
+(:class:`harness.hooks.HooksReload`: all or nothing, between operations, audited).
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ from harness.config import Settings
 from harness.db import Database, open_database
 from harness.errors import HarnessError
 from harness.health import health_server
-from harness.hooks import POINTS, HookManager, Redactor
+from harness.hooks import POINTS, HookManager, HooksReload, Redactor
 from harness.hooks.contexts import ShutdownContext
 from harness.logs import configure_logging, install_log_redaction
+from harness.plugins import build_hooks
 from harness.plugins import build_manager as build_manager  # the worker's, re-exported here
 from harness.providers import SystemClock
 from harness.startup import EXIT_STATUS, load_settings, one_line
@@ -199,7 +201,7 @@ async def _stopped_within(stop: asyncio.Event, seconds: float) -> bool:
 async def serve(
     settings: Settings, stop: asyncio.Event, *, client: Client | None = None,
     manager: HookManager | None = None, runtime: Runtime | None = None,
-    readiness: WorkerReadiness | None = None,
+    readiness: WorkerReadiness | None = None, reloads: asyncio.Queue[str] | None = None,
 ) -> str:  # fmt: skip
     """Run a worker until ``stop`` is set, then shut down gracefully.
 
@@ -214,11 +216,14 @@ async def serve(
             database of ``settings`` (opened here, closed at the end), when ``None``.
         runtime: the SDK runtime :func:`connect` connects in (its telemetry).
         readiness: told the worker once there is one (``/readyz``, :mod:`harness.health`).
+        reloads: each item asks for a hot reload of the hooks file, naming what asked
+            (``SIGHUP``); a manager given by the caller has no file to reload.
 
     Returns:
         What the ``shutdown`` operation's body reported.
     """
     database: Database | None = None
+    reload: HooksReload | None = None
     if manager is None:  # one database for the process's stores, closed after the manager
         meter = None
         if runtime is not None and settings.metrics_address is not None:  # a metrics endpoint
@@ -226,7 +231,7 @@ async def serve(
         database = await open_database(settings.database, pool_size=settings.database_pool_size,
                                        migrate=settings.database_migrate)  # fmt: skip
         try:
-            manager = build_manager(settings, database, meter=meter)
+            manager, reload = build_hooks(settings, database, meter=meter)
         except BaseException:
             await database.aclose()
             raise
@@ -235,6 +240,7 @@ async def serve(
     # The manager's redactor also knows the hooks file's header secrets: it scrubs every log line.
     unredact = install_log_redaction(manager.redactor)
     stopping: asyncio.Task[bool] | None = None
+    reloading = asyncio.create_task(_reload_on(reloads, reload)) if reloads is not None else None
     try:
         body_runtime = BodyRuntime.of(manager)
         listed = True
@@ -278,6 +284,10 @@ async def serve(
     finally:
         if stopping is not None:
             stopping.cancel()
+        if reloading is not None:
+            reloading.cancel()
+        if reload is not None:
+            await reload.aclose()  # what a reload removed and operations still held
         await manager.aclose()  # remote executors' pools, MCP sessions, queued audit records
         if database is not None:
             await database.aclose()
@@ -285,8 +295,19 @@ async def serve(
     return done.result or ""
 
 
+async def _reload_on(requests: asyncio.Queue[str], reload: HooksReload | None) -> None:
+    """Reload the hooks file once per request, one at a time (the reload audits each)."""
+    while True:
+        trigger = await requests.get()
+        if reload is None:
+            log.warning("%s: this worker's manager was built by its caller; no hooks file "
+                        "to reload", trigger)  # fmt: skip
+            continue
+        await reload.reload(trigger=trigger)
+
+
 def main() -> None:
-    """Run the worker until SIGINT or SIGTERM.
+    """Run the worker until SIGINT or SIGTERM; SIGHUP reloads the hooks file.
 
     Raises:
         SystemExit: 2 (:data:`~harness.startup.EXIT_STATUS`), with one line on stderr
@@ -318,11 +339,14 @@ def main() -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
+        reloads: asyncio.Queue[str] = asyncio.Queue()
+        loop.add_signal_handler(signal.SIGHUP, reloads.put_nowait, "SIGHUP")
         readiness = WorkerReadiness(stop)
         try:
             async with health_server(settings.health_host, settings.health_port, readiness,
                                      setting="HARNESS_HEALTH_PORT"):  # fmt: skip
-                await serve(settings, stop, runtime=runtime, readiness=readiness)
+                await serve(settings, stop, runtime=runtime, readiness=readiness,
+                            reloads=reloads)
         except HarnessError as error:
             if readiness.worker is not None:  # it ran: not a start-up problem
                 raise

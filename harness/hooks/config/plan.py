@@ -11,10 +11,10 @@ import dataclasses
 import inspect
 import logging
 import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, final
+from typing import TYPE_CHECKING, Any, cast, final
 
 from harness.domain import RetryDefaults
 from harness.hooks.catalogue import POINTS
@@ -24,6 +24,10 @@ from harness.hooks.errors import HookConfigError
 from harness.hooks.executor import Executor, Registration
 from harness.hooks.manager import HookManager
 from harness.hooks.modes import Mode
+from harness.hooks.pure import DEFAULT_TTL_SECONDS, DecisionStore, PureExecutor
+
+if TYPE_CHECKING:
+    from harness.hooks.monitors.inflight import InFlight
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +49,13 @@ class ResolvedEntry:
     tls: ssl.SSLContext | None = None
 
 
+Planned = tuple[str, Executor, int, Mode]
+"""``(point, executor, priority, mode)``: one registration to make (:meth:`HookManager.replace`)."""
+
+POLICY_LABEL = "[policy]"
+"""How :attr:`AppliedHooks.entries` names the ``[policy]`` rules' executor."""
+
+
 @final
 @dataclass
 class AppliedHooks:
@@ -53,14 +64,24 @@ class AppliedHooks:
     manager: HookManager
     registrations: list[Registration] = field(default_factory=list)
     undo: list[Callable[[], None]] = field(default_factory=list)
+    entries: dict[str, list[Planned]] = field(default_factory=dict)
+    """Each entry's executors by label: what a hot reload keeps, or closes once retired."""
+    in_flight: InFlight | None = None
+    """Counts the operations started on these chains, when an executor holds connections."""
+    config: HooksConfig | None = None
+    """The file applied, whose monitors a failed reload puts back."""
 
     def remove(self) -> None:
         """Unregister every executor and undo every monitor, newest first."""
         for reg in reversed(self.registrations):
             self.manager.unregister(reg)
+        self.unmonitor()
+        self.registrations.clear()
+
+    def unmonitor(self) -> None:
+        """Undo every monitor this file installed, newest first (a reload installs its own)."""
         for undo in reversed(self.undo):
             undo()
-        self.registrations.clear()
         self.undo.clear()
 
 
@@ -89,11 +110,24 @@ class HooksConfig:
             changes["non_retryable"] = frozenset(section.non_retryable)
         return dataclasses.replace(base, **changes)
 
-    def apply(self, manager: HookManager) -> AppliedHooks:
+    def apply(
+        self, manager: HookManager, *, previous: AppliedHooks | None = None,
+        built: dict[str, list[Planned]] | None = None, decisions: DecisionStore | None = None,
+    ) -> AppliedHooks:  # fmt: skip
         """Build every configured executor, then register them all on ``manager``.
 
         Also teaches the manager's redactor the header secrets, installs the chain
         budget and, when ``[observability]`` asks, tracing and the operation log.
+        ``decisions`` is where ``pure`` entries record their decisions; without one a
+        pure entry is called on every attempt (a warning says so).
+
+        Args:
+            manager: where to register.
+            previous: the applied file this one replaces (a hot reload, issue 15): its
+                registrations go and these come in one :meth:`HookManager.replace`, and its
+                monitors are swapped for these. Closing its removed executors is the
+                caller's (:mod:`.reload`), once the operations still using them end.
+            built: what :meth:`build` made for this file; built here when ``None``.
 
         Returns:
             What was added, to log or remove.
@@ -107,28 +141,72 @@ class HooksConfig:
             for secret in entry.signing_secrets:
                 manager.redactor.add_secret(secret)
                 manager.redactor.add_secret(secret.removeprefix("whsec_"))
-        planned = self._build(manager)
-        applied = AppliedHooks(manager)
+        if built is None:
+            built = {}
+            self.build(manager, into=built, decisions=decisions)
+        planned = [item for items in built.values() for item in items]
+        applied = AppliedHooks(manager, entries=built, config=self)
+        old = previous.registrations if previous is not None else []
+        applied.registrations = manager.replace(old, planned)  # all or nothing
         try:
-            for point, executor, priority, mode in planned:
-                applied.registrations.append(
-                    manager.register(point, executor, priority=priority, mode=mode)
-                )
+            if previous is not None:
+                previous.unmonitor()  # before ours: tracing is installed once per manager
             self._monitors(manager, applied)
         except BaseException:
-            applied.remove()
+            applied.unmonitor()
+            back = [(r.point, r.executor, r.priority, cast(Mode, r.mode)) for r in old]
+            restored = manager.replace(applied.registrations, back)
+            if previous is not None:
+                previous.registrations = restored
+                if previous.config is not None:
+                    previous.config._monitors(manager, previous)
             raise
+        if previous is not None:
+            previous.registrations = []
         for line in describe_chains(manager):
             log.info("hook chain %s", line)
         return applied
 
-    def _build(self, manager: HookManager) -> list[tuple[str, Executor, int, Mode]]:
-        planned: list[tuple[str, Executor, int, Mode]] = []
+    def build(
+        self, manager: HookManager, *, into: dict[str, list[Planned]],
+        reuse: Mapping[str, list[Planned]] | None = None, decisions: DecisionStore | None = None,
+    ) -> None:  # fmt: skip
+        """Construct every entry's executors (and the ``[policy]`` rules) into ``into``.
+
+        Args:
+            manager: whose redactor and audit log the executors use.
+            into: filled with each entry's executors by label, in file order; what was
+                built before a failure stays there, for the caller to close.
+            reuse: executors to take as they are for these labels (a reload's unchanged
+                entries keep their connections).
+            decisions: where ``pure`` entries record their decisions.
+
+        Raises:
+            HookConfigError: an entry could not be built; every problem is named.
+        """
+        problems = self._build(manager, into, reuse or {}, decisions)
+        if problems:
+            raise HookConfigError(source=self.source, problems=problems)
+
+    def _build(
+        self, manager: HookManager, into: dict[str, list[Planned]],
+        reuse: Mapping[str, list[Planned]], decisions: DecisionStore | None = None,
+    ) -> list[str]:  # fmt: skip
         problems: list[str] = []
         for resolved in self.entries:
             entry = resolved.entry
+            kept = reuse.get(resolved.label)
+            if kept is not None:
+                into[resolved.label] = kept
+                continue
+            if entry.pure and decisions is None:
+                log.warning("%s is pure, but no decision store is configured: it is called "
+                            "again on every attempt", resolved.label)  # fmt: skip
+            planned = into.setdefault(resolved.label, [])
             try:
                 for point, inner, closers in _executors(resolved, manager):
+                    if entry.pure and decisions is not None:
+                        inner = _pure(inner, resolved, point, decisions, manager)
                     wrapped = ConfiguredExecutor(
                         inner,
                         point=point,
@@ -148,10 +226,8 @@ class HooksConfig:
             from harness.hooks.monitors.policy import POLICY_POINTS, Policy
 
             rules = Policy(policy.rules, default=policy.default)
-            planned += [(p, rules, policy.priority, policy.mode) for p in POLICY_POINTS]
-        if problems:
-            raise HookConfigError(source=self.source, problems=problems)
-        return planned
+            into[POLICY_LABEL] = [(p, rules, policy.priority, policy.mode) for p in POLICY_POINTS]
+        return problems
 
     def _monitors(self, manager: HookManager, applied: AppliedHooks) -> None:
         budget = self.file.chain.budget_seconds
@@ -170,6 +246,12 @@ class HooksConfig:
             traced = register_tracing(manager)
             if traced is not None:
                 applied.undo.append(traced)
+        executors = (ex for items in applied.entries.values() for _, ex, _, _ in items)
+        if any(holds_connections(ex) for ex in executors):
+            from harness.hooks.monitors.inflight import InFlight
+
+            applied.in_flight = InFlight()
+            applied.undo.append(manager.add_monitor(applied.in_flight, around="operation"))
 
 
 Built = tuple[str, Executor, tuple[Callable[[], Awaitable[None]], ...]]
@@ -219,6 +301,27 @@ def _executors(resolved: ResolvedEntry, manager: HookManager) -> list[Built]:
     ]  # fmt: skip
 
 
+def holds_connections(executor: object) -> bool:
+    """Whether closing ``executor`` releases something (an HTTP pool, an MCP session, a
+    plugin's resources): what a reload must not close under a running operation."""
+    return bool(getattr(executor, "closers", ()))
+
+
+def _pure(
+    inner: Executor, resolved: ResolvedEntry, point: str, store: DecisionStore,
+    manager: HookManager,
+) -> Executor:
+    """``inner`` recording its decisions; its identity is what the entry calls, as written."""
+    config = resolved.entry.model_dump(
+        mode="json", include={"kind", "target", "options", "url", "command", "headers"}
+    )
+    ttl = resolved.entry.pure_ttl_seconds or DEFAULT_TTL_SECONDS
+    return PureExecutor(
+        inner, point=point, name=resolved.label, config=config, store=store, ttl_seconds=ttl,
+        redactor=manager.redactor, audit=manager.audit,
+    )  # fmt: skip
+
+
 def _closer(executor: object) -> tuple[Callable[[], Awaitable[None]], ...]:
     close = getattr(executor, "aclose", None)
     return (close,) if callable(close) else ()
@@ -238,11 +341,21 @@ def describe_chains(manager: HookManager) -> list[str]:
         regs = manager.registrations(point)
         if regs:
             items = ", ".join(
-                f"{reg.priority} {reg.name} ({executor_kind(reg.executor)}, {reg.mode})"
+                f"{reg.priority} {reg.name} ({executor_kind(reg.executor)}, {reg.mode}"
+                f"{', pure' if _wraps(reg.executor, PureExecutor) else ''})"
                 for reg in regs
             )
             lines.append(f"{point}: {items}")
     return lines
+
+
+def _wraps(executor: object, cls: type) -> bool:
+    """Whether ``executor`` is, or wraps (through ``inner``), an instance of ``cls``."""
+    while executor is not None:
+        if isinstance(executor, cls):
+            return True
+        executor = getattr(executor, "inner", None)
+    return False
 
 
 def executor_kind(executor: object) -> str:

@@ -85,6 +85,11 @@ class ExecutorEntry(_Section):
     """``jsonrpc``: ``false`` says calling it twice repeats an effect; every call then carries
     the operation's key as an ``Idempotency-Key`` header, the same on every retry and every
     re-run after a lost worker, so the server can refuse to do it again (issue 10)."""
+    pure: bool = Field(default=False, strict=True)  # "yes" must not declare it pure
+    """Its decision depends only on the context: a retry of the same operation reuses the
+    recorded decision instead of calling it again (issue 15, :mod:`harness.hooks.pure`)."""
+    pure_ttl_seconds: float | None = Field(default=None, gt=0)
+    """How long a pure executor's decision is reused (default an hour); only with ``pure``."""
     timeout: float | None = Field(default=None, gt=0)
     priority: int = DEFAULT_PRIORITY
     mode: Mode = "normal"
@@ -167,6 +172,11 @@ class ExecutorEntry(_Section):
             raise ValueError("headers apply to jsonrpc executors only")
         if not self.idempotent and self.kind != "jsonrpc":
             raise ValueError("idempotent = false applies to jsonrpc executors only")
+        if self.pure_ttl_seconds is not None and not self.pure:
+            raise ValueError("pure_ttl_seconds applies to pure executors only (pure = true)")
+        if self.pure and not self.idempotent:
+            raise ValueError("a pure executor has no effects: pure = true and idempotent = false "
+                             "contradict each other")
         if self.mode == "validator" and (bad := [p for p in self.points if p.endswith(".in")]):
             raise ValueError(f"a validator cannot run at an in point ({', '.join(bad)})")
         return self
