@@ -19,7 +19,13 @@ import pytest
 from aiohttp import web
 
 from harness.domain import ToolCall
-from harness.hooks import HookConfigError, HookManager, HookTransportError, load_hooks_config
+from harness.hooks import (
+    HookConfigError,
+    HookManager,
+    HooksReload,
+    HookTransportError,
+    load_hooks_config,
+)
 from harness.hooks.contexts import ToolInvokedContext
 from harness.hooks.remote.jsonrpc import JsonRpcExecutor
 from harness.hooks.remote.jsonrpc_server import jsonrpc_app
@@ -273,3 +279,27 @@ async def test_the_secret_never_reaches_an_error_a_log_or_the_audit(tmp_path, ca
     assert "HTTP 500" in seen[0]
     for text in seen:
         assert CANARY[6:] not in text and CANARY[6:20] not in text
+
+
+async def test_a_reload_starts_signing_with_the_secrets_the_new_file_names(tmp_path, monkeypatch):
+    """Rotation by SIGHUP: the variables are in the worker's environment from its start."""
+    monkeypatch.setenv("HOOKS_ROTATE_OLD", OLD)
+    monkeypatch.setenv("HOOKS_ROTATE_NEW", NEW)
+    server = Server(url="")
+    runner, server.url = await _start(signed_app(server, secrets=[NEW]))
+    path = write(tmp_path, server.url, 'signing_secret = "HOOKS_ROTATE_OLD"')
+    manager = HookManager()
+    config = load_hooks_config(path)
+    reload = HooksReload(manager, path, config, config.apply(manager), grace_seconds=1.0,
+                         worker="test pid 1")  # fmt: skip
+    try:
+        with pytest.raises(HookTransportError, match="signature mismatch"):
+            await manager.run("tool.invoked", ctx())
+        write(tmp_path, server.url, 'signing_secret = ["HOOKS_ROTATE_NEW", "HOOKS_ROTATE_OLD"]')
+        outcome = await reload.reload(trigger="SIGHUP")
+        assert outcome.applied, outcome.problems
+        out = await manager.run("tool.invoked", ctx())
+    finally:
+        await manager.aclose()
+        await runner.cleanup()
+    assert out.entities["verified"] == "yes"
