@@ -18,7 +18,13 @@ import pytest
 from aiohttp import web
 
 from harness.domain import ToolCall
-from harness.hooks import HookConfigError, HookManager, HookTransportError, load_hooks_config
+from harness.hooks import (
+    HookConfigError,
+    HookManager,
+    HooksReload,
+    HookTransportError,
+    load_hooks_config,
+)
 from harness.hooks.contexts import ToolInvokedContext
 from harness.hooks.remote.jsonrpc_server import jsonrpc_app
 from tests.support.certs import Pki, make_pki
@@ -186,3 +192,29 @@ def test_tls_settings_need_an_https_url(tmp_path, entry):
     path.write_text(f'[[executor]]\npoints = "{POINT}"\n{entry}\ntls_ca = "ca.pem"\n')
     with pytest.raises(HookConfigError, match=r"tls_ca need an https:// url"):
         load_hooks_config(path, environ={})
+
+
+async def test_a_reload_reads_the_certificate_files_again(tmp_path, pki, urls):
+    """Renewed certificates apply on SIGHUP: an entry with TLS files is rebuilt by a reload."""
+    path = hooks_file(tmp_path, pki, "jsonrpc", urls["jsonrpc"], tls_ca=pki.ca)
+    manager = HookManager()
+    config = load_hooks_config(path, environ={})
+    reload = HooksReload(manager, path, config, config.apply(manager), grace_seconds=0.5,
+                         worker="test pid 1")  # fmt: skip
+    try:
+        with pytest.raises(HookTransportError, match="TLS"):  # no client certificate yet
+            await manager.run("tool.invoked", ctx())
+        # The operator puts the certificate in place and names it; same CA file, re-read.
+        hooks_file(tmp_path, pki, "jsonrpc", urls["jsonrpc"], tls_client_cert=pki.client_cert,
+                   tls_client_key=pki.client_key, tls_ca=pki.ca)  # fmt: skip
+        outcome = await reload.reload(trigger="SIGHUP")
+        assert outcome.applied, outcome.problems
+        assert served(await manager.run("tool.invoked", ctx()), "jsonrpc")
+        before = [r.executor for r in manager.registrations(POINT)]
+        outcome = await reload.reload(trigger="SIGHUP")  # the same file again
+        assert outcome.applied
+        after = [r.executor for r in manager.registrations(POINT)]
+        assert not set(map(id, after)) & set(map(id, before))
+        assert served(await manager.run("tool.invoked", ctx()), "jsonrpc")
+    finally:
+        await manager.aclose()
