@@ -110,7 +110,7 @@ def jsonrpc_app(
     handlers: Mapping[str, Handler],
     *,
     path: str = "/",
-    secrets: Sequence[str] = (),
+    secrets: str | Sequence[str] = (),
     secret_env: str | Sequence[str] = (),
     tolerance: float = DEFAULT_TOLERANCE,
 ) -> web.Application:
@@ -165,8 +165,9 @@ def jsonrpc_app(
 
 
 def _verifier(
-    secrets: Sequence[str], secret_env: str | Sequence[str], tolerance: float
+    secrets: str | Sequence[str], secret_env: str | Sequence[str], tolerance: float
 ) -> Verifier | None:
+    secrets = [secrets] if isinstance(secrets, str) else list(secrets)
     names = [secret_env] if isinstance(secret_env, str) else list(secret_env)
     unset = [name for name in names if not os.environ.get(name)]
     if unset:

@@ -70,7 +70,7 @@ def signed_app(server: Server, **verify: object) -> web.Application:
 @pytest.fixture
 async def knows_old() -> AsyncIterator[Server]:
     server = Server(url="")
-    runner, server.url = await _start(signed_app(server, secrets=[OLD]))
+    runner, server.url = await _start(signed_app(server, secrets=OLD))  # one: a str will do
     yield server
     await runner.cleanup()
 
