@@ -12,6 +12,13 @@ elsewhere on the machine spoils one pair rather than the figure. The last line i
 JSON object; ``ratio`` is ours / raw sequential p50, ``conc_throughput_ratio`` ours / raw
 calls per second at 32 concurrent callers.
 
+Signing (issue 15): a third side, ``signed``, is the same executor signing every request
+with one Standard Webhooks secret (the server does not verify, so the difference is the
+client's cost: the HMAC and three headers). ``signing_seq_p50_ratio`` is signed / ours
+sequential p50 and ``signing_seq_p50_delta_us`` the difference in microseconds;
+``sign_us_per_call`` and ``verify_us_per_call`` time the signer and a server's verifier
+alone, in process, on the same body. The raw and ours figures keep their meaning.
+
 Run: ``.venv/bin/python bench/remote.py [--calls 3000] [--rounds 10] [--block 1024]
 [--concurrency 32]``
 """
@@ -35,12 +42,14 @@ from harness.domain import Participant, Role, TaskRef, ToolCall
 from harness.hooks import JsonRpcExecutor
 from harness.hooks.contexts import ToolInvokedContext
 from harness.hooks.remote.jsonrpc_server import jsonrpc_app
+from harness.hooks.remote.signing import Signer, Verifier, message_id
 from harness.hooks.remote.wire import encode_request
 
 POINT = "tool.invoked.pre"
 HEADERS = {"content-type": "application/json"}
 MODES = ("seq", "conc")
 METRICS = (("p50_ms", "p50 ms"), ("p99_ms", "p99 ms"), ("calls_per_s", "calls/s"))
+SECRET = "whsec_" + "QmVuY2htYXJrLXNpZ25pbmcta2V5LTMyLWJ5dGVzIQ=="  # 32 bytes, bench only
 
 
 def context() -> ToolInvokedContext:
@@ -119,6 +128,7 @@ async def bench(
     body = encode_request(1, POINT, {"context": ctx})
     session = aiohttp.ClientSession()
     executor = JsonRpcExecutor(url, point=POINT)
+    signing = JsonRpcExecutor(url, point=POINT, signing_secrets=[SECRET])
 
     async def raw() -> None:
         async with session.post(url, data=body, headers=HEADERS) as resp:
@@ -127,7 +137,10 @@ async def bench(
     async def ours() -> None:
         await executor(ctx)
 
-    sides = {"raw": raw, "ours": ours}
+    async def signed() -> None:
+        await signing(ctx)
+
+    sides = {"raw": raw, "ours": ours, "signed": signed}
     for call in sides.values():  # warm-up: connections, caches, pydantic's lazy schemas
         await run_concurrent(call, concurrency * 10, concurrency, [])
     lat: dict[tuple[str, str], list[float]] = {(s, m): [] for s in sides for m in MODES}
@@ -144,6 +157,7 @@ async def bench(
             rate[side].append(block / seconds)
     await session.close()
     await executor.aclose()
+    await signing.aclose()
     figures: dict[str, float] = {"request_bytes": len(body), "seq_calls_per_side": calls}
     figures["conc_calls_per_side"] = rounds * block
     for side in sides:
@@ -156,8 +170,34 @@ async def bench(
     figures["conc_p50_ratio"] = round(figures["conc_p50_ms_ours"] / figures["conc_p50_ms_raw"], 3)
     pairs = [ours / raw for ours, raw in zip(rate["ours"], rate["raw"], strict=True)]
     figures["conc_throughput_ratio"] = round(statistics.median(pairs), 3)
+    figures["signing_seq_p50_ratio"] = round(
+        figures["seq_p50_ms_signed"] / figures["seq_p50_ms_ours"], 3
+    )
+    figures["signing_seq_p50_delta_us"] = round(
+        (figures["seq_p50_ms_signed"] - figures["seq_p50_ms_ours"]) * 1000, 1
+    )
+    pairs = [s / o for s, o in zip(rate["signed"], rate["ours"], strict=True)]
+    figures["signing_conc_throughput_ratio"] = round(statistics.median(pairs), 3)
+    figures |= sign_and_verify_cost(body)
     figures["targets_met"] = figures["ratio"] <= 1.2 and figures["conc_throughput_ratio"] >= 0.8
     return figures
+
+
+def sign_and_verify_cost(body: bytes, n: int = 20000) -> dict[str, float]:
+    """Microseconds per call of the signer (id, timestamp, HMAC, headers) and a verifier."""
+    signer, verifier = Signer([SECRET]), Verifier([SECRET])
+    best: dict[str, float] = {}
+    for _ in range(5):  # best of five: the machine is shared; the minimum is the cost
+        t0 = time.perf_counter()
+        for _ in range(n):
+            headers = signer.headers(message_id("task-7f3a:tool:17", POINT), body)
+        t1 = time.perf_counter()
+        for _ in range(n):
+            verifier.verify(headers, body)
+        t2 = time.perf_counter()
+        for key, seconds in (("sign_us_per_call", t1 - t0), ("verify_us_per_call", t2 - t1)):
+            best[key] = min(best.get(key, float("inf")), seconds / n * 1e6)
+    return {key: round(value, 2) for key, value in best.items()}
 
 
 def report(f: dict[str, float], concurrency: int) -> None:
@@ -171,6 +211,12 @@ def report(f: dict[str, float], concurrency: int) -> None:
                 f"{label + ' ' + unit:24}{raw:>14,.{digits}f}{ours:>18,.{digits}f}"
                 f"{ours / raw:>10.2f}"
             )
+    print(
+        f"signing: sequential p50 signed/unsigned {f['signing_seq_p50_ratio']:.3f} "
+        f"({f['signing_seq_p50_delta_us']:+.1f} us), {concurrency}-concurrent throughput "
+        f"{f['signing_conc_throughput_ratio']:.3f}; sign {f['sign_us_per_call']:.2f} us, "
+        f"verify {f['verify_us_per_call']:.2f} us per call (in process)"
+    )
     print(
         f"targets: sequential p50 ratio {f['ratio']:.2f} (<= 1.2), "
         f"{concurrency}-concurrent throughput ratio {f['conc_throughput_ratio']:.2f} (>= 0.8)"

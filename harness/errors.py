@@ -16,6 +16,7 @@ caller catches the harness's failures in one clause, except the few named below 
     ├── WireError                      harness.hooks.remote.wire: a reply broke the protocol
     │   └── HookFunctionError          harness.hooks.remote.reply: a served function failed
     ├── RedactedError                  harness.hooks.remote.wire: a foreign cause, text redacted
+    ├── SignatureError                 harness.hooks.remote.signing: a signature or secret is bad
     ├── HttpClientError                harness.http.errors: an HTTP call got no complete answer
     ├── ModelError                     harness.models.errors: a model call gave nothing usable
     ├── ToolError                      harness.tools.errors: a tool cannot do the call as asked

@@ -179,10 +179,11 @@ def register_monitors(manager: HookManager, meter: MetricMeter | None) -> None:
     from opentelemetry import trace
     from opentelemetry.sdk.trace import TracerProvider
 
-    from harness.hooks import register_metrics, register_tracing
+    from harness.hooks import count_observer_drops, register_metrics, register_tracing
 
     if meter is not None:
         register_metrics(manager, meter)
+        count_observer_drops(manager.observers, meter)
     if isinstance(trace.get_tracer_provider(), TracerProvider):
         register_tracing(manager)
 

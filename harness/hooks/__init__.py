@@ -38,7 +38,7 @@ from harness.hooks.latency import StatsRow
 from harness.hooks.manager import HookManager, RunningOperation, current_operation
 from harness.hooks.monitor import Monitor, MonitorHandle, Proceed
 from harness.hooks.monitors.approvals import REQUESTED_BY, register_approvals
-from harness.hooks.monitors.metrics import register_metrics
+from harness.hooks.monitors.metrics import count_observer_drops, register_metrics
 from harness.hooks.pure import DecisionStore, PureExecutor, RecordedDecision
 from harness.hooks.redactor import Redactor
 
@@ -123,6 +123,7 @@ __all__ = [
     "StatsRow",
     "UnknownHookPointError",
     "context_type",
+    "count_observer_drops",
     "current_operation",
     "describe_chains",
     "entries",

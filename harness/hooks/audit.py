@@ -24,13 +24,16 @@ log = logging.getLogger(__name__)
 AuditKind = Literal[
     "abort", "refusal", "transport_error", "ignored_failure", "audit_veto", "audit_rewrite",
     "audit_failure", "capped", "ask", "approval", "reused_decision", "reload",
+    "observer_ignored",
 ]  # fmt: skip
 """What happened: ``audit_*`` kinds come from executors in audit (dry-run) mode; ``capped`` is
 a retry decision the worker bounded (a delay or an attempt beyond its configured maxima);
 ``ask`` is a tool call held for a person's approval, ``approval`` what was decided of it
 (approved or denied by whom, or timed out with nobody deciding: issue 14);
 ``reused_decision`` a pure executor's decision replayed on a retry, not asked again (issue 15);
-``reload`` a hot reload of the hooks file, applied or refused, by which worker (issue 15)."""
+``reload`` a hot reload of the hooks file, applied or refused, by which worker (issue 15);
+``observer_ignored`` a veto or a failure of an observer, which never reaches the operation
+(issue 15)."""
 
 AUDIT_KINDS: Final[tuple[str, ...]] = AuditKind.__args__  # type: ignore[attr-defined]  # Literal keeps its values here
 

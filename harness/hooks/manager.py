@@ -25,9 +25,11 @@ from harness.hooks.errors import HookAbort, HookTransportError, HookValidationEr
 from harness.hooks.executor import AbandonObserver, Executor, Registration, executor_name
 from harness.hooks.executor import check_shape as _check_shape
 from harness.hooks.executor import is_async_callable as _is_async_callable
-from harness.hooks.modes import MODE_RANK, MODES, AuditExecutor, Mode, ValidatorExecutor
+from harness.hooks.modes import MODE_RANK, Mode, check_mode, wrap
 from harness.hooks.monitor import AROUND, AnyMonitor, Around, Monitor, MonitorHandle
+from harness.hooks.observers import ObserverQueue
 from harness.hooks.redactor import Redactor
+from harness.hooks.validators import run_order
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +93,8 @@ class HookManager:
     Attributes:
         audit: every abort, refusal, transport error and dry-run verdict (issue 6);
             add sinks to persist it.
+        observers: the bounded queue observers run from, off the chain; its ``stats()``
+            counts what each observer was offered, dropped and had ignored (issue 15).
     """
 
     def __init__(
@@ -101,9 +105,11 @@ class HookManager:
         self.redactor = redactor or Redactor()
         self.max_depth = max_depth
         self.audit = AuditLog(self.redactor)
+        self.observers = ObserverQueue(self.audit)
         # The live catalogue's points: an operation added by catalogue.extend is one too.
         self._registrations: dict[str, list[Registration]] = {p: [] for p in points()}
         self._chains: dict[str, tuple[Registration, ...]] = {p: _EMPTY for p in points()}
+        self._runs = dict(self._chains)  # what run() runs: _chains with validators grouped
         self._sequence = itertools.count()
         self._monitors: dict[Around, list[MonitorHandle]] = {a: [] for a in AROUND}
         self._run_chain = monitoring.chain_runner(None)  # both rebuilt as monitors change
@@ -123,25 +129,18 @@ class HookManager:
             point: ``<operation>.<phase>``.
             executor: the async callable.
             priority: lower runs first.
-            mode: ``normal``; ``validator`` (runs after every normal executor of the
-                point whatever its priority, may only pass or abort; pre and post only,
-                since a body's result is what post validates); or ``audit`` (runs, but
-                its veto or replacement is only recorded in :attr:`audit`).
+            mode: ``normal``, ``validator`` (after the others, concurrently, pass or abort
+                only), ``audit`` (only recorded) or ``observer`` (off the chain, through
+                :attr:`observers`, nothing applied); :mod:`harness.hooks.modes` says more.
 
         Raises:
             UnknownHookPointError: ``point`` is not ``<operation>.<phase>`` of the catalogue.
             ValueError: ``executor`` declares another ``point`` (remote executors do), the
-                mode is unknown, or a validator is registered at an ``in`` point.
+                mode is unknown, or a validator or an observer is registered at an ``in`` point.
             TypeError: ``executor`` is not an async callable.
         """
-        _, phase = split_point(point)
-        if mode not in MODE_RANK:
-            raise ValueError(f"unknown mode {mode!r} for {point}: expected one of {MODES}")
-        if mode == "validator" and phase == "in":
-            raise ValueError(
-                f"a validator cannot run at {point}: the in chain stops at the first result; "
-                "validate the output at the post point instead"
-            )
+        split_point(point)
+        check_mode(point, mode)
         bound = getattr(executor, "point", None)
         if isinstance(bound, str) and bound != point:
             # Remote executors are built for one point; serving another would send the
@@ -154,15 +153,14 @@ class HookManager:
             )
         name = executor_name(executor)
         _check_shape(executor, point, name)
-        if mode == "validator":
-            executor = ValidatorExecutor(executor, point=point, name=name)
-        elif mode == "audit":
-            executor = AuditExecutor(executor, point=point, name=name, audit=self.audit)
+        executor = wrap(executor, mode, point=point, name=name, audit=self.audit,
+                        observers=self.observers)  # fmt: skip
         reg = Registration(
             point, executor, priority, next(self._sequence), name, mode, MODE_RANK[mode]
         )
         bisect.insort(self._registrations[point], reg, key=lambda r: r.sort_key)
         self._chains[point] = tuple(self._registrations[point])
+        self._runs[point] = run_order(self._chains[point])
         log.debug("registered %s at %s (priority %d, %s)", reg.name, point, priority, mode)
         return reg
 
@@ -177,6 +175,7 @@ class HookManager:
             raise ValueError(f"{registration!r} is not registered")
         regs.remove(registration)
         self._chains[registration.point] = tuple(regs)
+        self._runs[registration.point] = run_order(regs)
 
     def replace(
         self, old: Iterable[Registration], new: Iterable[tuple[str, Executor, int, Mode]]
@@ -194,15 +193,15 @@ class HookManager:
             ValueError: as :meth:`unregister` or :meth:`register`; then nothing changed.
             TypeError: as :meth:`register`; then nothing changed.
         """
-        published = self._registrations, self._chains
+        published = self._registrations, self._chains, self._runs
         self._registrations = {point: list(regs) for point, regs in published[0].items()}
-        self._chains = dict(published[1])
+        self._chains, self._runs = dict(published[1]), dict(published[2])
         try:
             for reg in old:
                 self.unregister(reg)
             return [self.register(p, ex, priority=pr, mode=m) for p, ex, pr, m in new]
         except BaseException:
-            self._registrations, self._chains = published
+            self._registrations, self._chains, self._runs = published
             raise
 
     def add_monitor(self, monitor: AnyMonitor, *, around: Around = "chain") -> MonitorHandle:
@@ -267,7 +266,7 @@ class HookManager:
             abort = _too_deep(running, operation)
             self._record(abort, ctx)
             raise abort
-        chains = self._chains
+        chains = self._runs
         scrub = self.redactor.redact
         pre = chains[operation + ".pre"]
         body = chains[operation + ".in"]
@@ -337,7 +336,9 @@ class HookManager:
 
         The worker calls it when it stops; a failure to close is logged, not raised. The
         audit log's sinks close last, so what the executors' closing audited is written.
+        Observers first: the queue drains for its ``shutdown_seconds``, then is cancelled.
         """
+        await self.observers.aclose()
         seen: set[int] = set()
         for regs in self._chains.values():
             for reg in regs:

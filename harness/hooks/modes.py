@@ -4,7 +4,10 @@
 executor of its point (the manager sorts it there at registration) and may only
 pass or abort, so no rewrite can follow its approval. An ``audit`` executor runs on
 live traffic but nothing it does is applied: a veto or a replacement is written to
-the audit log instead. The wrappers here enforce that; ordering is the manager's job.
+the audit log instead. An ``observer`` sees the context at its place but the chain does
+not wait for it, and nothing it does is applied (:mod:`harness.hooks.observers`). The
+wrappers here enforce that; ordering is the manager's job, and running a point's validators
+at once is :mod:`harness.hooks.validators`'.
 """
 
 from __future__ import annotations
@@ -15,12 +18,50 @@ from harness.hooks.audit import AuditKind, AuditLog
 from harness.hooks.contexts import HookContext
 from harness.hooks.errors import HookAbort, HookValidationError
 from harness.hooks.executor import AbandonObserver, Executor
+from harness.hooks.observers import ObserverExecutor, ObserverQueue
 
-Mode = Literal["normal", "validator", "audit"]
-MODES: Final[tuple[Mode, ...]] = ("normal", "validator", "audit")
+Mode = Literal["normal", "validator", "audit", "observer"]
+MODES: Final[tuple[Mode, ...]] = ("normal", "validator", "audit", "observer")
 
-MODE_RANK: Final[dict[str, int]] = {"normal": 0, "audit": 0, "validator": 1}
+MODE_RANK: Final[dict[str, int]] = {"normal": 0, "audit": 0, "observer": 0, "validator": 1}
 """First element of the sort key: validators sort after everything else on a point."""
+
+
+def check_mode(point: str, mode: str) -> None:
+    """Refuse a mode that is unknown, or one that has no meaning at ``point``.
+
+    Raises:
+        ValueError: the mode is not one of :data:`MODES`, or a validator or an observer is
+            put at an ``in`` point (the in chain stops at the first result, so neither
+            could see the body's result, and an observer could not set it).
+    """
+    if mode not in MODE_RANK:
+        raise ValueError(f"unknown mode {mode!r} for {point}: expected one of {MODES}")
+    if point.endswith(".in") and mode in ("validator", "observer"):
+        what = "validate" if mode == "validator" else "observe"
+        raise ValueError(
+            f"a{'n' if mode == 'observer' else ''} {mode} cannot run at {point}: the in chain "
+            f"stops at the first result; {what} the output at the post point instead"
+        )
+
+
+def wrap(
+    executor: Executor,
+    mode: str,
+    *,
+    point: str,
+    name: str,
+    audit: AuditLog,
+    observers: ObserverQueue,
+) -> Executor:
+    """``executor`` inside the wrapper that applies its mode (a normal one as it is)."""
+    if mode == "validator":
+        return ValidatorExecutor(executor, point=point, name=name)
+    if mode == "audit":
+        return AuditExecutor(executor, point=point, name=name, audit=audit)
+    if mode == "observer":
+        return ObserverExecutor(executor, point=point, name=name, queue=observers)
+    return executor
 
 
 class _Wrapped:

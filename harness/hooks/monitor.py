@@ -21,6 +21,7 @@ from harness.hooks.contexts import HookContext
 from harness.hooks.decisions import watched, watching
 from harness.hooks.executor import Registration, executor_kind
 from harness.hooks.redactor import Redactor
+from harness.hooks.validators import ValidatorGroup
 
 log = logging.getLogger(__name__)
 
@@ -255,10 +256,17 @@ def _watching(watch: ExecutorMonitor) -> ChainRunner:
 
 
 def _watched(chain: Sequence[Registration], watch: ExecutorMonitor) -> tuple[Registration, ...]:
-    """``chain`` with each executor called through ``watch``; same names, points and order."""
+    """``chain`` with each executor called through ``watch``; same names, points and order.
+
+    A group of parallel validators is watched member by member (each its own call), so every
+    validator is seen with its own decision and time, not the group's.
+    """
     return tuple(
-        Registration(reg.point, _WatchedExecutor(reg, watch), reg.priority,
-                     reg.sequence, reg.name, reg.mode, reg.rank)
+        Registration(reg.point,
+                     ValidatorGroup(_watched(reg.executor.members, watch))
+                     if isinstance(reg.executor, ValidatorGroup)
+                     else _WatchedExecutor(reg, watch),
+                     reg.priority, reg.sequence, reg.name, reg.mode, reg.rank)
         for reg in chain
     )  # fmt: skip
 

@@ -10,12 +10,13 @@ bytes and returns whole, capped responses; JSON and JSON-RPC live in
 from __future__ import annotations
 
 import asyncio
+import ssl as _ssl
 from collections.abc import Mapping
 from typing import Final, final
 
 import aiohttp
 
-from harness.http.errors import HttpClientError
+from harness.http.errors import TLS_DROPPED_HINT, HttpClientError
 from harness.providers import HttpResponse
 
 DEFAULT_LIMIT: Final = 100
@@ -37,13 +38,21 @@ class AiohttpClient:
         keepalive_timeout: seconds an idle connection stays in the pool. Kept below
             aiohttp server's 75 s default so the client, not the server, closes idle
             connections, and a reused connection is not one the server just dropped.
+        ssl: the TLS context for https URLs (a client certificate, a private CA: see
+            :func:`harness.hooks.remote.tls.client_context`); the system's defaults when
+            omitted.
     """
 
     def __init__(
-        self, *, limit: int = DEFAULT_LIMIT, keepalive_timeout: float = DEFAULT_KEEPALIVE
+        self,
+        *,
+        limit: int = DEFAULT_LIMIT,
+        keepalive_timeout: float = DEFAULT_KEEPALIVE,
+        ssl: _ssl.SSLContext | None = None,
     ) -> None:
         self._limit = limit
         self._keepalive_timeout = keepalive_timeout
+        self._ssl: _ssl.SSLContext | bool = ssl if ssl is not None else True
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
@@ -60,7 +69,7 @@ class AiohttpClient:
         self._loop = loop
         self._session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(
-                limit=self._limit, keepalive_timeout=self._keepalive_timeout
+                limit=self._limit, keepalive_timeout=self._keepalive_timeout, ssl=self._ssl
             ),
             timeout=aiohttp.ClientTimeout(total=None),  # the deadline is ours, see post()
             cookie_jar=aiohttp.DummyCookieJar(),  # a hook call must not carry state to the next
@@ -120,12 +129,15 @@ class AiohttpClient:
             raise HttpClientError(
                 kind="timeout", url=url, detail=f"no complete response within {timeout:g}s"
             ) from exc
+        except aiohttp.ClientSSLError as exc:
+            detail = f"TLS handshake failed: {exc}"
+            raise HttpClientError(kind="connect", url=url, detail=detail) from exc
         except aiohttp.ClientConnectorError as exc:
             raise HttpClientError(kind="connect", url=url, detail=str(exc)) from exc
         except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError) as exc:
-            raise HttpClientError(kind="closed", url=url, detail=_text(exc)) from exc
+            raise HttpClientError(kind="closed", url=url, detail=_text(exc) + _tls(url)) from exc
         except (aiohttp.ClientOSError, OSError) as exc:
-            raise HttpClientError(kind="closed", url=url, detail=_text(exc)) from exc
+            raise HttpClientError(kind="closed", url=url, detail=_text(exc) + _tls(url)) from exc
         except aiohttp.ClientError as exc:
             raise HttpClientError(kind="protocol", url=url, detail=_text(exc)) from exc
 
@@ -157,6 +169,10 @@ def _too_large(url: str, max_bytes: int, seen: str) -> HttpClientError:
     return HttpClientError(
         kind="too_large", url=url, detail=f"reply exceeds the {max_bytes}-byte cap ({seen})"
     )
+
+
+def _tls(url: str) -> str:
+    return f" ({TLS_DROPPED_HINT})" if url.startswith("https:") else ""
 
 
 def _text(exc: BaseException) -> str:

@@ -18,6 +18,13 @@ reply over the size cap; anything else the peer did out of HTTP's contract."""
 
 HTTP_ERROR_KINDS: tuple[HttpErrorKind, ...] = get_args(HttpErrorKind)
 
+TLS_DROPPED_HINT = (
+    "over TLS: a server that requires a client certificate drops the connection when none, "
+    "or one it does not trust, is offered"
+)
+"""Added to a dropped ``https`` call: under TLS 1.3 the server checks the client's certificate
+after the client's handshake is done, so a refusal reads as a reset or an early close."""
+
 
 class HttpClientError(HarnessError):
     """An HTTP call did not produce a complete response.

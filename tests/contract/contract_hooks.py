@@ -15,10 +15,14 @@ from harness.hooks.remote import serve_from_command_line
 
 POINT = "tool.invoked.pre"
 SECRET = "xoxb-123456789012-abcdefghijkl"
+PAUSE = 0.5
 
 
 async def contract_hook(ctx: ToolInvokedContext) -> ToolInvokedContext | None:
-    """Behave as the call's name says: pass, rewrite, veto, abort, ask, slow, invalid, crash."""
+    """Behave as the call's name says: pass, rewrite, veto, abort, ask, slow, pause, invalid, crash.
+
+    (``pause`` passes after :data:`PAUSE` seconds.)
+    """
     name = ctx.call.name
     if name == "rewrite":
         arguments = {**ctx.call.arguments, "max_results": 5, "note": "capped"}
@@ -32,6 +36,8 @@ async def contract_hook(ctx: ToolInvokedContext) -> ToolInvokedContext | None:
         raise HookAbort("a person must approve this search", ask=True, timeout_seconds=45)
     if name == "slow":
         await asyncio.sleep(5)
+    if name == "pause":  # passes after PAUSE seconds: two at once take one pause, not two
+        await asyncio.sleep(PAUSE)
     if name == "invalid":
         return ctx.model_copy(update={"attempt": 0})  # unvalidated: attempt must be >= 1
     if name == "crash":

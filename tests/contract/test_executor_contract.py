@@ -7,6 +7,7 @@ pass-through, replacement, abort, timeout and malformed replies cannot drift apa
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -15,7 +16,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from harness.domain import Participant, Role, TaskRef, ToolCall
+from harness.domain import Participant, Role, TaskRef, ToolCall, ToolResult
 from harness.hooks import HookAbort, HookManager, HookTransportError
 from harness.hooks.contexts import LlmInvokedContext, ToolInvokedContext
 from harness.hooks.remote import McpConnection, McpExecutor
@@ -23,7 +24,7 @@ from harness.hooks.remote.jsonrpc import JsonRpcExecutor
 from harness.hooks.remote.jsonrpc_server import jsonrpc_app
 from harness.hooks.remote.memory import InMemoryExecutor
 from tests.contract import contract_hooks
-from tests.contract.contract_hooks import HOOKS, POINT, SECRET, contract_hook
+from tests.contract.contract_hooks import HOOKS, PAUSE, POINT, SECRET, contract_hook
 
 TIMEOUT = 0.3
 Make = Callable[..., Any]
@@ -154,3 +155,70 @@ async def test_in_a_manager_a_rewrite_is_the_input_and_a_veto_is_recorded(make):
         await manager.run("tool.invoked", call("veto"))
     assert manager.aborts[-1].executor == executor.name
     assert manager.aborts[-1].refusal is True
+
+
+# --- observers and parallel validators (issue 15, point 6) ----------------------------
+
+
+def with_body(manager: HookManager) -> HookManager:
+    async def body(ctx):
+        return ctx.model_copy(update={"result": ToolResult(content="ran")})
+
+    manager.register("tool.invoked.in", body)
+    return manager
+
+
+async def test_a_slow_observer_does_not_delay_the_operation(make):
+    manager = with_body(HookManager())
+    manager.register(POINT, make(), mode="observer")  # "slow" answers in 5 s; it times out
+    out = await manager.run("tool.invoked", call("slow"))
+    assert out.result.content == "ran"
+    assert manager.observers.running == 1  # the operation is done, the observation is not
+    assert await manager.observers.drain(timeout=TIMEOUT + 5)
+    [stats] = manager.observers.stats()
+    assert (stats.completed, stats.failures) == (1, 1)  # its timeout is its own failure
+
+
+@pytest.mark.parametrize("name", ["veto", "abort", "ask", "rewrite", "crash", "invalid"])
+async def test_an_observer_neither_aborts_nor_changes_the_operation(make, name):
+    manager = with_body(HookManager())
+    manager.register(POINT, make(), mode="observer")
+    out = await manager.run("tool.invoked", call(name))
+    assert await manager.observers.drain(timeout=TIMEOUT + 5)
+    assert out.result.content == "ran" and out.call == call(name).call
+    assert manager.aborts == []
+    ignored = [r for r in manager.audit.last(5) if r.kind == "observer_ignored"]
+    assert len(ignored) == (0 if name == "rewrite" else 1)
+    assert all(SECRET not in r.reason for r in ignored)
+
+
+async def test_remote_validators_of_a_point_run_concurrently(make):
+    manager = with_body(HookManager())
+    manager.register(POINT, make(timeout=5 * PAUSE), mode="validator")
+    manager.register(POINT, make(timeout=5 * PAUSE), mode="validator")
+    started = time.monotonic()
+    out = await manager.run("tool.invoked", call("pause"))
+    elapsed = time.monotonic() - started
+    assert out.result.content == "ran"
+    assert PAUSE <= elapsed < 1.8 * PAUSE  # one by one would take two pauses
+
+
+@pytest.mark.parametrize("local_vetoes", [True, False], ids=["local-first", "remote-next"])
+async def test_the_first_veto_in_order_wins_whichever_answers_first(make, local_vetoes):
+    manager = with_body(HookManager())
+    remote = make()
+
+    async def local(ctx):
+        await asyncio.sleep(0.05)  # the remote veto is usually back by now; order still decides
+        if local_vetoes:
+            raise HookAbort("the local validator, first in order")
+
+    manager.register(POINT, remote, priority=2, mode="validator")
+    manager.register(POINT, local, priority=1, mode="validator")
+    with pytest.raises(HookAbort) as caught:
+        await manager.run("tool.invoked", call("veto"))
+    if local_vetoes:
+        assert caught.value.executor.endswith("local") and "first in order" in caught.value.reason
+    else:
+        assert caught.value.executor == remote.name
+        assert caught.value.reason == "no shell for you ([REDACTED])"

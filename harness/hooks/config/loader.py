@@ -13,6 +13,7 @@ import inspect
 import os
 import re
 import shutil
+import ssl
 import sys
 import tomllib
 from collections.abc import Mapping
@@ -27,6 +28,8 @@ from harness.hooks.config.wrappers import FIELD_ALIASES
 from harness.hooks.contexts import CONTEXT_TYPES
 from harness.hooks.errors import HookConfigError
 from harness.hooks.monitors.approvals import ApprovalRule, ApprovalsConfig
+from harness.hooks.remote.signing import SignatureError, decode_secret
+from harness.hooks.remote.tls import client_context
 
 _ENV_REF: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _PYTHON: Final = frozenset({"python", "python3"})
@@ -149,6 +152,8 @@ def _resolve(
             continue
         value = template if _ENV_REF.search(template) else "${" + template + "}"
         headers[header] = _ENV_REF.sub(lambda m: env[m.group(1)], value)
+    secrets = _signing_secrets(entry, where, env, problems)
+    tls = _tls(entry, where, base, problems)
     command: tuple[str, ...] | None = None
     if entry.command is not None:
         first, *rest = entry.command
@@ -176,7 +181,49 @@ def _resolve(
         headers=headers,
         command=command,
         cwd=base,
+        signing_secrets=secrets,
+        tls=tls,
     )
+
+
+def _signing_secrets(
+    entry: ExecutorEntry, where: str, env: Mapping[str, str], problems: list[str]
+) -> tuple[str, ...]:
+    secrets = []
+    for name in entry.signing_secret:
+        value = env.get(name)
+        if not value:
+            problems.append(f"{where}: field 'signing_secret': environment variable {name} "
+                            "is not set")  # fmt: skip
+            continue
+        try:
+            decode_secret(value)
+        except SignatureError as error:  # its text never holds the value
+            problems.append(f"{where}: field 'signing_secret': {name}: {error.detail}")
+            continue
+        secrets.append(value)
+    return tuple(secrets)
+
+
+def _tls(
+    entry: ExecutorEntry, where: str, base: Path, problems: list[str]
+) -> ssl.SSLContext | None:
+    files: dict[str, Path] = {}
+    for name in ("tls_client_cert", "tls_client_key", "tls_ca"):
+        value = getattr(entry, name)
+        if value is not None:
+            files[name] = path = base / value
+            if not path.is_file():
+                problems.append(f"{where}: field {name!r}: no file {str(path)!r}")
+    if not files or not all(path.is_file() for path in files.values()):
+        return None
+    try:
+        return client_context(cert=files.get("tls_client_cert"), key=files.get("tls_client_key"),
+                              ca=files.get("tls_ca"))  # fmt: skip
+    except (OSError, ValueError) as error:
+        fields = ", ".join(files)
+        problems.append(f"{where}: fields {fields}: not a usable TLS set-up: {error}")
+        return None
 
 
 def _import(entry: ExecutorEntry, where: str, problems: list[str]) -> tuple[object, bool]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import logging
+import ssl
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,8 @@ class ResolvedEntry:
     headers: dict[str, str] = field(default_factory=dict)
     command: tuple[str, ...] | None = None
     cwd: Path = Path()
+    signing_secrets: tuple[str, ...] = ()
+    tls: ssl.SSLContext | None = None
 
 
 Planned = tuple[str, Executor, int, Mode]
@@ -135,6 +138,9 @@ class HooksConfig:
         for entry in self.entries:
             for secret in entry.headers.values():
                 manager.redactor.add_secret(secret)
+            for secret in entry.signing_secrets:
+                manager.redactor.add_secret(secret)
+                manager.redactor.add_secret(secret.removeprefix("whsec_"))
         if built is None:
             built = {}
             self.build(manager, into=built, decisions=decisions)
@@ -224,6 +230,15 @@ class HooksConfig:
         return problems
 
     def _monitors(self, manager: HookManager, applied: AppliedHooks) -> None:
+        if (limits := self.file.observers) is not None:
+            from harness.hooks.observers import ObserverLimits
+
+            previous = manager.observers.configure(ObserverLimits(**limits.model_dump()))
+
+            def restore() -> None:
+                manager.observers.configure(previous)
+
+            applied.undo.append(restore)
         budget = self.file.chain.budget_seconds
         if budget is not None:
             from harness.hooks.monitors.budget import install_budget
@@ -275,6 +290,7 @@ def _executors(resolved: ResolvedEntry, manager: HookManager) -> list[Built]:
                 entry.url, point=p, headers=resolved.headers, name=f"{resolved.label}#{p}",
                 redactor=manager.redactor, timeout=entry.timeout or DEFAULT_TIMEOUT,
                 idempotency_header=not entry.idempotent,
+                signing_secrets=resolved.signing_secrets, ssl=resolved.tls,
             )  # fmt: skip
             built.append((p, remote, (remote.aclose,)))
         return built
@@ -284,7 +300,8 @@ def _executors(resolved: ResolvedEntry, manager: HookManager) -> list[Built]:
 
     server = resolved.command if resolved.command is not None else entry.url
     assert server is not None  # the schema requires one
-    connection = McpConnection(server, cwd=resolved.cwd)  # one session for all its points
+    connection = McpConnection(server, cwd=resolved.cwd,  # one session for all its points
+                               ssl=resolved.tls)  # fmt: skip
     return [
         (p, McpExecutor(connection, point=p, redactor=manager.redactor,
                         name=f"{resolved.label}#{p}", timeout=entry.timeout or MCP_TIMEOUT),

@@ -232,10 +232,14 @@ class HooksReload:
     ) -> None:
         try:
             drained = await asyncio.gather(*(w.drained(self.grace_seconds) for w in waits))
+            # Then what those operations queued for observers (issue 15, point 6).
+            observers = self.manager.observers
+            drained.append(await observers.settled(observers.mark(), self.grace_seconds))
             if not all(drained):
-                log.warning("closing %s after %g s with %d operations still using them",
-                            ", ".join(labels), self.grace_seconds,
-                            sum(w.count for w in waits))  # fmt: skip
+                log.warning("closing %s after %g s with %d operations (and %d observations) "
+                            "still using them", ", ".join(labels), self.grace_seconds,
+                            sum(w.count for w in waits),
+                            observers.running + observers.pending)  # fmt: skip
         finally:  # also when the worker stops first: nothing stays open
             await _close(executors)
             log.info("closed the executors the reload removed or changed: %s", ", ".join(labels))
@@ -254,7 +258,7 @@ def _groups(config: HooksConfig | None) -> dict[str, tuple[object, ...]]:
 def _sections(before: HooksConfig | None, after: HooksConfig) -> tuple[str, ...]:
     """The monitors' sections that changed; they are swapped with the chains."""
     return tuple(
-        f"[{name}]" for name in ("chain", "observability")
+        f"[{name}]" for name in ("chain", "observability", "observers")
         if before is None or getattr(before.file, name) != getattr(after.file, name)
     )  # fmt: skip
 

@@ -27,6 +27,7 @@ Kind = Literal["local", "jsonrpc", "mcp"]
 _ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ENV_REF: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _IMPORT_PATH: Final = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
+_SECRET_ENV: Final = re.compile(r"[A-Z_][A-Z0-9_]*")
 
 
 class _Section(BaseModel):
@@ -95,6 +96,16 @@ class ExecutorEntry(_Section):
     on_failure: FailurePolicy = "fail"
     match: dict[str, re.Pattern[str]] = Field(default_factory=dict)
     """Context field (``tool``, ``command`` or a dotted path) -> regex it must fully match."""
+    signing_secret: tuple[str, ...] = ()
+    """``jsonrpc``: the environment variable(s) holding ``whsec_`` secrets; every request is
+    signed (Standard Webhooks) with each, so the server can rotate (issue 15)."""
+    tls_client_cert: str | None = None
+    """``jsonrpc`` and ``mcp`` over ``https``: PEM client certificate for mTLS; this and the
+    two below are paths, relative to the hooks file."""
+    tls_client_key: str | None = None
+    """Its PEM private key, when not in the certificate's file."""
+    tls_ca: str | None = None
+    """PEM CA bundle that signs the server's certificate, instead of the system's."""
 
     @field_validator("points", mode="before")
     @classmethod
@@ -111,6 +122,24 @@ class ExecutorEntry(_Section):
     @classmethod
     def _url(cls, value: str | None) -> str | None:
         return None if value is None else check_url(value)
+
+    @field_validator("signing_secret", mode="before")
+    @classmethod
+    def _secret_names(cls, value: object) -> object:
+        names = [value] if isinstance(value, str) else value
+        if isinstance(names, list | tuple):
+            for name in names:
+                if not isinstance(name, str):
+                    continue  # pydantic reports the type
+                if name.startswith("whsec_") or not _SECRET_ENV.fullmatch(name):
+                    raise ValueError(
+                        "must name environment variables (upper case, e.g. "
+                        "'HOOKS_SIGNING_SECRET'); secrets are never written in the "
+                        "configuration file"
+                    )
+            if not names:
+                raise ValueError("names no environment variable")
+        return names
 
     @field_validator("headers")
     @classmethod
@@ -150,6 +179,20 @@ class ExecutorEntry(_Section):
                              "contradict each other")
         if self.mode == "validator" and (bad := [p for p in self.points if p.endswith(".in")]):
             raise ValueError(f"a validator cannot run at an in point ({', '.join(bad)})")
+        if self.mode == "observer" and (bad := [p for p in self.points if p.endswith(".in")]):
+            raise ValueError(f"an observer cannot run at an in point ({', '.join(bad)}); "
+                             "observe the output at the post point")  # fmt: skip
+        return self
+
+    @model_validator(mode="after")
+    def _signing_and_tls(self) -> ExecutorEntry:
+        if self.signing_secret and self.kind != "jsonrpc":
+            raise ValueError("signing_secret applies to jsonrpc executors only")
+        tls = [f for f in ("tls_client_cert", "tls_client_key", "tls_ca") if getattr(self, f)]
+        if tls and not (self.url or "").startswith("https://"):
+            raise ValueError(f"{', '.join(tls)} need an https:// url (jsonrpc, or mcp over HTTP)")
+        if self.tls_client_key and not self.tls_client_cert:
+            raise ValueError("tls_client_key needs tls_client_cert")
         return self
 
     def label(self, index: int) -> str:
@@ -195,6 +238,17 @@ class ObservabilitySection(_Section):
     for ``python -m harness.hooks stats`` (and, with a metrics endpoint, a latency histogram)."""
 
 
+class ObserversSection(_Section):
+    """``[observers]``: the queue executors with ``mode = "observer"`` run from (issue 15)."""
+
+    queue_size: int = Field(default=1000, ge=0, le=1_000_000)
+    """Observations waiting for a free slot; one more is dropped (and counted)."""
+    concurrency: int = Field(default=4, ge=1, le=256)
+    """Observations running at once."""
+    shutdown_seconds: float = Field(default=5.0, ge=0, le=300)
+    """How long the worker's shutdown waits for the queue to drain before cancelling it."""
+
+
 class HooksFile(_Section):
     """The whole file."""
 
@@ -205,3 +259,4 @@ class HooksFile(_Section):
     retry: RetrySection | None = None
     chain: ChainSection = ChainSection()
     observability: ObservabilitySection = ObservabilitySection()
+    observers: ObserversSection | None = None

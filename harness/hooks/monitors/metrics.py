@@ -11,12 +11,13 @@ so neither cardinality nor secrets can grow with traffic.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Final, Protocol, final
 
 from harness.hooks.contexts import HookContext
 from harness.hooks.errors import HookAbort, HookTransportError
 from harness.hooks.monitor import Monitored, MonitorHandle, Proceed
+from harness.hooks.observers import ObserverQueue
 
 Attributes = Mapping[str, str | int | float | bool]
 
@@ -43,6 +44,10 @@ TRANSPORT_ERRORS_METRIC: Final = "harness_transport_errors"
 """Remote executors that failed an operation, by ``point``."""
 RETRIES_METRIC: Final = "harness_retries"
 """Operations run again as a later attempt (``attempt > 1``), by ``operation``."""
+
+OBSERVER_DROPS_METRIC: Final = "harness_observer_drops"
+"""Observations dropped by the observer queue (full, or closing), by ``point`` and ``executor``
+(the configured name: as bounded as the hooks file)."""
 
 OUTCOMES: Final = ("ok", "abort", "refusal", "transport_error", "error")
 
@@ -113,3 +118,15 @@ def register_metrics(manager: Monitored, meter: Meter) -> MonitorHandle:
         The undo handle: removes the counters and no other monitor.
     """
     return manager.add_monitor(OperationCounters(meter), around="operation")
+
+
+def count_observer_drops(observers: ObserverQueue, meter: Meter) -> Callable[[], None]:
+    """Count every observation ``observers`` drops on ``meter`` (:data:`OBSERVER_DROPS_METRIC`).
+
+    Returns:
+        The undo: stops counting.
+    """
+    drops = meter.create_counter(OBSERVER_DROPS_METRIC, "Observations the observer queue dropped")
+    return observers.add_drop_listener(
+        lambda point, executor: drops.add(1, {"point": point, "executor": executor})
+    )

@@ -13,6 +13,7 @@ from harness.hooks.remote.mcp_server import (
     serve_http,
     serve_stdio,
 )
+from harness.hooks.remote.signing import SignatureError, Signer, Verifier, sign
 
 __all__ = [
     "HookTools",
@@ -20,9 +21,13 @@ __all__ = [
     "JsonRpcExecutor",
     "McpConnection",
     "McpExecutor",
+    "SignatureError",
+    "Signer",
+    "Verifier",
     "hook_server",
     "jsonrpc_app",
     "serve_from_command_line",
     "serve_http",
     "serve_stdio",
+    "sign",
 ]

@@ -14,13 +14,15 @@ which becomes ``HookAbort``.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+import ssl as _ssl
+from collections.abc import Mapping, Sequence
 from typing import Final, final
 
 from harness.hooks.catalogue import split_point
 from harness.hooks.contexts import HookContext, context_type
 from harness.hooks.redactor import Redactor
 from harness.hooks.remote.reply import as_abort
+from harness.hooks.remote.signing import Signer, message_id
 from harness.hooks.remote.trace_context import trace_context
 from harness.hooks.remote.wire import (
     SCHEMA_HEADER,
@@ -62,10 +64,17 @@ class JsonRpcExecutor:
         idempotency_header: send ``Idempotency-Key: <idempotency key>#<point>`` with every
             call, for a server whose effect must not repeat: the key is the same on every
             retry of the operation and every re-run after a lost worker.
+        signing_secrets: ``whsec_`` secrets; when given, every request carries Standard
+            Webhooks ``webhook-id``/``-timestamp``/``-signature`` headers, one signature
+            per secret (:mod:`.signing`). The id is the same on every retry of the call.
+        ssl: the TLS context of an ``https`` URL (client certificate, private CA) for the
+            client this executor makes; a given ``http`` brings its own.
 
     Raises:
         UnknownHookPointError: ``point`` is not in the catalogue.
-        ValueError: ``timeout`` or ``max_reply_bytes`` is not positive.
+        ValueError: ``timeout`` or ``max_reply_bytes`` is not positive, or ``ssl`` comes
+            with an ``http`` client.
+        SignatureError: a signing secret is not ``whsec_<base64>``.
     """
 
     def __init__(
@@ -80,21 +89,26 @@ class JsonRpcExecutor:
         name: str | None = None,
         redactor: Redactor | None = None,
         idempotency_header: bool = False,
+        signing_secrets: Sequence[str] = (),
+        ssl: _ssl.SSLContext | None = None,
     ) -> None:
         operation, _ = split_point(point)
         if timeout <= 0 or max_reply_bytes <= 0:
             raise ValueError("timeout and max_reply_bytes must be positive")
+        if ssl is not None and http is not None:
+            raise ValueError("pass ssl to the http client you give, not to the executor")
         self.url = url
         self.point = point
         self.context_type = context_type(operation)
         self.timeout = timeout
         self.max_reply_bytes = max_reply_bytes
         self._reply_model: type[RpcResponse[HookContext]] = RpcResponse[self.context_type]  # type: ignore[name-defined]  # a runtime-chosen parameter, as pydantic allows
-        self._http: HttpClient = http if http is not None else AiohttpClient()
+        self._http: HttpClient = http if http is not None else AiohttpClient(ssl=ssl)
         self._owns_http = http is None
         self._headers = {"content-type": "application/json", SCHEMA_HEADER: SCHEMA_VERSION,
                          **(headers or {})}  # fmt: skip
         self._idempotency_header = idempotency_header
+        self._signer = Signer(signing_secrets) if signing_secrets else None
         self._redactor = redactor or Redactor()
         self.endpoint = self._redactor.redact_text(url)
         self.name = name or f"jsonrpc:{self.endpoint}#{point}"
@@ -123,6 +137,9 @@ class JsonRpcExecutor:
             headers = self._headers
             if self._idempotency_header:
                 headers = {**headers, "idempotency-key": f"{ctx.idempotency_key}#{self.point}"}
+            if self._signer is not None:
+                msg_id = message_id(ctx.idempotency_key, self.point)
+                headers = {**headers, **self._signer.headers(msg_id, body)}
             traced = trace_context()  # the decision span's traceparent, when tracing
             if traced is not None:
                 headers = {**headers, **traced}

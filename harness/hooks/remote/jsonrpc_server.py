@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+import os
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final, TypeAlias
 
 from aiohttp import web
@@ -18,6 +19,12 @@ from aiohttp import web
 from harness.hooks.catalogue import split_point
 from harness.hooks.contexts import HookContext, context_type
 from harness.hooks.errors import HookAbort
+from harness.hooks.remote.signing import (
+    DEFAULT_TOLERANCE,
+    SignatureError,
+    Verifier,
+    decode_secret,
+)
 from harness.hooks.remote.wire import (
     INTERNAL_ERROR,
     METHOD_NOT_FOUND,
@@ -99,28 +106,55 @@ class JsonRpcDispatcher:
         return encode_result(rid, out)
 
 
-def jsonrpc_app(handlers: Mapping[str, Handler], *, path: str = "/") -> web.Application:
+def jsonrpc_app(
+    handlers: Mapping[str, Handler],
+    *,
+    path: str = "/",
+    secrets: str | Sequence[str] = (),
+    secret_env: str | Sequence[str] = (),
+    tolerance: float = DEFAULT_TOLERANCE,
+) -> web.Application:
     """An aiohttp application serving ``handlers`` as JSON-RPC 2.0 at ``path``.
 
     Every JSON-RPC reply, error or not, is sent with HTTP 200, as JSON-RPC over HTTP
-    usually is; the executor treats any other status as a transport failure.
+    usually is; the executor treats any other status as a transport failure. With
+    secrets, a request whose Standard Webhooks signature does not verify (unsigned,
+    malformed, stale, future, signed with no known secret) is answered 401 with a JSON
+    body ``{"error": "unauthorized", "problem": ..., "message": ...}`` before any
+    handler runs.
 
     Args:
         handlers: a function per hook point (``"tool.invoked.pre"``) taking that
             point's context and returning a replacement or ``None``; it may raise
             ``HookAbort`` to veto the operation.
         path: the URL path to POST to.
+        secrets: ``whsec_`` secrets a request may be signed with (several while rotating).
+        secret_env: names of environment variables holding such secrets, read now.
+        tolerance: seconds a ``webhook-timestamp`` may be off this host's clock.
 
     Returns:
         The application; run it with ``web.run_app`` or an ``AppRunner``.
 
     Raises:
         UnknownHookPointError: a key is not a point of the catalogue.
+        SignatureError: a secret is not ``whsec_<base64>``, or a ``secret_env`` variable
+            is not set (the message names the variable, never a value).
     """
     dispatcher = JsonRpcDispatcher(handlers)
+    verifier = _verifier(secrets, secret_env, tolerance)
 
     async def handle(request: web.Request) -> web.StreamResponse:
-        reply = await dispatcher.dispatch(await request.read())
+        body = await request.read()
+        if verifier is not None:
+            try:
+                verifier.verify(request.headers, body)
+            except SignatureError as error:
+                log.warning("refused a hook request from %s: %s", request.remote, error)
+                return web.json_response(
+                    {"error": "unauthorized", "problem": error.problem, "message": str(error)},
+                    status=401,
+                )
+        reply = await dispatcher.dispatch(body)
         if reply is None:
             return web.Response(status=204)
         return web.Response(body=reply, content_type=_JSON)
@@ -128,3 +162,22 @@ def jsonrpc_app(handlers: Mapping[str, Handler], *, path: str = "/") -> web.Appl
     app = web.Application()
     app.router.add_post(path, handle)
     return app
+
+
+def _verifier(
+    secrets: str | Sequence[str], secret_env: str | Sequence[str], tolerance: float
+) -> Verifier | None:
+    secrets = [secrets] if isinstance(secrets, str) else list(secrets)
+    names = [secret_env] if isinstance(secret_env, str) else list(secret_env)
+    unset = [name for name in names if not os.environ.get(name)]
+    if unset:
+        raise SignatureError(
+            problem="secret", detail=f"environment variable {', '.join(unset)} is not set"
+        )
+    for name in names:
+        try:
+            decode_secret(os.environ[name])
+        except SignatureError as error:
+            raise SignatureError(problem="secret", detail=f"{name}: {error.detail}") from None
+    found = [*secrets, *(os.environ[name] for name in names)]
+    return Verifier(found, tolerance=tolerance) if found else None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import shlex
+import ssl as _ssl
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -28,6 +29,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, CallToolResult, RequestParamsMeta, Tool
+
+from harness.http.errors import TLS_DROPPED_HINT
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +52,8 @@ class McpConnection:
         cwd: working directory of a stdio server.
         connect_timeout: bound on each handshake request, so a server that never
             answers cannot hold the owner task open forever.
+        ssl: the TLS context of an ``https`` URL (client certificate, private CA; see
+            :func:`harness.hooks.remote.tls.client_context`); the system's when omitted.
 
     A connection belongs to the event loop that first uses it; :meth:`aclose` it there.
     """
@@ -60,7 +65,9 @@ class McpConnection:
         env: Mapping[str, str] | None = None,
         cwd: str | Path | None = None,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        ssl: _ssl.SSLContext | None = None,
     ) -> None:
+        self._ssl = ssl
         if isinstance(server, str):
             if urlsplit(server).scheme not in ("http", "https"):
                 raise ValueError(
@@ -103,7 +110,12 @@ class McpConnection:
             Exception: whatever the SDK raised (``MCPError``, transport or spawn
                 errors); callers map it at their error boundary.
         """
-        owner, client = await self._ready_owner()
+        try:  # a try costs nothing until it catches
+            owner, client = await self._ready_owner()
+        except (httpx2.ReadError, httpx2.WriteError, httpx2.RemoteProtocolError) as error:
+            if not self.endpoint.startswith("https:"):
+                raise
+            raise _dropped_over_tls(error) from error
         try:
             return await client.call_tool(
                 name, arguments, read_timeout_seconds=timeout,
@@ -163,7 +175,8 @@ class McpConnection:
             if owner is None or not owner.usable():
                 if owner is not None:
                     self._retire(owner)
-                owner = self._owner = _Owner(self._params, self.endpoint, self._connect_timeout)
+                owner = self._owner = _Owner(self._params, self.endpoint, self._connect_timeout,
+                                             self._ssl)  # fmt: skip
                 self._retired.add(owner.task)
                 owner.task.add_done_callback(self._retired.discard)
         return owner, await owner.wait_ready()
@@ -182,9 +195,14 @@ class _Owner:
     """The task that holds one :class:`mcp.Client` open until it is told to close."""
 
     def __init__(
-        self, params: StdioServerParameters | str, endpoint: str, connect_timeout: float
+        self,
+        params: StdioServerParameters | str,
+        endpoint: str,
+        connect_timeout: float,
+        ssl: _ssl.SSLContext | None = None,
     ) -> None:
         self._params = params
+        self._ssl = ssl
         self._connect_timeout = connect_timeout
         loop = asyncio.get_running_loop()
         self._ready: asyncio.Future[Client] = loop.create_future()
@@ -210,7 +228,7 @@ class _Owner:
 
     async def _run(self) -> None:
         transport = _watched(
-            _http_without_redirects(self._params)
+            _http_without_redirects(self._params, self._ssl)
             if isinstance(self._params, str)
             else stdio_client(self._params),
             self._stop,
@@ -249,7 +267,9 @@ def _session_is_gone(error: BaseException) -> bool:
 
 
 @asynccontextmanager
-async def _http_without_redirects(url: str) -> AsyncIterator[Any]:
+async def _http_without_redirects(
+    url: str, ssl: _ssl.SSLContext | None = None
+) -> AsyncIterator[Any]:
     """Streamable HTTP on a client that follows no redirect, not even within the origin.
 
     The SDK follows same-origin 307/308s by itself; remote executors follow none
@@ -260,6 +280,7 @@ async def _http_without_redirects(url: str) -> AsyncIterator[Any]:
     http = httpx2.AsyncClient(
         timeout=httpx2.Timeout(30.0, read=300.0),
         max_redirects=0,
+        verify=ssl if ssl is not None else True,
         event_hooks={"response": [_refuse_redirect]},
     )
     async with http, streamable_http_client(url, http_client=http) as streams:
@@ -325,6 +346,12 @@ class _EndWatch:
 
     def __getattr__(self, name: str) -> Any:  # noqa: ANN401  # e.g. the SDK's last_context
         return getattr(self._stream, name)
+
+
+def _dropped_over_tls(error: BaseException) -> ConnectionError:
+    """A handshake that broke off over https, worded for what it may mean (issue 15)."""
+    text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    return ConnectionError(f"{text} ({TLS_DROPPED_HINT})")
 
 
 def _first_leaf(error: BaseException) -> BaseException:

@@ -112,13 +112,31 @@ async def serve_stdio(server: Server[Any]) -> None:
 
 
 async def serve_http(
-    server: Server[Any], *, host: str = "127.0.0.1", port: int = 8000, path: str = DEFAULT_PATH
+    server: Server[Any],
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    path: str = DEFAULT_PATH,
+    tls_cert: str | None = None,
+    tls_key: str | None = None,
+    tls_client_ca: str | None = None,
 ) -> None:
-    """Serve ``server`` over streamable HTTP at ``http://host:port/path`` until cancelled."""
+    """Serve ``server`` over streamable HTTP at ``http://host:port/path`` until cancelled.
+
+    With ``tls_cert`` (and ``tls_key``) it is ``https``; with ``tls_client_ca`` too, every
+    client must present a certificate signed by that CA (mTLS), or the handshake fails.
+    """
+    import ssl
+
     import uvicorn  # the HTTP stack loads only for servers that use it
 
     app = server.streamable_http_app(streamable_http_path=path, host=host)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    tls: dict[str, Any] = {}
+    if tls_cert is not None:
+        tls = {"ssl_certfile": tls_cert, "ssl_keyfile": tls_key}
+        if tls_client_ca is not None:
+            tls |= {"ssl_ca_certs": tls_client_ca, "ssl_cert_reqs": ssl.CERT_REQUIRED}
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", **tls)
     await uvicorn.Server(config).serve()
 
 
@@ -130,6 +148,9 @@ def serve_from_command_line(
 ) -> None:
     """Run a hook server as a script: stdio by default, ``--http [--host H] [--port N]``.
 
+    ``--tls-cert F [--tls-key K]`` serves https; ``--tls-client-ca CA`` then requires
+    every client to present a certificate that CA signed (mTLS).
+
     Args:
         hooks: the functions to serve, keyed by point.
         argv: the arguments (``sys.argv[1:]`` when ``None``).
@@ -140,10 +161,15 @@ def serve_from_command_line(
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--path", default=DEFAULT_PATH)
+    parser.add_argument("--tls-cert", help="PEM certificate: serve https")
+    parser.add_argument("--tls-key", help="PEM key of --tls-cert, if not in its file")
+    parser.add_argument("--tls-client-ca", help="PEM CA bundle: require client certificates")
     args = parser.parse_args(argv)
     server = hook_server(hooks, name=name)
     if args.http:
-        anyio.run(lambda: serve_http(server, host=args.host, port=args.port, path=args.path))
+        anyio.run(lambda: serve_http(server, host=args.host, port=args.port, path=args.path,
+                                     tls_cert=args.tls_cert, tls_key=args.tls_key,
+                                     tls_client_ca=args.tls_client_ca))  # fmt: skip
     else:
         anyio.run(serve_stdio, server)
 

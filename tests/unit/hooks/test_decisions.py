@@ -186,3 +186,38 @@ async def test_a_monitor_with_aclose_is_closed_with_the_manager(manager):
     manager.add_monitor(Holding(), around="executor")
     await manager.aclose()
     assert closed == ["closed"]
+
+
+async def test_parallel_validators_are_each_watched_with_their_own_decision(manager, tool_ctx):
+    seen: list[tuple[str, str, str, str]] = []
+
+    async def allows(ctx):
+        return None
+
+    async def forbids(ctx):
+        raise HookAbort("not today", refusal=True)
+
+    manager.register("tool.invoked.pre", allows, mode="validator", priority=1)
+    manager.register("tool.invoked.pre", forbids, mode="validator", priority=2)
+    manager.add_monitor(call_watcher(seen), around="executor")
+    with pytest.raises(HookAbort, match="not today"):
+        await manager.run("tool.invoked", tool_ctx)
+    assert sorted((name.rsplit(".", 1)[-1], d) for _, name, _, d in seen) == [
+        ("allows", "pass"), ("forbids", "veto")]  # fmt: skip
+
+
+async def test_an_observer_is_seen_as_its_hand_off_off_the_critical_path(manager, tool_ctx):
+    seen: list[tuple[str, str, str, str]] = []
+    ran: list[str] = []
+
+    async def watches(ctx):
+        await asyncio.sleep(0.05)
+        ran.append("observed")
+        return ctx.model_copy(update={"attempt": ctx.attempt})  # ignored: an observer
+
+    manager.register("tool.invoked.post", watches, mode="observer")
+    manager.add_monitor(call_watcher(seen), around="executor")
+    await manager.run("tool.invoked", tool_ctx)
+    assert [(p, d) for p, _, _, d in seen] == [("tool.invoked.post", "pass")]
+    assert ran == []  # the operation did not wait for it
+    assert await manager.observers.drain(5) and ran == ["observed"]
