@@ -281,3 +281,24 @@ async def test_a_python_server_continues_the_trace_under_the_decision_span(
     [theirs] = service.get_finished_spans()
     assert theirs.context.trace_id == ours.context.trace_id
     assert theirs.parent.span_id == ours.context.span_id and theirs.parent.is_remote
+
+
+def test_the_trace_context_is_w3c_only_with_tracestate_when_set_and_none_without_a_span():
+    from opentelemetry import baggage, trace
+    from opentelemetry import context as otel_context
+    from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, TraceState
+
+    from harness.hooks.remote.trace_context import trace_context
+
+    assert trace_context() is None
+    span = NonRecordingSpan(SpanContext(
+        trace_id=0x1234, span_id=0x42, is_remote=False, trace_flags=TraceFlags(1),
+        trace_state=TraceState([("vendor", "opaque")])))  # fmt: skip
+    token = otel_context.attach(baggage.set_baggage("user", "not-for-hooks"))
+    try:
+        with trace.use_span(span):
+            sent = trace_context()
+    finally:
+        otel_context.detach(token)
+    parent = f"00-{0x1234:032x}-{0x42:016x}-01"
+    assert sent == {"traceparent": parent, "tracestate": "vendor=opaque"}  # never baggage
