@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import os
 import re
 import shlex
@@ -130,8 +131,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--list", action="store_true", help="list the fixtures and exit")
 
 
+def _unlisted(record: logging.LogRecord) -> bool:
+    return "not listed by server" not in record.getMessage()
+
+
 def run_command(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """Run the parsed ``conformance`` command; the exit status (usage errors print one line)."""
+    # The MCP SDK's client (logger "client") warns of every probe at a point the server does
+    # not list; probing those is the kit's purpose, so the warning is noise here.
+    logging.getLogger("client").addFilter(_unlisted)
     try:
         return asyncio.run(_run(args, out))
     except UsageError as error:
@@ -217,6 +225,11 @@ async def _reachable(target: JsonRpcTarget | McpTarget, scrub: Redactor) -> None
                              "the command (or URL) and that it serves MCP") from None  # fmt: skip
         return
     got = await target.send(_PROBE)
+    if got.kind == "transport_error" and got.detail.startswith(("HTTP 401", "HTTP 403")):
+        await target.aclose()
+        raise UsageError(f"{where} refused the kit: {scrub.redact_text(got.detail)}; give its "
+                         "credentials with --header 'Authorization: Bearer env:VAR' or "
+                         "--secret-env VAR")  # fmt: skip
     if got.kind == "transport_error" and ("connect" in got.detail or "closed" in got.detail):
         await target.aclose()
         raise UsageError(f"cannot reach {where}: {scrub.redact_text(got.detail)}; is the "

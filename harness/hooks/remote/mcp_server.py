@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, final
 
@@ -39,6 +40,7 @@ from mcp_types import (
     TextContent,
     Tool,
 )
+from pydantic.json_schema import PydanticJsonSchemaWarning
 
 from harness.hooks.catalogue import points, split_point
 from harness.hooks.contexts import context_type
@@ -199,7 +201,9 @@ def serve_from_command_line(
 
 
 def _tool(point: str, name: str, fn: HookFunction) -> Tool:
-    schema = context_type(point).model_json_schema()
+    with warnings.catch_warnings():  # a frozen empty map's default is left out, rightly
+        warnings.simplefilter("ignore", PydanticJsonSchemaWarning)
+        schema = context_type(point).model_json_schema()
     defs = schema.pop("$defs", None)
     input_schema: dict[str, Any] = {
         "type": "object",

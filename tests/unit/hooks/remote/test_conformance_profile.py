@@ -81,8 +81,6 @@ def call(name, ctx, meta=None):
                                  _meta=meta)  # fmt: skip
 
 
-# HookTools builds each tool's input schema; a frozen empty map's default is left out, rightly.
-@pytest.mark.filterwarnings("ignore::pydantic.json_schema.PydanticJsonSchemaWarning")
 async def test_mcp_answers_probes_by_the_profile_at_any_point_and_checks_the_version():
     tools = HookTools({"tool.invoked.pre": policy})
     passed = await tools.call_tool(None, call("hooks.tool.invoked.pre", probe("conformance.pass")))
