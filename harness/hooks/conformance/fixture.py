@@ -67,8 +67,9 @@ class Expect(_Strict):
     key by key, anything else by equality)."""
     refusal: bool | None = None
     """For ``abort``: whether it must be a refusal."""
-    code: int | None = None
-    """For ``error``: the JSON-RPC (or MCP protocol) error code; ``None`` accepts any error."""
+    code: int | list[int] | None = None
+    """For ``error``: the JSON-RPC (or MCP protocol) error code, or the codes any of which
+    will do; ``None`` accepts any error."""
 
 
 class Fixture(_Strict):

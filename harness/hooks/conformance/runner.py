@@ -65,13 +65,27 @@ def judge(expect: Expect, got: Got) -> str | None:
     if ok and expect.outcome == "abort" and expect.refusal is not None:
         ok = got.refusal == expect.refusal
     if ok and expect.outcome == "error" and expect.code is not None:
-        ok = got.code == expect.code
-    return None if ok else f"expected {wanted}, got {got.kind}: {got.detail}"
+        ok = got.code in (expect.code if isinstance(expect.code, list) else [expect.code])
+    if ok:
+        return None
+    detail = got.detail
+    if got.kind == "rewrite" and expect.context is not None:
+        detail = f"{detail}: {_compact(_project(got.context, expect.context))}"
+    return f"expected {wanted}, got {got.kind}: {detail}"
+
+
+def _project(whole: object, part: object) -> object:
+    """The parts of ``whole`` that ``part`` names (what a failed subset check shows)."""
+    if isinstance(part, dict) and isinstance(whole, dict):
+        return {key: _project(whole[key], value) for key, value in part.items() if key in whole}
+    return whole
 
 
 def _describe(expect: Expect) -> str:
     if expect.outcome == "abort" and expect.refusal is not None:
         return f"abort (refusal={str(expect.refusal).lower()})"
+    if expect.outcome == "error" and isinstance(expect.code, list):
+        return "error " + " or ".join(str(code) for code in expect.code)
     if expect.outcome == "error" and expect.code is not None:
         return f"error {expect.code}"
     if expect.outcome == "rewrite" and expect.context is not None:
