@@ -41,12 +41,8 @@ profile = [
         {
             "outcome": "rewrite",
             "context": {
+                "call": {"arguments": {"rewritten": True}, "name": "conformance.rewrite"},
                 "correlation_id": "conformance-profile.rewrite",
-                "call": {
-                    "id": "c1",
-                    "name": "conformance.rewrite",
-                    "arguments": {"rewritten": True},
-                },
             },
         },
         args={"original": 1},
