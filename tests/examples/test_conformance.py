@@ -16,6 +16,7 @@ import pytest
 
 from harness.hooks.conformance import JsonRpcTarget, McpTarget, load_fixtures, run_fixtures
 from tests.examples.conftest import EXAMPLES, ROOT, free_port
+from tests.examples.test_mcp_rewriter import http_url  # noqa: F401  # the fixture, shared
 from tests.support.broken_executor import BROKEN_FIXTURES
 
 NODE = shutil.which("node")
@@ -79,6 +80,12 @@ async def test_the_mcp_rewriter_example_over_stdio_is_fully_conformant():
     assert await failures(target, "mcp") == {}
 
 
+async def test_the_mcp_rewriter_example_over_streamable_http_is_fully_conformant(http_url):  # noqa: F811  # the fixture
+    target = McpTarget(http_url)
+    await target.connect()
+    assert await failures(target, "mcp") == {}
+
+
 async def test_the_node_example_is_fully_conformant_with_signed_requests(node_policy):
     assert await failures(JsonRpcTarget(node_policy, signing_secrets=[SECRET]), "jsonrpc") == {}
 
@@ -135,6 +142,13 @@ def test_the_cli_prints_a_line_per_fixture_and_exits_0_only_at_100_percent(node_
         "    expected abort (refusal=true), got abort: abort (refusal=False): conformance veto",
         "compliance: 1/2 (50.0 %)",
     ]
+
+
+def test_the_cli_lists_the_fixtures():
+    done = kit("--list")
+    assert done.returncode == 0
+    listed = [line.split()[:2] for line in done.stdout.splitlines()]
+    assert listed == [[f.id, f.transport] for f in load_fixtures()]
 
 
 @pytest.mark.parametrize(
