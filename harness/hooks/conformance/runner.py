@@ -228,24 +228,23 @@ def _secret(name: str) -> str:
 
 
 async def _reachable(target: JsonRpcTarget | McpTarget, scrub: Redactor) -> None:
+    """Raise a :class:`UsageError` naming the fix when the executor cannot be used at all
+    (the caller closes ``target`` either way)."""
     where = scrub.redact_text(target.endpoint)
     if isinstance(target, McpTarget):
         try:
             await target.connect()
         except Exception as error:  # any spawn or handshake failure is the user's to fix
-            await target.aclose()
             raise UsageError(f"cannot start or reach the MCP server {where}: "
                              f"{scrub.redact_text(str(error) or type(error).__name__)}; check "
                              "the command (or URL) and that it serves MCP") from None  # fmt: skip
         return
     got = await target.send(_PROBE)
     if got.kind == "transport_error" and got.detail.startswith(("HTTP 401", "HTTP 403")):
-        await target.aclose()
         raise UsageError(f"{where} refused the kit: {scrub.redact_text(got.detail)}; give its "
                          "credentials with --header 'Authorization: Bearer env:VAR' or "
                          "--secret-env VAR")  # fmt: skip
     if got.kind == "transport_error" and ("connect" in got.detail or "closed" in got.detail):
-        await target.aclose()
         raise UsageError(f"cannot reach {where}: {scrub.redact_text(got.detail)}; is the "
                          "executor running there? check the URL given to --jsonrpc")  # fmt: skip
 
