@@ -7,6 +7,8 @@ each point's chain in run order; it fails, naming every problem, on a file or pl
 path the worker would refuse.
 ``audit [--last N] [--task ID] [--database URL]`` prints the last audit records of every
 worker sharing the database (``HARNESS_DATABASE_URL``, else this host's SQLite file).
+``conformance --jsonrpc URL | --mcp CMD`` runs the conformance kit against an executor
+(:mod:`harness.hooks.conformance`).
 ``stats [--since 1h] [--database URL]`` merges every worker's executor stats (``[observability]
 executor_stats``) and prints one line per executor, the slowest p99 first.
 """
@@ -26,6 +28,8 @@ from typing import Final
 from harness.config import Settings
 from harness.db import DatabaseError
 from harness.hooks import POINTS, HookConfigError
+from harness.hooks.conformance.runner import add_arguments as add_conformance_arguments
+from harness.hooks.conformance.runner import run_command as run_conformance
 from harness.hooks.decisions import DECISIONS
 from harness.hooks.executor import executor_kind
 from harness.hooks.latency import ExecutorSummary, summarise
@@ -171,7 +175,11 @@ def main(argv: list[str] | None = None) -> int:
     schema = sub.add_parser("schema", help="write the JSON Schemas remote executors follow")
     schema.add_argument("--out", type=Path, required=True, metavar="DIR",
                         help=f"where to write them (the repository keeps schemas/{SCHEMA_VERSION})")
+    conformance = sub.add_parser("conformance", help="run the conformance kit against an executor")
+    add_conformance_arguments(conformance)
     args = parser.parse_args(argv)
+    if args.command == "conformance":
+        return run_conformance(args)
     try:
         if args.command == "schema":
             written = write_schemas(args.out)

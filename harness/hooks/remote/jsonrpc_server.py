@@ -4,6 +4,8 @@ So a remote executor is a few lines: plain functions keyed by hook point, each t
 the typed context and returning a replacement or ``None``, raising ``HookAbort`` to
 veto. It speaks the wire of :mod:`harness.hooks.remote.wire`; it does not run a chain
 (one function per point) and does not redact (the calling harness does, both ways).
+The conformance kit's probes are answered by :mod:`.conformance_profile` at every point,
+never by the handlers, and a request naming another schema version is refused.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from typing import Any, Final, TypeAlias
 
 from aiohttp import web
 
-from harness.hooks.catalogue import split_point
+from harness.hooks.catalogue import points, split_point
 from harness.hooks.contexts import HookContext, context_type
 from harness.hooks.errors import HookAbort
+from harness.hooks.remote.conformance_profile import answer_probe, is_probe
+from harness.hooks.remote.schema_version import version_problem
 from harness.hooks.remote.signing import (
     DEFAULT_TOLERANCE,
     SignatureError,
@@ -27,7 +31,9 @@ from harness.hooks.remote.signing import (
 )
 from harness.hooks.remote.wire import (
     INTERNAL_ERROR,
+    INVALID_REQUEST,
     METHOD_NOT_FOUND,
+    SCHEMA_HEADER,
     RpcError,
     abort_error,
     decode_params,
@@ -63,18 +69,29 @@ class JsonRpcDispatcher:
             operation, _ = split_point(point)
             self._table[point] = (context_type(operation), handler)
 
-    async def dispatch(self, body: bytes) -> bytes | None:
+    async def dispatch(self, body: bytes, *, schema_version: str | None = None) -> bytes | None:
         """The response to ``body``, or ``None`` for a notification (a request without id).
 
         A handler's ``HookAbort`` becomes the ``ABORT`` error (the veto convention of
         :mod:`harness.hooks.remote.wire`); any other exception becomes ``INTERNAL_ERROR``
-        with its text, which the caller redacts.
+        with its text, which the caller redacts. A conformance probe at any point of the
+        catalogue is answered by the profile instead of a handler.
+
+        Args:
+            body: the request as received.
+            schema_version: the version the request names (its ``SCHEMA_HEADER``); another
+                than ours is refused with ``INVALID_REQUEST``, none is accepted.
         """
         request = decode_request(body)
         if isinstance(request, RpcError):
             return encode_error(None, request)
         rid = request.id
+        problem = version_problem(schema_version, where=SCHEMA_HEADER)
+        if problem is not None:
+            return encode_error(rid, RpcError(code=INVALID_REQUEST, message=problem))
         entry = self._table.get(request.method)
+        if is_probe(request.params.get("context")) and request.method in points():
+            entry = (context_type(request.method), answer_probe)
         if entry is None:
             known = ", ".join(sorted(self._table)) or "none"
             error = RpcError(
@@ -154,7 +171,7 @@ def jsonrpc_app(
                     {"error": "unauthorized", "problem": error.problem, "message": str(error)},
                     status=401,
                 )
-        reply = await dispatcher.dispatch(body)
+        reply = await dispatcher.dispatch(body, schema_version=request.headers.get(SCHEMA_HEADER))
         if reply is None:
             return web.Response(status=204)
         return web.Response(body=reply, content_type=_JSON)

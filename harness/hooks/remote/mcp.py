@@ -22,6 +22,7 @@ from harness.hooks.contexts import HookContext, context_type
 from harness.hooks.redactor import Redactor
 from harness.hooks.remote.mcp_connection import McpConnection
 from harness.hooks.remote.reply import decode_reply, encode_context, tool_name
+from harness.hooks.remote.schema_version import schema_meta
 from harness.hooks.remote.trace_context import trace_context
 from harness.hooks.remote.wire import WireError, map_transport_errors
 
@@ -102,7 +103,8 @@ class McpExecutor:
             async with asyncio.timeout(self.timeout):
                 result = await self.connection.call_tool(
                     self.tool, {"context": encode_context(ctx)}, timeout=self.timeout,
-                    meta=trace_context(),  # the decision span's traceparent, when tracing
+                    # The schema version, and the decision span's traceparent when tracing.
+                    meta={**schema_meta(), **(trace_context() or {})},
                 )
             return decode_reply(self.point, _payload(result), self.redactor)
 

@@ -12,13 +12,16 @@ receives the point's typed context and returns a replacement or ``None``, or rai
 Replies use :mod:`~harness.hooks.remote.reply` (which also runs the function); a
 function that raises anything else answers with an ``isError`` result. Built on the
 SDK's low-level ``Server`` so the result is exactly the encoding the executor reads,
-nothing inferred from annotations.
+nothing inferred from annotations. The conformance kit's probes are answered by
+:mod:`.conformance_profile` at every point, never by the functions, and a call whose
+``_meta`` names another schema version is refused.
 """
 
 from __future__ import annotations
 
 import argparse
 import inspect
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, final
 
@@ -29,6 +32,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
+    INVALID_REQUEST,
     CallToolRequestParams,
     CallToolResult,
     ListToolsResult,
@@ -36,10 +40,20 @@ from mcp_types import (
     TextContent,
     Tool,
 )
+from pydantic.json_schema import PydanticJsonSchemaWarning
 
-from harness.hooks.catalogue import split_point
+from harness.hooks.catalogue import points, split_point
 from harness.hooks.contexts import context_type
-from harness.hooks.remote.reply import HookFunction, HookFunctionError, answer, dumps, tool_name
+from harness.hooks.remote.conformance_profile import answer_probe, is_probe
+from harness.hooks.remote.reply import (
+    TOOL_PREFIX,
+    HookFunction,
+    HookFunctionError,
+    answer,
+    dumps,
+    tool_name,
+)
+from harness.hooks.remote.schema_version import SCHEMA_META_KEY, version_problem
 
 DEFAULT_NAME: Final = "tiny-harness-hooks"
 DEFAULT_PATH: Final = "/mcp"
@@ -84,16 +98,28 @@ class HookTools:
     ) -> CallToolResult:
         """Handler of ``tools/call``: validate the context, run the function, encode its outcome.
 
+        A conformance probe is answered by the profile at any ``hooks.<point>`` of the
+        catalogue, listed or not.
+
         Raises:
             MCPError: ``INVALID_PARAMS`` for a tool this server does not serve (a
-                protocol error, as the MCP spec asks for unknown tools).
+                protocol error, as the MCP spec asks for unknown tools);
+                ``INVALID_REQUEST`` for a ``_meta`` naming another schema version.
         """
+        meta: Mapping[str, Any] = params.meta or {}
+        problem = version_problem(meta.get(SCHEMA_META_KEY), where=f"_meta {SCHEMA_META_KEY}")
+        if problem is not None:
+            raise MCPError(code=INVALID_REQUEST, message=problem)
+        raw = (params.arguments or {}).get("context")
         entry = self._hooks.get(params.name)
+        probed = params.name.removeprefix(TOOL_PREFIX)
+        if is_probe(raw) and params.name.startswith(TOOL_PREFIX) and probed in points():
+            entry = (probed, answer_probe)
         if entry is None:
             raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {params.name}")
         point, fn = entry
         try:
-            payload = await answer(point, fn, (params.arguments or {}).get("context"))
+            payload = await answer(point, fn, raw)
         except HookFunctionError as error:
             return _error(str(error))
         return _reply(payload)
@@ -175,7 +201,9 @@ def serve_from_command_line(
 
 
 def _tool(point: str, name: str, fn: HookFunction) -> Tool:
-    schema = context_type(point).model_json_schema()
+    with warnings.catch_warnings():  # a frozen empty map's default is left out, rightly
+        warnings.simplefilter("ignore", PydanticJsonSchemaWarning)
+        schema = context_type(point).model_json_schema()
     defs = schema.pop("$defs", None)
     input_schema: dict[str, Any] = {
         "type": "object",

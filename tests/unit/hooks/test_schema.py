@@ -16,11 +16,11 @@ from harness.hooks.contexts import HookContext, context_type
 from harness.hooks.remote.reply import abort_reply, reply_of
 from harness.hooks.remote.wire import SCHEMA_VERSION, RpcRequest, encode_request
 from harness.hooks.schema import render, schemas
+from harness.hooks.schema_diff import BREAKING, REGENERATE, classify
 from tests.integration.temporal.test_hooked_activity import sample as activity_sample
 
 ROOT = Path(__file__).resolve().parents[3]
 COMMITTED = ROOT / "schemas" / SCHEMA_VERSION
-FIX = f"run `python -m harness.hooks schema --out schemas/{SCHEMA_VERSION}` and commit it"
 
 
 def sample(operation: str) -> HookContext:
@@ -38,11 +38,35 @@ def validator(path: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema)
 
 
+def compatibility(committed: dict[str, str], generated: dict[str, dict]) -> str:
+    """What differs between the committed and the generated schemas, classified, and the fix."""
+    report = []
+    for path in sorted(set(committed) - set(generated)):
+        report.append(f"{path}: removed\n{BREAKING}")
+    for path in sorted(set(generated) - set(committed)):
+        report.append(f"{path}: new file\n{REGENERATE}")
+    for path in sorted(set(committed) & set(generated)):
+        if committed[path] != render(generated[path]):
+            diff = classify(json.loads(committed[path]), generated[path])
+            report.append(f"{path}:\n{diff.advice() or 'formatting only: ' + REGENERATE}")
+    return "\n\n".join(report)
+
+
 def test_the_committed_schemas_are_what_the_code_generates():
-    generated = {path: render(schema) for path, schema in schemas().items()}
     on_disk = {str(p.relative_to(COMMITTED)): p.read_text() for p in COMMITTED.rglob("*.json")}
-    assert sorted(on_disk) == sorted(generated), FIX
-    assert [p for p in generated if on_disk[p] != generated[p]] == [], FIX
+    assert compatibility(on_disk, schemas()) == ""
+
+
+def test_a_difference_from_the_committed_schemas_says_whether_it_needs_a_new_version():
+    on_disk = {str(p.relative_to(COMMITTED)): p.read_text() for p in COMMITTED.rglob("*.json")}
+    generated = schemas()
+    tool = json.loads(on_disk["contexts/tool.invoked.json"])
+    added = {**tool, "properties": {**tool["properties"], "surprise": {"type": "string"}}}
+    message = compatibility(on_disk, {**generated, "contexts/tool.invoked.json": added})
+    assert "new optional property" in message and message.endswith(REGENERATE)
+    removed = {**tool, "properties": {k: v for k, v in tool["properties"].items() if k != "call"}}
+    message = compatibility(on_disk, {**generated, "contexts/tool.invoked.json": removed})
+    assert "$.call: property removed" in message and message.endswith(BREAKING)
 
 
 def test_every_operation_has_its_context_schema_and_the_index_lists_them():

@@ -228,6 +228,8 @@ async def test_an_mcp_executor_gets_its_decision_span_as_traceparent_in_meta(
         await manager.aclose()
 
     assert "traceparent" not in untraced.call.arguments["meta"]
+    assert untraced.call.arguments["meta"]["tiny-harness.dev/schema"] == "v1"
+    assert traced.call.arguments["meta"]["tiny-harness.dev/schema"] == "v1"  # merged with
     _, decisions = split(spans[1])
     [span] = [s for s in decisions if s.attributes["harness.kind"] == "mcp"]
     assert span.attributes["harness.decision"] == "rewrite"

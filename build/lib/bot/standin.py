@@ -1,0 +1,217 @@
+"""A local stand-in for Slack's Web API and response URLs, for running without credentials.
+
+It answers every Web API method with ``ok`` (``auth.test`` with the configured bot
+user), prints what would have been posted and keeps it (a message changed in place by
+``chat.update``, a stream or a reaction as Slack changes it: :mod:`bot.standin_live`), so
+``python -m bot.say`` and tests can read it back; posts to a response URL are also
+applied as Slack applies them (``replace_original``, ``delete_original``), so a test can ask
+what the sender would see, not only what was sent. It is a development seam shipped in the package
+(like httpx's ``MockTransport``), never used when a real bot token is configured.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import defaultdict
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Final, final
+
+from aiohttp import web
+
+from bot.config import STANDIN_PATH
+from bot.standin_live import LIVE_METHODS, LiveMessages
+
+log = logging.getLogger(__name__)
+
+RESPONSE_PATH: Final = "/_local/response/"
+SHOWN_SUFFIX: Final = "/shown"
+"""``GET RESPONSE_PATH + key + SHOWN_SUFFIX``: :meth:`ResponseView.as_json` of that URL."""
+POSTS_PATH: Final = "/_local/posts"
+"""``GET``: every ``chat.postMessage``, ``chat.postEphemeral`` and ``chat.startStream`` so far,
+oldest first, each its arguments plus ``method`` and the ``ts`` it got, with the message's
+text, blocks and chunks as they are now (what ``bot.say`` prints and clicks)."""
+POST_METHODS: Final = ("chat.postMessage", "chat.postEphemeral", "chat.startStream")
+_FLAGS: Final = ("replace_original", "delete_original")
+READ_METHODS: Final = ("conversations.history", "conversations.replies")
+
+
+@final
+@dataclass
+class ResponseView:
+    """What Slack shows for one response URL: the ack ("original") and what followed it.
+
+    ``original`` is ``"shown"`` until a post replaces or deletes it; ``messages`` are
+    the visible messages posted through the URL (a replacement first), without the flags.
+    """
+
+    original: str = "shown"
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+    def apply(self, payload: dict[str, Any]) -> None:
+        """Apply one post as Slack does."""
+        message = {k: v for k, v in payload.items() if k not in _FLAGS}
+        if _flag(payload.get("delete_original")):
+            self.original = "deleted"
+        elif _flag(payload.get("replace_original")):
+            if self.original == "replaced":
+                self.messages[0] = message
+            else:
+                self.original = "replaced"
+                self.messages.insert(0, message)
+        else:
+            self.messages.append(message)
+
+    def as_json(self) -> dict[str, Any]:
+        """``{"original": ..., "messages": [...]}``."""
+        return {"original": self.original, "messages": self.messages}
+
+
+@final
+class SlackStandIn:
+    """Records Web API calls and response-URL posts.
+
+    Args:
+        bot_user_id: what ``auth.test`` answers.
+        streaming: offer Slack's streaming methods (``False``: refuse them as a workspace
+            without them does).
+    """
+
+    def __init__(self, bot_user_id: str, *, streaming: bool = True) -> None:
+        self.bot_user_id = bot_user_id
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.responses: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
+        self.shown: defaultdict[str, ResponseView] = defaultdict(ResponseView)
+        self.messages: list[dict[str, Any]] = []
+        """What ``chat.postMessage`` left in channels, as ``conversations.*`` read it back."""
+        self._last_ts = 0.0
+        self._ts_of_call: dict[int, str] = {}
+        self.url = ""
+        """Its Web API base URL when :func:`served` serves it alone."""
+        self.live = LiveMessages(self.messages, self._next_ts, streaming=streaming)
+
+    def routes(self, api_path: str) -> list[web.RouteDef]:
+        """aiohttp routes for the Web API under ``api_path`` and the response URLs."""
+        return [
+            web.post(api_path + "{method}", self.api),
+            web.post(RESPONSE_PATH + "{key}", self.respond),
+            web.get(RESPONSE_PATH + "{key}", self.read_responses),
+            web.get(RESPONSE_PATH + "{key}" + SHOWN_SUFFIX, self.read_shown),
+            web.get(POSTS_PATH, self.read_posts),
+        ]
+
+    async def api(self, request: web.Request) -> web.Response:
+        """One Web API call: record, print, answer ``ok``."""
+        method = request.match_info["method"]
+        args = await _arguments(request)
+        self.calls.append((method, args))
+        if method == "auth.test":
+            return web.json_response({"ok": True, "user_id": self.bot_user_id, "bot_id": "BLOCAL",
+                                      "team_id": "TLOCAL", "url": "http://localhost/"})  # fmt: skip
+        if method in READ_METHODS:
+            return web.json_response({"ok": True, "messages": self._read(method, args),
+                                      "has_more": False})  # fmt: skip
+        if method in LIVE_METHODS:
+            answer = self.live.answer(method, args)
+            if answer.get("ts"):
+                self._ts_of_call[len(self.calls) - 1] = str(answer["ts"])
+            return web.json_response(answer)
+        print(f"[slack stand-in] {method}: {json.dumps(args, ensure_ascii=False)}", flush=True)
+        ts = self._next_ts()
+        self._ts_of_call[len(self.calls) - 1] = ts
+        if method == "chat.postMessage":
+            self.messages.append({"type": "message", "bot_id": "BLOCAL", "ts": ts, **args})
+        return web.json_response({"ok": True, "channel": args.get("channel", ""), "ts": ts})
+
+    def _next_ts(self) -> str:
+        """A Slack-like ``ts``: the time now, and later than every earlier one."""
+        self._last_ts = max(time.time(), self._last_ts + 0.000001)
+        return f"{self._last_ts:.6f}"
+
+    def _read(self, method: str, args: dict[str, Any]) -> list[dict[str, Any]]:
+        """``conversations.history`` or ``.replies`` over the posts, as Slack answers them."""
+        oldest = float(args.get("oldest") or 0)
+        with_metadata = _flag(args.get("include_all_metadata"))
+        found = []
+        for message in self.messages:
+            if message.get("channel") != args.get("channel") or float(message["ts"]) < oldest:
+                continue
+            thread = message.get("thread_ts") or message["ts"]
+            if method == "conversations.replies" and thread != args.get("ts"):
+                continue
+            if method == "conversations.history" and message.get("thread_ts"):
+                continue  # history holds a channel's top-level messages only
+            shown = {k: v for k, v in message.items() if k not in ("channel", "metadata")}
+            if with_metadata and "metadata" in message:
+                shown["metadata"] = message["metadata"]
+            found.append(shown)
+        return found
+
+    async def respond(self, request: web.Request) -> web.Response:
+        """A post to a response URL (the late reply of a slash command)."""
+        payload = await _arguments(request)
+        key = request.match_info["key"]
+        self.responses[key].append(payload)
+        self.shown[key].apply(payload)
+        shown = "(deletes the original)" if _flag(payload.get("delete_original")) else ""
+        print(f"[slack stand-in] response: {payload.get('text') or shown}", flush=True)
+        return web.Response(text="ok")
+
+    async def read_posts(self, request: web.Request) -> web.Response:
+        """Every message the bot posted so far, public or ephemeral (for ``bot.say``)."""
+        posts = []
+        for i, (method, args) in enumerate(self.calls):
+            if method in POST_METHODS:
+                post = {**args, "method": method, "ts": self._ts_of_call.get(i, "")}
+                now = self.live.find(args.get("channel"), post["ts"]) or {}
+                post.update({k: now[k] for k in ("text", "blocks", "chunks", "edits",
+                                                 "streaming") if k in now})  # fmt: skip
+                posts.append(post)
+        return web.json_response(posts)
+
+    async def read_responses(self, request: web.Request) -> web.Response:
+        """What was posted to one response URL so far (for ``bot.say``)."""
+        return web.json_response(self.responses.get(request.match_info["key"], []))
+
+    async def read_shown(self, request: web.Request) -> web.Response:
+        """What the sender sees from one response URL now (:class:`ResponseView`)."""
+        view = self.shown.get(request.match_info["key"], ResponseView())
+        return web.json_response(view.as_json())
+
+
+def _flag(value: object) -> bool:
+    """A JSON ``true`` or a form field ``"true"``."""
+    return value is True or str(value).lower() == "true"
+
+
+async def _arguments(request: web.Request) -> dict[str, Any]:
+    if request.content_type == "application/json":
+        try:
+            data = await request.json()
+        except ValueError:
+            return {}
+        return data if isinstance(data, dict) else {}
+    return dict(await request.post())
+
+
+@asynccontextmanager
+async def served(bot_user_id: str = "UBOTLOCAL", *, streaming: bool = True,
+                 ) -> AsyncIterator[SlackStandIn]:  # fmt: skip
+    """A stand-in served alone on a free loopback port, ``url`` set: for a worker (a test, a
+    bench) that posts to Slack with no bot in front of it."""
+    standin = SlackStandIn(bot_user_id, streaming=streaming)
+    app = web.Application()
+    app.router.add_routes(standin.routes(STANDIN_PATH))
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    standin.url = f"http://127.0.0.1:{port}{STANDIN_PATH}"
+    try:
+        yield standin
+    finally:
+        await runner.cleanup()

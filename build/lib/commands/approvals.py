@@ -1,0 +1,94 @@
+"""``/task approvals [strict|safe|off]``: when the task asks a person before a tool runs.
+
+Bare, anyone in the task sees the task's approval default, what each one means and the
+tools approved for the rest of the task; with a default, the owner changes it (a
+``set_approvals`` effect the task workflow applies). Rules of the hooks file
+(``[[approvals.rules]]``) come first whatever the default; the policy itself is
+:mod:`harness.hooks.monitors.approvals`.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from commands.spec import Args, CommandConfig, CommandSpec, UsageError
+from harness.domain import (
+    APPROVAL_DEFAULTS,
+    ApprovalDefault,
+    CommandEffect,
+    CommandResult,
+)
+from harness.hooks.contexts import CommandInvokedContext
+
+NAME: Final = "approvals"
+MEANING: Final[dict[ApprovalDefault, str]] = {
+    "strict": "a person approves every tool call, except tools that only read",
+    "safe": "a person approves calls of the tools that require approval",
+    "off": "no tool call waits for a person (rules that deny still deny)",
+}
+"""One line per default: which tool calls wait for a person's approval."""
+WORKERS: Final = "the worker's default (the hooks file's `[approvals] default`, else `safe`)"
+"""What a task without its own default follows (the snapshot's ``approvals`` is ``None``)."""
+
+
+class ApprovalsArgs(Args):
+    """``default`` ``None`` means "show"."""
+
+    default: ApprovalDefault | None = None
+
+
+def parse(text: str) -> ApprovalsArgs:
+    """One of the defaults (any case), or nothing.
+
+    Raises:
+        UsageError: any other text.
+    """
+    word = text.strip().lower()
+    if not word:
+        return ApprovalsArgs()
+    for default in APPROVAL_DEFAULTS:
+        if word == default:
+            return ApprovalsArgs(default=default)
+    raise UsageError(
+        command=NAME,
+        problem=f"the approval default must be one of {', '.join(APPROVAL_DEFAULTS)}",
+        usage=USAGE,
+    )
+
+
+async def body(
+    ctx: CommandInvokedContext, args: ApprovalsArgs, config: CommandConfig
+) -> CommandResult:
+    """Show the default, the choices and the standing approvals, or a ``set_approvals`` effect."""
+    snapshot = ctx.snapshot
+    current = snapshot.approvals if snapshot else None
+    shown = f"`{current}`" if current else WORKERS
+    if args.default is None:
+        lines = [f"approvals: {shown}"]
+        lines += [f"• `{name}`{' (now)' if name == current else ''}: {MEANING[name]}"
+                  for name in APPROVAL_DEFAULTS]  # fmt: skip
+        standing = snapshot.approved_tools if snapshot else ()
+        if standing:
+            lines.append("approved for the rest of the task: "
+                         + ", ".join(f"`{tool}`" for tool in standing))  # fmt: skip
+        return CommandResult(reply="\n".join(lines))
+    if args.default == current:
+        return CommandResult(reply=f"approvals are already `{current}`")
+    return CommandResult(
+        reply=f"approvals set to `{args.default}` (was {shown}): {MEANING[args.default]}",
+        effects=(CommandEffect(kind="set_approvals", value=args.default, user_id=ctx.sender),),
+        public=True,
+    )
+
+
+SPEC: Final = CommandSpec(
+    name=NAME,
+    summary="show which tool calls wait for a person's approval, or set it (owner only)",
+    arguments="[" + "|".join(APPROVAL_DEFAULTS) + "]",
+    args=ApprovalsArgs,
+    parse=parse,
+    body=body,
+    mutating=True,
+    owner_only=True,
+)
+USAGE: Final = SPEC.usage

@@ -1,0 +1,141 @@
+"""The status view: a task's snapshot as a few lines of Slack mrkdwn worth reading.
+
+What runs now and for how long, the plan's steps, what the task waits for (questions,
+approvals, budgets: how long each has waited and when it times out), the queue, the last
+error, the task's settings (mid-turn, approvals, budget) and its sub-tasks. Pure: the
+caller gives the time (``/task status`` reads its clock in the activity), so a snapshot
+built by hand renders the same every time. The command is :mod:`commands.status`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from harness.agent.budget import describe
+from harness.channels import neutral
+from harness.domain import (
+    FINAL_STATUSES,
+    PendingQuestion,
+    Role,
+    StepProgress,
+    TaskSnapshot,
+    TurnProgress,
+    duration,
+)
+from harness.temporal import workflow_url
+
+_ROLE_ORDER: Final = {Role.OWNER: 0, Role.COLLABORATOR: 1, Role.WATCHER: 2, Role.NONE: 3}
+_MARK: Final = {"pending": "○", "running": "▶", "done": "✓", "failed": "✗", "skipped": "↷"}
+_MENTION: Final = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
+QUESTION_CHARS: Final = 120
+"""A pending question is cut here: the status is a glance, the thread has it whole."""
+
+
+def clip(text: str, limit: int = QUESTION_CHARS) -> str:
+    """``text`` on one line, shown as typed (:func:`neutral`), cut at ``limit`` characters.
+
+    A mention in it reads ``@U123`` (the status is a glance: it pings nobody, and shows no
+    escaped ``&lt;@U123&gt;``).
+    """
+    line = _MENTION.sub(r"@\1", " ".join(text.split()))
+    return neutral(line if len(line) <= limit else line[: limit - 1] + "…")
+
+
+def now_line(snapshot: TaskSnapshot, now: float) -> str | None:
+    """What runs now: the current step, what it does, and for how long (``None``: ended)."""
+    turn = snapshot.turn
+    if turn is None:
+        return None if snapshot.status in FINAL_STATUSES else "now: idle, waiting for a message"
+    parts = []
+    current = _current_step(turn)
+    if current is not None:
+        index, step = current
+        parts.append(f"step {index + 1} of {len(turn.steps)} “{clip(step.title, 60)}”")
+    doing = turn.doing or "thinking"
+    if turn.state == "waiting":  # ``doing`` is then what it waits on (the question)
+        doing = f"waiting for an answer: {turn.doing}" if turn.doing else "waiting for an answer"
+    parts.append(clip(doing, 80))
+    if turn.started_at:
+        parts.append(f"for {duration(now - turn.started_at)}")
+    calls = f"{turn.model_calls} model call{_s(turn.model_calls)}, " \
+            f"{turn.tool_calls} tool call{_s(turn.tool_calls)}"  # fmt: skip
+    return f"now: {' · '.join(parts)} ({calls})"
+
+
+def plan_line(turn: TurnProgress | None) -> str | None:
+    """``plan: ✓ gather · ▶ read the logs · ○ write the fix``, when the turn has a plan."""
+    if turn is None or not turn.steps:
+        return None
+    return "plan: " + " · ".join(f"{_MARK[s.state]} {clip(s.title, 40)}" for s in turn.steps)
+
+
+def pending_lines(pending: tuple[PendingQuestion, ...], now: float) -> list[str]:
+    """``waiting for:`` and one line per open question: its kind, how long, when it times out."""
+    if not pending:
+        return []
+    lines = ["waiting for:"]
+    for question in pending:
+        waited = f"asked {duration(now - question.asked_at)} ago" if question.asked_at else "asked"
+        if question.timeout_seconds <= 0:
+            limit = "no time limit"
+        else:
+            left = question.asked_at + question.timeout_seconds - now
+            limit = f"times out in {duration(left)}" if left > 0 else "timing out now"
+        lines.append(f"• {question.kind}: {clip(question.question)} — {waited}, {limit}")
+    return lines
+
+
+def settings_line(snapshot: TaskSnapshot) -> str:
+    """``mid-turn: `steer` · approvals: `safe` (don't ask again: `shell`)``; approvals the task
+    never set are the worker's (the hooks file's ``[approvals]`` default)."""
+    approvals = f"`{snapshot.approvals}`" if snapshot.approvals else "the worker's default"
+    line = f"mid-turn: `{snapshot.mid_turn}` · approvals: {approvals}"
+    if snapshot.approved_tools:
+        tools = ", ".join(f"`{clip(t, 60)}`" for t in snapshot.approved_tools)
+        line += f" (don't ask again: {tools})"
+    return line
+
+
+def render(snapshot: TaskSnapshot, *, now: float = 0.0, ui_url: str = "",
+           namespace: str = "default") -> str:  # fmt: skip
+    """The snapshot as Slack mrkdwn; with ``ui_url``, a link to its workflow last.
+
+    Args:
+        snapshot: the task as its workflow attached it to the command.
+        now: the time (epoch seconds) elapsed times and timeouts are measured to.
+        ui_url: the Temporal Web UI (``""``: no link).
+        namespace: the namespace tasks run in, for the link.
+    """
+    title = neutral(snapshot.title or snapshot.ref.task_id)
+    people = sorted(snapshot.participants, key=lambda p: (_ROLE_ORDER[p.role], p.user_id))
+    lines = [
+        f"*{title}* — {snapshot.status}",
+        f"model: `{snapshot.model or '(default)'}` · effort: `{snapshot.effort}`",
+        "people: " + (", ".join(f"<@{p.user_id}> ({p.role})" for p in people) or "none"),
+    ]
+    lines += [line for line in (now_line(snapshot, now), plan_line(snapshot.turn)) if line]
+    lines += pending_lines(snapshot.pending, now)
+    if snapshot.queued:
+        lines.append(f"queued: {snapshot.queued} message{_s(snapshot.queued)}, answered next")
+    if snapshot.last_error:
+        lines.append(f"last error: {clip(snapshot.last_error, 300)}")
+    lines += [settings_line(snapshot), f"budget: {describe(snapshot.budget)}"]
+    if snapshot.subtasks:
+        lines.append("sub-tasks:")
+        lines += [f"• {neutral(s.title)} — {s.status} (`{s.task_id}`)" for s in snapshot.subtasks]
+    else:
+        lines.append("sub-tasks: none")
+    if ui_url:
+        url = workflow_url(ui_url, namespace, snapshot.ref.task_id)
+        lines.append(f"workflow: <{url}|{neutral(snapshot.ref.task_id)}> (Temporal UI)")
+    return "\n".join(lines)
+
+
+def _current_step(turn: TurnProgress) -> tuple[int, StepProgress] | None:
+    running = [(i, s) for i, s in enumerate(turn.steps) if s.state == "running"]
+    return running[0] if running else None
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"

@@ -1,0 +1,59 @@
+"""Default bodies of channel.sent and channel.received over :class:`~harness.channels.SlackChannel`.
+
+``channel.sent`` posts once per idempotency key (the transport looks a possibly
+repeated post up first, :meth:`~harness.channels.SlackChannel.post`); a turn's progress
+placeholder (``entities[PROGRESS_ENTITY]`` with no ``message_ts`` yet) starts as a Slack
+stream instead where streaming is on and offered (:class:`~harness.channels.streams.Streams`);
+``channel.received`` normalises what the bot forwarded. Who may talk to a task is
+the :class:`~harness.channels.guard.ConversationGuard` at ``channel.received.pre``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, final
+
+from harness.channels.progress import read_progress
+from harness.channels.streams import Streams
+from harness.hooks.contexts import ChannelReceivedContext, ChannelSentContext
+
+if TYPE_CHECKING:
+    from harness.channels import SlackChannel
+
+
+@final
+class ChannelBodies:
+    """Bodies of the channel operations.
+
+    Args:
+        channel: the Slack Web API (or its local stand-in).
+        streams: what this process knows of Slack's streaming (shared with the progress
+            reporter); none: progress placeholders are posted like any message.
+    """
+
+    def __init__(self, *, channel: SlackChannel, streams: Streams | None = None) -> None:
+        self.channel = channel
+        self.streams = streams or Streams()
+
+    async def channel_sent(self, ctx: ChannelSentContext) -> ChannelSentContext:
+        """Post the message at most once; the result carries the ``ts`` Slack gave it.
+
+        Raises:
+            ChannelError: the API could not be reached or answered ``ok: false``.
+        """
+        message = ctx.message
+        progress = read_progress(ctx.entities)
+        if progress is not None and not progress.message_ts and not message.user:
+            ts = await self.streams.create(self.channel, ctx, progress)
+            if ts:
+                return ctx.model_copy(update={"result": message.model_copy(update={"ts": ts})})
+        ts = await self.channel.post(
+            message,
+            idempotency_key=ctx.idempotency_key,
+            maybe_posted=ctx.attempt > 1 or bool(ctx.lost_workers),
+        )
+        return ctx.model_copy(update={"result": message.model_copy(update={"ts": ts})})
+
+    async def channel_received(self, ctx: ChannelReceivedContext) -> ChannelReceivedContext:
+        """Trim the text (line breaks inside are the author's and stay)."""
+        text = ctx.message.text.strip()
+        return ctx.model_copy(update={"result": ctx.message.model_copy(update={"text": text})})

@@ -1,0 +1,44 @@
+"""Default bodies of skill.loaded and skill.unloaded: read a skill's folder, release nothing.
+
+Skill folders are read by :class:`~harness.skills.SkillLoader`; a loaded skill's
+instructions live in the task's state, which the loop updates.
+"""
+
+from __future__ import annotations
+
+from typing import final
+
+from harness.domain import Skill
+from harness.hooks import HookAbort
+from harness.hooks.contexts import SkillLoadedContext, SkillUnloadedContext
+from harness.skills import SkillError, SkillLoader
+
+
+@final
+class SkillBodies:
+    """Bodies of skills.
+
+    Args:
+        skills: reads skill folders.
+    """
+
+    def __init__(self, *, skills: SkillLoader) -> None:
+        self.skills = skills
+
+    async def skill_loaded(self, ctx: SkillLoadedContext) -> SkillLoadedContext:
+        """Read the skill's folder.
+
+        Raises:
+            HookAbort: no such skill, or its ``SKILL.md`` is malformed.
+        """
+        try:
+            info = self.skills.read(ctx.name, ctx.path)
+        except SkillError as error:
+            raise HookAbort(str(error)) from error
+        # A plain Skill, not SkillInfo: the context's result type is closed (extra=forbid).
+        skill = Skill(name=info.name, instructions=info.instructions, tools=info.tools)
+        return ctx.model_copy(update={"result": skill})
+
+    async def skill_unloaded(self, ctx: SkillUnloadedContext) -> SkillUnloadedContext:
+        """Nothing to release: instructions live in the task's state, which the loop updates."""
+        return ctx.model_copy(update={"result": True})

@@ -1,0 +1,169 @@
+"""The progress message of one turn, rendered: text, blocks with a Stop button, stream chunks.
+
+Pure functions of a :class:`~harness.domain.TurnProgress` (and the time now), importing only
+:mod:`harness.domain` and the standard library, so the task workflow renders the placeholder
+it posts at a turn's start with the same code the worker's
+:class:`~harness.channels.progress_reporter.ProgressReporter` uses for every later update.
+The Stop button's action id (:data:`STOP_ACTION`, its value the task id) is the contract
+between this message and the bot's click handler (:mod:`bot.actions`). Sending is
+:mod:`harness.channels.slack`'s; deciding what changed is the reporter's.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+from harness.domain import ChannelMessage, StepProgress, TurnProgress, duration
+from harness.domain.progress import PROGRESS_ENTITY, StepState, TurnState
+
+__all__ = [
+    "PROGRESS_BLOCK",
+    "STOP_ACTION",
+    "headline",
+    "progress_chunks",
+    "progress_message",
+    "read_progress",
+]
+
+STOP_ACTION: Final = "task:stop"
+"""Action id of the Stop button; its ``value`` is the task id. The bot runs ``stop`` as the
+clicker."""
+
+PROGRESS_BLOCK: Final = "progress"
+"""``block_id`` of a progress message's first block: how a reader (``bot.say``) tells one apart."""
+
+MAX_STEPS_SHOWN: Final = 20
+"""Steps listed in the message; the rest are counted (a section holds 3000 characters)."""
+MAX_TITLE: Final = 120
+MAX_NOTE: Final = 160
+
+FINAL_STATES: Final[frozenset[TurnState]] = frozenset({"answered", "failed", "stopped"})
+
+_MARKS: Final[dict[StepState, str]] = {
+    "pending": ":white_circle:", "running": ":hourglass_flowing_sand:",
+    "done": ":white_check_mark:", "failed": ":x:", "skipped": ":fast_forward:",
+}  # fmt: skip
+_HEADS: Final[dict[TurnState, str]] = {
+    "running": "working", "waiting": "waiting for an answer", "answered": "done",
+    "failed": "failed", "stopped": "stopped",
+}  # fmt: skip
+_CHUNK_STATUS: Final[dict[StepState, str]] = {
+    "pending": "pending", "running": "in_progress", "done": "complete", "failed": "error",
+    "skipped": "complete",
+}  # fmt: skip
+_ESCAPES: Final = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+
+def read_progress(entities: Any) -> TurnProgress | None:  # noqa: ANN401  # any mapping, any value
+    """The turn's progress a context carries (``entities[PROGRESS_ENTITY]``), or ``None``.
+
+    A missing or unreadable entry is ``None``: a context without a turn shows nothing.
+    """
+    raw = entities.get(PROGRESS_ENTITY) if hasattr(entities, "get") else None
+    if not isinstance(raw, str) or not raw:
+        return None
+    try:
+        return TurnProgress.model_validate(json.loads(raw))
+    except ValueError:  # pydantic's ValidationError is a ValueError, and so is bad JSON
+        return None
+
+
+def _plain(text: str, limit: int) -> str:
+    """Model- or person-written ``text`` as typed (no mentions), on one line, cut at ``limit``."""
+    line = " ".join(text.split())
+    line = line if len(line) <= limit else line[: limit - 1] + "…"
+    return line.translate(_ESCAPES)
+
+
+def _elapsed(progress: TurnProgress, now: float) -> str:
+    return duration(now - progress.started_at) if progress.started_at else duration(0)
+
+
+def headline(progress: TurnProgress, *, now: float) -> str:
+    """One line: the state, what runs now, the plan's position and the time taken.
+
+    ``working: running calculator · step 2 of 3 · 14 s``; ``done · 3 of 3 steps · 1 min 02 s``.
+    """
+    parts = [_HEADS[progress.state]]
+    if progress.doing and progress.state not in FINAL_STATES:
+        parts[0] += f": {_plain(progress.doing, MAX_TITLE)}"
+    if progress.steps:
+        finished = sum(s.state in ("done", "skipped") for s in progress.steps)
+        running = next((i for i, s in enumerate(progress.steps, 1) if s.state == "running"), 0)
+        total = len(progress.steps)
+        parts.append(f"step {running} of {total}" if running and progress.state not in
+                     FINAL_STATES else f"{finished} of {total} steps")  # fmt: skip
+    parts.append(_elapsed(progress, now))
+    return " · ".join(parts)
+
+
+def _step_line(index: int, step: StepProgress) -> str:
+    note = f" — {_plain(step.note, MAX_NOTE)}" if step.note else ""
+    return f"{_MARKS[step.state]} {index}. {_plain(step.title, MAX_TITLE)}{note}"
+
+
+def _counts(progress: TurnProgress) -> str:
+    def n(count: int, what: str) -> str:
+        return f"{count} {what}{'' if count == 1 else 's'}"
+
+    return f"{n(progress.model_calls, 'model call')} · {n(progress.tool_calls, 'tool call')}"
+
+
+def progress_message(
+    progress: TurnProgress, *, task_id: str, now: float | None = None
+) -> ChannelMessage:
+    """The progress message of ``progress``: where it goes, its text and its blocks.
+
+    While the turn runs or waits it ends with a Stop button (:data:`STOP_ACTION`, value
+    ``task_id``); a finished turn's message has none. The text (what notifications and
+    ``bot.say`` show) is the headline alone.
+
+    Args:
+        progress: the turn as the workflow (and the latest event) knows it.
+        task_id: the task the Stop button stops.
+        now: epoch seconds for the elapsed time; ``progress.started_at`` when omitted
+            (the workflow passes ``workflow.now()``).
+    """
+    at = progress.started_at if now is None else now
+    head = headline(progress, now=at)
+    mark = {"answered": ":white_check_mark:", "failed": ":x:", "stopped": ":octagonal_sign:"}
+    text = f"{mark.get(progress.state, ':hourglass_flowing_sand:')} {head}"
+    blocks: list[dict[str, Any]] = [
+        {"type": "section", "block_id": PROGRESS_BLOCK, "text": {"type": "mrkdwn", "text": text}}
+    ]
+    if progress.steps:
+        lines = [_step_line(i, s) for i, s in enumerate(progress.steps[:MAX_STEPS_SHOWN], 1)]
+        if len(progress.steps) > MAX_STEPS_SHOWN:
+            lines.append(f"…and {len(progress.steps) - MAX_STEPS_SHOWN} more")
+        blocks.append({"type": "section", "block_id": f"{PROGRESS_BLOCK}-plan",
+                       "text": {"type": "mrkdwn", "text": "\n".join(lines)}})  # fmt: skip
+    blocks.append({"type": "context", "block_id": f"{PROGRESS_BLOCK}-counts",
+                   "elements": [{"type": "mrkdwn", "text": _counts(progress)}]})  # fmt: skip
+    if progress.state not in FINAL_STATES:
+        blocks.append({
+            "type": "actions", "block_id": f"{PROGRESS_BLOCK}-stop",
+            "elements": [{"type": "button", "text": {"type": "plain_text", "text": "Stop"},
+                          "style": "danger", "action_id": STOP_ACTION, "value": task_id[:2000]}],
+        })  # fmt: skip
+    return ChannelMessage(channel=progress.channel, thread=progress.thread, text=text,
+                          ts=progress.message_ts, blocks=tuple(blocks))  # fmt: skip
+
+
+def progress_chunks(progress: TurnProgress, *, now: float) -> tuple[dict[str, Any], ...]:
+    """Slack's streaming chunks for ``progress``: one ``task_update`` per plan step.
+
+    A turn without a plan is one task, titled with what runs now. A task update with the
+    same ``id`` replaces the earlier one, so every append sends the whole plan.
+    """
+    if progress.steps:
+        return tuple(
+            {"type": "task_update", "id": f"step-{i}", "title": _plain(s.title, MAX_TITLE),
+             "status": _CHUNK_STATUS[s.state],
+             **({"output": _plain(s.note, MAX_NOTE)} if s.note else {}),
+             **({"details": "skipped"} if s.state == "skipped" else {})}
+            for i, s in enumerate(progress.steps[:MAX_STEPS_SHOWN], 1)
+        )  # fmt: skip
+    status = {"answered": "complete", "failed": "error", "stopped": "error"}
+    return ({"type": "task_update", "id": "turn", "title": headline(progress, now=now),
+             "status": status.get(progress.state, "in_progress")},)  # fmt: skip

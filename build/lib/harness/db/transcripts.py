@@ -1,0 +1,120 @@
+"""The transcript store: a task's messages as append-only rows, one write per message.
+
+A transcript used to be an artefact rewritten whole at every message (each version kept:
+the store grew with the square of the thread). Here each message is one row at the next
+position of its key, written once per idempotency key, so a retried activity, or the same
+write from a worker on another host, appends nothing twice. It is read by range: what a
+run needs, never the whole thread. Only the default bodies of ``persistence.write`` (append
+mode) and ``persistence.read`` (a range) use it (:mod:`harness.bodies.persistence`).
+"""
+
+from __future__ import annotations
+
+from typing import Final, final
+
+from sqlalchemy import func, select
+from sqlalchemy.engine import URL
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql import Executable
+
+from harness.db.connect import open_database
+from harness.db.engine import Database, DatabaseError
+from harness.db.schema import transcript
+from harness.domain import Artefact
+
+MAX_APPEND_ROUNDS: Final = 1000
+"""How often one append may lose the next position to another writer before it gives up."""
+
+
+@final
+class TranscriptStore:
+    """Append-only transcripts in the ``transcript`` table of a :class:`Database`.
+
+    An entry is an :class:`~harness.domain.Artefact` whose ``version`` is its position
+    (from 1). The next position is ``max + 1``, inserted with ``ON CONFLICT DO NOTHING``:
+    a writer elsewhere that took that position (or this idempotency key) first makes the
+    insert a no-op, and this one re-reads: the winner's row for its key, or the next
+    position.
+
+    Args:
+        database: the process's open database.
+    """
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+
+    async def append(self, task: str, message: str, *, idempotency_key: str = "") -> Artefact:
+        """Append ``message`` to transcript ``task``; once per ``idempotency_key``.
+
+        Returns:
+            The entry as stored; an earlier one when the key was used already.
+
+        Raises:
+            DatabaseError: the database failed, or the transcript stayed contended.
+        """
+        once = idempotency_key or None
+        async with self.database.transaction() as connection:
+            for _ in range(MAX_APPEND_ROUNDS):
+                if once is not None and (done := await self._appended(connection, task, once)):
+                    return done
+                position = await self._length(connection, task) + 1
+                row = {"task_key": task, "position": position, "content": message,
+                       "idempotency_key": once}  # fmt: skip
+                if (await connection.execute(self._insert_once(row))).first() is not None:
+                    return Artefact(key=task, version=position, content=message)
+        problem = f"transcript {task!r} stayed contended for {MAX_APPEND_ROUNDS} rounds"
+        raise DatabaseError(source=self.database.describe(), problem=problem, retryable=True)
+
+    async def read(self, task: str, *, after: int = 0, limit: int = 0) -> tuple[Artefact, ...]:
+        """The entries of ``task`` after position ``after``, oldest first, at most ``limit``
+        (0: all); a negative ``after`` counts from the end (``-20``: the last twenty)."""
+        async with self.database.transaction() as connection:
+            if after < 0:
+                after = max(0, await self._length(connection, task) + after)
+            query = (select(transcript.c.position, transcript.c.content)
+                     .where(transcript.c.task_key == task, transcript.c.position > after)
+                     .order_by(transcript.c.position))  # fmt: skip
+            if limit > 0:
+                query = query.limit(limit)
+            rows = (await connection.execute(query)).all()
+        return tuple(Artefact(key=task, version=p, content=c) for p, c in rows)
+
+    @classmethod
+    async def read_once(cls, url: URL, task: str) -> tuple[Artefact, ...]:
+        """Open the database at ``url``, read all of ``task``, close it: for a process that
+        reads a transcript now and then (a client) and keeps no pool for it.
+
+        Raises:
+            DatabaseError: the database cannot be reached or read.
+        """
+        database = await open_database(url, pool_size=1, migrate=False, check=False)
+        try:
+            return await cls(database).read(task)
+        finally:
+            await database.aclose()
+
+    async def length(self, task: str) -> int:
+        """How many messages transcript ``task`` holds (its last position)."""
+        async with self.database.transaction() as connection:
+            return await self._length(connection, task)
+
+    @staticmethod
+    async def _length(connection: AsyncConnection, task: str) -> int:
+        last = await connection.scalar(
+            select(func.coalesce(func.max(transcript.c.position), 0))
+            .where(transcript.c.task_key == task)
+        )  # fmt: skip
+        return int(last or 0)
+
+    @staticmethod
+    async def _appended(connection: AsyncConnection, task: str, once: str) -> Artefact | None:
+        found = (await connection.execute(
+            select(transcript.c.position, transcript.c.content)
+            .where(transcript.c.task_key == task, transcript.c.idempotency_key == once)
+        )).first()  # fmt: skip
+        return None if found is None else Artefact(key=task, version=found[0], content=found[1])
+
+    def _insert_once(self, row: dict[str, object]) -> Executable:
+        """Insert ``row`` unless another writer holds its position or idempotency key; no row
+        back then."""
+        return self.database.insert_new(transcript).values(row).returning(transcript.c.position)

@@ -1,0 +1,108 @@
+"""The harness's domain: plain frozen values (tasks, messages, plans, help, commands, ...).
+
+These are what the hook contexts carry, not hook things themselves: no operation, no
+phase, no executor. One module per family; every name is importable from here, which is
+where the rest of the repository imports them from. This package imports nothing else of
+harness (pydantic and the standard library only; an import-linter contract holds it), so
+every layer can use it. The ``<Op>Context`` classes live in :mod:`harness.hooks.contexts`.
+"""
+
+from __future__ import annotations
+
+from harness.domain.artefacts import Artefact
+from harness.domain.commands import CommandEffect, CommandResult
+from harness.domain.frozen import EMPTY, Frozen, FrozenDict, FrozenJson, FrozenStrMap, freeze
+from harness.domain.help import HelpDecision, HelpRequest
+from harness.domain.llm import LlmResponse, ModelPrice, Triage, Usage
+from harness.domain.messages import ChannelMessage, Message
+from harness.domain.plans import AgentOutput, Plan, PlanStep, StepOutcome, SubtaskSpec
+from harness.domain.progress import (
+    APPROVAL_DEFAULTS,
+    DEFAULT_APPROVALS,
+    DEFAULT_MID_TURN,
+    MID_TURN_MODES,
+    PROGRESS_ENTITY,
+    ApprovalDefault,
+    BudgetUsage,
+    MidTurn,
+    PendingQuestion,
+    StepProgress,
+    StepState,
+    TurnProgress,
+    TurnState,
+    duration,
+)
+from harness.domain.retries import RetryDecision, RetryDefaults
+from harness.domain.skills import Skill
+from harness.domain.task import (
+    DEFAULT_EFFORT,
+    EFFORTS,
+    FINAL_STATUSES,
+    Effort,
+    Participant,
+    RequestRoute,
+    Role,
+    SubtaskSummary,
+    TaskRef,
+    TaskSnapshot,
+    TaskSpec,
+    TaskStatus,
+)
+from harness.domain.tools import ToolCall, ToolResult, ToolSpec
+
+__all__ = [
+    "APPROVAL_DEFAULTS",
+    "DEFAULT_APPROVALS",
+    "DEFAULT_EFFORT",
+    "DEFAULT_MID_TURN",
+    "EFFORTS",
+    "EMPTY",
+    "FINAL_STATUSES",
+    "MID_TURN_MODES",
+    "PROGRESS_ENTITY",
+    "AgentOutput",
+    "ApprovalDefault",
+    "Artefact",
+    "BudgetUsage",
+    "ChannelMessage",
+    "CommandEffect",
+    "CommandResult",
+    "Effort",
+    "Frozen",
+    "FrozenDict",
+    "FrozenJson",
+    "FrozenStrMap",
+    "HelpDecision",
+    "HelpRequest",
+    "LlmResponse",
+    "Message",
+    "MidTurn",
+    "ModelPrice",
+    "Participant",
+    "PendingQuestion",
+    "Plan",
+    "PlanStep",
+    "RequestRoute",
+    "RetryDecision",
+    "RetryDefaults",
+    "Role",
+    "Skill",
+    "StepOutcome",
+    "StepProgress",
+    "StepState",
+    "SubtaskSpec",
+    "SubtaskSummary",
+    "TaskRef",
+    "TaskSnapshot",
+    "TaskSpec",
+    "TaskStatus",
+    "ToolCall",
+    "ToolResult",
+    "ToolSpec",
+    "Triage",
+    "TurnProgress",
+    "TurnState",
+    "Usage",
+    "duration",
+    "freeze",
+]

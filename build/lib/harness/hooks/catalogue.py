@@ -1,0 +1,197 @@
+"""The operation catalogue: the one table of the operations of DESIGN.md, and what derives from it.
+
+Each row says what an operation is called, its family (the module of
+:mod:`harness.hooks.contexts` that holds its context) and the Temporal activity that runs
+it. ``OPERATIONS``, ``POINTS`` and the activities (:mod:`harness.temporal.activities`)
+are all derived from it. The table names no class: each ``<Op>Context`` registers itself
+by declaring its ``operation``, in the registry beside
+:class:`harness.hooks.contexts.base.HookContext` (:func:`~harness.hooks.contexts.context_type`),
+so the contexts import the catalogue and never the other way round. What runs at a point
+is :mod:`harness.hooks.manager`'s.
+
+Adding an operation is one line here, one context class and one default body.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final, Literal, final
+
+from harness.hooks.errors import UnknownHookPointError
+
+DISPATCH_HOOKS: Final = "dispatch-hooks-v1"
+"""The one activity of ``activity.failed`` and ``activity.retried``: the input's type decides."""
+
+
+def activity_name(operation: str) -> str:
+    """The naming rule: ``tool_calls.extracted`` -> ``tool-calls-extracted-v1``.
+
+    A row whose payload changes incompatibly names its activity instead (``...-v2``,
+    STYLE.md rule 10).
+    """
+    return operation.replace(".", "-").replace("_", "-") + "-v1"
+
+
+_DERIVED: Final = "<derived>"
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One row of the catalogue.
+
+    Attributes:
+        operation: ``<noun>.<verb>``; its points are ``<operation>.<phase>``.
+        family: the module of :mod:`harness.hooks.contexts` (and of the default bodies)
+            the operation belongs to.
+        activity: the Temporal activity that runs it: :func:`activity_name` of the
+            operation unless given; ``None`` when it runs inside another (``heartbeat.tick``
+            in every activity, ``shutdown`` in the worker).
+    """
+
+    operation: str
+    family: str
+    activity: str | None = _DERIVED
+
+    def __post_init__(self) -> None:
+        if self.activity == _DERIVED:
+            object.__setattr__(self, "activity", activity_name(self.operation))
+
+
+CATALOGUE: Final[tuple[Entry, ...]] = (
+    Entry("request.received", "task"),
+    Entry("task.created", "task"),
+    Entry("task.state_changed", "task"),
+    Entry("task.complete", "task"),
+    Entry("context.created", "llm"),
+    Entry("llm.invoked", "llm"),
+    Entry("tool_calls.extracted", "llm"),
+    Entry("tool.invoked", "tool"),
+    Entry("system_one.invoked", "llm"),
+    Entry("plan.created", "plan"),
+    Entry("step.started", "plan"),
+    Entry("step.finished", "plan"),
+    Entry("subtask.spawned", "plan"),
+    Entry("help.requested", "help"),
+    Entry("help.decided", "help"),
+    Entry("channel.sent", "channel"),
+    Entry("channel.received", "channel"),
+    Entry("compaction.trigger", "compaction"),
+    Entry("compaction.keep", "compaction"),
+    Entry("compaction.summarise", "compaction"),
+    Entry("persistence.read", "persistence"),
+    Entry("persistence.write", "persistence"),
+    Entry("activity.failed", "activity", activity=DISPATCH_HOOKS),
+    Entry("activity.retried", "activity", activity=DISPATCH_HOOKS),
+    Entry("heartbeat.tick", "activity", activity=None),
+    Entry("shutdown", "activity", activity=None),
+    Entry("skill.loaded", "skill"),
+    Entry("skill.unloaded", "skill"),
+    Entry("agent.invoked", "plan"),
+    Entry("command.invoked", "command"),
+)
+"""The operations of DESIGN.md, in its order."""
+
+OPERATIONS: Final[tuple[str, ...]] = tuple(entry.operation for entry in CATALOGUE)
+
+ACTIVITIES: Final[dict[str, str]] = {
+    entry.operation: entry.activity for entry in CATALOGUE if entry.activity is not None
+}
+"""Operation -> the activity that runs it: ``tool.invoked`` -> ``tool-invoked-v1``.
+
+Names only, for workflow code (import it inside ``imports_passed_through``); the
+activities themselves are :mod:`harness.temporal.activities`'."""
+
+Phase = Literal["pre", "in", "post"]
+PHASES: Final[tuple[Phase, Phase, Phase]] = ("pre", "in", "post")
+
+POINTS: Final[tuple[str, ...]] = tuple(f"{op}.{phase}" for op in OPERATIONS for phase in PHASES)
+
+BUILTIN_BODY_PRIORITY: Final = 1000
+"""Priority of the built-in default bodies; a lower number runs first and may replace them."""
+
+ROLE_GUARD_PRIORITY: Final = 100
+"""Priority of the built-in command.invoked pre executor that refuses senders without the role."""
+
+DEFAULT_PRIORITY: Final = 500
+"""Priority of an executor registered without one: after guards, before default bodies."""
+
+# The live catalogue: the table above, plus what extend() added in this process.
+_ENTRIES: Final[dict[str, Entry]] = {entry.operation: entry for entry in CATALOGUE}
+_POINT_SET: Final[set[str]] = set(POINTS)
+_ON_REMOVE: Final[list[Callable[[str], None]]] = []
+
+
+def entries() -> tuple[Entry, ...]:
+    """Every row of the live catalogue: the table, then any added by :func:`extend`."""
+    return tuple(_ENTRIES.values())
+
+
+def points() -> tuple[str, ...]:
+    """Every point of the live catalogue, in catalogue order."""
+    return tuple(f"{entry.operation}.{phase}" for entry in _ENTRIES.values() for phase in PHASES)
+
+
+def extend(entry: Entry) -> Callable[[], None]:
+    """Add an operation to this process's catalogue; define its context class after this.
+
+    Managers and activity hosts built afterwards know it; ``OPERATIONS`` and ``POINTS``
+    stay the table's. Meant for tests (the "adding an operation" proof) and for plugins
+    that bring operations of their own.
+
+    Returns:
+        The undo: removes the row and its context class.
+
+    Raises:
+        ValueError: the operation is in the catalogue already.
+    """
+    if entry.operation in _ENTRIES:
+        raise ValueError(f"operation {entry.operation!r} is in the catalogue already")
+    _ENTRIES[entry.operation] = entry
+    added = {f"{entry.operation}.{phase}" for phase in PHASES}
+    _POINT_SET.update(added)
+
+    def undo() -> None:
+        if _ENTRIES.pop(entry.operation, None) is not None:
+            _POINT_SET.difference_update(added)
+            for forget in _ON_REMOVE:
+                forget(entry.operation)
+
+    return undo
+
+
+def on_remove(forget: Callable[[str], None]) -> None:
+    """Call ``forget(operation)`` when an :func:`extend` is undone (the context registry does)."""
+    _ON_REMOVE.append(forget)
+
+
+def split_point(point: str) -> tuple[str, Phase]:
+    """Split ``'<operation>.<phase>'`` into its parts.
+
+    Raises:
+        UnknownHookPointError: the operation or the phase is not in the catalogue.
+    """
+    if point not in _POINT_SET:
+        hint = difflib.get_close_matches(point, points(), n=1)
+        raise UnknownHookPointError(name=point, hint=hint[0] if hint else "")
+    operation, _, phase = point.rpartition(".")
+    return operation, phase  # type: ignore[return-value]  # membership in _POINT_SET proves the Literal
+
+
+def check_operation(operation: str) -> str:
+    """Return ``operation`` if it is in the catalogue.
+
+    Raises:
+        UnknownHookPointError: it is not.
+    """
+    if operation not in _ENTRIES:
+        hint = difflib.get_close_matches(operation, list(_ENTRIES), n=1)
+        raise UnknownHookPointError(name=operation, hint=hint[0] if hint else "")
+    return operation
+
+
+def point(operation: str, phase: Phase) -> str:
+    """Build the point name of ``operation`` at ``phase``."""
+    return f"{check_operation(operation)}.{phase}"

@@ -1,0 +1,28 @@
+"""Contexts of asking people: a question or approval request, and the answer that comes back."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from harness.domain import HelpDecision, HelpRequest
+from harness.hooks.contexts.base import HookContext
+
+
+class HelpRequestedContext(HookContext):
+    """The agent asks for help; the body returns the request as posted."""
+
+    operation: ClassVar[str] = "help.requested"
+    request: HelpRequest
+    result: HelpRequest | None = None
+
+
+class HelpDecidedContext(HookContext):
+    """Someone answered a help request; the body returns the decision the loop acts on."""
+
+    operation: ClassVar[str] = "help.decided"
+    request: HelpRequest
+    decided_by: str
+    choice: str
+    timed_out: bool = False
+    """Nobody answered within the request's ``timeout_seconds`` (``decided_by`` is ``""``)."""
+    result: HelpDecision | None = None

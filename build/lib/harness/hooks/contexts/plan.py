@@ -1,0 +1,64 @@
+"""Contexts of structured work: plans and their steps, sub-tasks, named agents."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from harness.domain import (
+    AgentOutput,
+    ApprovalDefault,
+    Plan,
+    PlanStep,
+    StepOutcome,
+    SubtaskSpec,
+)
+from harness.hooks.contexts.base import HookContext
+
+
+class PlanCreatedContext(HookContext):
+    """The model writes a plan for a goal."""
+
+    operation: ClassVar[str] = "plan.created"
+    goal: str
+    result: Plan | None = None
+
+
+class StepStartedContext(HookContext):
+    """A plan step is about to run; the body returns the step as it will run."""
+
+    operation: ClassVar[str] = "step.started"
+    index: int
+    step: PlanStep
+    result: PlanStep | None = None
+
+
+class StepFinishedContext(HookContext):
+    """A plan step ran; the body returns its outcome."""
+
+    operation: ClassVar[str] = "step.finished"
+    index: int
+    step: PlanStep
+    output: str = ""
+    result: StepOutcome | None = None
+
+
+class SubtaskSpawnedContext(HookContext):
+    """A sub-task is about to be spawned; the body returns the spec the workflow starts."""
+
+    operation: ClassVar[str] = "subtask.spawned"
+    spec: SubtaskSpec
+    result: SubtaskSpec | None = None
+
+
+class AgentInvokedContext(HookContext):
+    """A named agent (its own instructions, model and tools) runs for a step or sub-task."""
+
+    operation: ClassVar[str] = "agent.invoked"
+    agent: str
+    input: str
+    model: str = ""
+    approvals: ApprovalDefault | None = None
+    """The task's effective approval default, which the agent's own tool calls follow."""
+    approved_tools: tuple[str, ...] = ()
+    """The task's standing approvals ("don't ask again"), which hold in the agent too."""
+    result: AgentOutput | None = None

@@ -1,0 +1,156 @@
+"""The redactor's fast path: cheap tests over a value's JSON bytes that prove it clean.
+
+A miss proves that :meth:`~harness.hooks.redactor.Redactor._walk` would change nothing,
+so the value is returned as is; a hit (maybe a false one) only sends it to the walk.
+Every test is therefore a superset of a redaction rule, read over JSON's escaped text
+(see :mod:`harness.hooks.redaction_patterns`). It masks nothing itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any, Final, NamedTuple
+
+import pydantic_core
+from pydantic import BaseModel
+from pydantic_core import PydanticUndefined
+
+from harness.hooks.redaction_patterns import (
+    GATE,
+    GATE_WORDS,
+    JSON_BASIC,
+    JSON_WORD_END,
+    JSON_WORD_START,
+    KEY_WORDS,
+    TOKEN_PATTERNS,
+    URL_CREDENTIALS,
+    is_basic_credential,
+    is_json_safe,
+)
+
+_ASCII_LOWER: Final = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+def field_key(name: str) -> str:
+    """How a field or key name is compared: ASCII lower case, ``-`` read as ``_``.
+
+    ASCII only, as ``bytes.lower`` is in the fast path (``str.lower`` turns the Kelvin
+    sign into ``k``, which lowered JSON bytes never would).
+    """
+    return (name.lower() if name.isascii() else name.translate(_ASCII_LOWER)).replace("-", "_")
+
+
+def _json_escaped(text: str) -> bytes | None:
+    try:
+        return pydantic_core.to_json(text)[1:-1]
+    except pydantic_core.PydanticSerializationError:
+        return None  # lone surrogates: no JSON text holds this string
+
+
+class JsonDetector(NamedTuple):
+    """The compiled tests; ``None`` from :meth:`build` when no JSON test can be trusted."""
+
+    gate: re.Pattern[bytes] | None
+    words: re.Pattern[bytes] | None
+    tokens: re.Pattern[bytes] | None
+    basic: re.Pattern[bytes] | None
+    url: re.Pattern[bytes] | None
+    secrets: re.Pattern[bytes] | None
+    user: tuple[re.Pattern[bytes], ...]
+
+    @classmethod
+    def build(
+        cls, *, defaults: bool, fields: Iterable[str], secrets: Iterable[str], user: list[str]
+    ) -> JsonDetector | None:
+        """Tests for the redactor's rules, or ``None`` when a user pattern is not JSON-safe.
+
+        Args:
+            defaults: whether the default families and keyed values are masked.
+            fields: field names already folded by :func:`field_key`.
+            secrets: literal secrets, searched as raw and as JSON-escaped bytes.
+            user: user patterns; one that fails ``is_json_safe`` disables the fast path.
+        """
+        if not all(is_json_safe(pattern) for pattern in user):
+            return None
+        gate = [GATE] if defaults else []
+        words = [KEY_WORDS] if defaults else []
+        for name in fields:
+            escaped = _json_escaped(name)
+            if escaped is None:
+                continue  # no JSON key can spell it either
+            word = re.escape(escaped.lower().decode()).replace("_", "[_-]")
+            words.append(word)
+            if not (defaults and any(known in name for known in GATE_WORDS)):
+                gate.append(word)
+        forms = {form for s in secrets for form in (_json_escaped(s), _utf8(s)) if form}
+        # In the gate too (lowered, as it reads): one scan for all, not a second one per value.
+        gate += [re.escape(form.lower().decode()) for form in forms]
+        return cls(
+            gate=_compiled(gate),
+            words=re.compile(
+                JSON_WORD_START + b"(?:" + "|".join(words).encode() + b")" + JSON_WORD_END
+            ) if words else None,
+            tokens=_compiled([f"(?:{p})" for p in TOKEN_PATTERNS]) if defaults else None,
+            basic=re.compile(JSON_BASIC) if defaults else None,
+            url=re.compile(URL_CREDENTIALS.encode()) if defaults else None,
+            secrets=re.compile(b"|".join(map(re.escape, sorted(forms, key=len, reverse=True))))
+            if forms else None,
+            user=tuple(re.compile(pattern.encode()) for pattern in user),
+        )  # fmt: skip
+
+    def is_clean(self, text: bytes) -> bool:
+        """Whether the value whose JSON is ``text`` holds nothing the redactor would mask."""
+        if self.gate is not None:
+            lowered = text.lower()
+            if self.gate.search(lowered) is not None:
+                if self.words is not None and self.words.search(lowered) is not None:
+                    return False
+                if self.tokens is not None and self.tokens.search(text) is not None:
+                    return False
+                if self.basic is not None and any(
+                    is_basic_credential(m["secret"]) for m in self.basic.finditer(text)
+                ):
+                    return False
+                if self.secrets is not None and self.secrets.search(text) is not None:
+                    return False
+        # '@' is rare in JSON and ':' is everywhere: a byte search first keeps URLs cheap.
+        if self.url is not None and b"@" in text and self.url.search(text) is not None:
+            return False
+        for pattern in self.user:  # a loop, not all(...): no generator on the hot path
+            if pattern.search(text) is not None:
+                return False
+        return True
+
+
+def _utf8(text: str) -> bytes | None:
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return None
+
+
+def _compiled(parts: list[str]) -> re.Pattern[bytes] | None:
+    return re.compile("|".join(sorted(parts, key=len, reverse=True)).encode()) if parts else None
+
+
+_DEFAULTS: dict[type[BaseModel], dict[str, Any]] = {}
+
+
+def class_defaults(model: type[BaseModel]) -> dict[str, Any]:
+    """The default of each field of ``model`` that has one, as ``exclude_defaults`` sees it.
+
+    The fast path serialises models without their defaults, so the walk skips them too,
+    or the two would disagree (a configured secret "medi" inside a default "medium").
+    A factory is called once per class; one that takes the validated data is left out.
+    """
+    found = _DEFAULTS.get(model)
+    if found is None:
+        found = {}
+        for name, info in model.model_fields.items():
+            if info.default is not PydanticUndefined:
+                found[name] = info.default
+            elif info.default_factory is not None and not info.default_factory_takes_validated_data:
+                found[name] = info.default_factory()  # type: ignore[call-arg]  # takes no data
+        _DEFAULTS[model] = found
+    return found

@@ -1,0 +1,152 @@
+"""The hook reply: what a remote executor answers, as one JSON object.
+
+``{"context": {...}}`` replaces the context, ``{"context": null}`` passes through, and
+``{"abort": {"reason": ..., "refusal": ..., "ask": ..., "timeout_seconds": ...}}`` vetoes
+(or, with ``ask``, holds for a person's approval) the operation. The abort object
+is :class:`~harness.hooks.remote.wire.AbortRequest`, the same one JSON-RPC carries in
+an ``ABORT`` error's data, so a policy answers alike over every transport. MCP sends
+this object as a tool result; the in-memory executor round-trips it as JSON. JSON-RPC
+uses its own envelope (``result`` / ``error``) instead, see :mod:`.wire`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+import pydantic_core
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from harness.hooks.contexts import HookContext, context_type
+from harness.hooks.errors import HookAbort
+from harness.hooks.redactor import Redactor
+from harness.hooks.remote.wire import AbortRequest, WireError
+
+log = logging.getLogger(__name__)
+
+TOOL_PREFIX: Final = "hooks."
+
+HookFunction = Callable[[Any], Awaitable[HookContext | None] | HookContext | None]
+"""What a hook server serves: a plain function (sync or async) from a point's context to
+a replacement or ``None``; ``Any`` in, so it may annotate its own context class."""
+
+
+class HookFunctionError(WireError):
+    """The served function failed or broke its contract; the server answers with an error.
+
+    A :class:`WireError`, so in-process it maps to a transport error like a remote one.
+    """
+
+
+class HookReply(BaseModel):
+    """One reply: exactly one of ``context`` (which may be null) and ``abort``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    context: dict[str, Any] | None = None
+    abort: AbortRequest | None = None
+
+    @model_validator(mode="after")
+    def _context_xor_abort(self) -> HookReply:
+        has_context = "context" in self.model_fields_set
+        has_abort = "abort" in self.model_fields_set and self.abort is not None
+        if has_context == has_abort:
+            raise ValueError("a hook reply carries exactly one of 'context' and 'abort'")
+        return self
+
+
+def tool_name(point: str) -> str:
+    """The MCP tool serving ``point``: ``hooks.<operation>.<phase>``."""
+    return TOOL_PREFIX + point
+
+
+def encode_context(ctx: HookContext) -> dict[str, Any]:
+    """``ctx`` as the JSON-ready dict a remote receives (and sends back)."""
+    return ctx.model_dump(mode="json")
+
+
+def reply_of(out: HookContext | None) -> dict[str, Any]:
+    """The reply for an executor's outcome: a replacement, or ``None`` for pass-through."""
+    return {"context": None if out is None else encode_context(out)}
+
+
+def abort_reply(abort: HookAbort) -> dict[str, Any]:
+    """The reply by which a remote vetoes the operation."""
+    request = AbortRequest(reason=abort.reason, refusal=abort.refusal, ask=abort.ask,
+                           timeout_seconds=abort.timeout_seconds)  # fmt: skip
+    return {"abort": request.as_data()}
+
+
+def as_abort(request: AbortRequest, redactor: Redactor) -> HookAbort:
+    """The :class:`HookAbort` a remote's abort object asks for (its reason scrubbed)."""
+    return HookAbort(redactor.redact_text(request.reason), refusal=request.refusal,
+                     ask=request.ask, timeout_seconds=request.timeout_seconds)  # fmt: skip
+
+
+def decode_reply(point: str, payload: object, redactor: Redactor) -> HookContext | None:
+    """Read a reply for ``point``: the replacement context, or ``None``.
+
+    Args:
+        point: the hook point asked; the replacement must validate as its context.
+        payload: the parsed JSON object, or its text or bytes.
+        redactor: scrubs an abort's reason, which is recorded and may reach Slack.
+
+    Raises:
+        HookAbort: the reply is an abort (a deliberate answer, not a failure).
+        ValueError: the reply is not JSON, not a reply object, or its context does
+            not validate (pydantic's ``ValidationError`` is a ``ValueError``); the
+            transport's error boundary turns it into a ``HookTransportError``.
+    """
+    if isinstance(payload, str | bytes):
+        reply = HookReply.model_validate_json(payload)
+    else:
+        reply = HookReply.model_validate(payload)
+    if reply.abort is not None:
+        raise as_abort(reply.abort, redactor)
+    if reply.context is None:
+        return None
+    return context_type(point).model_validate(reply.context)
+
+
+async def answer(point: str, fn: HookFunction, raw_context: object) -> dict[str, Any]:
+    """The server side of one call: validate the context, run ``fn``, encode its outcome.
+
+    Args:
+        point: the point served; ``raw_context`` must validate as its context.
+        fn: the hook function.
+        raw_context: the ``context`` argument as received (parsed JSON).
+
+    Returns:
+        The reply: the replacement, pass-through, or the abort ``fn`` raised.
+
+    Raises:
+        HookFunctionError: the context is invalid, ``fn`` raised something other than
+            ``HookAbort``, or it returned something other than its context type or ``None``.
+    """
+    cls = context_type(point)
+    try:
+        ctx = cls.model_validate(raw_context)
+    except ValueError as error:  # pydantic's ValidationError: the caller sent a bad context
+        detail = f"arguments.context is not a valid {point} context: {error}"
+        raise HookFunctionError(detail) from error
+    try:
+        out = fn(ctx)
+        if inspect.isawaitable(out):
+            out = await out
+    except HookAbort as abort:
+        return abort_reply(abort)
+    except Exception as error:  # the function's own failure is the reply, not the server's
+        log.exception("hook function for %s raised", point)
+        raise HookFunctionError(f"hook function raised {type(error).__name__}: {error}") from error
+    if out is not None and type(out) is not cls:
+        raise HookFunctionError(
+            f"hook function returned {type(out).__name__}, expected {cls.__name__} or None"
+        )
+    return reply_of(out)
+
+
+def dumps(payload: dict[str, Any]) -> str:
+    """The JSON text of a reply, for transports that carry text."""
+    return pydantic_core.to_json(payload).decode()

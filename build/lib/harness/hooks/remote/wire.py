@@ -1,0 +1,380 @@
+"""The wire under the remote executors: JSON-RPC 2.0 envelopes, error codes, and error mapping.
+
+It knows envelopes and transports, not hooks: the payload is opaque (``Any`` or a
+type the caller picks), and :func:`map_transport_errors` is the one boundary where
+foreign exceptions (HTTP clients, JSON, pydantic, MCP, anyio) become a
+:class:`~harness.hooks.errors.HookTransportError`. What a payload means is decided
+by the executors in :mod:`harness.hooks.remote.jsonrpc` and :mod:`harness.hooks.remote.mcp`.
+"""
+
+from __future__ import annotations
+
+import json
+from types import TracebackType
+from typing import Any, Final, Generic, Literal, TypeVar, final
+
+import aiohttp
+import anyio
+import httpx
+import httpx2
+import pydantic_core
+from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from harness.errors import HarnessError
+from harness.hooks.errors import HookTransportError
+from harness.hooks.redactor import Redactor
+from harness.http.errors import HttpClientError
+
+JSONRPC_VERSION: Final = "2.0"
+
+# The codes JSON-RPC 2.0 reserves (section 5.1) ...
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
+METHOD_NOT_FOUND: Final = -32601
+INVALID_PARAMS: Final = -32602
+INTERNAL_ERROR: Final = -32603
+# ... and ours, from the "server error" range -32000..-32099 the spec leaves to implementations.
+ABORT: Final = -32001
+"""The remote asks to cancel the operation: ``error.data = {"abort": {"reason", "refusal"}}``
+(and ``ask``, ``timeout_seconds`` to hold a tool call for a person's approval).
+
+This is how a remote policy vetoes: an executor turns it into a ``HookAbort``, not a
+transport failure, because the remote answered in contract and meant it.
+"""
+
+SCHEMA_VERSION: Final = "v1"
+"""The version of the published contexts and envelopes (``schemas/v1/``; see
+:mod:`harness.hooks.schema`)."""
+
+SCHEMA_HEADER: Final = "x-tiny-harness-schema"
+"""HTTP header of every JSON-RPC hook request: the :data:`SCHEMA_VERSION` it follows."""
+
+MAX_CAUSE_CHARS: Final = 500
+"""Longest cause text kept: it lands in Temporal's history, so a 1 MiB HTML page must not."""
+
+RequestId = int | str
+ResultT = TypeVar("ResultT")
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+class _Envelope(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class RpcRequest(_Envelope):
+    """A JSON-RPC 2.0 request; a missing ``id`` makes it a notification."""
+
+    jsonrpc: Literal["2.0"]
+    method: str
+    params: dict[str, Any] = {}
+    id: RequestId | None = None
+
+
+class RpcError(_Envelope):
+    """The ``error`` member of a response."""
+
+    code: int
+    message: str
+    data: Any = None
+
+
+class RpcResponse(_Envelope, Generic[ResultT]):
+    """A JSON-RPC 2.0 response: exactly one of ``result`` (which may be null) and ``error``.
+
+    Parametrize it (``RpcResponse[SomeModel]``) to validate the result in the same
+    pass as the envelope, in JSON mode.
+    """
+
+    jsonrpc: Literal["2.0"]
+    id: RequestId | None
+    result: ResultT | None = None
+    error: RpcError | None = None
+
+    @model_validator(mode="after")
+    def _result_xor_error(self) -> RpcResponse[ResultT]:
+        has_result = "result" in self.model_fields_set
+        has_error = "error" in self.model_fields_set and self.error is not None
+        if has_result == has_error:
+            raise ValueError("a response carries exactly one of 'result' and 'error'")
+        return self
+
+
+class AbortRequest(BaseModel):
+    """The payload of an :data:`ABORT` error: why, and whether it is a deliberate refusal.
+
+    ``ask`` holds a ``tool.invoked`` call for a person's approval (``timeout_seconds``: how
+    long to wait, 0 until answered), as ``HookAbort(ask=True)`` does in-process.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    reason: str
+    refusal: bool = False
+    ask: bool = False
+    timeout_seconds: float = Field(default=0.0, ge=0, le=7 * 24 * 3600)
+
+    def as_data(self) -> dict[str, object]:
+        """The JSON object sent; ``ask`` and its timeout only for an ask (as before ask existed)."""
+        return self.model_dump(exclude=None if self.ask else {"ask", "timeout_seconds"})
+
+
+class _AbortData(BaseModel):
+    abort: AbortRequest
+
+
+class WireError(HarnessError):
+    """A reply that parsed but breaks the contract (wrong id, an error object, ...).
+
+    Raised inside :func:`map_transport_errors`, which turns it into a transport error
+    like every other failure, so all of them are worded and redacted in one place.
+    """
+
+
+class RedactedError(HarnessError):
+    """A redacted stand-in for a foreign exception: ``"<OriginalType>: <redacted text>"``.
+
+    :func:`map_transport_errors` chains this, never the original, under a
+    ``HookTransportError``, because a logged traceback or Temporal's failure (which
+    keeps the whole cause chain) prints every cause's message, and a transport's
+    messages hold URLs with tokens and upstream replies with keys. The original's
+    traceback is kept (frames, not values) and so is its own chain, each link a
+    redacted copy capped at :data:`MAX_CAUSE_CHARS`; the original itself is never
+    printed (``__suppress_context__``).
+    """
+
+    def __init__(self, *, kind: str, text: str) -> None:
+        self.kind = kind
+        self.text = text
+        super().__init__(f"{kind}: {text}" if text else kind)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_redacted, (self.kind, self.text))
+
+
+def _rebuild_redacted(kind: str, text: str) -> RedactedError:
+    return RedactedError(kind=kind, text=text)
+
+
+_MAX_CHAIN: Final = 8
+"""Causes copied below a transport error; a deeper chain (or a cycle) is cut there."""
+
+
+def redacted_copy(exc: BaseException, redactor: Redactor, depth: int = 0) -> RedactedError:
+    """A :class:`RedactedError` for ``exc``, its cause or context chain copied likewise.
+
+    Args:
+        exc: the foreign exception (an ``ExceptionGroup`` names its leaves' types too).
+        redactor: scrubs each message.
+        depth: how deep in the chain ``exc`` sits; past :data:`_MAX_CHAIN` it stops.
+
+    Returns:
+        The copy, carrying ``exc``'s traceback and never ``exc`` itself.
+    """
+    try:
+        text = str(exc)
+    except Exception:  # a foreign __str__ that fails must not mask the transport failure
+        text = "<unprintable>"
+    if isinstance(exc, BaseExceptionGroup):
+        text += " [" + "; ".join(type(leaf).__name__ for leaf in exc.exceptions) + "]"
+    text = redactor.redact_text(text)
+    if len(text) > MAX_CAUSE_CHARS:
+        text = text[: MAX_CAUSE_CHARS - 3] + "..."
+    copy = RedactedError(kind=type(exc).__name__, text=text).with_traceback(exc.__traceback__)
+    copy.__suppress_context__ = True
+    if depth < _MAX_CHAIN:
+        if exc.__cause__ is not None:
+            copy.__cause__ = redacted_copy(exc.__cause__, redactor, depth + 1)
+        elif exc.__context__ is not None and not exc.__suppress_context__:
+            copy.__context__ = redacted_copy(exc.__context__, redactor, depth + 1)
+            copy.__suppress_context__ = False
+    return copy
+
+
+def encode_request(request_id: RequestId, method: str, params: dict[str, Any]) -> bytes:
+    """The JSON of an :class:`RpcRequest`; pydantic models inside ``params`` are serialized.
+
+    Built from a plain dict rather than through the model: this is the hot path, and
+    a test checks the bytes validate as :class:`RpcRequest`.
+    """
+    return pydantic_core.to_json(
+        {"jsonrpc": JSONRPC_VERSION, "id": request_id, "method": method, "params": params}
+    )
+
+
+def encode_result(request_id: RequestId | None, result: object) -> bytes:
+    """The JSON of a success response carrying ``result`` (``None`` is sent as null)."""
+    return pydantic_core.to_json({"jsonrpc": JSONRPC_VERSION, "id": request_id, "result": result})
+
+
+def encode_error(request_id: RequestId | None, error: RpcError) -> bytes:
+    """The JSON of an error response."""
+    return pydantic_core.to_json(
+        {"jsonrpc": JSONRPC_VERSION, "id": request_id, "error": error.model_dump()}
+    )
+
+
+def decode_request(body: bytes) -> RpcRequest | RpcError:
+    """Parse a request body, or say why not as the error object to send back.
+
+    Batches (JSON arrays) are not supported and come back as ``INVALID_REQUEST``.
+    """
+    try:
+        return RpcRequest.model_validate_json(body)
+    except ValidationError as exc:
+        if any(item["type"] == "json_invalid" for item in exc.errors(include_url=False)):
+            return RpcError(code=PARSE_ERROR, message="Parse error: body is not JSON")
+        detail = summarise_validation(exc)
+        return RpcError(code=INVALID_REQUEST, message=f"Invalid Request: {detail}")
+
+
+def decode_params(model: type[ModelT], data: object) -> ModelT | RpcError:
+    """Validate ``data`` as ``model``, or return the ``INVALID_PARAMS`` error to send back."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        return RpcError(code=INVALID_PARAMS, message=f"Invalid params: {summarise_validation(exc)}")
+
+
+def abort_error(
+    reason: str, *, refusal: bool = False, ask: bool = False, timeout_seconds: float = 0.0
+) -> RpcError:
+    """The error object by which a remote asks to cancel the operation (see :data:`ABORT`)."""
+    request = AbortRequest(reason=reason, refusal=refusal, ask=ask, timeout_seconds=timeout_seconds)
+    data = {"abort": request.as_data()}
+    return RpcError(code=ABORT, message=reason, data=data)
+
+
+def abort_of(error: RpcError) -> AbortRequest | None:
+    """The abort an error object asks for, or ``None`` if it is an ordinary error."""
+    if error.code != ABORT:
+        return None
+    try:
+        return _AbortData.model_validate(error.data).abort
+    except ValidationError:
+        return None  # an -32001 without our payload is just an error from someone else
+
+
+def describe_error(error: RpcError) -> str:
+    """One line for an error object: code, message, and data when there is any."""
+    text = f"JSON-RPC error {error.code}: {error.message}"
+    if error.data is not None:
+        text += f" (data: {pydantic_core.to_json(error.data).decode()})"
+    return text
+
+
+# Everything a transport, a decoder or a validator may raise about a peer's behaviour.
+# ValueError covers json.JSONDecodeError, UnicodeDecodeError and pydantic's ValidationError;
+# OSError covers TimeoutError and socket errors.
+_FOREIGN: Final[tuple[type[Exception], ...]] = (
+    HttpClientError,
+    WireError,
+    ValueError,
+    OSError,
+    EOFError,
+    MCPError,
+    anyio.ClosedResourceError,
+    anyio.BrokenResourceError,
+    anyio.EndOfStream,
+    aiohttp.ClientError,
+    httpx.HTTPError,
+    httpx2.HTTPError,  # the MCP SDK's streamable HTTP client (connect refused, reset)
+)
+
+
+def map_transport_errors(point: str, endpoint: str, redactor: Redactor) -> _TransportErrorMap:
+    """Turn any transport or protocol failure inside the block into a ``HookTransportError``.
+
+    Use as ``with map_transport_errors(point, endpoint, redactor): ...``.
+    ``HookAbort``, ``HookTransportError``, cancellation and programming errors
+    (``TypeError``, ``AttributeError``) pass through untouched. An ``ExceptionGroup``
+    (anyio task groups, as in the MCP client) is mapped when every leaf is a transport
+    failure, after its first leaf.
+
+    Args:
+        point: the hook point being served, for the error.
+        endpoint: where the remote is (URL, command line); redacted before use.
+        redactor: scrubs endpoint and cause, since both end up in Temporal's history.
+
+    Returns:
+        The context manager; it raises ``HookTransportError`` ``from`` a
+        :class:`RedactedError` copy of the original exception (never the original).
+    """
+    return _TransportErrorMap(point, endpoint, redactor)
+
+
+@final
+class _TransportErrorMap:
+    # A class rather than @contextmanager: it is on every remote call's hot path, and a
+    # generator-based manager costs a generator frame and two resumptions per call.
+    __slots__ = ("endpoint", "point", "redactor")
+
+    def __init__(self, point: str, endpoint: str, redactor: Redactor) -> None:
+        self.point = point
+        self.endpoint = endpoint
+        self.redactor = redactor
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        # Returning None (never True) tells callers and mypy that nothing is swallowed.
+        if exc is None:
+            return
+        # Chained from a redacted copy, never from exc: a traceback prints every cause.
+        if isinstance(exc, _FOREIGN):
+            error = _transport_error(self.point, self.endpoint, self.redactor, exc)
+            raise error from redacted_copy(exc, self.redactor)
+        if isinstance(exc, ExceptionGroup):
+            matched, rest = exc.split(_FOREIGN)
+            if matched is None or rest is not None:
+                return
+            leaf: BaseException = matched
+            while isinstance(leaf, BaseExceptionGroup):
+                leaf = leaf.exceptions[0]
+            error = _transport_error(self.point, self.endpoint, self.redactor, leaf)
+            raise error from redacted_copy(exc, self.redactor)
+
+
+def _transport_error(
+    point: str, endpoint: str, redactor: Redactor, exc: BaseException
+) -> HookTransportError:
+    cause = _describe(exc)
+    if len(cause) > MAX_CAUSE_CHARS:
+        cause = cause[: MAX_CAUSE_CHARS - 3] + "..."
+    return HookTransportError(
+        point=point, endpoint=redactor.redact_text(endpoint), cause=redactor.redact_text(cause)
+    )
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, HttpClientError | WireError):
+        return str(exc)
+    if isinstance(exc, ValidationError):
+        return _describe_validation(exc)
+    if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
+        return f"reply is not JSON: {exc}"
+    if isinstance(exc, TimeoutError):
+        return f"timeout: {exc}" if str(exc) else "timeout"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _describe_validation(error: ValidationError) -> str:
+    items = error.errors(include_url=False, include_input=False)
+    if any(item["type"] == "json_invalid" for item in items):
+        return f"reply is not JSON: {items[0]['msg']}"
+    return f"reply does not conform ({error.title}): {summarise_validation(error)}"
+
+
+def summarise_validation(error: ValidationError) -> str:
+    """``loc: msg`` for each problem, joined; inputs are left out, being the peer's data."""
+    parts = []
+    for item in error.errors(include_url=False, include_input=False):
+        where = ".".join(str(loc) for loc in item["loc"]) or "<root>"
+        parts.append(f"{where}: {item['msg']}")
+    return "; ".join(parts)

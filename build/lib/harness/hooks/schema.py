@@ -1,0 +1,87 @@
+"""Published JSON Schemas of what a remote executor receives and answers, versioned.
+
+A third party writing an executor in any language needs the contract without reading
+our pydantic source: one schema per operation's context (``contexts/<operation>.json``,
+what arrives in a JSON-RPC request's ``params.context`` and an MCP call's ``context``
+argument, and what a replacement sends back), and the reply envelopes
+(``replies/*.json``: the JSON-RPC request, result and error, the abort data, and the MCP
+hook reply). :data:`SCHEMA_VERSION` names the set; every JSON-RPC request says it in the
+:data:`SCHEMA_HEADER` header. The committed copy is ``schemas/v1/`` (a test checks it is
+what the code generates); a change that an executor built against it would reject needs
+a new version. ``python -m harness.hooks schema --out DIR`` writes them.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+from typing import Any, Final
+
+from pydantic import BaseModel
+from pydantic.json_schema import PydanticJsonSchemaWarning
+
+from harness.hooks.catalogue import OPERATIONS
+from harness.hooks.contexts import context_type
+from harness.hooks.remote.reply import HookReply
+from harness.hooks.remote.wire import (
+    SCHEMA_HEADER,
+    SCHEMA_VERSION,
+    AbortRequest,
+    RpcError,
+    RpcRequest,
+    RpcResponse,
+)
+
+__all__ = ["SCHEMA_HEADER", "SCHEMA_VERSION", "render", "schemas", "write"]
+
+BASE_URI: Final = f"https://tiny-harness.dev/schemas/{SCHEMA_VERSION}/"
+"""The schemas' ``$id`` prefix (an identifier, not a place they are fetched from)."""
+
+ENVELOPES: Final[dict[str, type[BaseModel]]] = {
+    "jsonrpc_request": RpcRequest,
+    "jsonrpc_result": RpcResponse[dict[str, Any]],
+    "jsonrpc_error": RpcError,
+    "abort": AbortRequest,
+    "hook_reply": HookReply,
+}
+"""The reply envelopes, by file name (``replies/<name>.json``)."""
+
+
+def _schema(model: type[BaseModel], path: str, title: str) -> dict[str, Any]:
+    with warnings.catch_warnings():  # a frozen empty map's default is left out, rightly
+        warnings.simplefilter("ignore", PydanticJsonSchemaWarning)
+        schema = model.model_json_schema(mode="serialization")
+    schema["title"] = title
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": BASE_URI + path, **schema}  # fmt: skip
+
+
+def schemas() -> dict[str, dict[str, Any]]:
+    """Every published schema by its path under the version's directory, and ``index.json``."""
+    found: dict[str, dict[str, Any]] = {}
+    for operation in OPERATIONS:
+        path = f"contexts/{operation}.json"
+        found[path] = _schema(context_type(operation), path, f"{operation} context")
+    for name, model in ENVELOPES.items():
+        path = f"replies/{name}.json"
+        found[path] = _schema(model, path, name.replace("_", " "))
+    found["index.json"] = {"version": SCHEMA_VERSION, "header": SCHEMA_HEADER,
+                           "schemas": sorted(found)}  # fmt: skip
+    return found
+
+
+def render(schema: dict[str, Any]) -> str:
+    """One schema as written: sorted keys, two-space indent, a final newline."""
+    return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write(out: Path) -> list[Path]:
+    """Write :func:`schemas` under ``out``; the paths written, in order."""
+    written = []
+    for path, schema in schemas().items():
+        target = out / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(render(schema), encoding="utf-8")
+        written.append(target)
+    return written

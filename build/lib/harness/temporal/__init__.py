@@ -1,0 +1,49 @@
+"""Durability: the task workflow, the hook-wrapped activities and the worker that runs them.
+
+Only names live here, and this module imports nothing of harness: the workflow sandbox
+imports it as the package of every workflow module, outside ``imports_passed_through``,
+so an import of ``harness.hooks`` here would give the sandbox its own copies of every
+context class. Activity names are the catalogue's (``harness.hooks.catalogue.ACTIVITIES``,
+imported by workflow code inside ``imports_passed_through``).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+from urllib.parse import quote
+
+TASK_WORKFLOW: Final = "task-v1"
+REQUEST_WORKFLOW: Final = "request-v1"
+
+ABORT_ERROR_TYPE: Final = "HookAbort"
+"""``ApplicationError.type`` of an operation cancelled by an executor (non-retryable)."""
+
+WORKER_SHUTDOWN_ERROR_TYPE: Final = "WorkerShutdown"
+"""``ApplicationError.type`` of an attempt its worker stopped (shutdown past the grace period):
+run again elsewhere, like one whose worker died, never counted as a failure of the operation."""
+
+ALIVE_PATCH: Final = "alive-v1"
+"""``workflow.patched`` id of issue 14's turns (progress message, stop, mid-turn modes, the
+ending said in the thread): a history begun before them replays without them."""
+
+REFUSED_ERROR_TYPE: Final = "Refused"
+"""``ApplicationError.type`` of an update the task refused on purpose (``TaskRefused``)."""
+
+GAVE_UP_ERROR_TYPE: Final = "TaskGaveUp"
+"""``ApplicationError.type`` the workflow raises when ``activity.failed`` decides to stop."""
+
+USER_MESSAGE: Final = "user_message"
+"""Key of a failure's details holding the error's human sentence (``HarnessError.user_message``)."""
+
+MODEL_OPERATIONS: Final = frozenset({"llm.invoked", "system_one.invoked", "compaction.summarise"})
+"""Operations that call a model: a retry of one is said in the thread (issue 11)."""
+
+
+def workflow_url(ui_url: str, namespace: str, workflow_id: str) -> str:
+    """The Temporal Web UI's page of a workflow; a task's workflow id is its task id.
+
+    ``task/T1/C1`` holds slashes, so the id (and the namespace) are percent-encoded
+    whole, as the UI's own links are.
+    """
+    base = ui_url.rstrip("/")
+    return f"{base}/namespaces/{quote(namespace, safe='')}/workflows/{quote(workflow_id, safe='')}"

@@ -1,0 +1,135 @@
+"""The harness's activities: one per catalogue activity name, generated, each hook-wrapped.
+
+Every row of :mod:`harness.hooks.catalogue` that names an activity gets one, built by
+:func:`hooked_activity`: its body is the operation's pre, in and post chains, run by
+:func:`harness.temporal.wrapper.run_hooked` (the default bodies are registered on the
+manager). Activities compute, the workflow acts on what they return. ``dispatch_hooks``
+runs ``activity.failed`` and ``activity.retried`` and is finished by the worker's retry
+limits (:mod:`harness.temporal.dispatch`).
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Final, final
+
+from temporalio import activity
+
+from harness.hooks import (
+    ACTIVITIES,
+    DISPATCH_HOOKS,
+    HookContext,
+    HookManager,
+    context_type,
+    entries,
+)
+from harness.providers import Clock
+from harness.temporal.dispatch import RetryLimits, bounded
+from harness.temporal.wrapper import ActivityHost, run_hooked
+
+HOOKED_ATTRIBUTE: Final = "__hooked_operation__"
+"""Set on every hooked activity: its operation, or ``"*"`` when the input's type decides it."""
+
+Activity = Callable[[HookContext], Awaitable[HookContext]]
+
+UNECHOED: Final = {
+    "system_one.invoked": ("transcript",),
+    "context.created": ("transcript",),
+    "llm.invoked": ("messages",),
+    "compaction.keep": ("messages",),
+    "compaction.summarise": ("messages",),
+}
+"""Inputs of loop operations that an activity's result leaves out (issue 13): the model
+context, which the workflow sent and never reads back (it reads ``result``), would
+otherwise be written to history a second time, in every result, at every turn."""
+
+
+def _unechoed(fields: Sequence[str]) -> Callable[[HookContext], HookContext]:
+    def finish(out: HookContext) -> HookContext:
+        return out.model_copy(update=dict.fromkeys(fields, ()))
+
+    return finish
+
+
+@final
+class HarnessActivities(ActivityHost):
+    """Every activity the worker registers, sharing one :class:`HookManager`.
+
+    Args:
+        manager: runs the chains.
+        clock: see :class:`ActivityHost`.
+        heartbeat_seconds: see :class:`ActivityHost`.
+        retry_limits: the worker's maxima (its settings) for ``dispatch_hooks``; the
+            defaults' when omitted.
+    """
+
+    def __init__(
+        self, manager: HookManager, *, clock: Clock | None = None, heartbeat_seconds: float = 3.0,
+        retry_limits: RetryLimits | None = None,
+    ) -> None:  # fmt: skip
+        super().__init__(manager, clock=clock, heartbeat_seconds=heartbeat_seconds)
+        self.retry_limits = retry_limits or RetryLimits()
+
+    def activities(self) -> list[Activity]:
+        """One activity per activity name of the catalogue, as the worker registers them.
+
+        Read from the live catalogue, so an operation added with
+        :func:`harness.hooks.catalogue.extend` before this call is among them.
+        """
+        operations: dict[str, list[str]] = {}
+        for entry in entries():
+            if entry.activity is not None:
+                operations.setdefault(entry.activity, []).append(entry.operation)
+        finish: dict[str, Callable[[HookContext], HookContext]] = {
+            DISPATCH_HOOKS: functools.partial(
+                bounded, limits=self.retry_limits, manager=self.manager
+            ),
+        }
+        for operation, fields in UNECHOED.items():
+            finish[ACTIVITIES[operation]] = _unechoed(fields)
+        return [
+            hooked_activity(self, name, ops, finish=finish.get(name))
+            for name, ops in operations.items()
+        ]
+
+
+def hooked_activity(
+    host: ActivityHost,
+    name: str,
+    operations: Sequence[str],
+    *,
+    finish: Callable[[HookContext], HookContext] | None = None,
+) -> Activity:
+    """The activity ``name``, whose body is the chains of its operation.
+
+    One activity per operation, rather than one taking a union of every context, so
+    history, metrics and timeouts name the operation and each payload is validated as
+    exactly its own context type. An activity of several operations (``dispatch_hooks``)
+    takes the union of their contexts and runs the one its input's type names.
+
+    Args:
+        host: what the chains run with.
+        name: the activity name Temporal sees (the catalogue's).
+        operations: the catalogue operations it runs.
+        finish: applied to the chain's output, out of every executor's reach (the
+            retry limits of ``dispatch_hooks``).
+
+    Returns:
+        The activity, ready for a worker's ``activities=``.
+    """
+    classes = [context_type(operation) for operation in operations]
+    only = operations[0] if len(operations) == 1 else None
+
+    async def run(ctx: HookContext) -> HookContext:
+        out = await run_hooked(host, only or type(ctx).operation, ctx)
+        return finish(out) if finish is not None else out
+
+    # Temporal reads the payload type from the annotations: the context class itself.
+    payload = functools.reduce(operator.or_, classes)
+    run.__annotations__ = {"ctx": payload, "return": payload}
+    run.__name__ = run.__qualname__ = name.replace("-", "_")
+    run.__doc__ = "\n".join(f"{cls.operation}: {cls.__doc__}" for cls in classes)
+    setattr(run, HOOKED_ATTRIBUTE, only or "*")
+    return activity.defn(name=name)(run)

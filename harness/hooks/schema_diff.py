@@ -1,0 +1,150 @@
+"""How two versions of a published JSON Schema differ: additive, or breaking for an executor.
+
+"A breaking change needs a new version" (issue 15): an executor built against
+``schemas/v1`` must keep working when the committed schemas are regenerated, so a new
+optional property (or a widened enum, a new description) is *additive* and the fix is
+to regenerate; a removed property, a new required one, a changed type or a narrowed
+enum is *breaking* and needs ``schemas/v2``. A pure function over two schema documents,
+resolving their local ``$ref`` s; the schemas themselves are :mod:`harness.hooks.schema`'s.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from harness.hooks.remote.wire import SCHEMA_VERSION
+
+REGENERATE: Final = (
+    f"regenerate with `python -m harness.hooks schema --out schemas/{SCHEMA_VERSION}`"
+)
+BREAKING: Final = "breaking change: publish schemas/v2 and bump SCHEMA_VERSION"
+
+Kind = Literal["same", "additive", "breaking"]
+_MAX_DEPTH: Final = 32  # recursive $refs stop here
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference: where (a JSON path), what, and whether it breaks executors."""
+
+    path: str
+    what: str
+    breaking: bool
+
+
+@dataclass(frozen=True)
+class SchemaDiff:
+    """Every difference between two schemas, and what to do about them."""
+
+    changes: list[Change] = field(default_factory=list)
+
+    @property
+    def kind(self) -> Kind:
+        """``breaking`` if any change is, else ``additive`` if there is any, else ``same``."""
+        if any(change.breaking for change in self.changes):
+            return "breaking"
+        return "additive" if self.changes else "same"
+
+    def advice(self) -> str:
+        """The changes, one per line, then what to do (:data:`BREAKING` or :data:`REGENERATE`)."""
+        lines = [f"{'breaking' if c.breaking else 'additive'}: {c.path}: {c.what}"
+                 for c in self.changes]  # fmt: skip
+        if self.kind != "same":
+            lines.append(BREAKING if self.kind == "breaking" else REGENERATE)
+        return "\n".join(lines)
+
+
+def classify(old: dict[str, Any], new: dict[str, Any]) -> SchemaDiff:
+    """Compare schema ``old`` (committed) with ``new`` (generated).
+
+    Args:
+        old: the published schema document.
+        new: the one the code makes now.
+
+    Returns:
+        The differences; ``.kind`` says whether they break executors built against ``old``.
+    """
+    changes: list[Change] = []
+    _compare(_Doc(old), old, _Doc(new), new, "$", changes, 0)
+    return SchemaDiff(changes)
+
+
+class _Doc:
+    """A schema document, for resolving ``#/$defs/...`` references inside it."""
+
+    def __init__(self, root: dict[str, Any]) -> None:
+        self.root = root
+
+    def resolve(self, node: dict[str, Any]) -> dict[str, Any]:
+        seen = 0
+        while isinstance(node.get("$ref"), str) and node["$ref"].startswith("#/") and seen < 8:
+            target: Any = self.root
+            for part in node["$ref"][2:].split("/"):
+                target = target.get(part, {}) if isinstance(target, dict) else {}
+            extra = {key: value for key, value in node.items() if key != "$ref"}
+            node = {**target, **extra} if isinstance(target, dict) else extra
+            seen += 1
+        return node
+
+
+def _types(node: dict[str, Any]) -> set[str]:
+    kind = node.get("type")
+    if isinstance(kind, str):
+        return {kind}
+    return set(kind) if isinstance(kind, list) else set()
+
+
+_STRUCTURE: Final = {"properties", "required", "type", "enum", "items", "anyOf", "oneOf",
+                     "$ref", "$defs", "additionalProperties"}  # fmt: skip
+
+
+def _compare(od: _Doc, o: dict[str, Any], nd: _Doc, n: dict[str, Any], path: str,
+             out: list[Change], depth: int) -> None:  # fmt: skip
+    if depth > _MAX_DEPTH:
+        return
+    o, n = od.resolve(o), nd.resolve(n)
+    if _types(o) and _types(n) and _types(o) != _types(n):
+        lost = _types(o) - _types(n)
+        out.append(Change(path, f"type {sorted(_types(o))} -> {sorted(_types(n))}", bool(lost)))
+    if "enum" in o and "enum" in n:
+        gone = [v for v in o["enum"] if v not in n["enum"]]
+        added = [v for v in n["enum"] if v not in o["enum"]]
+        if gone:
+            out.append(Change(path, f"enum narrowed: {json.dumps(gone)} no longer allowed", True))
+        if added:
+            out.append(Change(path, f"enum widened: {json.dumps(added)}", False))
+    _compare_properties(od, o, nd, n, path, out, depth)
+    if isinstance(o.get("items"), dict) and isinstance(n.get("items"), dict):
+        _compare(od, o["items"], nd, n["items"], f"{path}[]", out, depth + 1)
+    for key in ("anyOf", "oneOf"):
+        ob, nb = o.get(key), n.get(key)
+        if isinstance(ob, list) and isinstance(nb, list):
+            if len(ob) == len(nb):
+                for i, (a, b) in enumerate(zip(ob, nb, strict=True)):
+                    _compare(od, a, nd, b, f"{path}.{key}[{i}]", out, depth + 1)
+            else:
+                narrowed = len(nb) < len(ob)
+                out.append(Change(path, f"{key} of {len(ob)} -> {len(nb)} alternatives", narrowed))
+    rest = {key for key in set(o) | set(n) if key not in _STRUCTURE and o.get(key) != n.get(key)}
+    if rest:
+        out.append(Change(path, f"changed {', '.join(sorted(rest))}", False))
+
+
+def _compare_properties(od: _Doc, o: dict[str, Any], nd: _Doc, n: dict[str, Any], path: str,
+                        out: list[Change], depth: int) -> None:  # fmt: skip
+    op, np_ = o.get("properties", {}), n.get("properties", {})
+    required_before, required_now = set(o.get("required", [])), set(n.get("required", []))
+    for name in sorted(set(op) - set(np_)):
+        out.append(Change(f"{path}.{name}", "property removed", True))
+    for name in sorted(set(np_) - set(op)):
+        required = name in required_now
+        what = "new required property" if required else "new optional property"
+        out.append(Change(f"{path}.{name}", what, required))
+    for name in sorted(set(op) & set(np_)):
+        if name in required_now and name not in required_before:
+            out.append(Change(f"{path}.{name}", "property became required", True))
+        elif name in required_before and name not in required_now:
+            out.append(Change(f"{path}.{name}", "property became optional", False))
+        _compare(od, op[name], nd, np_[name], f"{path}.{name}", out, depth + 1)

@@ -1,0 +1,93 @@
+"""The conformance kit's fixtures and judge (issue 15); the kit against real executors is
+tests/examples/test_conformance.py."""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from harness.hooks import OPERATIONS
+from harness.hooks.conformance import Expect, Fixture, Got, judge, load_fixtures
+from harness.hooks.conformance.runner import contains
+from tests.support import conformance_fixtures
+
+ROOT = Path(__file__).resolve().parents[3]
+FOLDER = ROOT / "harness" / "hooks" / "conformance" / "fixtures"
+REGENERATE = "run `PYTHONPATH=. python -m tests.support.conformance_fixtures` and commit it"
+
+
+def test_the_committed_fixtures_are_what_the_generator_makes():
+    on_disk = {path.name: path.read_text() for path in FOLDER.glob("*.json")}
+    files = conformance_fixtures.FILES
+    made = {name: conformance_fixtures.render(data) for name, data in files.items()}
+    assert on_disk == made, REGENERATE
+
+
+def test_every_operation_has_a_round_trip_fixture_and_ids_are_unique():
+    fixtures = load_fixtures()
+    assert len({f.id for f in fixtures}) == len(fixtures)
+    assert {f.id for f in fixtures if f.id.startswith("contexts.")} == {
+        f"contexts.{op}" for op in OPERATIONS
+    }
+    assert not any(f.transport == "mcp" for f in load_fixtures("jsonrpc"))
+    assert not any(f.transport == "jsonrpc" for f in load_fixtures("mcp"))
+    outcomes = {"pass", "rewrite", "abort", "error", "no_reply", "timeout", "too_large", "batch"}
+    assert {f.expect.outcome for f in fixtures} == outcomes
+
+
+def test_the_wheel_ships_the_fixtures():
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    globs = data["package-data"]["harness"]
+    for path in FOLDER.glob("*.json"):
+        inside = str(path.relative_to(ROOT / "harness"))
+        assert any(fnmatch.fnmatch(inside, glob) for glob in globs), inside
+
+
+def fixture(**fields):
+    return {"id": "x", "description": "d", "expect": {"outcome": "pass"}, **fields}
+
+
+def test_a_fixture_that_would_rot_or_mix_transports_is_refused():
+    with pytest.raises(ValidationError, match="call"):  # a context that no longer validates
+        Fixture.model_validate(fixture(send={"point": "tool.invoked.pre", "context": {}}))
+    with pytest.raises(ValidationError, match="JSON-RPC only"):
+        Fixture.model_validate(fixture(send={"body": "{}"}))
+    with pytest.raises(ValidationError, match="MCP only"):
+        Fixture.model_validate(fixture(transport="jsonrpc", send={"tool": "t"}))
+
+
+SUB, WIDER = {"a": {"b": 1}}, {"a": {"b": 1, "c": 0}}
+
+
+@pytest.mark.parametrize(
+    ("expect", "got", "ok"),
+    [
+        ({"outcome": "pass"}, Got("pass"), True),
+        ({"outcome": "pass"}, Got("rewrite", context={}), False),
+        ({"outcome": "abort", "refusal": True}, Got("abort", refusal=False), False),
+        ({"outcome": "abort"}, Got("abort", refusal=False), True),
+        ({"outcome": "error", "code": -32602}, Got("error", code=-32601), False),
+        ({"outcome": "error", "code": [-32602, -32601]}, Got("error", code=-32601), True),
+        ({"outcome": "error"}, Got("error"), True),
+        ({"outcome": "batch"}, Got("error", code=-32600), True),
+        ({"outcome": "batch"}, Got("error", code=-32603), False),
+        ({"outcome": "rewrite", "context": SUB}, Got("rewrite", context=WIDER), True),
+        ({"outcome": "rewrite", "context": SUB}, Got("rewrite", context={"a": {"b": 2}}), False),
+        ({"outcome": "timeout"}, Got("transport_error", "connect"), False),
+    ],
+)  # fmt: skip
+def test_judge(expect, got, ok):
+    problem = judge(Expect.model_validate(expect), got)
+    assert (problem is None) == ok
+    if not ok:
+        assert problem.startswith("expected ") and f"got {got.kind}" in problem
+
+
+def test_contains_compares_objects_key_by_key_and_the_rest_by_equality():
+    assert contains({"a": [1, 2], "b": 1}, {"a": [1, 2]})
+    assert not contains({"a": [1, 2, 3]}, {"a": [1, 2]})
+    assert not contains({"a": 1}, {"b": None})
