@@ -144,6 +144,14 @@ def test_the_cli_prints_a_line_per_fixture_and_exits_0_only_at_100_percent(node_
     ]
 
 
+def test_the_cli_runs_python_in_an_mcp_command_on_its_own_interpreter():
+    """``--mcp "python server.py"`` works as in a hooks file, whatever ``python`` is on PATH."""
+    done = kit("--mcp", "python examples/mcp_rewriter.py", "--only", "profile.rewrite",
+               env={"PATH": "/nonexistent"})  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == "compliance: 1/1 (100.0 %)"
+
+
 def test_the_cli_lists_the_fixtures():
     done = kit("--list")
     assert done.returncode == 0

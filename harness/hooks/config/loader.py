@@ -35,6 +35,12 @@ _ENV_REF: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _PYTHON: Final = frozenset({"python", "python3"})
 
 
+def resolve_program(first: str) -> str | None:
+    """The program a command's first word runs: ``python``/``python3`` is this interpreter
+    (the worker's venv, whatever ``PATH`` says), anything else is looked up on ``PATH``."""
+    return sys.executable if first in _PYTHON else shutil.which(first, path=None)
+
+
 def load_hooks_config(path: str | Path, *, environ: Mapping[str, str] | None = None) -> HooksConfig:
     """Read, validate and resolve the file at ``path``.
 
@@ -157,7 +163,7 @@ def _resolve(
     command: tuple[str, ...] | None = None
     if entry.command is not None:
         first, *rest = entry.command
-        program = sys.executable if first in _PYTHON else shutil.which(first, path=None)
+        program = resolve_program(first)
         if program is None and (base / first).exists():
             program = str(base / first)
         if program is None:

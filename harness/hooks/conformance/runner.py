@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TextIO
 
+from harness.hooks.config.loader import resolve_program
 from harness.hooks.conformance.fixture import Expect, Fixture, load_fixtures
 from harness.hooks.conformance.targets import Got, JsonRpcTarget, McpTarget, Target
 from harness.hooks.redactor import Redactor
@@ -30,6 +31,14 @@ USAGE_ERROR: Final = 2
 _ENV_VALUE: Final = re.compile(r"^(.*?)env:([A-Za-z_][A-Za-z0-9_]*)$")
 _GRACE: Final = 15.0
 """Seconds past a fixture's own deadline before the runner gives up on it (a hung peer)."""
+
+
+def _command(text: str) -> list[str]:
+    """``--mcp CMD`` as the worker would start it: ``python`` is this interpreter."""
+    words = shlex.split(text)
+    if words and (program := resolve_program(words[0])) is not None:
+        words[0] = program
+    return words
 
 
 class UsageError(Exception):
@@ -179,7 +188,7 @@ async def _run(args: argparse.Namespace, out: TextIO) -> int:
     else:
         if args.header or args.secret_env:
             raise UsageError("--header and --secret-env are for --jsonrpc")
-        server = args.mcp if re.match(r"https?://", args.mcp) else shlex.split(args.mcp)
+        server = args.mcp if re.match(r"https?://", args.mcp) else _command(args.mcp)
         target = McpTarget(server)
         transport = "mcp"
     fixtures = _selected(args, load_fixtures(transport))
