@@ -41,7 +41,7 @@ def _command(text: str) -> list[str]:
     return words
 
 
-class UsageError(Exception):
+class KitUsageError(ValueError):
     """A command line the runner cannot act on; its message is the one line printed."""
 
 
@@ -165,7 +165,7 @@ def run_command(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     logging.getLogger("client").addFilter(_unlisted)
     try:
         return asyncio.run(_run(args, out))
-    except UsageError as error:
+    except KitUsageError as error:
         print(f"conformance: {error}", file=sys.stderr)
         return USAGE_ERROR
 
@@ -176,7 +176,7 @@ async def _run(args: argparse.Namespace, out: TextIO) -> int:
             print(f"{fixture.id:<34} {fixture.transport:<8} {fixture.description}", file=out)
         return 0
     if (args.jsonrpc is None) == (args.mcp is None):
-        raise UsageError("give exactly one of --jsonrpc URL and --mcp CMD")
+        raise KitUsageError("give exactly one of --jsonrpc URL and --mcp CMD")
     headers = dict(_header(text) for text in args.header)
     secrets = [_secret(name) for name in args.secret_env]
     scrub = Redactor(secrets=[*headers.values(), *secrets])
@@ -187,7 +187,7 @@ async def _run(args: argparse.Namespace, out: TextIO) -> int:
         transport = "jsonrpc"
     else:
         if args.header or args.secret_env:
-            raise UsageError("--header and --secret-env are for --jsonrpc")
+            raise KitUsageError("--header and --secret-env are for --jsonrpc")
         server = args.mcp if re.match(r"https?://", args.mcp) else _command(args.mcp)
         target = McpTarget(server)
         transport = "mcp"
@@ -207,20 +207,20 @@ def _selected(args: argparse.Namespace, fixtures: list[Fixture]) -> list[Fixture
         return fixtures
     unknown = sorted(set(args.only) - {fixture.id for fixture in fixtures})
     if unknown:
-        raise UsageError(f"no fixture {', '.join(unknown)} for this transport (see --list)")
+        raise KitUsageError(f"no fixture {', '.join(unknown)} for this transport (see --list)")
     return [fixture for fixture in fixtures if fixture.id in args.only]
 
 
 def _header(text: str) -> tuple[str, str]:
     name, colon, value = text.partition(":")
     if not colon or not name.strip():
-        raise UsageError(f"--header takes 'NAME: VALUE', got {name.strip()!r} with no value")
+        raise KitUsageError(f"--header takes 'NAME: VALUE', got {name.strip()!r} with no value")
     value = value.strip()
     found = _ENV_VALUE.match(value)
     if found is not None:
         var = found.group(2)
         if var not in os.environ:
-            raise UsageError(f"--header {name.strip()}: environment variable {var} is not set")
+            raise KitUsageError(f"--header {name.strip()}: environment variable {var} is not set")
         value = found.group(1) + os.environ[var]
     return name.strip(), value
 
@@ -228,33 +228,33 @@ def _header(text: str) -> tuple[str, str]:
 def _secret(name: str) -> str:
     value = os.environ.get(name, "")
     if not value:
-        raise UsageError(f"--secret-env {name}: the environment variable is not set")
+        raise KitUsageError(f"--secret-env {name}: the environment variable is not set")
     try:
         decode_secret(value)
     except SignatureError as error:
-        raise UsageError(f"--secret-env {name}: {error.detail}") from None
+        raise KitUsageError(f"--secret-env {name}: {error.detail}") from None
     return value
 
 
 async def _reachable(target: JsonRpcTarget | McpTarget, scrub: Redactor) -> None:
-    """Raise a :class:`UsageError` naming the fix when the executor cannot be used at all
+    """Raise a :class:`KitUsageError` naming the fix when the executor cannot be used at all
     (the caller closes ``target`` either way)."""
     where = scrub.redact_text(target.endpoint)
     if isinstance(target, McpTarget):
         try:
             await target.connect()
         except Exception as error:  # any spawn or handshake failure is the user's to fix
-            raise UsageError(f"cannot start or reach the MCP server {where}: "
+            raise KitUsageError(f"cannot start or reach the MCP server {where}: "
                              f"{scrub.redact_text(str(error) or type(error).__name__)}; check "
                              "the command (or URL) and that it serves MCP") from None  # fmt: skip
         return
     got = await target.send(_PROBE)
     if got.kind == "transport_error" and got.detail.startswith(("HTTP 401", "HTTP 403")):
-        raise UsageError(f"{where} refused the kit: {scrub.redact_text(got.detail)}; give its "
+        raise KitUsageError(f"{where} refused the kit: {scrub.redact_text(got.detail)}; give its "
                          "credentials with --header 'Authorization: Bearer env:VAR' or "
                          "--secret-env VAR")  # fmt: skip
     if got.kind == "transport_error" and ("connect" in got.detail or "closed" in got.detail):
-        raise UsageError(f"cannot reach {where}: {scrub.redact_text(got.detail)}; is the "
+        raise KitUsageError(f"cannot reach {where}: {scrub.redact_text(got.detail)}; is the "
                          "executor running there? check the URL given to --jsonrpc")  # fmt: skip
 
 
