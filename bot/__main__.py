@@ -22,7 +22,7 @@ from typing import NoReturn
 
 from aiohttp import web
 
-from bot.app import Bot, build_app, build_web_app
+from bot.app import Bot, build_app, build_web_app, open_recorder
 from bot.config import BotSettings, startup_problem
 from bot.gateway import Harness, LazyHarness
 from bot.ledger import Ledger, ledger_database
@@ -87,7 +87,9 @@ async def serve(
                     pool_size=harness_settings.database_pool_size,
                     migrate=harness_settings.database_migrate)  # fmt: skip
     await ledger.open()  # unlike Temporal, no database is no bot: it could not tell retries apart
-    bot = build_app(settings, lazy, ledger)
+    recorder = (open_recorder(settings, harness_settings.secret_values())
+                if settings.record is not None else None)  # fmt: skip
+    bot = build_app(settings, lazy, ledger, recorder)
     runner = web.AppRunner(build_web_app(settings, bot, ready=lazy.ready), access_log=None)
     await runner.setup()
     try:

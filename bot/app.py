@@ -29,7 +29,8 @@ from bot.gate import HttpErrorLog, SlackGate
 from bot.gateway import Harness
 from bot.ledger import Ledger
 from bot.lifecycle import Lifecycle
-from bot.middleware import DedupeEvents, GuardResponseUrls, LogRequests
+from bot.middleware import DedupeEvents, GuardResponseUrls, LogRequests, RecordResponds
+from bot.recording import Recorder, RecordingWebClient, Scrubber
 from bot.standin import SlackStandIn
 from harness import health
 from harness.db import database_url
@@ -64,6 +65,7 @@ class Bot:
     standin: SlackStandIn | None
     redactor: Redactor
     lifecycle: Lifecycle
+    recorder: Recorder | None = None
 
     async def drain(self, grace: float) -> bool:
         """Stop taking Slack's requests, then wait up to ``grace`` s for the replies still owed.
@@ -84,7 +86,10 @@ class Bot:
         return True
 
 
-def build_app(settings: BotSettings, client: Harness, ledger: Ledger | None = None) -> Bot:
+def build_app(
+    settings: BotSettings, client: Harness, ledger: Ledger | None = None,
+    recorder: Recorder | None = None,
+) -> Bot:  # fmt: skip
     """The bolt app with its middleware and listeners.
 
     ``process_before_response=True``: bolt answers as soon as the listener returns
@@ -96,6 +101,9 @@ def build_app(settings: BotSettings, client: Harness, ledger: Ledger | None = No
         client: the harness client (or anything shaped like :class:`bot.gateway.Harness`).
         ledger: seen events and thread bindings; by default the SQLite file under the
             bot's data dir (``python -m bot`` passes the deployment's database).
+        recorder: where the traffic is recorded; by default, with ``BOT_RECORD`` set, a
+            recorder that redacts the bot's own credentials (``python -m bot`` passes one that
+            knows the worker's settings' secrets too).
 
     Raises:
         ValueError: ``settings`` must not start a bot (:func:`bot.config.startup_problem`).
@@ -104,9 +112,12 @@ def build_app(settings: BotSettings, client: Harness, ledger: Ledger | None = No
         raise ValueError(problem)
     # In local mode the token comes from authorize_locally; giving it here too makes bolt warn.
     token = None if settings.local else settings.token
-    web_client = AsyncWebClient(token=token, base_url=settings.web_api_url)
-    standin = (SlackStandIn(settings.bot_user_id, streaming=settings.standin_streaming)
-               if settings.local else None)  # fmt: skip
+    if recorder is None and settings.record is not None:
+        recorder = open_recorder(settings)
+    web_client = (AsyncWebClient(token=token, base_url=settings.web_api_url) if recorder is None
+                  else RecordingWebClient(recorder, token=token, base_url=settings.web_api_url))
+    standin = (SlackStandIn(settings.bot_user_id, streaming=settings.standin_streaming,
+                            recorder=recorder) if settings.local else None)  # fmt: skip
 
     async def authorize_locally(enterprise_id: str | None, team_id: str | None) -> AuthorizeResult:
         return AuthorizeResult(
@@ -130,6 +141,8 @@ def build_app(settings: BotSettings, client: Harness, ledger: Ledger | None = No
         ledger = Ledger(database_url("", settings.ledger_path))
     app.use(LogRequests(redactor))
     app.use(DedupeEvents(ledger))
+    if recorder is not None:
+        app.use(RecordResponds(recorder))
     handler = slash.SlashHandler(client, settings, redactor)
     slash.register(app, handler, redactor)
     router = events.EventRouter(client, ledger, settings, redactor)
@@ -137,7 +150,21 @@ def build_app(settings: BotSettings, client: Harness, ledger: Ledger | None = No
     actions.register(app, actions.HelpButtons(client, ledger, redactor),
                      actions.StopButton(client, ledger, redactor))  # fmt: skip
     return Bot(app=app, slash=handler, events=router, ledger=ledger, standin=standin,
-               redactor=redactor, lifecycle=Lifecycle(settings.path))  # fmt: skip
+               redactor=redactor, lifecycle=Lifecycle(settings.path),
+               recorder=recorder)  # fmt: skip
+
+
+def open_recorder(settings: BotSettings, secrets: tuple[str, ...] = ()) -> Recorder:
+    """The recorder of ``BOT_RECORD``, redacting the bot's credentials and ``secrets``.
+
+    Raises:
+        RecordingError: the file cannot be appended to.
+    """
+    if settings.record is None:
+        raise ValueError("BOT_RECORD is not set")
+    scrubber = Scrubber((*settings.secrets(), *secrets), settings.pseudonym_key())
+    return Recorder(settings.record, scrubber, bot_user_id=settings.bot_user_id,
+                    local=settings.local)  # fmt: skip
 
 
 def build_redactor(settings: BotSettings) -> Redactor:
@@ -190,7 +217,7 @@ def build_web_app(
                               middlewares=[bot.lifecycle.middleware])  # fmt: skip
     if settings.secret:
         gate = SlackGate(bot.app, signing_secret=settings.secret,
-                         max_body_bytes=settings.max_body_bytes)  # fmt: skip
+                         max_body_bytes=settings.max_body_bytes, recorder=bot.recorder)  # fmt: skip
         web_app.router.add_post(settings.path, gate.handle)
     else:  # Socket Mode without a signing secret: nothing could verify an HTTP request
         log.info("no SLACK_SIGNING_SECRET: %s is not served; Slack's events come over Socket Mode",
@@ -204,6 +231,8 @@ def build_web_app(
         await bot.slash.drain()
         await bot.events.pending.drain()
         await bot.ledger.aclose()
+        if bot.recorder is not None:
+            bot.recorder.close()
 
     web_app.on_cleanup.append(close)
     return web_app

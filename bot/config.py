@@ -12,6 +12,7 @@ stops the bot at start; nothing here falls back to a development credential on i
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Final
 
@@ -100,6 +101,18 @@ class BotSettings(BaseSettings):
     """How long the replies still owed (slash follow-ups, messages waiting on their task) may
     take after SIGTERM or SIGINT before the bot exits anyway; keep it below the orchestrator's
     kill timeout (Kubernetes: 30 s)."""
+    record: Path | None = None
+    """``BOT_RECORD=FILE`` appends every request Slack sends and everything the bot answers and
+    posts (Web API calls, ``response_url`` posts, Socket Mode acks; in local mode the worker's
+    posts too) to FILE, one JSON line each (``docs/recording.md``), for ``python -m bot.replay``.
+    Signatures are dropped and secrets redacted before anything is written. Off by default."""
+    record_pseudonymise: bool = False
+    """With ``BOT_RECORD``: replace Slack's user, channel and team ids by consistent stand-ins,
+    so a recording can be shared outside the workspace."""
+    record_pseudonym_key: str = ""
+    """The key of those stand-ins; by default one derived from the bot's signing secret (or app
+    token), so that a restarted bot, or another recording of the same bot, names an id the same
+    way. Set it to share one naming across bots."""
     bot_user_id: str = "UBOTLOCAL"
     """The bot's own user id in local mode (a real token learns it from ``auth.test``)."""
 
@@ -136,9 +149,16 @@ class BotSettings(BaseSettings):
         """The SQLite file of seen events and thread bindings, without ``HARNESS_DATABASE_URL``."""
         return self.data_dir / "bot-ledger.sqlite3"
 
+    def pseudonym_key(self) -> bytes | None:
+        """The key of recorded ids' stand-ins, or ``None`` when ids are recorded as they are."""
+        if not self.record_pseudonymise:
+            return None
+        seed = self.record_pseudonym_key or self.secret or self.app_token or self.token
+        return hashlib.sha256(b"tiny-harness recording pseudonyms\0" + seed.encode()).digest()
+
     def secrets(self) -> tuple[str, ...]:
         """Every credential the bot holds, for the redactor of its replies (issue 9)."""
-        found = (self.signing_secret, self.bot_token, self.app_token)
+        found = (self.signing_secret, self.bot_token, self.app_token, self.record_pseudonym_key)
         return tuple(s for s in found if s)
 
 

@@ -30,6 +30,7 @@ from slack_bolt.request.async_internals import build_async_context
 from slack_bolt.request.async_request import AsyncBoltRequest
 
 from bot.envelope import MalformedBody, parse
+from bot.recording import Recorder
 
 log = logging.getLogger(__name__)
 
@@ -50,12 +51,14 @@ class SlackGate:
         max_body_bytes: larger bodies get 413 without being read.
     """
 
-    def __init__(self, app: AsyncApp, *, signing_secret: str, max_body_bytes: int) -> None:
+    def __init__(self, app: AsyncApp, *, signing_secret: str, max_body_bytes: int,
+                 recorder: Recorder | None = None) -> None:  # fmt: skip
         if not signing_secret:
             raise ValueError("the gate needs a signing secret")
         self.app = app
         self.secret = signing_secret.encode()
         self.max_body_bytes = max_body_bytes
+        self.recorder = recorder
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         """Answer one POST from Slack."""
@@ -69,6 +72,20 @@ class SlackGate:
         headers: dict[str, str | Sequence[str]] = {
             k: v for k, v in request.headers.items() if not k.lower().startswith(_BOLT_INTERNAL)
         }
+        if self.recorder is None:
+            return await self._answer(raw, headers, request.query_string)
+        exchange = self.recorder.http(
+            path=request.path, query=request.query_string, headers=request.headers,
+            raw=raw.decode("utf-8", "replace"), body=_readable(raw, headers),
+        )  # fmt: skip
+        response = await self._answer(raw, headers, request.query_string)
+        body = response.text if isinstance(response, web.Response) else ""
+        exchange.answer(response.status, body or "", response.content_type)
+        return response
+
+    async def _answer(self, raw: bytes, headers: dict[str, str | Sequence[str]],
+                      query: str) -> web.Response:  # fmt: skip
+        """Parse, check the shape, dispatch to bolt; every failure a 4xx."""
         try:
             text = raw.decode("utf-8")
             body = parse(text, headers)
@@ -77,7 +94,7 @@ class SlackGate:
             log.warning("signed request with a malformed body rejected: %s", _reason(error))
             return _plain(400, "malformed body")
         try:
-            checked = bolt_request(text, body, query=request.query_string, headers=headers)
+            checked = bolt_request(text, body, query=query, headers=headers)
             response = await self.app.async_dispatch(checked)
         except Exception as error:  # outside bolt's own try (building its request): still no 500
             log.warning("request not handled (%s); answered 400", type(error).__name__)
@@ -136,6 +153,14 @@ def bolt_request(
         request.body = body
         request.context = build_async_context(AsyncBoltContext({}), body)
     return request
+
+
+def _readable(raw: bytes, headers: dict[str, str | Sequence[str]]) -> dict[str, Any]:
+    """The body as far as it parses (for the recorder's thread bookkeeping), else empty."""
+    try:
+        return parse(raw.decode("utf-8"), headers)
+    except (UnicodeDecodeError, MalformedBody):
+        return {}
 
 
 def _reason(error: Exception) -> str:

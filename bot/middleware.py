@@ -20,6 +20,7 @@ from slack_sdk.webhook.webhook_response import WebhookResponse
 
 from bot.ledger import Ledger
 from bot.payloads import dedupe_keys
+from bot.recording import Recorder, RecordingRespond
 from bot.standin import RESPONSE_PATH
 from harness.hooks import Redactor
 from harness.http import is_loopback
@@ -118,6 +119,26 @@ class GuardResponseUrls(AsyncMiddleware):
             log.warning("response_url to host %r dropped: replies go only to %s", _host(url), only)
             req.context["response_url"] = None
             req.context["respond"] = DroppedRespond()
+        return await next()
+
+
+@final
+class RecordResponds(AsyncMiddleware):
+    """Records what each listener posts to its request's ``response_url`` (``BOT_RECORD``).
+
+    Runs after :class:`GuardResponseUrls`, so a dropped URL records nothing.
+    """
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+
+    async def async_process(
+        self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Next
+    ) -> BoltResponse:
+        """Wrap ``respond`` in one that records."""
+        respond = req.context.get("respond")
+        if isinstance(respond, AsyncRespond) and not isinstance(respond, DroppedRespond):
+            req.context["respond"] = RecordingRespond(respond, self.recorder)
         return await next()
 
 

@@ -16,11 +16,13 @@ a payload bolt cannot read is one log line, not a traceback.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Final, final
 
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.adapter.socket_mode.async_internals import run_async_bolt_app, send_async_response
 from slack_sdk.errors import SlackApiError
 from slack_sdk.socket_mode.aiohttp import SocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
@@ -75,6 +77,7 @@ class CheckedHandler(AsyncSocketModeHandler):
     def __init__(self, bot: Bot, app_token: str) -> None:
         super().__init__(bot.app, app_token)
         self.lifecycle = bot.lifecycle
+        self.recorder = bot.recorder
 
     async def handle(self, client: SocketModeClient, req: SocketModeRequest) -> None:  # type: ignore[override]  # bolt narrows the client type the same way
         """Dispatch ``req`` to the app, or ack it unread if its payload is malformed.
@@ -94,7 +97,19 @@ class CheckedHandler(AsyncSocketModeHandler):
                 response = SocketModeResponse(envelope_id=req.envelope_id)
                 await client.send_socket_mode_response(response)
                 return
-            await super().handle(client, req)
+            if self.recorder is None:
+                await super().handle(client, req)
+                return
+            exchange = self.recorder.envelope(
+                type=req.type, envelope_id=req.envelope_id, payload=req.payload,
+                accepts_response_payload=bool(req.accepts_response_payload),
+                retry_attempt=req.retry_attempt, retry_reason=req.retry_reason,
+            )  # fmt: skip
+            start = time.time()  # bolt's own handle, with the answer recorded as the ack went
+            answer = await run_async_bolt_app(self.app, req)
+            await send_async_response(client, req, answer, start)
+            exchange.answer(answer.status, answer.body,
+                            (answer.headers.get("content-type") or [""])[0])  # fmt: skip
 
 
 @asynccontextmanager

@@ -23,6 +23,8 @@ from typing import Any, Final, final
 from aiohttp import web
 
 from bot.config import STANDIN_PATH
+from bot.recording import Recorder
+from bot.recording.recorder import RECORDED_HEADER
 from bot.standin_live import LIVE_METHODS, LiveMessages
 
 log = logging.getLogger(__name__)
@@ -34,6 +36,8 @@ POSTS_PATH: Final = "/_local/posts"
 """``GET``: every ``chat.postMessage``, ``chat.postEphemeral`` and ``chat.startStream`` so far,
 oldest first, each its arguments plus ``method`` and the ``ts`` it got, with the message's
 text, blocks and chunks as they are now (what ``bot.say`` prints and clicks)."""
+RECORDING_PATH: Final = "/_local/recording"
+"""``GET ?after=N``: with ``BOT_RECORD``, the recording's lines after the N-th, as JSON objects."""
 POST_METHODS: Final = ("chat.postMessage", "chat.postEphemeral", "chat.startStream")
 _FLAGS: Final = ("replace_original", "delete_original")
 READ_METHODS: Final = ("conversations.history", "conversations.replies")
@@ -78,10 +82,15 @@ class SlackStandIn:
         bot_user_id: what ``auth.test`` answers.
         streaming: offer Slack's streaming methods (``False``: refuse them as a workspace
             without them does).
+        recorder: ``BOT_RECORD``'s: records the calls of the worker (the bot's own client
+            records its calls itself, marked so they are not recorded twice), and serves
+            the recording so far at :data:`RECORDING_PATH`.
     """
 
-    def __init__(self, bot_user_id: str, *, streaming: bool = True) -> None:
+    def __init__(self, bot_user_id: str, *, streaming: bool = True,
+                 recorder: Recorder | None = None) -> None:  # fmt: skip
         self.bot_user_id = bot_user_id
+        self.recorder = recorder
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.responses: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
         self.shown: defaultdict[str, ResponseView] = defaultdict(ResponseView)
@@ -101,30 +110,37 @@ class SlackStandIn:
             web.get(RESPONSE_PATH + "{key}", self.read_responses),
             web.get(RESPONSE_PATH + "{key}" + SHOWN_SUFFIX, self.read_shown),
             web.get(POSTS_PATH, self.read_posts),
+            web.get(RECORDING_PATH, self.read_recording),
         ]
 
     async def api(self, request: web.Request) -> web.Response:
-        """One Web API call: record, print, answer ``ok``."""
+        """One Web API call: keep it, answer as Slack would; recorded with ``BOT_RECORD``."""
         method = request.match_info["method"]
         args = await _arguments(request)
+        response = self._answer(method, args)
+        if self.recorder is not None and RECORDED_HEADER not in request.headers:
+            self.recorder.web_api(method, args, response, "worker")
+        return web.json_response(response)
+
+    def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Keep one call, print it, and answer as Slack would."""
         self.calls.append((method, args))
         if method == "auth.test":
-            return web.json_response({"ok": True, "user_id": self.bot_user_id, "bot_id": "BLOCAL",
-                                      "team_id": "TLOCAL", "url": "http://localhost/"})  # fmt: skip
+            return {"ok": True, "user_id": self.bot_user_id, "bot_id": "BLOCAL",
+                    "team_id": "TLOCAL", "url": "http://localhost/"}  # fmt: skip
         if method in READ_METHODS:
-            return web.json_response({"ok": True, "messages": self._read(method, args),
-                                      "has_more": False})  # fmt: skip
+            return {"ok": True, "messages": self._read(method, args), "has_more": False}
         if method in LIVE_METHODS:
             answer = self.live.answer(method, args)
             if answer.get("ts"):
                 self._ts_of_call[len(self.calls) - 1] = str(answer["ts"])
-            return web.json_response(answer)
+            return answer
         print(f"[slack stand-in] {method}: {json.dumps(args, ensure_ascii=False)}", flush=True)
         ts = self._next_ts()
         self._ts_of_call[len(self.calls) - 1] = ts
         if method == "chat.postMessage":
             self.messages.append({"type": "message", "bot_id": "BLOCAL", "ts": ts, **args})
-        return web.json_response({"ok": True, "channel": args.get("channel", ""), "ts": ts})
+        return {"ok": True, "channel": args.get("channel", ""), "ts": ts}
 
     def _next_ts(self) -> str:
         """A Slack-like ``ts``: the time now, and later than every earlier one."""
@@ -171,6 +187,18 @@ class SlackStandIn:
                                                  "streaming") if k in now})  # fmt: skip
                 posts.append(post)
         return web.json_response(posts)
+
+    async def read_recording(self, request: web.Request) -> web.Response:
+        """``?after=N``: the recording's lines after the N-th, parsed (for ``bot.replay``)."""
+        if self.recorder is None:
+            return web.json_response({"error": "not recording: start the bot with BOT_RECORD=FILE"},
+                                     status=404)  # fmt: skip
+        try:
+            after = max(0, int(request.query.get("after", "0")))
+        except ValueError:
+            return web.json_response({"error": "after takes a line count"}, status=400)
+        lines = self.recorder.path.read_text(encoding="utf-8").splitlines()[after:]
+        return web.json_response([json.loads(line) for line in lines if line.strip()])
 
     async def read_responses(self, request: web.Request) -> web.Response:
         """What was posted to one response URL so far (for ``bot.say``)."""

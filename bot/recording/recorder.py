@@ -1,0 +1,264 @@
+"""``BOT_RECORD=FILE``: the bot appends what Slack sends it and what it sends back.
+
+One :class:`Recorder` per bot process, given to the places traffic passes through:
+
+- the HTTP gate (:mod:`bot.gate`) and the Socket Mode handler (:mod:`bot.socket_mode`)
+  open an exchange per request that passed the signature check (a forged request is not
+  Slack's traffic, and replay would sign it) and close it with the answer;
+- :class:`RecordingWebClient`, the bot's Web API client, records each call with Slack's
+  answer, linked to the request being handled (a context variable, so a listener's
+  background task still knows its request);
+- :class:`RecordingRespond` records each ``response_url`` post;
+- in local mode the stand-in (:mod:`bot.standin`) records the worker's calls, linked to
+  the latest request in the same thread (the worker knows nothing of requests).
+
+Everything passes :class:`~bot.recording.scrub.Scrubber` first. Each replica writes its own
+file: a recording is one bot's view, appended line by line and flushed, so a crash loses at
+most the line being written.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import datetime
+import hashlib
+import itertools
+import logging
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO, Any, Final, Literal, final
+
+from pydantic import BaseModel
+from slack_bolt.context.respond.async_respond import AsyncRespond
+from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.web.async_slack_response import AsyncSlackResponse
+from slack_sdk.webhook.webhook_response import WebhookResponse
+
+from bot.recording.format import (
+    KEPT_HEADERS,
+    REPLAY_HEADER,
+    Answer,
+    Capture,
+    Envelope,
+    Header,
+    HttpRequest,
+    RecordingError,
+    RequestLine,
+    ResponseUrlLine,
+    WebApiLine,
+    dump,
+)
+from bot.recording.scrub import Scrubber
+
+log = logging.getLogger(__name__)
+
+RECORDED_HEADER: Final = "x-tiny-harness-recorded"
+"""Set on the bot's own Web API calls: the local stand-in does not record them a second time."""
+_CURRENT: Final[contextvars.ContextVar[str | None]] = contextvars.ContextVar(
+    "recorded_request", default=None
+)
+
+
+@final
+class Exchange:
+    """One request being handled; :meth:`answer` writes it with the bot's answer."""
+
+    def __init__(self, recorder: Recorder, line: RequestLine,
+                 token: contextvars.Token[str | None]) -> None:  # fmt: skip
+        self.recorder = recorder
+        self.line = line
+        self._token = token
+
+    @property
+    def id(self) -> str:
+        """The request's id in the file."""
+        return self.line.id
+
+    def answer(self, status: int, body: str = "", content_type: str = "") -> None:
+        """Write the request with its answer; effects after this still link to it."""
+        scrubbed = self.recorder.scrubber.body(body, content_type) if body else ""
+        answer = Answer(status=status, body=scrubbed, content_type=content_type)
+        self.recorder.write(self.line.model_copy(update={"response": answer}))
+        _CURRENT.reset(self._token)
+
+
+@final
+class Recorder:
+    """Appends one bot's traffic to a recording file.
+
+    Args:
+        path: the file; appended to, created with its header when new or empty.
+        scrubber: what every text passes through first.
+        bot_user_id: the bot's user id, for the header.
+        local: local mode (the stand-in records the worker's calls too).
+    """
+
+    def __init__(self, path: Path, scrubber: Scrubber, *, bot_user_id: str, local: bool) -> None:
+        self.path = path
+        self.scrubber = scrubber
+        self.local = local
+        self._start = time.monotonic()
+        self._prefix = hashlib.sha256(f"{time.time_ns()}{id(self)}".encode()).hexdigest()[:6]
+        self._ids = itertools.count(1)
+        self._latest: dict[tuple[str, str], str] = {}
+        """``(channel, thread root)`` and ``(channel, "")`` and ``("", "")`` -> latest request."""
+        self._thread_of: dict[str, str] = {}
+        """A posted message's ts -> its thread root, to place later updates of it."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            new = not path.exists() or path.stat().st_size == 0
+            self._file: IO[str] = path.open("a", encoding="utf-8")
+        except OSError as error:
+            raise RecordingError(f"BOT_RECORD={path}: cannot append to it "
+                                 f"({error.strerror or error})") from None  # fmt: skip
+        if new:
+            captures: tuple[Capture, ...] = ("requests", "bot_web_api", "response_urls")
+            header = Header(
+                started_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+                bot_user_id=scrubber.text(bot_user_id), local=local,
+                pseudonymised=scrubber.key is not None,
+                captures=(*captures, "worker_web_api") if local else captures,
+            )  # fmt: skip
+            self.write(header)
+        log.info("recording Slack traffic to %s (secrets redacted%s)", path,
+                 ", ids pseudonymised" if scrubber.key is not None else "")  # fmt: skip
+
+    def write(self, line: BaseModel) -> None:
+        """Append one line and flush it."""
+        try:
+            self._file.write(dump(line))
+            self._file.flush()
+        except (OSError, ValueError) as error:  # a full disk must not stop the bot answering
+            log.warning("recording to %s failed (%s); the bot goes on", self.path,
+                        type(error).__name__)  # fmt: skip
+
+    def close(self) -> None:
+        """Close the file."""
+        self._file.close()
+
+    def _now(self) -> float:
+        return round(time.monotonic() - self._start, 3)
+
+    def _open(self, transport: Literal["http", "socket_mode"], body: Mapping[str, Any],
+              replay_of: str | None, **request: Any) -> Exchange:  # noqa: ANN401  # fmt: skip
+        request_id = f"{self._prefix}-{next(self._ids)}"
+        line = RequestLine(id=request_id, at=self._now(), transport=transport,
+                           replay_of=replay_of, **request)  # fmt: skip
+        channel, root = _place(body)
+        for key in ((channel, root), (channel, ""), ("", "")):
+            self._latest[key] = request_id
+        return Exchange(self, line, _CURRENT.set(request_id))
+
+    def http(self, *, path: str, query: str, headers: Mapping[str, str], raw: str,
+             body: Mapping[str, Any]) -> Exchange:  # fmt: skip
+        """Open the exchange of a signed HTTP request (``body`` as the gate parsed it)."""
+        kept = {k.lower(): v for k, v in headers.items() if k.lower() in KEPT_HEADERS}
+        content_type = kept.get("content-type", "")
+        request = HttpRequest(path=path, query=self.scrubber.text(query), headers=kept,
+                              body=self.scrubber.body(raw, content_type))  # fmt: skip
+        replay_of = next((v for k, v in headers.items() if k.lower() == REPLAY_HEADER), None)
+        return self._open("http", body, replay_of, http=request)
+
+    def envelope(self, *, type: str, envelope_id: str, payload: Mapping[str, Any],
+                 accepts_response_payload: bool, retry_attempt: int | None,
+                 retry_reason: str | None) -> Exchange:  # fmt: skip
+        """Open the exchange of a Socket Mode envelope."""
+        envelope = Envelope(type=type, envelope_id=envelope_id,
+                            payload=self.scrubber.value(dict(payload)),
+                            accepts_response_payload=accepts_response_payload,
+                            retry_attempt=retry_attempt, retry_reason=retry_reason)  # fmt: skip
+        return self._open("socket_mode", payload, None, envelope=envelope)
+
+    def web_api(self, method: str, args: Mapping[str, Any], response: Mapping[str, Any],
+                origin: Literal["bot", "worker"]) -> None:  # fmt: skip
+        """Record one Web API call; the bot's link to its request, the worker's to its thread's."""
+        request = _CURRENT.get() if origin == "bot" else self._request_of(args)
+        ts = response.get("ts")
+        if method in ("chat.postMessage", "chat.postEphemeral", "chat.startStream") and ts:
+            self._thread_of[str(ts)] = str(args.get("thread_ts") or ts)
+        self.write(WebApiLine(request=request, at=self._now(), origin=origin, method=method,
+                              args=self.scrubber.value(dict(args)),
+                              response=self.scrubber.value(dict(response))))  # fmt: skip
+
+    def response_url(self, payload: Mapping[str, Any], status: int) -> None:
+        """Record one post to the current request's ``response_url``."""
+        self.write(ResponseUrlLine(request=_CURRENT.get(), at=self._now(), status=status,
+                                   payload=self.scrubber.value(dict(payload))))  # fmt: skip
+
+    def _request_of(self, args: Mapping[str, Any]) -> str | None:
+        channel = str(args.get("channel") or "")
+        ts = str(args.get("ts") or "")
+        root = str(args.get("thread_ts") or self._thread_of.get(ts, ""))
+        for key in ((channel, root), (channel, ""), ("", "")):
+            if key in self._latest:
+                return self._latest[key]
+        return None
+
+
+def _place(body: Mapping[str, Any]) -> tuple[str, str]:
+    """``(channel, thread root)`` a request is about, as far as its body says."""
+    event = body.get("event")
+    if isinstance(event, dict):
+        root = event.get("thread_ts") or event.get("ts") or ""
+        return str(event.get("channel") or ""), str(root)
+    channel = body.get("channel")
+    if isinstance(channel, dict):  # interactivity: the clicked message's thread
+        container, message = _object(body.get("container")), _object(body.get("message"))
+        root = (container.get("thread_ts") or message.get("thread_ts")
+                or container.get("message_ts") or "")  # fmt: skip
+        return str(channel.get("id") or ""), str(root)
+    return str(body.get("channel_id") or ""), ""
+
+
+def _object(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+@final
+class RecordingWebClient(AsyncWebClient):
+    """The bot's Web API client, recording each call and Slack's answer."""
+
+    def __init__(self, recorder: Recorder, **kwargs: Any) -> None:  # noqa: ANN401  # AsyncWebClient's keywords
+        super().__init__(**kwargs)
+        self.recorder = recorder
+
+    async def api_call(
+        self, api_method: str, *, headers: dict[str, str] | None = None,
+        **kwargs: Any,  # noqa: ANN401  # AsyncWebClient.api_call's keywords, passed on
+    ) -> AsyncSlackResponse:  # fmt: skip
+        """Call, then record the method, its arguments and the answer (an error too)."""
+        marked = {**(headers or {}), RECORDED_HEADER: "bot"}
+        args = {**(kwargs.get("params") or {}), **(kwargs.get("data") or {}),
+                **(kwargs.get("json") or {})}  # fmt: skip
+        try:
+            response = await super().api_call(api_method, headers=marked, **kwargs)
+        except Exception as error:
+            answer = getattr(error, "response", None)
+            data = answer.data if answer is not None and isinstance(answer.data, dict) else {
+                "ok": False, "error": type(error).__name__}  # fmt: skip
+            self.recorder.web_api(api_method, args, data, "bot")
+            raise
+        data = response.data if isinstance(response.data, dict) else {}
+        self.recorder.web_api(api_method, args, data, "bot")
+        return response
+
+
+@final
+class RecordingRespond(AsyncRespond):
+    """``respond`` that records each post to the request's ``response_url``."""
+
+    def __init__(self, inner: AsyncRespond, recorder: Recorder) -> None:
+        super().__init__(response_url=inner.response_url)
+        self.inner = inner
+        self.recorder = recorder
+
+    async def __call__(self, *args: Any, **kwargs: Any) -> WebhookResponse:  # noqa: ANN401  # bolt's respond keywords
+        """Post through the wrapped ``respond``; record what was posted and the status."""
+        response = await self.inner(*args, **kwargs)
+        payload = {k: v for k, v in kwargs.items() if v is not None}
+        if args:
+            payload["text"] = args[0]
+        self.recorder.response_url(payload, response.status_code)
+        return response
+
