@@ -125,7 +125,8 @@ def build_hooks(
     from harness.providers import system_random
     from harness.store import SqlArtefactStore
 
-    hooks = load_hooks_config(settings.hooks_config) if settings.hooks_config else None
+    hooks = (load_hooks_config(settings.hooks_config, audit_only=settings.hooks_audit_only)
+             if settings.hooks_config else None)  # fmt: skip
     retry = RetryDefaults(
         initial_seconds=settings.retry_initial_backoff_seconds,
         multiplier=settings.retry_backoff_multiplier,

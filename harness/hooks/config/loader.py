@@ -41,12 +41,16 @@ def resolve_program(first: str) -> str | None:
     return sys.executable if first in _PYTHON else shutil.which(first, path=None)
 
 
-def load_hooks_config(path: str | Path, *, environ: Mapping[str, str] | None = None) -> HooksConfig:
+def load_hooks_config(
+    path: str | Path, *, environ: Mapping[str, str] | None = None, audit_only: bool = False
+) -> HooksConfig:
     """Read, validate and resolve the file at ``path``.
 
     Args:
         path: a ``.toml`` file.
         environ: where header env vars are read; ``os.environ`` when omitted.
+        audit_only: run every executor that could change an operation in audit mode
+            (:meth:`HooksFile.audited`, ``HARNESS_HOOKS_AUDIT_ONLY``).
 
     Returns:
         The resolved configuration, ready for :meth:`HooksConfig.apply`.
@@ -70,6 +74,8 @@ def load_hooks_config(path: str | Path, *, environ: Mapping[str, str] | None = N
         parsed = HooksFile.model_validate(raw)
     except ValidationError as error:
         raise HookConfigError(source=source, problems=_describe(error, raw, lines)) from None
+    if audit_only:
+        parsed = parsed.audited()
     problems: list[str] = []
     env = os.environ if environ is None else environ
     resolved = [
@@ -78,7 +84,8 @@ def load_hooks_config(path: str | Path, *, environ: Mapping[str, str] | None = N
     ]
     if problems:
         raise HookConfigError(source=source, problems=problems)
-    return HooksConfig(source=source, file=parsed, entries=tuple(r for r in resolved if r))
+    return HooksConfig(source=source, file=parsed, entries=tuple(r for r in resolved if r),
+                       audit_only=audit_only)  # fmt: skip
 
 
 def _header_lines(text: str) -> dict[tuple[str, int], int]:

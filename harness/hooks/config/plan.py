@@ -93,6 +93,8 @@ class HooksConfig:
     source: str
     file: HooksFile
     entries: tuple[ResolvedEntry, ...]
+    audit_only: bool = False
+    """Loaded as a dry run (:meth:`HooksFile.audited`); a reload reads the file the same way."""
 
     def retry_defaults(self, base: RetryDefaults | None = None) -> RetryDefaults:
         """``base`` with what ``[retry]`` sets (for the ``activity.failed`` body)."""

@@ -151,7 +151,8 @@ class HooksReload:
         if self.path is None:
             return ReloadOutcome(False, trigger, problems=(NO_FILE,))
         try:
-            config = load_hooks_config(self.path)
+            config = load_hooks_config(self.path, audit_only=bool(self._config and
+                                                                  self._config.audit_only))
         except HookConfigError as error:
             return ReloadOutcome(False, trigger, problems=tuple(error.problems))
         before, previous = self._config, self._applied

@@ -260,3 +260,17 @@ class HooksFile(_Section):
     chain: ChainSection = ChainSection()
     observability: ObservabilitySection = ObservabilitySection()
     observers: ObserversSection | None = None
+
+    def audited(self) -> HooksFile:
+        """This file with every executor and the policy that could change an operation in
+        audit mode: their vetoes and rewrites go to the audit log, none is applied (a dry run,
+        ``HARNESS_HOOKS_AUDIT_ONLY``). Observers stay observers: they change nothing anyway."""
+
+        def dry(mode: Mode) -> Mode:
+            return "audit" if mode in ("normal", "validator") else mode
+
+        policy = self.policy
+        return self.model_copy(update={
+            "executor": tuple(e.model_copy(update={"mode": dry(e.mode)}) for e in self.executor),
+            "policy": policy.model_copy(update={"mode": dry(policy.mode)}) if policy else None,
+        })  # fmt: skip
