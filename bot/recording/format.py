@@ -25,6 +25,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
+from urllib.parse import parse_qsl
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -108,6 +109,28 @@ class RequestLine(_Line):
     response: Answer | None = None
     replay_of: str | None = None
     """Set when ``bot.replay`` sent it: the recorded request's id."""
+
+    def payload(self) -> dict[str, Any]:
+        """What Slack sent, as bolt reads it: the envelope's payload, a JSON body, or a form
+        body's fields (an interactivity ``payload`` field parsed); ``{}`` when unreadable."""
+        if self.envelope is not None:
+            return self.envelope.payload
+        if self.http is None:
+            return {}
+        if "json" in self.http.headers.get("content-type", ""):
+            try:
+                body = json.loads(self.http.body)
+            except ValueError:
+                return {}
+            return body if isinstance(body, dict) else {}
+        fields = dict(parse_qsl(self.http.body, keep_blank_values=True))
+        if "payload" in fields:
+            try:
+                inner = json.loads(fields["payload"])
+            except ValueError:
+                return fields
+            return inner if isinstance(inner, dict) else fields
+        return fields
 
 
 class WebApiLine(_Line):

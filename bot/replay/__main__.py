@@ -1,0 +1,175 @@
+"""``python -m bot.replay FILE``: replay a recording against this code and say what changed.
+
+By default it starts its own stack (a Temporal dev server, the worker and the bot in local
+mode, with your ``HARNESS_HOOKS_CONFIG`` and ``HARNESS_PLUGINS``), re-signs each recorded
+request with that bot's secret, sends them in order, and compares what the bot and the
+worker did with what the recording says, exchange by exchange (:mod:`bot.replay.view`):
+one line per exchange, a diff under each that differs, exit status 1 on any difference.
+
+``--url`` replays against a bot you run yourself (local mode, ``BOT_RECORD`` set: it reads
+what the bot did from the bot's own recording). ``--audit`` runs your hooks file in audit
+mode (``HARNESS_HOOKS_AUDIT_ONLY``) and lists what it would have vetoed or rewritten on
+this traffic. ``--update`` writes what this run did into FILE as the new expectations.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Final, TextIO
+
+from bot.config import LOCAL_SIGNING_SECRET
+from bot.recording.format import Recording, RecordingError, RequestLine, load
+from bot.replay.compare import compare, report
+from bot.replay.runner import Replay, Sent, Target
+from bot.replay.view import title, views
+from harness.audit_store import recent_audit
+from harness.config import Settings
+from harness.errors import HarnessError
+from harness.hooks.audit import AuditRecord
+from harness.startup import SettingsInvalid, load_settings, one_line
+
+USAGE: Final = 2
+DIFFERENT: Final = 1
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line."""
+    p = argparse.ArgumentParser(prog="python -m bot.replay", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    p.add_argument("file", type=Path, help="a recording (BOT_RECORD's JSON lines)")
+    p.add_argument("--url", default="", help="a running bot's base URL (local mode, recording), "
+                   "e.g. http://127.0.0.1:3000; default: start a stack of our own")  # fmt: skip
+    p.add_argument("--audit", action="store_true",
+                   help="run the hooks file in audit mode and list what it would have vetoed "
+                   "or rewritten")  # fmt: skip
+    p.add_argument("--update", action="store_true",
+                   help="write what this run did into FILE as the expectations")  # fmt: skip
+    p.add_argument("--timing", action="store_true",
+                   help="keep the recording's relative timing between requests")  # fmt: skip
+    p.add_argument("--patience", type=float, default=20.0, metavar="S",
+                   help="the longest to wait for one exchange (default 20)")  # fmt: skip
+    p.add_argument("--quiet", type=float, default=1.0, metavar="S",
+                   help="how long nothing new must happen to end an exchange (1)")  # fmt: skip
+    return p
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
+    """Run the command; the exit status (0 the same, 1 different, 2 could not replay)."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s %(message)s")
+    args = parser().parse_args(argv)
+    try:
+        recording = load(args.file)
+        if not recording.requests:
+            raise RecordingError(f"{args.file} holds no request to replay")
+        if args.url and args.audit:
+            raise RecordingError("--audit starts its own stack (the audit is read from its "
+                                 "database): drop --url, or start your worker with "
+                                 "HARNESS_HOOKS_AUDIT_ONLY=1 and read `python -m harness.hooks "
+                                 "audit`")  # fmt: skip
+        settings = load_settings(Settings)
+    except (RecordingError, SettingsInvalid) as error:
+        print(f"replay: {one_line(error)}", file=sys.stderr)
+        return USAGE
+    try:
+        with _target(args, settings) as (target, data):
+            replay = Replay(recording, target, patience=args.patience, quiet=args.quiet,
+                            timing=args.timing, progress=_progress(out))  # fmt: skip
+            observed = asyncio.run(replay.run())
+            audit = asyncio.run(_audited(data, replay.sent)) if args.audit else []
+    except HarnessError as error:
+        print(f"replay: {one_line(error)}", file=sys.stderr)
+        return USAGE
+    verdicts = compare(recording.requests, views(recording), views(observed))
+    if args.update:
+        _update(args.file, recording, observed)
+        print(f"replay: {args.file} updated with what this run did "
+              f"({len(recording.requests)} exchanges)", file=out)  # fmt: skip
+        return 0
+    same = report(verdicts, out)
+    if args.audit:
+        _print_audit(audit, recording.requests, replay.sent, out)
+    return 0 if same else DIFFERENT
+
+
+def _progress(out: TextIO) -> Callable[[RequestLine], None]:
+    def say(request: RequestLine) -> None:
+        print(f"...   {title(request)}", file=out, flush=True)
+
+    return say
+
+
+@contextlib.contextmanager
+def _target(args: argparse.Namespace, settings: Settings) -> Iterator[tuple[Target, Path | None]]:
+    """The bot to replay against, and the data dir of the stack started for it (if one was)."""
+    if args.url:
+        secret = os.environ.get("SLACK_SIGNING_SECRET") or LOCAL_SIGNING_SECRET
+        yield Target(base=args.url.rstrip("/").removesuffix("/slack/events"), secret=secret), None
+        return
+    from bot.testing.stack import running_stack
+
+    hooks = settings.hooks_config.resolve() if settings.hooks_config else None
+    plugins = settings.plugins or ["commands:plugin"]
+    env = {"HARNESS_HOOKS_AUDIT_ONLY": "1"} if args.audit else {}
+    record = Path(os.environ.get("TMPDIR", "/tmp")) / f"replay-{os.getpid()}-{time.time_ns()}.jsonl"
+    try:
+        with running_stack(env=env, hooks_config=hooks, plugins=plugins,
+                           record=record) as stack:  # fmt: skip
+            yield Target(base=stack.bot_base, secret=stack.signing_secret,
+                         bot_user_id=stack.bot_user), stack.data_dir  # fmt: skip
+    finally:
+        record.unlink(missing_ok=True)
+
+
+async def _audited(data: Path | None, sent: Sent) -> list[AuditRecord]:
+    """The dry-run verdicts the stack's worker audited during the replay."""
+    if data is None or not sent.at:
+        return []
+    url = Settings(_env_file=None, data_dir=data).database
+    since = min(sent.at.values())
+    found: list[AuditRecord] = []
+    for _ in range(30):  # the worker writes its audit in batches: wait for them to land
+        records = [r for r in await recent_audit(url, 10_000)
+                   if r.kind.startswith("audit_") and r.at >= since]  # fmt: skip
+        if records and len(records) == len(found):
+            break
+        found = records
+        await asyncio.sleep(0.3)
+    return found
+
+
+def _print_audit(records: list[AuditRecord], requests: Sequence[RequestLine], sent: Sent,
+                 out: TextIO) -> None:  # fmt: skip
+    verbs = {"audit_veto": "would have vetoed", "audit_rewrite": "would have rewritten",
+             "audit_failure": "failed (ignored in audit mode)"}  # fmt: skip
+    print(f"audit: {len(records)} decision(s) the hooks file would have applied", file=out)
+    order = sorted(requests, key=lambda r: sent.at.get(r.id, 0.0))
+    for record in records:
+        during = [r for r in order if sent.at.get(r.id, 0.0) <= record.at]
+        where = during[-1].id if during else "-"
+        print(f"  exchange {where}: {record.executor} {verbs.get(record.kind, record.kind)} "
+              f"{record.point}: {record.reason}", file=out)  # fmt: skip
+
+
+def _update(path: Path, recording: Recording, observed: Recording) -> None:
+    """Write ``recording``'s requests with what ``observed`` did as the expectations."""
+    answers = {r.id: r.response for r in observed.requests}
+    updated = Recording(observed.header.model_copy(
+        update={"bot_user_id": recording.header.bot_user_id}))  # fmt: skip
+    for request in recording.requests:
+        updated.requests.append(request.model_copy(update={"response": answers.get(request.id)}))
+        updated.effects[request.id] = observed.effects.get(request.id, [])
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text("".join(updated.lines()), encoding="utf-8")
+    temporary.replace(path)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

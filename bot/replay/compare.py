@@ -1,0 +1,57 @@
+"""Recorded against replayed, exchange by exchange: what differs, as a person reads a diff."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from bot.recording.format import RequestLine
+from bot.replay.view import title
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One exchange: the same, or the lines of its diff."""
+
+    request: RequestLine
+    diff: tuple[str, ...]
+
+    @property
+    def same(self) -> bool:
+        """Whether the replay did what the recording shows."""
+        return not self.diff
+
+
+def compare(requests: Sequence[RequestLine], expected: dict[str, dict[str, Any]],
+            observed: dict[str, dict[str, Any]]) -> list[Verdict]:  # fmt: skip
+    """A verdict per request, in order."""
+    verdicts = []
+    for request in requests:
+        want = _lines(expected.get(request.id))
+        got = _lines(observed.get(request.id))
+        diff = difflib.unified_diff(want, got, "recorded", "replayed", lineterm="", n=2)
+        verdicts.append(Verdict(request, tuple(diff)))
+    return verdicts
+
+
+def _lines(view: dict[str, Any] | None) -> list[str]:
+    if view is None:
+        return ["(nothing: the request was not answered)"]
+    shown = {k: v for k, v in view.items() if v or k == "response"}
+    return json.dumps(shown, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
+
+
+def report(verdicts: Sequence[Verdict], out: TextIO) -> bool:
+    """Print one line per exchange, the diff under each that differs, and a total; whether
+    every exchange was the same."""
+    for verdict in verdicts:
+        print(f"{'same' if verdict.same else 'DIFF'}  {title(verdict.request)}", file=out)
+        for line in verdict.diff:
+            print(f"      {line}", file=out)
+    different = sum(not v.same for v in verdicts)
+    print(f"replay: {len(verdicts)} exchanges, {len(verdicts) - different} the same, "
+          f"{different} different", file=out)  # fmt: skip
+    return different == 0

@@ -1,0 +1,208 @@
+"""Send a recording's requests to a bot in local mode, one exchange at a time, and watch it.
+
+The bot under replay records too (``BOT_RECORD``) and serves its recording at the stand-in's
+``/_local/recording``: what it did is read back in the very format it was recorded in, so
+the two are compared the same way (:mod:`bot.replay.view`). Each request carries the
+recorded request's id (``x-tiny-harness-replay``), which the replayed bot writes beside its
+own; effects are linked back to the recorded ids through it.
+
+An exchange is over when as much as the recording shows has happened (as many posts,
+replies and calls) and nothing more came for ``quiet`` seconds, or after ``patience``
+seconds in any case (a vetoed tool call never posts its answer: the diff says so).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import aiohttp
+
+from bot.recording.format import (
+    Header,
+    Recording,
+    RecordingError,
+    RequestLine,
+    WebApiLine,
+    parse_lines,
+)
+from bot.replay.send import outgoing
+from bot.replay.view import POST_METHODS, views
+from bot.standin import RECORDING_PATH, RESPONSE_PATH
+
+POLL_SECONDS: Final = 0.1
+
+
+@dataclass(frozen=True)
+class Target:
+    """A bot in local mode that records: where it listens and the secret it checks."""
+
+    base: str
+    """``http://127.0.0.1:3000``."""
+    secret: str
+    path: str = "/slack/events"
+    bot_user_id: str = "UBOTLOCAL"
+
+
+@dataclass
+class Sent:
+    """When each recorded request was sent (for the audit's attribution)."""
+
+    at: dict[str, float] = field(default_factory=dict)
+
+
+class Replay:
+    """One replay of ``recording`` against ``target``.
+
+    Args:
+        patience: the longest one exchange is waited for.
+        quiet: how long nothing new must come before an exchange counts as settled.
+        timing: keep the recording's relative timing (at least as long between requests).
+        progress: called with each exchange's title as it is sent.
+    """
+
+    def __init__(self, recording: Recording, target: Target, *, patience: float = 20.0,
+                 quiet: float = 1.0, timing: bool = False,
+                 progress: Callable[[RequestLine], None] | None = None) -> None:  # fmt: skip
+        self.recording = recording
+        self.target = target
+        self.patience = patience
+        self.quiet = quiet
+        self.timing = timing
+        self.progress = progress
+        self.expected = views(recording)
+        self.sent = Sent()
+        self._lines: list[str] = []
+        self._offset = 0
+        self._header: str | None = None
+        self._last_change = time.monotonic()
+
+    async def run(self) -> Recording:
+        """Replay every request; the observed recording, linked to the recorded ids."""
+        async with aiohttp.ClientSession() as session:
+            await self._start(session)
+            replace: dict[str, str] = {}
+            recorded_bot = self.recording.header.bot_user_id
+            replace[recorded_bot] = self.target.bot_user_id
+            previous: RequestLine | None = None
+            started = time.monotonic()
+            for request in self.recording.requests:
+                if self.timing and previous is not None:
+                    wait = (request.at - self.recording.requests[0].at) - (
+                        time.monotonic() - started)  # fmt: skip
+                    if wait > 0:
+                        await asyncio.sleep(wait)
+                if self.progress is not None:
+                    self.progress(request)
+                await self._send(session, request, replace)
+                await self._settle(session, request)
+                replace.update(self._ts_map(request))
+                previous = request
+        return self.observed()
+
+    async def _start(self, session: aiohttp.ClientSession) -> None:
+        lines = await self._read(session, 0)
+        if not lines:
+            raise RecordingError(f"the bot at {self.target.base} serves an empty recording")
+        self._header = lines[0]
+        self._offset = len(lines)  # a running bot may have recorded before: not ours
+
+    async def _read(self, session: aiohttp.ClientSession, after: int) -> list[str]:
+        url = f"{self.target.base}{RECORDING_PATH}?after={after}"
+        try:
+            async with session.get(url) as response:
+                if response.status == 404:
+                    raise RecordingError(
+                        f"the bot at {self.target.base} does not record: start it with "
+                        "BOT_LOCAL=1 and BOT_RECORD=FILE, or let bot.replay start one")
+                if response.status != 200:
+                    raise RecordingError(f"{url} answered HTTP {response.status}: is this a "
+                                         "tiny-harness bot in local mode?")  # fmt: skip
+                found: list[dict[str, Any]] = await response.json()
+        except aiohttp.ClientError as error:
+            raise RecordingError(f"cannot reach the bot at {self.target.base} "
+                                 f"({type(error).__name__}); is it running?") from None  # fmt: skip
+        return [json.dumps(line) for line in found]
+
+    async def _poll(self, session: aiohttp.ClientSession) -> None:
+        new = await self._read(session, self._offset + len(self._lines))
+        if new:
+            self._lines += new
+            self._last_change = time.monotonic()
+
+    async def _send(self, session: aiohttp.ClientSession, request: RequestLine,
+                    replace: dict[str, str]) -> None:  # fmt: skip
+        url = f"{self.target.base}{RESPONSE_PATH}{uuid.uuid4().hex}"
+        message = outgoing(request, secret=self.target.secret, response_url=url, replace=replace)
+        self.sent.at[request.id] = time.time()
+        self._last_change = time.monotonic()
+        try:
+            async with session.post(self.target.base + self.target.path,
+                                    data=message.body.encode(), headers=message.headers) as answer:
+                await answer.read()
+        except aiohttp.ClientError as error:
+            raise RecordingError(f"the bot at {self.target.base} did not answer "
+                                 f"{request.id} ({type(error).__name__})") from None  # fmt: skip
+
+    async def _settle(self, session: aiohttp.ClientSession, request: RequestLine) -> None:
+        want = self.expected.get(request.id, {})
+        deadline = time.monotonic() + self.patience
+        while time.monotonic() < deadline:
+            await asyncio.sleep(POLL_SECONDS)
+            await self._poll(session)
+            have = self.observed_views().get(request.id)
+            enough = have is not None and have["response"].get("status") is not None and all(
+                len(have[key]) >= len(want.get(key, [])) for key in ("posts", "replies", "calls"))
+            if enough and time.monotonic() - self._last_change >= self.quiet:
+                return
+
+    def observed(self) -> Recording:
+        """What the replayed bot did, its ids replaced by the recorded ones."""
+        assert self._header is not None
+        raw = parse_lines([self._header, *self._lines], f"{self.target.base}{RECORDING_PATH}")
+        ours = {r.id: r.replay_of for r in raw.requests if r.replay_of}
+        out = Recording(Header.model_validate({**raw.header.model_dump(),
+                                               **self.recording.header.model_dump(
+                                                   include={"bot_user_id"})}))  # fmt: skip
+        for line in raw.requests:
+            if line.replay_of is not None:
+                out.requests.append(line.model_copy(update={"id": line.replay_of}))
+        for request_id, effects in raw.effects.items():
+            if request_id in ours:
+                linked = ours[request_id]
+                out.effects[linked or ""] += [e.model_copy(update={"request": linked})
+                                              for e in effects]  # fmt: skip
+        return out
+
+    def observed_views(self) -> dict[str, dict[str, Any]]:
+        """The observed exchanges, viewed as the recording's are."""
+        return views(self.observed())
+
+    def _ts_map(self, request: RequestLine) -> dict[str, str]:
+        """Recorded ts -> replayed ts of the posts this exchange made (paired by where and
+        what they say), so a later click on one names the replayed message."""
+        mine = _posts(self.recording, request.id)
+        theirs = _posts(self.observed(), request.id)
+        pairs: dict[str, str] = {}
+        for key, recorded in mine.items():
+            for old, new in zip(recorded, theirs.get(key, []), strict=False):
+                pairs[old] = new
+        return pairs
+
+
+def _posts(recording: Recording, request_id: str) -> dict[tuple[str, str, str], list[str]]:
+    """``(method, channel, first words)`` -> the ts of each such post, in order."""
+    found: defaultdict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for effect in sorted(recording.effects.get(request_id, []), key=lambda e: e.at):
+        if isinstance(effect, WebApiLine) and effect.method in POST_METHODS:
+            ts = str(effect.response.get("ts") or "")
+            words = " ".join(str(effect.args.get("text") or "").split()[:3])
+            if ts:
+                found[(effect.method, str(effect.args.get("channel")), words)].append(ts)
+    return found
