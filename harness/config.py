@@ -157,10 +157,9 @@ class Settings(BaseSettings):
     makes a worker reload it, all or nothing, between operations (``docs/hooks/reload.md``).
     """
     hooks_audit_only: bool = False
-    """``HARNESS_HOOKS_AUDIT_ONLY=1`` runs every executor of ``hooks_config`` that could change an
-    operation (and its ``[policy]``) in audit mode: what it would veto or rewrite is written to
-    the audit log (``python -m harness.hooks audit``) and nothing is applied. A dry run of a new
-    policy on live or replayed traffic (``python -m bot.replay --audit``)."""
+    """``1`` runs every executor of ``hooks_config`` that could change an operation (and its
+    ``[policy]``) in audit mode: what it would veto or rewrite goes to the audit log, nothing is
+    applied. A dry run of a new policy on live or replayed traffic (``bot.replay --audit``)."""
 
     # The agent loop (issue 5): model providers, tools, skills, named agents.
     default_model: str = "offline"

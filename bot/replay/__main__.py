@@ -33,7 +33,7 @@ from bot.replay.view import title, views
 from harness.audit_store import recent_audit
 from harness.config import Settings
 from harness.errors import HarnessError
-from harness.hooks.audit import AuditRecord
+from harness.hooks import AuditRecord
 from harness.startup import SettingsInvalid, load_settings, one_line
 
 USAGE: Final = 2
