@@ -17,6 +17,7 @@ import pwd
 import shutil
 import socket
 import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,10 +72,14 @@ class PostgresServer:
 
     def create_database(self, name: str) -> str:
         """Create database ``name`` (a fresh one per test that needs isolation); its URL."""
-        subprocess.run(self._cmd(str(self.bin / "createdb"), "-h", "127.0.0.1", "-p",
-                                 str(self.port), "-U", "postgres", name),
-                       check=True, capture_output=True)  # fmt: skip
-        return self.url(name)
+        command = self._cmd(str(self.bin / "createdb"), "-h", "127.0.0.1", "-p", str(self.port),
+                            "-U", "postgres", name)  # fmt: skip
+        for attempt in range(5):  # template1 busy (a backend still closing) is a passing state
+            done = subprocess.run(command, capture_output=True, text=True)
+            if done.returncode == 0:
+                return self.url(name)
+            time.sleep(0.2 * (attempt + 1))
+        raise RuntimeError(f"createdb {name} failed: {done.stderr.strip()}")
 
     def stop(self) -> None:
         subprocess.run(self._cmd(str(self.bin / "pg_ctl"), "stop", "-D", str(self.data),

@@ -30,8 +30,11 @@ FAMILIES = (
 )
 METHOD = re.compile(rf"(?:{FAMILIES})\.[a-z][A-Za-z]*(?:\.[a-z][A-Za-z]*)*")
 CLIENT_CALL = re.compile(rf"(?:{FAMILIES})_[a-z][A-Za-z]*(?:_[a-z][A-Za-z]*)*")
-NOT_CALLERS = {"harness/channels/scopes.py", "bot/standin.py", "bot/standin_live.py"}
-"""The table itself, and Slack's stand-in (it answers the methods, it calls none)."""
+NOT_CALLERS = {"harness/channels/scopes.py", "bot/standin.py", "bot/standin_live.py",
+               "bot/recording/recorder.py", "bot/replay/view.py"}  # fmt: skip
+"""The table itself, Slack's stand-in (it answers the methods, it calls none), the recorder
+(it wraps the client's calls, whatever they are) and the replay's view (it reads recorded
+calls)."""
 # Calls a library makes on the code's behalf: (method, library module, name it calls, code uses).
 IMPLICIT = [
     ("chat.postMessage", "slack_bolt.context.say.async_say", "chat_postMessage", "AsyncSay"),
