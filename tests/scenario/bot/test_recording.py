@@ -43,8 +43,9 @@ async def _until(check, what: str, timeout: float = 20.0):
     return found
 
 
-async def test_no_secret_of_the_recorded_session_reaches_the_file(harness, worker, settings,
-                                                                 bot_port, tmp_path: Path):  # fmt: skip
+async def test_no_secret_of_the_recorded_session_reaches_the_file(
+    harness, worker, settings, bot_port, tmp_path: Path
+):
     path = tmp_path / "session.jsonl"
     channel = f"C0{uuid.uuid4().hex[:8].upper()}"
     payload_key = settings.secret_values()  # the worker's secrets, as python -m bot passes them
@@ -60,7 +61,8 @@ async def test_no_secret_of_the_recorded_session_reaches_the_file(harness, worke
         body = body.replace('"token": "', f'"token": "{VERIFICATION}')
         status, _ = await slack.post(body, slack.build_headers(body, "application/json"))
         assert status == 200
-        await _until(lambda: any("remember" in json.dumps(a) for m, a in slack.bot.standin.calls
+        calls = slack.bot.standin.calls
+        await _until(lambda: any("remember" in json.dumps(a) for m, a in calls
                                  if m == "chat.postMessage"), "the agent's answer")  # fmt: skip
         await asyncio.sleep(0.5)  # the progress message's last update
     raw = path.read_bytes()

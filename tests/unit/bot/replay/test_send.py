@@ -1,4 +1,4 @@
-"""A recorded request made sendable: fresh response URL, this bot's id, mapped ts, a valid signature."""
+"""A recorded request made sendable: a fresh response URL, this bot's id, mapped ts, signed."""
 
 from __future__ import annotations
 

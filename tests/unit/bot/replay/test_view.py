@@ -21,8 +21,8 @@ MENTION_TS = "1700000100.000100"
 
 def recording(post_ts: str, *, uuid: str, seconds: int, answer: str = "hello") -> Recording:
     header = Header(started_at="x", bot_user_id="UBOT", local=True, captures=("requests",))
-    body = json.dumps({"type": "event_callback", "event": {"type": "app_mention", "ts": MENTION_TS,
-                                                           "channel": "C1", "text": "hi"}})  # fmt: skip
+    event = {"type": "app_mention", "ts": MENTION_TS, "channel": "C1", "text": "hi"}
+    body = json.dumps({"type": "event_callback", "event": event})
     request = RequestLine(id="r1", at=0.0, transport="http",
                           http=HttpRequest(path="/slack/events", body=body,
                                            headers={"content-type": "application/json"}),
@@ -42,7 +42,8 @@ def recording(post_ts: str, *, uuid: str, seconds: int, answer: str = "hello") -
         call(0.4, "reactions.add", channel="C1", timestamp=MENTION_TS, name="eyes"),
         call(0.5, "reactions.add", channel="C1", timestamp=MENTION_TS, name="white_check_mark"),
         call(0.6, "reactions.remove", channel="C1", timestamp=MENTION_TS, name="eyes"),
-        ResponseUrlLine(request="r1", at=0.7, payload={"text": answer, "response_type": "ephemeral"}),
+        ResponseUrlLine(request="r1", at=0.7,
+                        payload={"text": answer, "response_type": "ephemeral"}),
     ]  # fmt: skip
     return rec
 
