@@ -35,6 +35,10 @@ def settings(settings: Settings, bot_port: int) -> Settings:
     return posting_to(settings, bot_port)
 
 
+def _answered(calls: list) -> object:
+    return lambda: any("remember" in json.dumps(a) for m, a in calls if m == "chat.postMessage")
+
+
 async def _until(check, what: str, timeout: float = 20.0):
     deadline = time.monotonic() + timeout
     while not (found := check()):
@@ -61,9 +65,7 @@ async def test_no_secret_of_the_recorded_session_reaches_the_file(
         body = body.replace('"token": "', f'"token": "{VERIFICATION}')
         status, _ = await slack.post(body, slack.build_headers(body, "application/json"))
         assert status == 200
-        calls = slack.bot.standin.calls
-        await _until(lambda: any("remember" in json.dumps(a) for m, a in calls
-                                 if m == "chat.postMessage"), "the agent's answer")  # fmt: skip
+        await _until(_answered(slack.bot.standin.calls), "the agent's answer")
         await asyncio.sleep(0.5)  # the progress message's last update
     raw = path.read_bytes()
     for secret in (Slack.signing_secret, CANARY_TOKEN, VERIFICATION, *payload_key,

@@ -14,9 +14,9 @@ HEADER = {"type": "recording", "format": FORMAT, "started_at": "2026-12-04T00:00
 REQUEST = {"type": "request", "id": "r1", "at": 0.5, "transport": "http",
            "http": {"path": "/slack/events",
                     "headers": {"content-type": "application/json"},
-                    "body": json.dumps({"type": "event_callback", "event": {"type": "x"}})}}  # fmt: skip
+                    "body": json.dumps({"type": "event_callback", "event": {"type": "x"}})}}
 EFFECT = {"type": "web_api", "request": "r1", "at": 0.6, "origin": "worker",
-          "method": "chat.postMessage", "args": {"text": "hi"}, "response": {"ok": True}}  # fmt: skip
+          "method": "chat.postMessage", "args": {"text": "hi"}, "response": {"ok": True}}
 
 
 def write(tmp_path: Path, *lines: object) -> Path:
