@@ -84,7 +84,7 @@ class Replay:
         self._last_change = time.monotonic()
 
     async def run(self) -> Recording:
-        """Replay every request; the observed recording, linked to the recorded ids."""
+        """Replay every request; everything observed, linked to the recorded ids."""
         async with aiohttp.ClientSession() as session:
             await self._start(session)
             replace: dict[str, str] = {}
@@ -104,7 +104,7 @@ class Replay:
                 await self._settle(session, request)
                 replace.update(self._ts_map(request))
                 previous = request
-        return self.observed()
+        return self.observed(everything=True)
 
     async def _start(self, session: aiohttp.ClientSession) -> None:
         lines = await self._read(session, 0)
@@ -162,11 +162,13 @@ class Replay:
             if enough and time.monotonic() - self._last_change >= self.quiet:
                 return
 
-    def observed(self) -> Recording:
-        """What the replayed bot did, its ids replaced by the recorded ones."""
+    def observed(self, *, everything: bool = False) -> Recording:
+        """What the replayed bot did, its ids replaced by the recorded ones; without the worker's
+        calls when the recording has none of them (made against Slack), unless ``everything``."""
         assert self._header is not None
         raw = parse_lines([self._header, *self._lines], f"{self.target.base}{RECORDING_PATH}")
         ours = {r.id: r.replay_of for r in raw.requests if r.replay_of}
+        workers = everything or "worker_web_api" in self.recording.header.captures
         out = Recording(Header.model_validate({**raw.header.model_dump(),
                                                **self.recording.header.model_dump(
                                                    include={"bot_user_id"})}))  # fmt: skip
@@ -176,8 +178,9 @@ class Replay:
         for request_id, effects in raw.effects.items():
             if request_id in ours:
                 linked = ours[request_id]
-                out.effects[linked or ""] += [e.model_copy(update={"request": linked})
-                                              for e in effects]  # fmt: skip
+                out.effects[linked or ""] += [
+                    e.model_copy(update={"request": linked}) for e in effects
+                    if workers or not (isinstance(e, WebApiLine) and e.origin == "worker")]
         return out
 
     def observed_views(self) -> dict[str, dict[str, Any]]:
