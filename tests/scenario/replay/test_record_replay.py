@@ -1,0 +1,105 @@
+"""Issue 16's acceptance: record a session through ``bot.say``, replay it against a fresh stack.
+
+One real stack records (``BOT_RECORD``) a mention, ``/model``, ``/effort``, a thread reply that
+asks a question with buttons, and a click on one; ``python -m bot.replay`` then starts a fresh
+stack of its own for each run: the same code passes; a hooks file that vetoes the question's
+tool call fails with a diff naming the thread reply's exchange; the same file with ``--audit``
+passes and lists the veto it would have made. Everything is a subprocess, as a user runs it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.recording import load
+from bot.testing.stack import running_stack
+
+OWNER, CHANNEL = "U0OWNER1", "C0REPLAY1"
+ASK = 'call ask_human {"question": "which environment?", "options": ["staging", "prod"]}'
+VETO = """
+[policy]
+default = "allow"
+
+[[policy.rules]]
+name = "no-questions"
+action = "deny"
+tool = "ask_human"
+reason = "no questions asked in replays"
+"""
+
+
+def _clean_env(**more: str) -> dict[str, str]:
+    """The environment a user's shell has: none of our variables but those given."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("HARNESS_", "SLACK_", "BOT_", "TEMPORAL_"))}  # fmt: skip
+    return env | more
+
+
+def _say(stack, *args: str) -> str:
+    env = _clean_env(SLACK_SIGNING_SECRET=stack.signing_secret)
+    done = subprocess.run(
+        [sys.executable, "-m", "bot.say", "--url", stack.bot_url, "--user", OWNER,
+         "--channel", CHANNEL, *args],
+        env=env, capture_output=True, text=True, timeout=90,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def _replay(path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot.replay", str(path), "--patience", "8", "--quiet", "0.7",
+         *args], env=_clean_env(**env), capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session, recorded by a real stack."""
+    path = tmp_path_factory.mktemp("recorded") / "session.jsonl"
+    with running_stack(record=path) as stack:
+        said = _say(stack, "hello there")
+        thread = re.search(r"in thread (\d+\.\d+)", said)
+        assert thread, said
+        _say(stack, "/model")
+        _say(stack, "/effort high")
+        asked = _say(stack, "--thread", thread.group(1), ASK)
+        assert "which environment?" in asked, asked
+        clicked = _say(stack, "--click", "1", "--thread", thread.group(1))
+        assert "answered: staging" in clicked, clicked
+    return path
+
+
+def test_the_session_replays_against_a_fresh_stack_exchange_by_exchange(recorded: Path):
+    requests = load(recorded).requests
+    assert len(requests) == 5
+    done = _replay(recorded)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "replay: 5 exchanges, 5 the same, 0 different" in done.stdout, done.stdout
+    for request in requests:
+        assert f"same  exchange {request.id} " in done.stdout
+
+
+def test_a_hooks_file_that_vetoes_the_tool_call_fails_naming_the_exchange(recorded: Path,
+                                                                        tmp_path: Path):  # fmt: skip
+    hooks = tmp_path / "veto.toml"
+    hooks.write_text(VETO)
+    reply = load(recorded).requests[3]  # the thread reply that asks the question
+    done = _replay(recorded, HARNESS_HOOKS_CONFIG=str(hooks))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"DIFF  exchange {reply.id} " in done.stdout, done.stdout
+    assert '-      "text": "which environment?"' in done.stdout  # the question never came
+    for same in load(recorded).requests[:3]:
+        assert f"same  exchange {same.id} " in done.stdout
+
+    audited = _replay(recorded, "--audit", HARNESS_HOOKS_CONFIG=str(hooks))
+    assert audited.returncode == 0, audited.stdout + audited.stderr
+    assert "replay: 5 exchanges, 5 the same, 0 different" in audited.stdout, audited.stdout
+    assert re.search(rf"exchange {reply.id}: policy would have vetoed tool\.invoked\.pre: .*"
+                     r"no questions asked in replays", audited.stdout), audited.stdout  # fmt: skip
