@@ -29,7 +29,7 @@ from bot.gate import HttpErrorLog, SlackGate
 from bot.gateway import Harness
 from bot.ledger import Ledger
 from bot.lifecycle import Lifecycle
-from bot.middleware import DedupeEvents, GuardResponseUrls, LogRequests, RecordResponds
+from bot.middleware import DedupeEvents, GuardResponseUrls, LogRequests, RecordOutgoing
 from bot.recording import Recorder, RecordingWebClient, Scrubber
 from bot.standin import SlackStandIn
 from harness import health
@@ -142,7 +142,7 @@ def build_app(
     app.use(LogRequests(redactor))
     app.use(DedupeEvents(ledger))
     if recorder is not None:
-        app.use(RecordResponds(recorder))
+        app.use(RecordOutgoing(recorder))
     handler = slash.SlashHandler(client, settings, redactor)
     slash.register(app, handler, redactor)
     router = events.EventRouter(client, ledger, settings, redactor)

@@ -13,14 +13,17 @@ from typing import Any, Final, final
 from urllib.parse import urlsplit
 
 from slack_bolt.context.respond.async_respond import AsyncRespond
+from slack_bolt.context.say.async_say import AsyncSay
 from slack_bolt.middleware.async_middleware import AsyncMiddleware
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
+from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.webhook_response import WebhookResponse
 
 from bot.ledger import Ledger
 from bot.payloads import dedupe_keys
 from bot.recording import Recorder, RecordingRespond
+from bot.recording.recorder import recording_copy
 from bot.standin import RESPONSE_PATH
 from harness.hooks import Redactor
 from harness.http import is_loopback
@@ -123,10 +126,13 @@ class GuardResponseUrls(AsyncMiddleware):
 
 
 @final
-class RecordResponds(AsyncMiddleware):
-    """Records what each listener posts to its request's ``response_url`` (``BOT_RECORD``).
+class RecordOutgoing(AsyncMiddleware):
+    """Records what each listener sends back (``BOT_RECORD``): Web API calls and ``say`` through
+    a recording copy of bolt's per-request client, posts to ``response_url`` through a recording
+    ``respond``; and the bot's user id as Slack told bolt (the recording's header names it).
 
-    Runs after :class:`GuardResponseUrls`, so a dropped URL records nothing.
+    Bolt builds a fresh client for every request, so the app's own client alone would miss
+    these. Runs after :class:`GuardResponseUrls`, so a dropped URL records nothing.
     """
 
     def __init__(self, recorder: Recorder) -> None:
@@ -135,10 +141,18 @@ class RecordResponds(AsyncMiddleware):
     async def async_process(
         self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Next
     ) -> BoltResponse:
-        """Wrap ``respond`` in one that records."""
-        respond = req.context.get("respond")
+        """Swap in the recording client, ``say`` and ``respond``; pass on."""
+        context = req.context
+        if context.bot_user_id:
+            self.recorder.learn_bot_user(context.bot_user_id)
+        if isinstance(context.client, AsyncWebClient):
+            client = recording_copy(context.client, self.recorder)
+            context["client"] = client
+            if isinstance(say := context.get("say"), AsyncSay):
+                say.client = client
+        respond = context.get("respond")
         if isinstance(respond, AsyncRespond) and not isinstance(respond, DroppedRespond):
-            req.context["respond"] = RecordingRespond(respond, self.recorder)
+            context["respond"] = RecordingRespond(respond, self.recorder)
         return await next()
 
 

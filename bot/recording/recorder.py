@@ -105,28 +105,40 @@ class Recorder:
         """``(channel, thread root)`` and ``(channel, "")`` and ``("", "")`` -> latest request."""
         self._thread_of: dict[str, str] = {}
         """A posted message's ts -> its thread root, to place later updates of it."""
+        self.bot_user_id = bot_user_id
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            new = not path.exists() or path.stat().st_size == 0
+            self._header_due = not path.exists() or path.stat().st_size == 0
             self._file: IO[str] = path.open("a", encoding="utf-8")
         except OSError as error:
             raise RecordingError(f"BOT_RECORD={path}: cannot append to it "
                                  f"({error.strerror or error})") from None  # fmt: skip
-        if new:
-            captures: tuple[Capture, ...] = ("requests", "bot_web_api", "response_urls")
-            header = Header(
-                started_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-                bot_user_id=scrubber.text(bot_user_id), local=local,
-                pseudonymised=scrubber.key is not None,
-                captures=(*captures, "worker_web_api") if local else captures,
-            )  # fmt: skip
-            self.write(header)
         log.info("recording Slack traffic to %s (secrets redacted%s)", path,
                  ", ids pseudonymised" if scrubber.key is not None else "")  # fmt: skip
 
+    def learn_bot_user(self, bot_user_id: str) -> None:
+        """The bot's user id as Slack gave it (``auth.test``), for a header not written yet."""
+        self.bot_user_id = bot_user_id
+
+    def _header(self) -> Header:
+        captures: tuple[Capture, ...] = ("requests", "bot_web_api", "response_urls")
+        return Header(
+            started_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            bot_user_id=self.scrubber.text(self.bot_user_id), local=self.local,
+            pseudonymised=self.scrubber.key is not None,
+            captures=(*captures, "worker_web_api") if self.local else captures,
+        )  # fmt: skip
+
     def write(self, line: BaseModel) -> None:
-        """Append one line and flush it."""
+        """Append one line and flush it; the header first, when the file is new.
+
+        The header waits for the first line so that it names the bot's user id as Slack
+        reported it to the first request (:meth:`learn_bot_user`), not a configured default.
+        """
         try:
+            if self._header_due:
+                self._file.write(dump(self._header()))
+                self._header_due = False
             self._file.write(dump(line))
             self._file.flush()
         except (OSError, ValueError) as error:  # a full disk must not stop the bot answering
@@ -242,6 +254,17 @@ class RecordingWebClient(AsyncWebClient):
         data = response.data if isinstance(response.data, dict) else {}
         self.recorder.web_api(api_method, args, data, "bot")
         return response
+
+
+def recording_copy(client: AsyncWebClient, recorder: Recorder) -> RecordingWebClient:
+    """A :class:`RecordingWebClient` configured as ``client`` (bolt's per-request client)."""
+    return RecordingWebClient(
+        recorder, token=client.token, base_url=client.base_url, timeout=client.timeout,
+        ssl=client.ssl, proxy=client.proxy, session=client.session,
+        trust_env_in_session=client.trust_env_in_session, headers=client.headers,
+        team_id=client.default_params.get("team_id"), logger=client.logger,
+        retry_handlers=client.retry_handlers,
+    )  # fmt: skip
 
 
 @final

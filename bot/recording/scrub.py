@@ -7,9 +7,10 @@ Every text and every payload goes through :class:`Scrubber` before it is written
 - fields that are secrets by name (Slack's legacy verification ``token``, ``secret``, …);
 - ``response_url`` values: anyone holding one can post to the channel for half an hour, so
   a recording keeps only that there was one (replay gives each request a fresh one);
-- with pseudonyms on (``BOT_RECORD_PSEUDONYMISE=1``), Slack's user, channel and team ids,
+- with pseudonyms on (``BOT_RECORD_PSEUDONYMISE=1``), Slack's user, channel and team ids and
+  the fields that name people, channels and workspaces (``user_name``, ``channel_name``, …),
   each replaced by the same stand-in everywhere (HMAC-keyed, so the file cannot be mapped
-  back without the key), so a recording can be shared outside the workspace.
+  back without the key). What people wrote stays: read a recording before sharing it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ _SLACK_ID: Final = re.compile(r"\b(?=[UWBCGDTE][A-Z0-9]*[0-9])([UWBCGDTE])([A-Z0
 """Slack's ids (``U024BE7LH``, ``C0123ABCD``, ``T…``): a kind letter, then upper-case letters
 and digits with at least one digit (so ``CONTRIBUTING`` or ``UBOTLOCAL`` are left alone)."""
 _URL_KEYS: Final = frozenset({"response_url"})
+NAME_KEYS: Final = frozenset({"user_name", "username", "name", "real_name", "display_name",
+                              "channel_name", "team_domain", "domain"})  # fmt: skip
+"""Fields that name a person, a channel or a workspace: pseudonymised with the ids."""
 _SECRET_KEYS: Final = ("token", "verification_token")
 
 
@@ -79,6 +83,8 @@ class Scrubber:
                     out[name] = RESPONSE_URL_PLACEHOLDER
                 elif self.redactor.is_secret_field(str(key)) and isinstance(item, str) and item:
                     out[name] = self.redactor.mask
+                elif self.key is not None and key in NAME_KEYS and isinstance(item, str) and item:
+                    out[name] = self.pseudonym(f"name:{item}").replace("nP", "name-", 1)
                 else:
                     out[name] = self.value(item)
             return out

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Final, TextIO
+from urllib.parse import urlsplit
 
 from bot.config import LOCAL_SIGNING_SECRET
 from bot.recording.format import Recording, RecordingError, RequestLine, load
@@ -45,8 +46,10 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bot.replay", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     p.add_argument("file", type=Path, help="a recording (BOT_RECORD's JSON lines)")
-    p.add_argument("--url", default="", help="a running bot's base URL (local mode, recording), "
-                   "e.g. http://127.0.0.1:3000; default: start a stack of our own")  # fmt: skip
+    p.add_argument("--url", default="", help="a running bot's Slack endpoint (local mode, "
+                   "BOT_RECORD set), e.g. http://127.0.0.1:3000/slack/events; signed with "
+                   "SLACK_SIGNING_SECRET or the development secret; default: start a stack of "
+                   "our own")  # fmt: skip
     p.add_argument("--audit", action="store_true",
                    help="run the hooks file in audit mode and list what it would have vetoed "
                    "or rewritten")  # fmt: skip
@@ -114,7 +117,9 @@ def _target(args: argparse.Namespace, settings: Settings) -> Iterator[tuple[Targ
     """The bot to replay against, and the data dir of the stack started for it (if one was)."""
     if args.url:
         secret = os.environ.get("SLACK_SIGNING_SECRET") or LOCAL_SIGNING_SECRET
-        yield Target(base=args.url.rstrip("/").removesuffix("/slack/events"), secret=secret), None
+        parts = urlsplit(args.url)
+        path = parts.path if parts.path not in ("", "/") else "/slack/events"
+        yield Target(base=f"{parts.scheme}://{parts.netloc}", secret=secret, path=path), None
         return
     from bot.testing.stack import running_stack
 
@@ -164,8 +169,8 @@ def _print_audit(records: list[AuditRecord], requests: Sequence[RequestLine], se
 def _update(path: Path, recording: Recording, observed: Recording) -> None:
     """Write ``recording``'s requests with what ``observed`` did as the expectations."""
     answers = {r.id: r.response for r in observed.requests}
-    updated = Recording(observed.header.model_copy(
-        update={"bot_user_id": recording.header.bot_user_id}))  # fmt: skip
+    updated = Recording(recording.header.model_copy(update={
+        "captures": observed.header.captures, "local": observed.header.local}))  # fmt: skip
     for request in recording.requests:
         updated.requests.append(request.model_copy(update={"response": answers.get(request.id)}))
         updated.effects[request.id] = observed.effects.get(request.id, [])

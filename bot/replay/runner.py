@@ -24,6 +24,7 @@ from typing import Any, Final
 
 import aiohttp
 
+from bot.config import STANDIN_PATH
 from bot.recording.format import (
     Header,
     Recording,
@@ -87,9 +88,7 @@ class Replay:
         """Replay every request; everything observed, linked to the recorded ids."""
         async with aiohttp.ClientSession() as session:
             await self._start(session)
-            replace: dict[str, str] = {}
-            recorded_bot = self.recording.header.bot_user_id
-            replace[recorded_bot] = self.target.bot_user_id
+            replace = {self.recording.header.bot_user_id: await self._bot_user(session)}
             previous: RequestLine | None = None
             started = time.monotonic()
             for request in self.recording.requests:
@@ -108,10 +107,19 @@ class Replay:
 
     async def _start(self, session: aiohttp.ClientSession) -> None:
         lines = await self._read(session, 0)
-        if not lines:
-            raise RecordingError(f"the bot at {self.target.base} serves an empty recording")
-        self._header = lines[0]
-        self._offset = len(lines)  # a running bot may have recorded before: not ours
+        if lines:  # a running bot may have recorded before: not ours (its header is)
+            self._header = lines[0]
+            self._offset = len(lines)
+
+    async def _bot_user(self, session: aiohttp.ClientSession) -> str:
+        """The replayed bot's user id, as its stand-in answers ``auth.test``."""
+        try:
+            async with session.post(f"{self.target.base}{STANDIN_PATH}auth.test") as response:
+                answer = await response.json()
+        except (aiohttp.ClientError, ValueError):
+            return self.target.bot_user_id
+        found = answer.get("user_id") if isinstance(answer, dict) else None
+        return found if isinstance(found, str) and found else self.target.bot_user_id
 
     async def _read(self, session: aiohttp.ClientSession, after: int) -> list[str]:
         url = f"{self.target.base}{RECORDING_PATH}?after={after}"
@@ -132,6 +140,9 @@ class Replay:
 
     async def _poll(self, session: aiohttp.ClientSession) -> None:
         new = await self._read(session, self._offset + len(self._lines))
+        if new and self._header is None:  # a new file: the header comes with the first line
+            self._header, new = new[0], new[1:]
+            self._offset = 1
         if new:
             self._lines += new
             self._last_change = time.monotonic()
@@ -165,7 +176,8 @@ class Replay:
     def observed(self, *, everything: bool = False) -> Recording:
         """What the replayed bot did, its ids replaced by the recorded ones; without the worker's
         calls when the recording has none of them (made against Slack), unless ``everything``."""
-        assert self._header is not None
+        if self._header is None:
+            return Recording(self.recording.header)  # nothing recorded yet
         raw = parse_lines([self._header, *self._lines], f"{self.target.base}{RECORDING_PATH}")
         ours = {r.id: r.replay_of for r in raw.requests if r.replay_of}
         workers = everything or "worker_web_api" in self.recording.header.captures

@@ -126,7 +126,7 @@ class AuditExecutor(_Wrapped):
         try:
             out = await self.inner(ctx)
         except HookAbort as abort:
-            kind = "refusal" if abort.refusal else "abort"
+            kind = "refuse" if abort.refusal else "abort"
             self._note("audit_veto", f"would {kind}: {abort.reason}", ctx)
             return None
         except Exception as error:

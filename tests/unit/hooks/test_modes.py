@@ -98,7 +98,7 @@ async def test_an_audit_mode_veto_is_recorded_and_not_applied(manager, tool_ctx)
     assert record.kind == "audit_veto"
     assert record.point == "tool.invoked.pre"
     assert record.executor.endswith("deny_all")
-    assert record.reason == "would refusal: search is not allowed"
+    assert record.reason == "would refuse: search is not allowed"
     assert (record.correlation_id, record.task_id) == ("corr-1", "T1")
 
 
