@@ -10,9 +10,15 @@ package because it is a seam, as :mod:`bot.standin` is; importing it needs no py
 from __future__ import annotations
 
 from bot.testing.slack import Clicked, Post, Sent, SlackClient, SlashReply, new_channel
-from bot.testing.stack import DEFAULT_PLUGINS, Stack, StackStartError, running_stack
+from bot.testing.stack import (
+    DEFAULT_PLUGINS,
+    Stack,
+    StackOptions,
+    StackStartError,
+    running_stack,
+)
 
 __all__ = [
     "DEFAULT_PLUGINS", "Clicked", "Post", "Sent", "SlackClient", "SlashReply", "Stack",
-    "StackStartError", "new_channel", "running_stack",
+    "StackOptions", "StackStartError", "new_channel", "running_stack",
 ]  # fmt: skip

@@ -5,6 +5,9 @@ only there)::
 
     pytest_plugins = ["bot.testing.pytest_plugin"]
 
+and import nothing from this module yourself (:class:`~bot.testing.StackOptions` is in
+``bot.testing``): pytest warns about a plugin module imported before it registers it.
+
 Fixtures: ``harness_stack_options`` (session; override it to choose the hooks file,
 plugins, environment), ``harness_stack`` (session: :class:`~bot.testing.stack.Stack`,
 started on first use) and ``harness_slack`` (per test: a
@@ -19,29 +22,15 @@ on install (no ``pytest11`` entry point): a project's own tests decide.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from bot.testing.slack import SlackClient
-from bot.testing.stack import DEFAULT_PLUGINS, Stack, running_stack
+from bot.testing.stack import DEFAULT_PLUGINS, Stack, StackOptions, running_stack
 
-__all__ = [
-    "StackOptions", "harness_slack", "harness_stack", "harness_stack_options", "pytest_addoption",
-]  # fmt: skip
-
-
-@dataclass(frozen=True)
-class StackOptions:
-    """How the session's stack is started: the arguments of :func:`running_stack`."""
-
-    hooks_config: Path | None = None
-    plugins: Sequence[str] = DEFAULT_PLUGINS
-    env: Mapping[str, str] = field(default_factory=dict)
-    record: Path | None = None
-    ready_timeout: float = 60.0
+__all__ = ["harness_slack", "harness_stack", "harness_stack_options", "pytest_addoption"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -175,8 +175,9 @@ class SlackClient:
         channel = channel or self.channel
         question = last_question(await self.posts(), channel, thread)
         if not question:
-            raise LookupError(f"no question with buttons in {channel} {thread or ''} yet: wait "
-                              "for it first (wait_for_post)")  # fmt: skip
+            where = f"{channel} (thread {thread})" if thread else channel
+            raise LookupError(f"no question with buttons in {where} yet: wait for it first "
+                              "(answer, wait_for_post)")  # fmt: skip
         return await self._click(question, option, user=user)
 
     async def click_stop(self, *, user: str = "", channel: str = "", thread: str = "") -> Clicked:
@@ -212,24 +213,27 @@ class SlackClient:
             return await _posts(session, self.base)
 
     async def wait_for_post(
-        self, predicate: Callable[[Post], bool], *, timeout: float = WAIT_SECONDS, since: int = 0
-    ) -> Post:
-        """The first post (from index ``since`` on) that ``predicate`` accepts, once there is one.
+        self, predicate: Callable[[Post], bool], *, channel: str = "",
+        timeout: float = WAIT_SECONDS, since: int = 0,
+    ) -> Post:  # fmt: skip
+        """The first post in ``channel`` (from index ``since`` of :meth:`posts` on) that
+        ``predicate`` accepts, once there is one. Other channels are other tests' tasks.
 
         Raises:
             TimeoutError: none within ``timeout`` seconds; says what was posted meanwhile.
         """
-        deadline = time.monotonic() + timeout
+        channel, deadline = channel or self.channel, time.monotonic() + timeout
         async with aiohttp.ClientSession() as session:
             while True:
                 posts = (await _posts(session, self.base))[since:]
-                found = next((post for post in posts if predicate(post)), None)
+                here = [post for post in posts if post.get("channel") == channel]
+                found = next((post for post in here if predicate(post)), None)
                 if found is not None:
                     return found
                 if time.monotonic() > deadline:
-                    said = "; ".join(f"{p.get('channel')}: {p.get('text')!r}" for p in posts[-5:])
-                    raise TimeoutError(f"no matching post within {timeout:.0f} s; the last "
-                                       f"posts: {said or 'none'}")  # fmt: skip
+                    said = "; ".join(repr(p.get("text")) for p in here[-5:]) or "nothing"
+                    raise TimeoutError(f"no matching post in {channel} within {timeout:.0f} s; "
+                                       f"the last ones there: {said}")  # fmt: skip
                 await asyncio.sleep(POLL_SECONDS)
 
     async def answer(self, to: Sent, *, timeout: float = WAIT_SECONDS) -> Post:
@@ -242,12 +246,12 @@ class SlackClient:
         """
 
         def answers(post: Post) -> bool:
-            here = post.get("channel") == to.channel and post.get("thread_ts") == to.thread
             later = float(post.get("ts") or 0) > float(to.ts)
-            return (here and later and post.get("method") == "chat.postMessage"
+            return (later and post.get("thread_ts") == to.thread
+                    and post.get("method") == "chat.postMessage"
                     and from_task(post) and not is_progress(post))  # fmt: skip
 
-        return await self.wait_for_post(answers, timeout=timeout)
+        return await self.wait_for_post(answers, channel=to.channel, timeout=timeout)
 
     async def responses(self, key: str) -> list[dict[str, Any]]:
         """What the bot posted to one response URL so far (a click's or a command's ``key``)."""

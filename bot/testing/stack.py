@@ -23,7 +23,7 @@ import sys
 import tempfile
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
@@ -41,8 +41,8 @@ cannot reach a test stack (and a test passes the same on every machine)."""
 QUICK_STOP: Final = {"BOT_SHUTDOWN_GRACE_SECONDS": "2", "HARNESS_SHUTDOWN_GRACE_SECONDS": "2"}
 """A test stack has no replies worth draining for 20 s at the end of a session."""
 __all__ = [
-    "BOT_USER", "DEFAULT_PLUGINS", "NOT_INHERITED", "Stack", "StackStartError", "free_port",
-    "running_stack", "temporal_binary", "wait_port",
+    "BOT_USER", "DEFAULT_PLUGINS", "NOT_INHERITED", "Stack", "StackOptions", "StackStartError",
+    "free_port", "running_stack", "temporal_binary", "wait_port",
 ]  # fmt: skip
 
 
@@ -128,6 +128,21 @@ class Stack:
             kept = text.splitlines()[-lines:] if lines else text.splitlines()
             shown.append("\n".join(kept) if part else f"== {path.stem} ==\n" + "\n".join(kept))
         return "\n".join(shown)
+
+
+@dataclass(frozen=True)
+class StackOptions:
+    """How a stack is started: the arguments of :func:`running_stack` a test suite chooses.
+
+    What the pytest plugin's ``harness_stack_options`` fixture returns; override that
+    fixture to change them (``dataclasses.replace`` keeps the rest).
+    """
+
+    hooks_config: Path | None = None
+    plugins: Sequence[str] = DEFAULT_PLUGINS
+    env: Mapping[str, str] = field(default_factory=dict)
+    record: Path | None = None
+    ready_timeout: float = 60.0
 
 
 @contextlib.contextmanager

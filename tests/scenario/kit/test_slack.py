@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from bot.testing import SlackClient
 
 ASK = 'call ask_human {"question": "which environment?", "options": ["staging", "prod"]}'
@@ -32,6 +34,10 @@ async def test_a_slash_command_changes_the_task_and_task_status_shows_it(harness
     effort = await harness_slack.slash("/effort high")
     assert (effort.status, effort.text, effort.public) == (
         200, "effort set to `high` (was `medium`)", True)  # fmt: skip
+    assert effort.ack == "working on `/effort high` …"  # the answer came late (conftest.py)
+    deleted, posted = await harness_slack.responses(effort.key)
+    assert deleted["delete_original"] is True
+    assert (posted["text"], posted["response_type"]) == (effort.text, "in_channel")
     status = await harness_slack.status()
     assert "effort: `high`" in status and "people: <@U0KIT> (owner)" in status
 
@@ -50,9 +56,13 @@ async def test_a_click_answers_the_tasks_question_and_only_its_people_may(harnes
     clicked = await harness_slack.click(1)
     assert (clicked.status, clicked.value, clicked.question["ts"]) == (200, "staging",
                                                                        question["ts"])  # fmt: skip
-    answered = await harness_slack.wait_for_post(
-        lambda p: p.get("channel") == harness_slack.channel and "answered" in p.get("text", ""))
+    answered = await harness_slack.wait_for_post(lambda p: "answered" in p.get("text", ""))
     assert answered["text"] == "Tool results:\n- ask_human: U0KIT answered: staging"
+
+
+async def test_a_click_with_no_question_there_says_so(harness_slack):
+    with pytest.raises(LookupError, match=f"no question with buttons in {harness_slack.channel}"):
+        await harness_slack.click(1)
 
 
 async def test_the_hooks_files_policy_refuses_the_tool_call(harness_slack, harness_stack):

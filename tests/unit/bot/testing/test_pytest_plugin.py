@@ -43,9 +43,10 @@ async def test_an_async_test_runs_in_strict_mode():
 OVERRIDE = """\
 from dataclasses import replace
 import pytest
+from bot.testing import StackOptions
 
 @pytest.fixture(scope="session")
-def harness_stack_options(harness_stack_options):
+def harness_stack_options(harness_stack_options: StackOptions) -> StackOptions:
     return replace(harness_stack_options, plugins=["commands:plugin"], env={"X": "1"})
 """
 OVERRIDDEN = """\
