@@ -109,7 +109,7 @@ async def ours(running: Stack, lanes: int, messages: int) -> dict:
 
 
 async def floor(running: Stack, lanes: int, messages: int) -> dict:
-    temporal = await Client.connect(running.address)
+    temporal = await Client.connect(running.temporal_address)
     queue = f"load-floor-{uuid.uuid4().hex[:8]}"
     async with Worker(temporal, task_queue=queue, workflows=[FloorWorkflow], activities=[echo],
                       workflow_runner=UnsandboxedWorkflowRunner()):  # fmt: skip

@@ -202,11 +202,13 @@ def main() -> None:
     args.queue = f"bench-{uuid.uuid4().hex[:8]}"
     bare_port = free_port()
     bare = [sys.executable, str(Path(__file__).resolve()), "--bare-bolt", str(bare_port)]
-    with stack(args.queue, {"HARNESS_MODELS": json.dumps(MODELS)},
-               extra=[(bare, bare_port)]) as running:  # fmt: skip
+    # /model only names the model, never calls it; the worker still wants a provider for
+    # each listed name, so gpt-x gets one that is never reached.
+    models = {"HARNESS_MODELS": json.dumps(MODELS), "HARNESS_OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    with stack(args.queue, models, extra=[(bare, bare_port)]) as running:
         args.payload_key = running.payload_key
         figures = asyncio.run(asyncio.wait_for(
-            bench(args, running.address, running.bot_url,
+            bench(args, running.temporal_address, running.bot_url,
                   f"http://127.0.0.1:{bare_port}/slack/events"),
             timeout=600,
         ))  # fmt: skip

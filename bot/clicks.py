@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from harness.channels.progress import PROGRESS_BLOCK, STOP_ACTION
+from harness.channels.slack import POST_EVENT_TYPE
 
 
 def buttons(post: dict[str, Any]) -> list[dict[str, Any]]:
@@ -51,6 +52,12 @@ def is_progress(post: dict[str, Any]) -> bool:
     return post.get("method") == "chat.startStream" or (
         isinstance(first, dict) and first.get("block_id") == PROGRESS_BLOCK
     )
+
+
+def from_task(post: dict[str, Any]) -> bool:
+    """Whether ``post`` is the worker's (the agent's answer, a question), not the bot's notice."""
+    meta = post.get("metadata")
+    return isinstance(meta, dict) and meta.get("event_type") == POST_EVENT_TYPE
 
 
 def last_stop(posts: list[dict[str, Any]], channel: str, thread: str = "") -> dict[str, Any]:

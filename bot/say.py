@@ -27,10 +27,9 @@ from urllib.parse import urlencode, urlsplit
 import aiohttp
 from slack_sdk.signature import SignatureVerifier
 
-from bot.clicks import buttons, click_body, is_progress, last_question, last_stop
+from bot.clicks import buttons, click_body, from_task, is_progress, last_question, last_stop
 from bot.config import LOCAL_SIGNING_SECRET, BotSettings
 from bot.standin import POSTS_PATH, RESPONSE_PATH, SHOWN_SUFFIX
-from harness.channels.slack import POST_EVENT_TYPE
 
 
 def signed_headers(
@@ -58,10 +57,13 @@ def slash_body(text: str, *, user: str, team: str, channel: str, response_url: s
 
 
 def mention_body(
-    text: str, *, user: str, team: str, channel: str, bot_user: str, thread: str = ""
+    text: str, *, user: str, team: str, channel: str, bot_user: str, thread: str = "", ts: str = ""
 ) -> str:
-    """An ``app_mention`` event for ``text``; with ``thread``, a plain reply in that thread."""
-    ts = f"{time.time():.6f}"
+    """An ``app_mention`` event for ``text``; with ``thread``, a plain reply in that thread.
+
+    ``ts`` is the message's own (now, when empty): a mention's ``ts`` is its task's thread.
+    """
+    ts = ts or f"{time.time():.6f}"
     event = {"type": "app_mention", "user": user, "text": f"<@{bot_user}> {text}", "ts": ts,
              "channel": channel, "event_ts": ts}  # fmt: skip
     if thread:
@@ -234,7 +236,7 @@ async def _print_posts(
         for post in posts:
             print(_shown(post, user), flush=True)
             last = now
-            answered = answered or (_from_task(post) and not is_progress(post))
+            answered = answered or (from_task(post) and not is_progress(post))
             if is_progress(post):
                 shown[str(post.get("ts", ""))] = str(post.get("text", ""))
         seen += len(posts)
@@ -262,12 +264,6 @@ EVENT_PATIENCE_SECONDS: Final = 15.0
 """How long it waits for a first post in answer to a mention: past the no-worker notice."""
 THREAD_PATIENCE_SECONDS: Final = 5.0
 """How long it waits for a first post in answer to a reply in a thread."""
-
-
-def _from_task(post: dict[str, Any]) -> bool:
-    """Whether ``post`` is the worker's (the agent's answer), not the bot's own notice."""
-    meta = post.get("metadata")
-    return isinstance(meta, dict) and meta.get("event_type") == POST_EVENT_TYPE
 
 
 def _shown(post: dict[str, Any], user: str) -> str:

@@ -42,6 +42,7 @@ caller catches the harness's failures in one clause, except the few named below 
     ├── MetricsConfigError             harness.temporal.telemetry: HARNESS_METRICS_ADDRESS unusable
     ├── SlackRefused                   bot.socket_mode: Slack refused SLACK_APP_TOKEN
     ├── RecordingError                 bot.recording.format: a recording cannot be read or written
+    ├── StackStartError                bot.testing.parts: a test stack's process did not start
     └── BudgetSpent                    harness.agent.budget: a limit is used up, the owner said stop
 
 Deliberately outside it: errors that never leave the module pair that raises and

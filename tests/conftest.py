@@ -12,6 +12,11 @@ from harness.db import Database, database_url, open_database
 from harness.store import SqlArtefactStore
 from tests.support.postgres import PostgresServer, running
 
+# The testing kit's fixtures (harness_stack, harness_slack), loaded as a user's conftest
+# loads them (pytest reads pytest_plugins only in the root conftest); pytester runs the
+# kit's plugin in a project of its own (tests/unit/bot/testing/test_pytest_plugin.py).
+pytest_plugins = ["bot.testing.pytest_plugin", "pytester"]
+
 
 @pytest.fixture(scope="session")
 def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:

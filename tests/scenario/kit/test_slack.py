@@ -1,0 +1,91 @@
+"""The testing kit as a user's tests use it: the session's real stack, driven as Slack would.
+
+Only the plugin's fixtures (``harness_stack``, ``harness_slack``) and the hooks file of
+``conftest.py``: a mention and a reply get the agent's answers in the thread, slash
+commands change and show the task, a question's button is clicked, the hooks file's
+policy refuses a tool call, and a hand-written payload is signed or refused. One stack
+for the whole module (and session); each test its own channel, so its own task.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.testing import SlackClient
+
+ASK = 'call ask_human {"question": "which environment?", "options": ["staging", "prod"]}'
+
+
+async def test_a_mention_and_a_reply_get_the_agents_answers_in_the_thread(harness_slack):
+    mention = await harness_slack.mention('call echo {"text": "hello"}')
+    assert mention.status == 200
+    assert (await harness_slack.answer(mention))["text"] == "Tool results:\n- echo: hello"
+
+    reply = await harness_slack.reply('call echo {"text": "again"}', thread=mention.thread)
+    answer = await harness_slack.answer(reply)
+    assert (answer["text"], answer["thread_ts"]) == ("Tool results:\n- echo: again", mention.ts)
+
+
+async def test_a_slash_command_changes_the_task_and_task_status_shows_it(harness_slack):
+    await harness_slack.answer(await harness_slack.mention("start"))
+
+    effort = await harness_slack.slash("/effort high")
+    assert (effort.status, effort.text, effort.public) == (
+        200, "effort set to `high` (was `medium`)", True)  # fmt: skip
+    assert effort.ack == "working on `/effort high` …"  # the answer came late (conftest.py)
+    deleted, posted = await harness_slack.responses(effort.key)
+    assert deleted["delete_original"] is True
+    assert (posted["text"], posted["response_type"]) == (effort.text, "in_channel")
+    status = await harness_slack.status()
+    assert "effort: `high`" in status and "people: <@U0KIT> (owner)" in status
+
+
+async def test_a_click_answers_the_tasks_question_and_only_its_people_may(harness_slack):
+    mention = await harness_slack.mention(ASK)
+    question = await harness_slack.answer(mention)
+    assert question["text"] == "which environment?"
+
+    stranger = await harness_slack.click(2, user="U0STRANGER")
+    assert (stranger.status, stranger.value) == (200, "prod")
+    refusal = await harness_slack.wait_for_post(
+        lambda p: p.get("user") == "U0STRANGER" and p.get("method") == "chat.postEphemeral")
+    assert refusal["text"].startswith("refused: ")
+
+    clicked = await harness_slack.click(1)
+    assert (clicked.status, clicked.value, clicked.question["ts"]) == (200, "staging",
+                                                                       question["ts"])  # fmt: skip
+    answered = await harness_slack.wait_for_post(lambda p: "answered" in p.get("text", ""))
+    assert answered["text"] == "Tool results:\n- ask_human: U0KIT answered: staging"
+
+
+async def test_a_click_with_no_question_there_says_so(harness_slack):
+    with pytest.raises(LookupError, match=f"no question with buttons in {harness_slack.channel}"):
+        await harness_slack.click(1)
+
+
+async def test_the_hooks_files_policy_refuses_the_tool_call(harness_slack, harness_stack):
+    mention = await harness_slack.mention('call echo {"text": "the launch code is 0000"}')
+    answer = (await harness_slack.answer(mention))["text"]
+    assert answer.startswith("Tool results:\n- echo: refused: ")
+    assert "launch codes are not repeated here" in answer
+    assert "no-launch-codes" in harness_stack.logs("worker")
+
+
+async def test_a_hand_written_payload_is_signed_and_a_forged_one_refused(harness_slack):
+    challenge = json.dumps({"token": "x", "challenge": "kit-challenge", "type": "url_verification"})
+    sent = await harness_slack.send(challenge, "application/json")
+    assert (sent.status, json.loads(sent.text)) == (200, {"challenge": "kit-challenge"})
+
+    forged = await harness_slack.send(challenge, "application/json",
+                                      headers={"X-Slack-Signature": "v0=" + "0" * 64})  # fmt: skip
+    assert forged.status == 401
+
+
+async def test_two_clients_of_one_stack_have_their_own_tasks(harness_stack, harness_slack):
+    other = SlackClient.of(harness_stack, user="U0OTHER")
+    assert other.channel != harness_slack.channel
+    await other.answer(await other.mention("start"))
+    assert "people: <@U0OTHER> (owner)" in await other.status()
+    assert (await harness_slack.slash("/task status")).text.startswith("there is no task")
