@@ -152,6 +152,8 @@ class SlackClient:
         try:
             ack = json.loads(sent.text)
         except ValueError:
+            ack = None
+        if not isinstance(ack, dict):  # a refusal (401, 413) is plain text
             ack = {"text": sent.text}
         shown = ack
         if sent.status == 200 and str(ack.get("text", "")).startswith(WORKING):

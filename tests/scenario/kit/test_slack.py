@@ -60,6 +60,14 @@ async def test_a_click_answers_the_tasks_question_and_only_its_people_may(harnes
     assert answered["text"] == "Tool results:\n- ask_human: U0KIT answered: staging"
 
 
+async def test_the_stop_button_stops_the_turn_waiting_for_an_answer(harness_slack):
+    await harness_slack.answer(await harness_slack.mention(ASK))
+    stopped = await harness_slack.click_stop()
+    assert (stopped.status, stopped.value) == (200, f"task/T0KIT/{harness_slack.channel}")
+    summary = await harness_slack.wait_for_post(lambda p: p["text"].startswith("stopped by"))
+    assert summary["text"].startswith("stopped by <@U0KIT> after ")
+
+
 async def test_a_click_with_no_question_there_says_so(harness_slack):
     with pytest.raises(LookupError, match=f"no question with buttons in {harness_slack.channel}"):
         await harness_slack.click(1)
