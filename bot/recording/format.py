@@ -137,7 +137,8 @@ class WebApiLine(_Line):
     """One Web API call and Slack's answer."""
 
     type: Literal["web_api"] = "web_api"
-    request: str | None
+    request: str | None = None
+    """The request it answers; none when it answers no request of Slack's (a call at start)."""
     at: float
     origin: Literal["bot", "worker"]
     method: str
@@ -149,7 +150,7 @@ class ResponseUrlLine(_Line):
     """One post to a request's ``response_url``."""
 
     type: Literal["response_url"] = "response_url"
-    request: str | None
+    request: str | None = None
     at: float
     payload: dict[str, Any]
     status: int = 200

@@ -33,6 +33,7 @@ from bot.recording.format import (
     WebApiLine,
     parse_lines,
 )
+from bot.recording.recorder import RECORDED_HEADER
 from bot.replay.send import outgoing
 from bot.replay.view import POST_METHODS, views
 from bot.standin import RECORDING_PATH, RESPONSE_PATH
@@ -114,7 +115,8 @@ class Replay:
     async def _bot_user(self, session: aiohttp.ClientSession) -> str:
         """The replayed bot's user id, as its stand-in answers ``auth.test``."""
         try:
-            async with session.post(f"{self.target.base}{STANDIN_PATH}auth.test") as response:
+            async with session.post(f"{self.target.base}{STANDIN_PATH}auth.test",
+                                    headers={RECORDED_HEADER: "replay"}) as response:
                 answer = await response.json()
         except (aiohttp.ClientError, ValueError):
             return self.target.bot_user_id
