@@ -87,8 +87,9 @@ def test_the_session_replays_against_a_fresh_stack_exchange_by_exchange(recorded
         assert f"same  exchange {request.id} " in done.stdout
 
 
-def test_a_hooks_file_that_vetoes_the_tool_call_fails_naming_the_exchange(recorded: Path,
-                                                                        tmp_path: Path):  # fmt: skip
+def test_a_hooks_file_that_vetoes_the_tool_call_fails_naming_the_exchange(
+    recorded: Path, tmp_path: Path
+):
     hooks = tmp_path / "veto.toml"
     hooks.write_text(VETO)
     requests = load(recorded).requests
