@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench docs histories clean
+.PHONY: run test lint bench docs histories corpus clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,9 @@ docs: $(STAMP)  # docs/settings.md, from the settings classes (a test checks it)
 
 histories: $(STAMP)  # the replay test's fixtures; REF=<git ref> records that release's code
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m tests.support.record_histories $(if $(REF),--ref $(REF))
+
+corpus: $(STAMP)  # tests/fixtures/slack/corpus: each file's requests, replayed with --update
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m tests.support.slack_corpus
 
 clean:
 	rm -rf $(VENV) .data .pytest_cache .mypy_cache .ruff_cache

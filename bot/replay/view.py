@@ -179,9 +179,9 @@ def _fold(effect: WebApiLine, view: dict[str, Any] | None, messages: dict[str, _
 
 
 def _reply(payload: dict[str, Any]) -> dict[str, Any]:
-    keep = ("text", "response_type", "replace_original", "delete_original", "blocks")
-    out = {k: payload[k] for k in keep if k in payload and k != "blocks"}
-    if "blocks" in payload and (found := buttons(payload["blocks"])):
+    """A reply's payload as a person sees it: its fields, the blocks as their buttons."""
+    out = {k: v for k, v in payload.items() if k not in ("blocks", "metadata")}
+    if found := buttons(payload.get("blocks")):
         out["buttons"] = found
     return out
 
@@ -213,6 +213,8 @@ def title(request: RequestLine) -> str:
         kind = str(event.get("type", "event"))
         said = str(event.get("text", ""))[:60]
         what = f"{kind} {said!r}" if said else kind
+    elif body.get("ssl_check"):
+        what = "ssl_check"
     elif body.get("type"):
         what = str(body["type"])
         if isinstance(actions := body.get("actions"), list) and actions:

@@ -39,7 +39,7 @@ JSON, FORM = "application/json", "application/x-www-form-urlencoded"
 ASK = 'call ask_human {"question": "which environment?", "options": ["staging", "prod"]}'
 
 
-def _fixture(name: str, **event: Any) -> dict[str, Any]:  # noqa: ANN401
+def _fixture(name: str, **event: Any) -> dict[str, Any]:
     payload: dict[str, Any] = json.loads((FIXTURES / name).read_text())
     payload["token"] = "[REDACTED]"
     payload.get("event", {}).update(event)
@@ -68,11 +68,16 @@ def _slash(rid: str, at: float, command: str, text: str, channel: str) -> Reques
 
 
 def slash_commands() -> list[RequestLine]:
-    """Slash commands: help, reading and setting the model and effort, the status view."""
+    """Slash commands: before any task, then on the task a mention started: help, reading and
+    setting the model and effort, the status view."""
     channel = "C0CORPUS1"
+    mention = _fixture("app_mention.json", channel=channel, text=f"<@{BOT}> start a task")
     said = [("/task", "help"), ("/model", ""), ("/model", "offline"), ("/effort", "high"),
             ("/task", "status")]  # fmt: skip
-    return [_slash(f"slash-{i}", float(i), c, t, channel) for i, (c, t) in enumerate(said, 1)]
+    return [_slash("slash-1", 1.0, "/model", "", channel),
+            _event("slash-2", 2.0, mention, "Ev0CORPUS1A"),
+            *(_slash(f"slash-{i}", float(i), c, t, channel)
+              for i, (c, t) in enumerate(said, 3))]  # fmt: skip
 
 
 def mention_and_thread() -> list[RequestLine]:
@@ -90,8 +95,8 @@ def mention_and_thread() -> list[RequestLine]:
         _event("thread-4", 4.0, _fixture("message_changed.json", channel=channel), "Ev0CORPUS2D"),
         _event("thread-5", 5.0, _fixture("bot_message_in_thread.json", channel=channel,
                                          thread_ts=ts), "Ev0CORPUS2E"),
-        _event("thread-6", 6.0, mention, "Ev0CORPUS2A", **{"x-slack-retry-num": "1",
-                                                            "x-slack-retry-reason": "http_timeout"}),
+        _event("thread-6", 6.0, mention, "Ev0CORPUS2A",
+               **{"x-slack-retry-num": "1", "x-slack-retry-reason": "http_timeout"}),
     ]  # fmt: skip
 
 

@@ -74,15 +74,17 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
         assert "which environment?" in asked, asked
         clicked = _say(stack, "--click", "1", "--thread", thread.group(1))
         assert "answered: staging" in clicked, clicked
+        status = _say(stack, "/task status")  # the state the replay must reach too
+        assert "effort: `high`" in status, status
     return path
 
 
 def test_the_session_replays_against_a_fresh_stack_exchange_by_exchange(recorded: Path):
     requests = load(recorded).requests
-    assert len(requests) == 6
+    assert len(requests) == 7
     done = _replay(recorded)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "replay: 6 exchanges, 6 the same, 0 different" in done.stdout, done.stdout
+    assert "replay: 7 exchanges, 7 the same, 0 different" in done.stdout, done.stdout
     for request in requests:
         assert f"same  exchange {request.id} " in done.stdout
 
@@ -97,11 +99,11 @@ def test_a_hooks_file_that_vetoes_the_tool_call_fails_naming_the_exchange(
     done = _replay(recorded, HARNESS_HOOKS_CONFIG=str(hooks))
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"DIFF  exchange {reply.id} " in done.stdout, done.stdout
-    assert "replay: 6 exchanges, 5 the same, 1 different" in done.stdout, done.stdout
+    assert "replay: 7 exchanges, 6 the same, 1 different" in done.stdout, done.stdout
     assert re.search(r'^      -.*hello from the thread', done.stdout, re.M), done.stdout
 
     audited = _replay(recorded, "--audit", HARNESS_HOOKS_CONFIG=str(hooks))
     assert audited.returncode == 0, audited.stdout + audited.stderr
-    assert "replay: 6 exchanges, 6 the same, 0 different" in audited.stdout, audited.stdout
+    assert "replay: 7 exchanges, 7 the same, 0 different" in audited.stdout, audited.stdout
     assert re.search(rf"exchange {reply.id}: .* would have vetoed tool\.invoked\.pre: .*"
                      r"no echoes in replays", audited.stdout), audited.stdout  # fmt: skip
