@@ -320,3 +320,29 @@ async def test_two_replicas_on_one_database_take_a_thread_and_a_retry_as_one_bot
         await bot.ledger.aclose()
     started = [p for p in posts(server, channel) if p["text"].startswith("started task")]
     assert len(started) == 1
+
+
+async def test_with_bot_record_each_envelope_is_recorded_with_its_ack_and_no_token(
+    server, harness, worker, tmp_path, channel
+):
+    from bot.recording import load
+
+    path = tmp_path / "socket.jsonl"
+    made = build_app(bot_settings(server, tmp_path, record=path), harness)
+    async with socket_mode(made, APP_TOKEN):
+        await server.connected()
+        await mention(server, channel, "hello")
+        command = await server.push("slash_commands", slash("/effort", "high", channel=channel))
+        await server.ack(command)
+    await made.slash.drain()
+    await made.ledger.aclose()
+    made.recorder.close()
+    recording = load(path)
+    assert not recording.header.local and "worker_web_api" not in recording.header.captures
+    assert recording.header.bot_user_id == "UBOTLOCAL"  # as auth.test answered bolt
+    [event, effort] = recording.requests
+    assert (event.transport, event.envelope.type) == ("socket_mode", "events_api")
+    assert effort.envelope.envelope_id == command and effort.envelope.payload["text"] == "high"
+    assert effort.envelope.payload["token"] == "[REDACTED]"
+    assert json.loads(effort.response.body)["text"] == "effort set to `high` (was `medium`)"
+    assert BOT_TOKEN not in path.read_text() and APP_TOKEN not in path.read_text()
