@@ -51,11 +51,21 @@ def _say(stack, *args: str) -> str:
     return done.stdout
 
 
-def _replay(path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bot.replay", str(path), "--patience", "8", "--quiet", "0.7",
-         *args], env=_clean_env(**env), capture_output=True, text=True, timeout=300,
+def _start_replay(path: Path, *args: str, **env: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "bot.replay", str(path), "--patience", "6", "--quiet", "0.7",
+         *args], env=_clean_env(**env), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
     )  # fmt: skip
+
+
+def _finished(started: subprocess.Popen[str]) -> subprocess.CompletedProcess[str]:
+    stdout, stderr = started.communicate(timeout=300)
+    return subprocess.CompletedProcess(started.args, started.returncode, stdout, stderr)
+
+
+def _replay(path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return _finished(_start_replay(path, *args, **env))
 
 
 @pytest.fixture(scope="module")
@@ -96,13 +106,17 @@ def test_a_hooks_file_that_vetoes_the_tool_call_fails_naming_the_exchange(
     hooks.write_text(VETO)
     requests = load(recorded).requests
     reply = requests[3]  # the thread reply that calls the tool
-    done = _replay(recorded, HARNESS_HOOKS_CONFIG=str(hooks))
+    vetoing = _start_replay(recorded, HARNESS_HOOKS_CONFIG=str(hooks))
+    auditing = _start_replay(recorded, "--audit", HARNESS_HOOKS_CONFIG=str(hooks))  # at once
+    done, audited = _finished(vetoing), _finished(auditing)
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"DIFF  exchange {reply.id} " in done.stdout, done.stdout
-    assert "replay: 7 exchanges, 6 the same, 1 different" in done.stdout, done.stdout
-    assert re.search(r'^      -.*hello from the thread', done.stdout, re.M), done.stdout
+    assert re.search(r'^      -.*echo: hello from the thread', done.stdout, re.M), done.stdout
+    assert re.search(r'^      \+.*echo: refused: no echoes in replays', done.stdout, re.M)
+    # The state the status view shows differs too (no tool call ran); nothing else does.
+    assert f"DIFF  exchange {requests[6].id} " in done.stdout and "tool calls 0" in done.stdout
+    assert "replay: 7 exchanges, 5 the same, 2 different" in done.stdout, done.stdout
 
-    audited = _replay(recorded, "--audit", HARNESS_HOOKS_CONFIG=str(hooks))
     assert audited.returncode == 0, audited.stdout + audited.stderr
     assert "replay: 7 exchanges, 7 the same, 0 different" in audited.stdout, audited.stdout
     assert re.search(rf"exchange {reply.id}: .* would have vetoed tool\.invoked\.pre: .*"
