@@ -23,8 +23,8 @@ lint: $(STAMP)
 	$(BIN)/mypy --strict harness bot commands
 	$(BIN)/lint-imports
 
-test: lint
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest
+test: lint  # two worker processes, a test file each at a time: most tests wait on servers
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -n 2 --dist loadfile
 
 bench: $(STAMP)  # each prints ours beside a baseline of the same run; the repo root is importable
 	for script in dispatch remote slack_ack thread_growth load; do \
