@@ -99,6 +99,8 @@ class Stack:
     """``HARNESS_DATA_DIR``: the dev server's database, the worker's and the bot's files, logs."""
     env: Mapping[str, str]
     """The environment every process of the stack was started with."""
+    temporal_ui_url: str = ""
+    """The dev server's Web UI, which ``/task status`` links to, as under ``make run``."""
 
     @property
     def bot_base(self) -> str:
@@ -189,6 +191,7 @@ def running_stack(
     data = data_dir.resolve() if data_dir else Path(tempfile.mkdtemp(prefix="harness-stack-"))
     (data / "logs").mkdir(parents=True, exist_ok=True)
     temporal_port, bot_port, health_port = free_port(), free_port(), free_port()
+    ui_port = free_port()
     secret = signing_secret or secrets.token_hex(16)
     stack = Stack(
         temporal_address=f"127.0.0.1:{temporal_port}",
@@ -196,6 +199,7 @@ def running_stack(
         bot_url=f"http://127.0.0.1:{bot_port}/slack/events", signing_secret=secret,
         bot_user=BOT_USER, payload_key=new_key(),
         worker_health_url=f"http://127.0.0.1:{health_port}/readyz", data_dir=data, env={},
+        temporal_ui_url=f"http://127.0.0.1:{ui_port}",
     )  # fmt: skip
     stack = _with_env(stack, env or {}, hooks_config, plugins, record, bot_port, health_port)
     parts: list[Part] = []
@@ -206,7 +210,7 @@ def running_stack(
                            port=port, ready_url=ready_url))  # fmt: skip
 
     try:
-        start("temporal", _dev_server(stack, temporal_port), port=temporal_port)
+        start("temporal", _dev_server(stack, temporal_port, ui_port), port=temporal_port)
         start("worker", [sys.executable, "-m", "harness.worker"],
               ready_url=stack.worker_health_url)  # fmt: skip
         start("bot", [sys.executable, "-m", "bot"], ready_url=f"{stack.bot_base}/readyz")
@@ -238,6 +242,7 @@ def _with_env(
         "HARNESS_DATA_DIR": str(stack.data_dir), "HARNESS_PAYLOAD_KEY": stack.payload_key,
         "HARNESS_PLUGINS": json.dumps(list(plugins)),
         "HARNESS_HEALTH_HOST": "127.0.0.1", "HARNESS_HEALTH_PORT": str(health_port),
+        "HARNESS_TEMPORAL_UI_URL": stack.temporal_ui_url,
         "BOT_LOCAL": "1", "BOT_HOST": "127.0.0.1", "BOT_PORT": str(bot_port),
         "BOT_SIGNING_SECRET": stack.signing_secret, "BOT_BOT_USER_ID": stack.bot_user,
     }  # fmt: skip
@@ -251,11 +256,12 @@ def _with_env(
     return replace(stack, env=env, signing_secret=secret, bot_user=env["BOT_BOT_USER_ID"])
 
 
-def _dev_server(stack: Stack, port: int) -> list[str]:
-    """The dev server's command line, tuned for short waits between a task's steps."""
+def _dev_server(stack: Stack, port: int, ui_port: int) -> list[str]:
+    """The dev server's command line, tuned for short waits between a task's steps; its Web UI
+    on, as ``make run`` has it (a replay of a ``make run`` session shows the same links)."""
     return [
-        temporal_binary(), "server", "start-dev", "--headless", "--ip", "127.0.0.1",
-        "--port", str(port), "--ui-port", str(free_port()),
+        temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--ui-ip", "127.0.0.1",
+        "--port", str(port), "--ui-port", str(ui_port),
         "--db-filename", str(stack.data_dir / "temporal.db"), "--log-level", "error",
         "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
         "--dynamic-config-value", 'history.timerProcessorMaxTimeShift="10ms"',
