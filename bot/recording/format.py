@@ -197,9 +197,10 @@ def parse_lines(lines: list[str], source: str) -> Recording:
             continue
         try:
             line = _LINE.validate_python(json.loads(text))
-        except (ValueError, ValidationError) as error:
-            first = str(error).splitlines()[0][:200]
-            raise RecordingError(f"{source}:{number}: not a recording line ({first})") from None
+        except ValidationError as error:
+            raise RecordingError(f"{source}:{number}: not a recording line ({_why(error)})") from None
+        except ValueError as error:
+            raise RecordingError(f"{source}:{number}: not JSON ({error})") from None
         if recording is None:
             if not isinstance(line, Header):
                 raise RecordingError(f"{source}:{number}: the first line must be the "
@@ -217,6 +218,15 @@ def parse_lines(lines: list[str], source: str) -> Recording:
     if recording is None:
         raise RecordingError(f"{source}: empty, not a recording")
     return recording
+
+
+def _why(error: ValidationError) -> str:
+    """The first problem of a line, as a person reads it: ``id: field required``."""
+    first = error.errors()[0]
+    if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        return ('"type" must be one of "recording", "request", "web_api", "response_url"')
+    where = ".".join(str(part) for part in first["loc"][1:]) or "the line"
+    return f"{where}: {first['msg'].lower()}"
 
 
 def load(path: Path) -> Recording:

@@ -38,7 +38,7 @@ def test_a_recording_reads_back_with_effects_linked_and_writes_the_same(tmp_path
 @pytest.mark.parametrize(("lines", "problem"), [
     ([REQUEST], r"r\.jsonl:1: the first line must be the"),
     ([HEADER, {"type": "nonsense"}], r"r\.jsonl:2: not a recording line"),
-    ([HEADER, "{oops"], r"r\.jsonl:2: not a recording line"),
+    ([HEADER, "{oops"], r"r\.jsonl:2: not JSON"),
     ([HEADER, HEADER], r"r\.jsonl:2: a second header"),
     ([{**HEADER, "format": FORMAT + 1}], r"format 2 is newer than this release reads"),
     ([], r"empty, not a recording"),
