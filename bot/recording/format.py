@@ -198,7 +198,8 @@ def parse_lines(lines: list[str], source: str) -> Recording:
         try:
             line = _LINE.validate_python(json.loads(text))
         except ValidationError as error:
-            raise RecordingError(f"{source}:{number}: not a recording line ({_why(error)})") from None
+            why = _why(error)
+            raise RecordingError(f"{source}:{number}: not a recording line ({why})") from None
         except ValueError as error:
             raise RecordingError(f"{source}:{number}: not JSON ({error})") from None
         if recording is None:
