@@ -155,15 +155,14 @@ async def _audited(data: Path | None, sent: Sent) -> list[AuditRecord]:
 
 def _print_audit(records: list[AuditRecord], requests: Sequence[RequestLine], sent: Sent,
                  out: TextIO) -> None:  # fmt: skip
-    verbs = {"audit_veto": "would have vetoed", "audit_rewrite": "would have rewritten",
-             "audit_failure": "failed (ignored in audit mode)"}  # fmt: skip
     print(f"audit: {len(records)} decision(s) the hooks file would have applied", file=out)
     order = sorted(requests, key=lambda r: sent.at.get(r.id, 0.0))
     for record in records:
         during = [r for r in order if sent.at.get(r.id, 0.0) <= record.at]
         where = during[-1].id if during else "-"
-        print(f"  exchange {where}: {record.executor} {verbs.get(record.kind, record.kind)} "
-              f"{record.point}: {record.reason}", file=out)  # fmt: skip
+        failed = "failed, ignored in audit mode: " if record.kind == "audit_failure" else ""
+        print(f"  exchange {where}: {record.executor} at {record.point}: {failed}{record.reason}",
+              file=out)  # the reason says it: "would refuse: …", "would rewrite args"
 
 
 def _update(path: Path, recording: Recording, observed: Recording) -> None:

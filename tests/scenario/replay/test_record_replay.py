@@ -119,5 +119,5 @@ def test_a_hooks_file_that_vetoes_the_tool_call_fails_naming_the_exchange(
 
     assert audited.returncode == 0, audited.stdout + audited.stderr
     assert "replay: 7 exchanges, 7 the same, 0 different" in audited.stdout, audited.stdout
-    assert re.search(rf"exchange {reply.id}: .* would have vetoed tool\.invoked\.pre: .*"
-                     r"no echoes in replays", audited.stdout), audited.stdout  # fmt: skip
+    assert re.search(rf"^  exchange {reply.id}: policy at tool\.invoked\.pre: would refuse: "
+                     r"no echoes in replays", audited.stdout, re.M), audited.stdout  # fmt: skip
