@@ -34,6 +34,7 @@ def test_the_callers_slack_bot_harness_and_temporal_settings_never_reach_the_sta
         "HARNESS_DATA_DIR": str(tmp_path), "HARNESS_PAYLOAD_KEY": "k",
         "HARNESS_PLUGINS": '["commands:plugin"]', "HARNESS_HEALTH_HOST": "127.0.0.1",
         "HARNESS_HEALTH_PORT": "3", "HARNESS_SHUTDOWN_GRACE_SECONDS": "2",
+        "HARNESS_TEMPORAL_UI_URL": "",
         "BOT_LOCAL": "1", "BOT_HOST": "127.0.0.1", "BOT_PORT": "2", "BOT_SIGNING_SECRET": "s3cret",
         "BOT_BOT_USER_ID": "UBOTLOCAL", "BOT_SHUTDOWN_GRACE_SECONDS": "2",
     }  # fmt: skip
