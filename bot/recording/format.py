@@ -175,6 +175,19 @@ class Recording:
     effects: defaultdict[str, list[Effect]] = field(default_factory=lambda: defaultdict(list))
     """Request id -> its effects in the order written; effects linked to no request under ``""``."""
 
+    def add(self, line: Line, where: str) -> None:
+        """Add one line read after the header (``where`` names it in an error).
+
+        Raises:
+            RecordingError: it is a second header.
+        """
+        if isinstance(line, Header):
+            raise RecordingError(f"{where}: a second header")
+        if isinstance(line, RequestLine):
+            self.requests.append(line)
+        else:
+            self.effects[line.request or ""].append(line)
+
     def lines(self) -> list[str]:
         """The recording as lines again: header, then each request followed by its effects."""
         out = [dump(self.header)]
@@ -196,29 +209,44 @@ def parse_lines(lines: list[str], source: str) -> Recording:
         if not text.strip():
             continue
         try:
-            line = _LINE.validate_python(json.loads(text))
-        except ValidationError as error:
-            why = _why(error)
-            raise RecordingError(f"{source}:{number}: not a recording line ({why})") from None
+            value = json.loads(text)
         except ValueError as error:
             raise RecordingError(f"{source}:{number}: not JSON ({error})") from None
+        line = line_of(value, f"{source}:{number}")
         if recording is None:
-            if not isinstance(line, Header):
-                raise RecordingError(f"{source}:{number}: the first line must be the "
-                                     '{"type": "recording", ...} header')  # fmt: skip
-            if line.format > FORMAT:
-                raise RecordingError(f"{source}: format {line.format} is newer than this "
-                                     f"release reads ({FORMAT}); upgrade tiny-harness")  # fmt: skip
-            recording = Recording(line)
-        elif isinstance(line, Header):
-            raise RecordingError(f"{source}:{number}: a second header")
-        elif isinstance(line, RequestLine):
-            recording.requests.append(line)
+            recording = Recording(header_of(line, source, number))
         else:
-            recording.effects[line.request or ""].append(line)
+            recording.add(line, f"{source}:{number}")
     if recording is None:
         raise RecordingError(f"{source}: empty, not a recording")
     return recording
+
+
+def line_of(value: object, where: str) -> Line:
+    """One line from its JSON value.
+
+    Raises:
+        RecordingError: it is none of the kinds above (``where`` and why named).
+    """
+    try:
+        return _LINE.validate_python(value)
+    except ValidationError as error:
+        raise RecordingError(f"{where}: not a recording line ({_why(error)})") from None
+
+
+def header_of(line: Line, source: str, number: int = 1) -> Header:
+    """``line`` as the first line of ``source``: a header of a format this release reads.
+
+    Raises:
+        RecordingError: it is not a header, or its format is newer.
+    """
+    if not isinstance(line, Header):
+        raise RecordingError(f"{source}:{number}: the first line must be the "
+                             '{"type": "recording", ...} header')  # fmt: skip
+    if line.format > FORMAT:
+        raise RecordingError(f"{source}: format {line.format} is newer than this "
+                             f"release reads ({FORMAT}); upgrade tiny-harness")  # fmt: skip
+    return line
 
 
 def _why(error: ValidationError) -> str:

@@ -14,24 +14,23 @@ seconds in any case (a vetoed tool call never posts its answer: the diff says so
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 import aiohttp
 
 from bot.config import STANDIN_PATH
 from bot.recording.format import (
-    Header,
     Recording,
     RecordingError,
     RequestLine,
     WebApiLine,
-    parse_lines,
+    header_of,
+    line_of,
 )
 from bot.recording.recorder import RECORDED_HEADER
 from bot.replay.send import outgoing
@@ -80,9 +79,12 @@ class Replay:
         self.progress = progress
         self.expected = views(recording)
         self.sent = Sent()
-        self._lines: list[str] = []
-        self._offset = 0
-        self._header: str | None = None
+        self._seen = 0
+        """Lines of the bot's recording read so far (those before the replay included)."""
+        self._raw: Recording | None = None
+        """What the bot recorded since the replay began, under the bot's own ids."""
+        self._ours: dict[str, str] = {}
+        """The bot's id of each replayed request -> the recorded id it replays."""
         self._last_change = time.monotonic()
 
     async def run(self) -> Recording:
@@ -90,27 +92,27 @@ class Replay:
         async with aiohttp.ClientSession() as session:
             await self._start(session)
             replace = {self.recording.header.bot_user_id: await self._bot_user(session)}
-            previous: RequestLine | None = None
             started = time.monotonic()
             for request in self.recording.requests:
-                if self.timing and previous is not None:
-                    wait = (request.at - self.recording.requests[0].at) - (
-                        time.monotonic() - started)  # fmt: skip
-                    if wait > 0:
-                        await asyncio.sleep(wait)
+                if self.timing:
+                    wait = request.at - self.recording.requests[0].at - (time.monotonic() - started)
+                    await asyncio.sleep(max(0.0, wait))
                 if self.progress is not None:
                     self.progress(request)
                 await self._send(session, request, replace)
                 await self._settle(session, request)
                 replace.update(self._ts_map(request))
-                previous = request
         return self.observed(everything=True)
 
     async def _start(self, session: aiohttp.ClientSession) -> None:
         lines = await self._read(session, 0)
         if lines:  # a running bot may have recorded before: not ours (its header is)
-            self._header = lines[0]
-            self._offset = len(lines)
+            self._raw = Recording(header_of(line_of(lines[0], self._source(1)), self._source()))
+            self._seen = len(lines)
+
+    def _source(self, number: int | None = None) -> str:
+        where = f"{self.target.base}{RECORDING_PATH}"
+        return where if number is None else f"{where}:{number}"
 
     async def _bot_user(self, session: aiohttp.ClientSession) -> str:
         """The replayed bot's user id, as its stand-in answers ``auth.test``."""
@@ -123,7 +125,7 @@ class Replay:
         found = answer.get("user_id") if isinstance(answer, dict) else None
         return found if isinstance(found, str) and found else self.target.bot_user_id
 
-    async def _read(self, session: aiohttp.ClientSession, after: int) -> list[str]:
+    async def _read(self, session: aiohttp.ClientSession, after: int) -> list[object]:
         url = f"{self.target.base}{RECORDING_PATH}?after={after}"
         try:
             async with session.get(url) as response:
@@ -134,20 +136,24 @@ class Replay:
                 if response.status != 200:
                     raise RecordingError(f"{url} answered HTTP {response.status}: is this a "
                                          "tiny-harness bot in local mode?")  # fmt: skip
-                found: list[dict[str, Any]] = await response.json()
+                found: list[object] = await response.json()
         except aiohttp.ClientError as error:
             raise RecordingError(f"cannot reach the bot at {self.target.base} "
                                  f"({type(error).__name__}); is it running?") from None  # fmt: skip
-        return [json.dumps(line) for line in found]
+        return found
 
     async def _poll(self, session: aiohttp.ClientSession) -> None:
-        new = await self._read(session, self._offset + len(self._lines))
-        if new and self._header is None:  # a new file: the header comes with the first line
-            self._header, new = new[0], new[1:]
-            self._offset = 1
-        if new:
-            self._lines += new
+        """Read what the bot recorded since the last poll (a new file's header first)."""
+        for value in await self._read(session, self._seen):
+            self._seen += 1
+            line = line_of(value, self._source(self._seen))
             self._last_change = time.monotonic()
+            if self._raw is None:
+                self._raw = Recording(header_of(line, self._source(), self._seen))
+                continue
+            self._raw.add(line, self._source(self._seen))
+            if isinstance(line, RequestLine) and line.replay_of is not None:
+                self._ours[line.id] = line.replay_of
 
     async def _send(self, session: aiohttp.ClientSession, request: RequestLine,
                     replace: dict[str, str]) -> None:  # fmt: skip
@@ -169,43 +175,37 @@ class Replay:
         while time.monotonic() < deadline:
             await asyncio.sleep(POLL_SECONDS)
             await self._poll(session)
-            have = self.observed_views().get(request.id)
+            have = views(self.observed(only=request.id)).get(request.id)
             enough = have is not None and have["response"].get("status") is not None and all(
                 len(have[key]) >= len(want.get(key, [])) for key in ("posts", "replies", "calls"))
             if enough and time.monotonic() - self._last_change >= self.quiet:
                 return
 
-    def observed(self, *, everything: bool = False) -> Recording:
-        """What the replayed bot did, its ids replaced by the recorded ones; without the worker's
-        calls when the recording has none of them (made against Slack), unless ``everything``."""
-        if self._header is None:
-            return Recording(self.recording.header)  # nothing recorded yet
-        raw = parse_lines([self._header, *self._lines], f"{self.target.base}{RECORDING_PATH}")
-        ours = {r.id: r.replay_of for r in raw.requests if r.replay_of}
+    def observed(self, *, everything: bool = False, only: str | None = None) -> Recording:
+        """What the replayed bot did, its ids replaced by the recorded ones (``only`` one
+        recorded request's exchange); without the worker's calls when the recording has none of
+        them (made against Slack), unless ``everything``."""
+        out = Recording(self.recording.header)
+        if self._raw is None:
+            return out  # nothing recorded yet
+        out.header = self._raw.header.model_copy(
+            update={"bot_user_id": self.recording.header.bot_user_id})
         workers = everything or "worker_web_api" in self.recording.header.captures
-        out = Recording(Header.model_validate({**raw.header.model_dump(),
-                                               **self.recording.header.model_dump(
-                                                   include={"bot_user_id"})}))  # fmt: skip
-        for line in raw.requests:
-            if line.replay_of is not None:
+        for line in self._raw.requests:
+            if line.replay_of is not None and only in (None, line.replay_of):
                 out.requests.append(line.model_copy(update={"id": line.replay_of}))
-        for request_id, effects in raw.effects.items():
-            if request_id in ours:
-                linked = ours[request_id]
-                out.effects[linked or ""] += [
-                    e.model_copy(update={"request": linked}) for e in effects
+        for theirs, linked in self._ours.items():
+            if only in (None, linked):
+                out.effects[linked] += [
+                    e.model_copy(update={"request": linked}) for e in self._raw.effects[theirs]
                     if workers or not (isinstance(e, WebApiLine) and e.origin == "worker")]
         return out
-
-    def observed_views(self) -> dict[str, dict[str, Any]]:
-        """The observed exchanges, viewed as the recording's are."""
-        return views(self.observed())
 
     def _ts_map(self, request: RequestLine) -> dict[str, str]:
         """Recorded ts -> replayed ts of the posts this exchange made (paired by where and
         what they say), so a later click on one names the replayed message."""
         mine = _posts(self.recording, request.id)
-        theirs = _posts(self.observed(), request.id)
+        theirs = _posts(self.observed(only=request.id), request.id)
         pairs: dict[str, str] = {}
         for key, recorded in mine.items():
             for old, new in zip(recorded, theirs.get(key, []), strict=False):
