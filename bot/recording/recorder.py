@@ -10,7 +10,7 @@ One :class:`Recorder` per bot process, given to the places traffic passes throug
   background task still knows its request);
 - :class:`RecordingRespond` records each ``response_url`` post;
 - in local mode the stand-in (:mod:`bot.standin`) records the worker's calls, linked to
-  the latest request in the same thread (the worker knows nothing of requests).
+  the latest request about the same channel (the worker knows nothing of requests).
 
 Everything passes :class:`~bot.recording.scrub.Scrubber` first. Each replica writes its own
 file: a recording is one bot's view, appended line by line and flushed, so a crash loses at
@@ -101,10 +101,8 @@ class Recorder:
         self._start = time.monotonic()
         self._prefix = hashlib.sha256(f"{time.time_ns()}{id(self)}".encode()).hexdigest()[:6]
         self._ids = itertools.count(1)
-        self._latest: dict[tuple[str, str], str] = {}
-        """``(channel, thread root)`` and ``(channel, "")`` and ``("", "")`` -> latest request."""
-        self._thread_of: dict[str, str] = {}
-        """A posted message's ts -> its thread root, to place later updates of it."""
+        self._latest: dict[str, str] = {}
+        """A channel (and ``""``, any) -> the latest request about it."""
         self.bot_user_id = bot_user_id
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -157,9 +155,7 @@ class Recorder:
         request_id = f"{self._prefix}-{next(self._ids)}"
         line = RequestLine(id=request_id, at=self._now(), transport=transport,
                            replay_of=replay_of, **request)  # fmt: skip
-        channel, root = _place(body)
-        for key in ((channel, root), (channel, ""), ("", "")):
-            self._latest[key] = request_id
+        self._latest[_channel(body)] = self._latest[""] = request_id
         return Exchange(self, line, _CURRENT.set(request_id))
 
     def http(self, *, path: str, query: str, headers: Mapping[str, str], raw: str,
@@ -184,11 +180,14 @@ class Recorder:
 
     def web_api(self, method: str, args: Mapping[str, Any], response: Mapping[str, Any],
                 origin: Literal["bot", "worker"]) -> None:  # fmt: skip
-        """Record one Web API call; the bot's link to its request, the worker's to its thread's."""
-        request = _CURRENT.get() if origin == "bot" else self._request_of(args)
-        ts = response.get("ts")
-        if method in ("chat.postMessage", "chat.postEphemeral", "chat.startStream") and ts:
-            self._thread_of[str(ts)] = str(args.get("thread_ts") or ts)
+        """Record one Web API call; the bot's link to its request, the worker's to the latest
+        request about its channel (a channel's task answers what it was last asked there: a
+        mention in a new thread is answered in the task's own thread), else the latest of all."""
+        if origin == "bot":
+            request = _CURRENT.get()
+        else:
+            channel = str(args.get("channel") or args.get("channel_id") or "")
+            request = self._latest.get(channel) or self._latest.get("")
         self.write(WebApiLine(request=request, at=self._now(), origin=origin, method=method,
                               args=self.scrubber.value(dict(args)),
                               response=self.scrubber.value(dict(response))))  # fmt: skip
@@ -198,33 +197,16 @@ class Recorder:
         self.write(ResponseUrlLine(request=_CURRENT.get(), at=self._now(), status=status,
                                    payload=self.scrubber.value(dict(payload))))  # fmt: skip
 
-    def _request_of(self, args: Mapping[str, Any]) -> str | None:
-        channel = str(args.get("channel") or "")
-        ts = str(args.get("ts") or "")
-        root = str(args.get("thread_ts") or self._thread_of.get(ts, ""))
-        for key in ((channel, root), (channel, ""), ("", "")):
-            if key in self._latest:
-                return self._latest[key]
-        return None
 
-
-def _place(body: Mapping[str, Any]) -> tuple[str, str]:
-    """``(channel, thread root)`` a request is about, as far as its body says."""
+def _channel(body: Mapping[str, Any]) -> str:
+    """The channel a request is about, as far as its body says."""
     event = body.get("event")
     if isinstance(event, dict):
-        root = event.get("thread_ts") or event.get("ts") or ""
-        return str(event.get("channel") or ""), str(root)
+        return str(event.get("channel") or "")
     channel = body.get("channel")
-    if isinstance(channel, dict):  # interactivity: the clicked message's thread
-        container, message = _object(body.get("container")), _object(body.get("message"))
-        root = (container.get("thread_ts") or message.get("thread_ts")
-                or container.get("message_ts") or "")  # fmt: skip
-        return str(channel.get("id") or ""), str(root)
-    return str(body.get("channel_id") or ""), ""
-
-
-def _object(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, dict) else {}
+    if isinstance(channel, dict):  # interactivity
+        return str(channel.get("id") or "")
+    return str(body.get("channel_id") or "")
 
 
 @final

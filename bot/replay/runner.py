@@ -34,7 +34,7 @@ from bot.recording.format import (
 )
 from bot.recording.recorder import RECORDED_HEADER
 from bot.replay.send import outgoing
-from bot.replay.view import POST_METHODS, views
+from bot.replay.view import POST_METHODS, button_elements, views
 from bot.standin import RECORDING_PATH, RESPONSE_PATH
 
 POLL_SECONDS: Final = 0.1
@@ -202,24 +202,28 @@ class Replay:
         return out
 
     def _ts_map(self, request: RequestLine) -> dict[str, str]:
-        """Recorded ts -> replayed ts of the posts this exchange made (paired by where and
-        what they say), so a later click on one names the replayed message."""
+        """Recorded -> replayed ts and button action ids of the posts this exchange made (paired
+        by where and what they say), so a later click on one names the replayed message and
+        button (an action id may carry a number the task counted, which timing can change)."""
         mine = _posts(self.recording, request.id)
         theirs = _posts(self.observed(only=request.id), request.id)
         pairs: dict[str, str] = {}
         for key, recorded in mine.items():
             for old, new in zip(recorded, theirs.get(key, []), strict=False):
-                pairs[old] = new
+                pairs.update(zip(old, new, strict=False))
         return pairs
 
 
-def _posts(recording: Recording, request_id: str) -> dict[tuple[str, str, str], list[str]]:
-    """``(method, channel, first words)`` -> the ts of each such post, in order."""
-    found: defaultdict[tuple[str, str, str], list[str]] = defaultdict(list)
+def _posts(recording: Recording, request_id: str
+           ) -> dict[tuple[str, str, str], list[list[str]]]:  # fmt: skip
+    """``(method, channel, first words)`` -> each such post's ts and its buttons' action ids."""
+    found: defaultdict[tuple[str, str, str], list[list[str]]] = defaultdict(list)
     for effect in sorted(recording.effects.get(request_id, []), key=lambda e: e.at):
         if isinstance(effect, WebApiLine) and effect.method in POST_METHODS:
             ts = str(effect.response.get("ts") or "")
             words = " ".join(str(effect.args.get("text") or "").split()[:3])
             if ts:
-                found[(effect.method, str(effect.args.get("channel")), words)].append(ts)
+                blocks = effect.args.get("blocks")
+                ids = [str(b.get("action_id", "")) for b in button_elements(blocks)]
+                found[(effect.method, str(effect.args.get("channel")), words)].append([ts, *ids])
     return found

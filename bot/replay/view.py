@@ -94,17 +94,18 @@ class _Message:
         return out
 
 
+def button_elements(blocks: object) -> list[dict[str, Any]]:
+    """The buttons of a message's blocks, in order."""
+    return [element for block in (blocks if isinstance(blocks, list) else [])
+            if isinstance(block, dict) and block.get("type") == "actions"
+            for element in block.get("elements") or []
+            if isinstance(element, dict) and element.get("type") == "button"]  # fmt: skip
+
+
 def buttons(blocks: object) -> list[str]:
     """``"label -> action_id:value"`` for each button of a message's blocks."""
-    found = []
-    for block in blocks if isinstance(blocks, list) else []:
-        if isinstance(block, dict) and block.get("type") == "actions":
-            for element in block.get("elements") or []:
-                if isinstance(element, dict) and element.get("type") == "button":
-                    label = (element.get("text") or {}).get("text", "")
-                    found.append(f"{label} -> {element.get('action_id', '')}:"
-                                 f"{element.get('value', '')}")  # fmt: skip
-    return found
+    return [f"{(b.get('text') or {}).get('text', '')} -> {b.get('action_id', '')}:"
+            f"{b.get('value', '')}" for b in button_elements(blocks)]  # fmt: skip
 
 
 def _ordered(recording: Recording) -> list[Effect]:

@@ -4,8 +4,8 @@ Each file of ``tests/fixtures/slack/corpus/`` is made in two steps, with the pro
 tools: the requests are written here (Slack's payloads, from ``tests/fixtures/slack``, each
 file in a channel of its own, already scrubbed as the recorder writes them), then
 ``python -m bot.replay FILE --update`` runs them against a fresh stack and writes what the bot
-and the worker did as the expectations. A click names the message it was on, so the
-interactivity file gets its click after the question was recorded. ``tests/scenario/replay/
+and the worker did as the expectations. A click names the message it was on, so a file
+gets its click after the question was recorded. ``tests/scenario/replay/
 test_corpus.py`` replays every file on every run.
 """
 
@@ -107,9 +107,10 @@ def interactivity() -> list[RequestLine]:
     return [_event("click-1", 1.0, mention, "Ev0CORPUS3A")]
 
 
-def click_on(recording: Recording) -> RequestLine:
-    """The ``block_actions`` of a click on the first button of the question ``recording`` holds."""
-    question = next(e for e in recording.effects["click-1"]
+def click_payload(recording: Recording, asked: str, channel: str) -> dict[str, Any]:
+    """The ``block_actions`` payload of a click on the first button of the question that
+    request ``asked`` of ``recording`` brought."""
+    question = next(e for e in recording.effects[asked]
                     if isinstance(e, WebApiLine) and e.method == "chat.postMessage"
                     and e.args.get("blocks") and "which environment" in str(e.args.get("text")))
     payload = json.loads((FIXTURES / "block_actions_help.json").read_text())
@@ -117,13 +118,26 @@ def click_on(recording: Recording) -> RequestLine:
                   for el in block["elements"])  # fmt: skip
     ts, thread = str(question.response["ts"]), str(question.args.get("thread_ts"))
     payload.update(token="[REDACTED]", response_url=RESPONSE_URL_PLACEHOLDER,
-                   channel={"id": "C0CORPUS3", "name": "corpus"},
+                   trigger_id=f"{asked}.click.corpus",  # Slack's are unique: a repeat is a retry
+                   channel={"id": channel, "name": "corpus"},
                    actions=[{**payload["actions"][0], "action_id": button["action_id"],
                              "value": button["value"], "block_id": "q"}])  # fmt: skip
-    payload["container"].update(message_ts=ts, thread_ts=thread, channel_id="C0CORPUS3")
+    payload["container"].update(message_ts=ts, thread_ts=thread, channel_id=channel)
     payload["message"].update(ts=ts, thread_ts=thread, text=question.args["text"],
                               blocks=question.args["blocks"])  # fmt: skip
-    return _form("click-2", 2.0, {"payload": json.dumps(payload)})
+    return payload
+
+
+def clicks(recording: Recording) -> list[RequestLine]:
+    """The clicks a file gets once its questions were recorded (``interactivity``: over HTTP;
+    ``socket_mode``: an ``interactive`` envelope)."""
+    if "click-1" in recording.effects:
+        payload = click_payload(recording, "click-1", "C0CORPUS3")
+        return [_form("click-2", 2.0, {"payload": json.dumps(payload)})]
+    if "socket-4" in recording.effects:
+        payload = click_payload(recording, "socket-4", "C0CORPUS6")
+        return [_envelope("socket-5", 5.0, "interactive", payload)]
+    return []
 
 
 def slack_checks() -> list[RequestLine]:
@@ -144,7 +158,8 @@ def direct_message() -> list[RequestLine]:
 
 
 def socket_mode() -> list[RequestLine]:
-    """Socket Mode envelopes: an event, a command, and Slack's redelivery of the event."""
+    """Socket Mode envelopes: an event, a command, Slack's redelivery of the event, and a
+    question whose click (an ``interactive`` envelope) is added once it was posted."""
     channel, ts = "C0CORPUS6", "1700000600.000100"
     mention = {**_fixture("app_mention.json", channel=channel, ts=ts, event_ts=ts,
                           text=f"<@{BOT}> hello over the socket"), "event_id": "Ev0CORPUS6A"}
@@ -152,16 +167,21 @@ def socket_mode() -> list[RequestLine]:
                "command": "/effort", "text": "low", "response_url": RESPONSE_URL_PLACEHOLDER,
                "trigger_id": "socket-2.corpus", "api_app_id": "A0APP1"}  # fmt: skip
 
-    def envelope(rid: str, at: float, kind: str, payload: dict[str, Any],
-                 retry: int = 0) -> RequestLine:  # fmt: skip
-        return RequestLine(id=rid, at=at, transport="socket_mode", envelope=Envelope(
-            type=kind, envelope_id=f"{rid}-envelope", payload=payload,
-            accepts_response_payload=kind != "events_api", retry_attempt=retry,
-            retry_reason="timeout" if retry else ""))  # fmt: skip
+    ask = {**_fixture("app_mention.json", channel=channel, ts="1700000600.000400",
+                      event_ts="1700000600.000400", text=f"<@{BOT}> {ASK}"),
+           "event_id": "Ev0CORPUS6B"}  # fmt: skip
+    return [_envelope("socket-1", 1.0, "events_api", mention),
+            _envelope("socket-2", 2.0, "slash_commands", command),
+            _envelope("socket-3", 3.0, "events_api", mention, retry=1),
+            _envelope("socket-4", 4.0, "events_api", ask)]  # fmt: skip
 
-    return [envelope("socket-1", 1.0, "events_api", mention),
-            envelope("socket-2", 2.0, "slash_commands", command),
-            envelope("socket-3", 3.0, "events_api", mention, retry=1)]  # fmt: skip
+
+def _envelope(rid: str, at: float, kind: str, payload: dict[str, Any],
+              retry: int = 0) -> RequestLine:  # fmt: skip
+    return RequestLine(id=rid, at=at, transport="socket_mode", envelope=Envelope(
+        type=kind, envelope_id=f"{rid}-envelope", payload=payload,
+        accepts_response_payload=kind != "events_api", retry_attempt=retry,
+        retry_reason="timeout" if retry else ""))  # fmt: skip
 
 
 FILES: dict[str, Callable[[], list[RequestLine]]] = {
@@ -194,9 +214,9 @@ def main() -> None:
         path = CORPUS / f"{name}.jsonl"
         _write(path, build())
         _update(path)
-        if name == "interactivity":
-            recorded = load(path)
-            _write(path, [*recorded.requests, click_on(recorded)], recorded)
+        recorded = load(path)
+        if added := clicks(recorded):
+            _write(path, [*recorded.requests, *added], recorded)
             _update(path)
         print(f"wrote {path.relative_to(ROOT)}")
 

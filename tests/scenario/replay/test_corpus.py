@@ -69,5 +69,6 @@ def test_the_corpus_holds_every_kind_of_request_the_bot_handles() -> None:
         "command:/task", "event:app_mention:None", "event:message:channel",
         "event:message:message_changed", "event:message:bot_message", "event:message:im",
         "retry:http", "retry:socket_mode", "envelope:events_api", "envelope:slash_commands",
+        "envelope:interactive",
     }  # fmt: skip
     assert wanted <= seen, sorted(wanted - seen)
