@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 from harness.domain import CommandResult
 from harness.temporal.models import Delivery
+from tests.support.leaks import collect_earlier_leaks
 
 from .conftest import FIXTURES, Slack, serve_bot
 
@@ -90,6 +91,7 @@ class Traceback(logging.Handler):
 
 @pytest.fixture(scope="module")
 async def fuzzed(tmp_path_factory) -> AsyncIterator[tuple[Slack, Traceback]]:
+    collect_earlier_leaks()
     handler = Traceback()
     root = logging.getLogger()
     root.addHandler(handler)

@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from tests.support.leaks import collect_earlier_leaks
+
 from .conftest import FIXTURES, serve_bot
 
 FORM = "application/x-www-form-urlencoded"
@@ -90,6 +92,8 @@ class Broken:
 
 
 async def test_a_listener_that_fails_is_answered_400_in_one_log_line(tmp_path, caplog):
+    collect_earlier_leaks()
+    caplog.clear()
     async for broken in serve_bot(Broken(), tmp_path):
         body = (FIXTURES / "app_mention.json").read_text()
         status, text = await broken.post(body, broken.build_headers(body, "application/json"))

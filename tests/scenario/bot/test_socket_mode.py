@@ -27,6 +27,7 @@ from bot.standin import SlackStandIn
 from harness.db import database_url
 from harness.domain import TaskSpec
 from tests.integration.temporal.test_busy import Gate
+from tests.support.leaks import collect_earlier_leaks
 from tests.support.socket_mode_server import SocketModeServer
 
 from .conftest import FIXTURES, TEAM, free_port
@@ -210,6 +211,8 @@ async def test_slacks_disconnect_makes_the_bot_reconnect_and_keep_working(
 async def test_a_malformed_payload_is_acked_unread_in_one_log_line(
     bot, server, harness, channel, caplog, kind, payload
 ):
+    collect_earlier_leaks()
+    caplog.clear()
     assert await server.ack(await server.push(kind, payload)) is None
     [line] = [r for r in caplog.records if "malformed payload acked unread" in r.getMessage()]
     assert line.levelname == "WARNING" and "wrong shape at" in line.getMessage()
