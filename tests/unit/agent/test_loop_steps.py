@@ -241,7 +241,7 @@ async def test_asks_approvals_and_their_deciders_are_in_the_audit_the_cli_prints
     loop = make_loop(manager, people, tools, approvals="strict")
     await loop.handle('call write_artefact {"name": "a.md", "content": "x"} '
                       'call post {"text": "y"}')
-    await audit.flush()
+    await audit.aclose()  # written, and its writer task ended (the fixture's manager is not closed)
     run = subprocess.run(
         [sys.executable, "-m", "harness.hooks", "audit", "--last", "10",
          "--database", f"sqlite:///{tmp_path / 'artefacts.sqlite3'}"],
