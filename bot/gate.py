@@ -72,27 +72,29 @@ class SlackGate:
         headers: dict[str, str | Sequence[str]] = {
             k: v for k, v in request.headers.items() if not k.lower().startswith(_BOLT_INTERNAL)
         }
-        if self.recorder is None:
-            return await self._answer(raw, headers, request.query_string)
-        exchange = self.recorder.http(
-            path=request.path, query=request.query_string, headers=request.headers,
-            raw=raw.decode("utf-8", "replace"), body=_readable(raw, headers),
-        )  # fmt: skip
-        response = await self._answer(raw, headers, request.query_string)
-        body = response.text if isinstance(response, web.Response) else ""
-        exchange.answer(response.status, body or "", response.content_type)
-        return response
-
-    async def _answer(self, raw: bytes, headers: dict[str, str | Sequence[str]],
-                      query: str) -> web.Response:  # fmt: skip
-        """Parse, check the shape, dispatch to bolt; every failure a 4xx."""
         try:
             text = raw.decode("utf-8")
-            body = parse(text, headers)
+            body: dict[str, Any] | None = parse(text, headers)
         except (UnicodeDecodeError, MalformedBody) as error:
             # Signed but not a body bolt can read: Slack never sends these; say so and stop.
             log.warning("signed request with a malformed body rejected: %s", _reason(error))
-            return _plain(400, "malformed body")
+            text, body = raw.decode("utf-8", "replace"), None
+        exchange = None if self.recorder is None else self.recorder.http(
+            path=request.path, query=request.query_string, headers=request.headers, raw=text,
+            body=body or {},
+        )  # fmt: skip
+        if body is None:
+            response = _plain(400, "malformed body")
+        else:
+            response = await self._dispatch(text, body, headers, request.query_string)
+        if exchange is not None:
+            exchange.answer(response.status, response.text or "", response.content_type)
+        return response
+
+    async def _dispatch(
+        self, text: str, body: dict[str, Any], headers: dict[str, str | Sequence[str]], query: str
+    ) -> web.Response:
+        """Hand a well-formed request to bolt; a failure outside bolt's own try is a 400."""
         try:
             checked = bolt_request(text, body, query=query, headers=headers)
             response = await self.app.async_dispatch(checked)
@@ -153,14 +155,6 @@ def bolt_request(
         request.body = body
         request.context = build_async_context(AsyncBoltContext({}), body)
     return request
-
-
-def _readable(raw: bytes, headers: dict[str, str | Sequence[str]]) -> dict[str, Any]:
-    """The body as far as it parses (for the recorder's thread bookkeeping), else empty."""
-    try:
-        return parse(raw.decode("utf-8"), headers)
-    except (UnicodeDecodeError, MalformedBody):
-        return {}
 
 
 def _reason(error: Exception) -> str:
