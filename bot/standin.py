@@ -37,7 +37,8 @@ POSTS_PATH: Final = "/_local/posts"
 oldest first, each its arguments plus ``method`` and the ``ts`` it got, with the message's
 text, blocks and chunks as they are now (what ``bot.say`` prints and clicks)."""
 RECORDING_PATH: Final = "/_local/recording"
-"""``GET ?after=N``: with ``BOT_RECORD``, the recording's lines after the N-th, as JSON objects."""
+"""``GET ?from=BYTE``: with ``BOT_RECORD``, ``{"lines": [...], "next": BYTE}``: the recording's
+lines from that byte offset on, as JSON objects, and where the next read starts."""
 POST_METHODS: Final = ("chat.postMessage", "chat.postEphemeral", "chat.startStream")
 _FLAGS: Final = ("replace_original", "delete_original")
 READ_METHODS: Final = ("conversations.history", "conversations.replies")
@@ -189,16 +190,19 @@ class SlackStandIn:
         return web.json_response(posts)
 
     async def read_recording(self, request: web.Request) -> web.Response:
-        """``?after=N``: the recording's lines after the N-th, parsed (for ``bot.replay``)."""
+        """``?from=BYTE``: the recording's lines from there on, parsed (for ``bot.replay``)."""
         if self.recorder is None:
             return web.json_response({"error": "not recording: start the bot with BOT_RECORD=FILE"},
                                      status=404)  # fmt: skip
         try:
-            after = max(0, int(request.query.get("after", "0")))
+            start = int(request.query.get("from", "0"))
         except ValueError:
-            return web.json_response({"error": "after takes a line count"}, status=400)
-        lines = self.recorder.path.read_text(encoding="utf-8").splitlines()[after:]
-        return web.json_response([json.loads(line) for line in lines if line.strip()])
+            start = -1
+        if start < 0:
+            return web.json_response({"error": "from takes a byte offset (0 or more)"}, status=400)
+        lines, following = self.recorder.read_from(start)
+        return web.json_response({"lines": [json.loads(line) for line in lines if line.strip()],
+                                  "next": following})  # fmt: skip
 
     async def read_responses(self, request: web.Request) -> web.Response:
         """What was posted to one response URL so far (for ``bot.say``)."""

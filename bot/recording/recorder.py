@@ -143,6 +143,15 @@ class Recorder:
             log.warning("recording to %s failed (%s); the bot goes on", self.path,
                         type(error).__name__)  # fmt: skip
 
+    def read_from(self, offset: int) -> tuple[list[str], int]:
+        """The whole lines written from byte ``offset`` on, and the offset after them: a reader
+        polling for what is new reads only that, however long the file has grown."""
+        with self.path.open("rb") as file:
+            file.seek(offset)
+            chunk = file.read()
+        whole = chunk[: chunk.rfind(b"\n") + 1]  # a line being written waits for the next read
+        return whole.decode("utf-8").splitlines(), offset + len(whole)
+
     def close(self) -> None:
         """Close the file."""
         self._file.close()

@@ -54,13 +54,19 @@ class Scrubber:
 
     def pseudonym(self, slack_id: str) -> str:
         """The stand-in of one Slack id (the same every time); the id itself when off."""
-        if self.key is None:
-            return slack_id
-        if (name := self._names.get(slack_id)) is None:
-            digest = hmac.new(self.key, slack_id.encode(), hashlib.sha256).digest()
-            name = slack_id[0] + "P" + base64.b32encode(digest).decode()[:9]
-            self._names[slack_id] = name
-        return name
+        return slack_id[0] + "P" + self._digest(slack_id) if self.key is not None else slack_id
+
+    def alias(self, name: str) -> str:
+        """The stand-in of a person's, channel's or workspace's name; the name itself when off."""
+        return "name-" + self._digest(f"name:{name}") if self.key is not None else name
+
+    def _digest(self, value: str) -> str:
+        """Nine letters and digits of the keyed HMAC of ``value``, the same every time."""
+        if (found := self._names.get(value)) is None:
+            assert self.key is not None
+            digest = hmac.new(self.key, value.encode(), hashlib.sha256).digest()
+            found = self._names[value] = base64.b32encode(digest).decode()[:9]
+        return found
 
     def text(self, value: str) -> str:
         """One text: credentials masked, ids replaced when pseudonyms are on."""
@@ -84,7 +90,7 @@ class Scrubber:
                 elif self.redactor.is_secret_field(str(key)) and isinstance(item, str) and item:
                     out[name] = self.redactor.mask
                 elif self.key is not None and key in NAME_KEYS and isinstance(item, str) and item:
-                    out[name] = self.pseudonym(f"name:{item}").replace("nP", "name-", 1)
+                    out[name] = self.alias(item)
                 else:
                     out[name] = self.value(item)
             return out

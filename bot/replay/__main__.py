@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 from bot.config import LOCAL_SIGNING_SECRET
 from bot.recording.format import Recording, RecordingError, RequestLine, load
 from bot.replay.compare import compare, report
-from bot.replay.runner import Replay, Sent, Target
+from bot.replay.runner import Replay, Target
 from bot.replay.view import title, views
 from harness.audit_store import recent_audit
 from harness.config import Settings
@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
             replay = Replay(recording, target, patience=args.patience, quiet=args.quiet,
                             timing=args.timing, progress=_progress(out))  # fmt: skip
             everything = asyncio.run(replay.run())
-            audit = asyncio.run(_audited(data, replay.sent)) if args.audit else []
+            audit = asyncio.run(_audited(data, replay.sent_at)) if args.audit else []
     except HarnessError as error:
         print(f"replay: {one_line(error)}", file=sys.stderr)
         return USAGE
@@ -101,7 +101,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         return 0
     same = report(verdicts, out)
     if args.audit:
-        _print_audit(audit, recording.requests, replay.sent, out)
+        _print_audit(audit, recording.requests, replay.sent_at, out)
     return 0 if same else DIFFERENT
 
 
@@ -136,12 +136,12 @@ def _target(args: argparse.Namespace, settings: Settings) -> Iterator[tuple[Targ
         record.unlink(missing_ok=True)
 
 
-async def _audited(data: Path | None, sent: Sent) -> list[AuditRecord]:
+async def _audited(data: Path | None, sent: dict[str, float]) -> list[AuditRecord]:
     """The dry-run verdicts the stack's worker audited during the replay."""
-    if data is None or not sent.at:
+    if data is None or not sent:
         return []
     url = Settings(_env_file=None, data_dir=data).database
-    since = min(sent.at.values())
+    since = min(sent.values())
     found: list[AuditRecord] = []
     for _ in range(30):  # the worker writes its audit in batches: wait for them to land
         records = [r for r in await recent_audit(url, 10_000)
@@ -153,12 +153,13 @@ async def _audited(data: Path | None, sent: Sent) -> list[AuditRecord]:
     return found
 
 
-def _print_audit(records: list[AuditRecord], requests: Sequence[RequestLine], sent: Sent,
+def _print_audit(records: list[AuditRecord], requests: Sequence[RequestLine],
+                 sent: dict[str, float],
                  out: TextIO) -> None:  # fmt: skip
     print(f"audit: {len(records)} decision(s) the hooks file would have applied", file=out)
-    order = sorted(requests, key=lambda r: sent.at.get(r.id, 0.0))
+    order = sorted(requests, key=lambda r: sent.get(r.id, 0.0))
     for record in records:
-        during = [r for r in order if sent.at.get(r.id, 0.0) <= record.at]
+        during = [r for r in order if sent.get(r.id, 0.0) <= record.at]
         where = during[-1].id if during else "-"
         failed = "failed, ignored in audit mode: " if record.kind == "audit_failure" else ""
         print(f"  exchange {where}: {record.executor} at {record.point}: {failed}{record.reason}",

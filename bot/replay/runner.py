@@ -18,7 +18,7 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final
 
 import aiohttp
@@ -51,13 +51,6 @@ class Target:
     bot_user_id: str = "UBOTLOCAL"
 
 
-@dataclass
-class Sent:
-    """When each recorded request was sent (for the audit's attribution)."""
-
-    at: dict[str, float] = field(default_factory=dict)
-
-
 class Replay:
     """One replay of ``recording`` against ``target``.
 
@@ -78,9 +71,12 @@ class Replay:
         self.timing = timing
         self.progress = progress
         self.expected = views(recording)
-        self.sent = Sent()
+        self.sent_at: dict[str, float] = {}
+        """When each recorded request was sent (wall clock: the audit's records say when)."""
         self._seen = 0
         """Lines of the bot's recording read so far (those before the replay included)."""
+        self._cursor = 0
+        """Where in the bot's recording the next read starts (a byte offset)."""
         self._raw: Recording | None = None
         """What the bot recorded since the replay began, under the bot's own ids."""
         self._ours: dict[str, str] = {}
@@ -105,7 +101,7 @@ class Replay:
         return self.observed(everything=True)
 
     async def _start(self, session: aiohttp.ClientSession) -> None:
-        lines = await self._read(session, 0)
+        lines = await self._read(session)
         if lines:  # a running bot may have recorded before: not ours (its header is)
             self._raw = Recording(header_of(line_of(lines[0], self._source(1)), self._source()))
             self._seen = len(lines)
@@ -125,8 +121,9 @@ class Replay:
         found = answer.get("user_id") if isinstance(answer, dict) else None
         return found if isinstance(found, str) and found else self.target.bot_user_id
 
-    async def _read(self, session: aiohttp.ClientSession, after: int) -> list[object]:
-        url = f"{self.target.base}{RECORDING_PATH}?after={after}"
+    async def _read(self, session: aiohttp.ClientSession) -> list[object]:
+        """The lines the bot recorded since the last read."""
+        url = f"{self.target.base}{RECORDING_PATH}?from={self._cursor}"
         try:
             async with session.get(url) as response:
                 if response.status == 404:
@@ -136,15 +133,17 @@ class Replay:
                 if response.status != 200:
                     raise RecordingError(f"{url} answered HTTP {response.status}: is this a "
                                          "tiny-harness bot in local mode?")  # fmt: skip
-                found: list[object] = await response.json()
+                found = await response.json()
         except aiohttp.ClientError as error:
             raise RecordingError(f"cannot reach the bot at {self.target.base} "
                                  f"({type(error).__name__}); is it running?") from None  # fmt: skip
-        return found
+        self._cursor = int(found["next"])
+        lines: list[object] = found["lines"]
+        return lines
 
     async def _poll(self, session: aiohttp.ClientSession) -> None:
         """Read what the bot recorded since the last poll (a new file's header first)."""
-        for value in await self._read(session, self._seen):
+        for value in await self._read(session):
             self._seen += 1
             line = line_of(value, self._source(self._seen))
             self._last_change = time.monotonic()
@@ -159,7 +158,7 @@ class Replay:
                     replace: dict[str, str]) -> None:  # fmt: skip
         url = f"{self.target.base}{RESPONSE_PATH}{uuid.uuid4().hex}"
         message = outgoing(request, secret=self.target.secret, response_url=url, replace=replace)
-        self.sent.at[request.id] = time.time()
+        self.sent_at[request.id] = time.time()
         self._last_change = time.monotonic()
         try:
             async with session.post(self.target.base + self.target.path,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 import uuid
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from bot.recording.scrub import RESPONSE_URL_PLACEHOLDER
 from harness.config import Settings
 
 from .conftest import Slack, posting_to, serve_bot
+from .test_click import until
 
 OWNER = "U0OWNER1"
 CANARY_TOKEN = "xoxb-1111111111-2222222222-canaryCANARYcanary"
@@ -37,14 +37,6 @@ def settings(settings: Settings, bot_port: int) -> Settings:
 
 def _answered(calls: list) -> object:
     return lambda: any("remember" in json.dumps(a) for m, a in calls if m == "chat.postMessage")
-
-
-async def _until(check, what: str, timeout: float = 20.0):
-    deadline = time.monotonic() + timeout
-    while not (found := check()):
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.05)
-    return found
 
 
 async def test_no_secret_of_the_recorded_session_reaches_the_file(
@@ -65,7 +57,7 @@ async def test_no_secret_of_the_recorded_session_reaches_the_file(
         body = body.replace('"token": "', f'"token": "{VERIFICATION}')
         status, _ = await slack.post(body, slack.build_headers(body, "application/json"))
         assert status == 200
-        await _until(_answered(slack.bot.standin.calls), "the agent's answer")
+        await until(_answered(slack.bot.standin.calls), "the agent's answer")
         await asyncio.sleep(0.5)  # the progress message's last update
     raw = path.read_bytes()
     for secret in (Slack.signing_secret, CANARY_TOKEN, VERIFICATION, *payload_key,
