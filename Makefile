@@ -19,6 +19,7 @@ run: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile
 
 lint: $(STAMP)
+	$(BIN)/ruff format --check harness bot commands tests bench examples
 	$(BIN)/ruff check harness bot commands tests bench examples
 	$(BIN)/mypy --strict harness bot commands
 	$(BIN)/lint-imports

@@ -58,7 +58,7 @@ class Replies:
             async with self.session.get(self.url) as response:
                 posts = await response.json()
             now = time.perf_counter()
-            for post in posts[self.seen:]:
+            for post in posts[self.seen :]:
                 future = self.waiting.pop(str(post.get("text", "")), None)
                 if future is not None and not future.done():
                     future.set_result(now)
@@ -66,19 +66,22 @@ class Replies:
             await asyncio.sleep(0.02)
 
 
-async def lane(session: aiohttp.ClientSession, replies: Replies, url: str, run: str,
-               index: int, messages: int) -> list[float]:  # fmt: skip
+async def lane(
+    session: aiohttp.ClientSession, replies: Replies, url: str, run: str, index: int, messages: int
+) -> list[float]:
     """One channel: a mention (it starts the task), then ``messages`` thread replies, each
     awaited; the times of all of them."""
     channel = f"CLOAD{run}{index}"
 
     async def send(text: str, thread: str = "") -> tuple[float, str]:
-        body = mention_body(text, user=OWNER, team=TEAM, channel=channel, bot_user=BOT_USER,
-                            thread=thread)  # fmt: skip
+        body = mention_body(
+            text, user=OWNER, team=TEAM, channel=channel, bot_user=BOT_USER, thread=thread
+        )
         answered = replies.expect(f"(offline) {text}")
         started = time.perf_counter()
-        async with session.post(url, data=body.encode(),
-                                headers=signed_headers(SECRET, body, "application/json")) as r:
+        async with session.post(
+            url, data=body.encode(), headers=signed_headers(SECRET, body, "application/json")
+        ) as r:
             if r.status != 200:
                 raise SystemExit(f"bot answered {r.status}: {await r.text()}")
         try:
@@ -99,8 +102,9 @@ async def ours(running: Stack, lanes: int, messages: int) -> dict:
         poller = asyncio.create_task(replies.run())
         started = time.perf_counter()
         try:
-            times = await asyncio.gather(*(lane(session, replies, running.bot_url, run, i,
-                                                messages) for i in range(lanes)))  # fmt: skip
+            times = await asyncio.gather(
+                *(lane(session, replies, running.bot_url, run, i, messages) for i in range(lanes))
+            )
         finally:
             poller.cancel()
         wall = time.perf_counter() - started
@@ -111,8 +115,13 @@ async def ours(running: Stack, lanes: int, messages: int) -> dict:
 async def floor(running: Stack, lanes: int, messages: int) -> dict:
     temporal = await Client.connect(running.temporal_address)
     queue = f"load-floor-{uuid.uuid4().hex[:8]}"
-    async with Worker(temporal, task_queue=queue, workflows=[FloorWorkflow], activities=[echo],
-                      workflow_runner=UnsandboxedWorkflowRunner()):  # fmt: skip
+    async with Worker(
+        temporal,
+        task_queue=queue,
+        workflows=[FloorWorkflow],
+        activities=[echo],
+        workflow_runner=UnsandboxedWorkflowRunner(),
+    ):
         handles = [
             await temporal.start_workflow(FloorWorkflow.run, id=f"{queue}/{i}", task_queue=queue)
             for i in range(lanes)
@@ -145,19 +154,27 @@ def main() -> None:
         for lanes in args.lanes:
             mine = asyncio.run(ours(running, lanes, args.messages))
             base = asyncio.run(floor(running, lanes, args.messages))
-            results.append({
-                "lanes": lanes, "ours": mine, "floor": base,
-                "ratio_p50": round(mine["p50_ms"] / base["p50_ms"], 2),
-                "ratio_rate": round(base["per_second"] / mine["per_second"], 2),
-            })  # fmt: skip
+            results.append(
+                {
+                    "lanes": lanes,
+                    "ours": mine,
+                    "floor": base,
+                    "ratio_p50": round(mine["p50_ms"] / base["p50_ms"], 2),
+                    "ratio_rate": round(base["per_second"] / mine["per_second"], 2),
+                }
+            )
     print(f"{'lanes':>5} {'':6} {'msg/s':>8} {'p50 ms':>9} {'p99 ms':>9}")
     for r in results:
         for name in ("ours", "floor"):
             f = r[name]
-            print(f"{r['lanes']:5} {name:6} {f['per_second']:8.2f} {f['p50_ms']:9.1f} "
-                  f"{f['p99_ms']:9.1f}")  # fmt: skip
-        print(f"{'':5} ratio  p50 ours/floor {r['ratio_p50']:.2f}x, "
-              f"throughput floor/ours {r['ratio_rate']:.2f}x")  # fmt: skip
+            print(
+                f"{r['lanes']:5} {name:6} {f['per_second']:8.2f} {f['p50_ms']:9.1f} "
+                f"{f['p99_ms']:9.1f}"
+            )
+        print(
+            f"{'':5} ratio  p50 ours/floor {r['ratio_p50']:.2f}x, "
+            f"throughput floor/ours {r['ratio_rate']:.2f}x"
+        )
     print(json.dumps({"bench": "load", "results": results}))
 
 

@@ -56,12 +56,19 @@ def serve_bare_bolt(port: int) -> None:
 
     async def authorize(enterprise_id, team_id):
         return AuthorizeResult(
-            enterprise_id=enterprise_id, team_id=team_id, bot_token="xoxb-bench",
-            bot_user_id="UBOT", bot_id="BBOT",
-        )  # fmt: skip
+            enterprise_id=enterprise_id,
+            team_id=team_id,
+            bot_token="xoxb-bench",
+            bot_user_id="UBOT",
+            bot_id="BBOT",
+        )
 
-    app = AsyncApp(signing_secret=SECRET, authorize=authorize, process_before_response=True,
-                   request_verification_enabled=True)  # fmt: skip
+    app = AsyncApp(
+        signing_secret=SECRET,
+        authorize=authorize,
+        process_before_response=True,
+        request_verification_enabled=True,
+    )
 
     @app.command(re.compile(r"^/"))
     async def ack_only(ack):
@@ -72,8 +79,9 @@ def serve_bare_bolt(port: int) -> None:
         response = await app.async_dispatch(
             AsyncBoltRequest(body=body, headers=dict(request.headers))
         )
-        return web.Response(status=response.status, body=response.body,
-                            headers={"Content-Type": "application/json"})  # fmt: skip
+        return web.Response(
+            status=response.status, body=response.body, headers={"Content-Type": "application/json"}
+        )
 
     web_app = web.Application()
     web_app.router.add_post("/slack/events", handle)
@@ -93,18 +101,25 @@ class Slash:
     async def __call__(self, lane: int = 0) -> float:
         channel = f"{CHANNEL}{lane}"
         count = self.counts[channel] = self.counts.get(channel, 0) + 1
-        body = urlencode({
-            "team_id": TEAM, "channel_id": channel, "user_id": OWNER, "command": "/model",
-            "text": MODELS[count % 2], "response_url": "http://127.0.0.1:9/unused",
-            "trigger_id": f"bench.{uuid.uuid4().hex}",
-        })  # fmt: skip
+        body = urlencode(
+            {
+                "team_id": TEAM,
+                "channel_id": channel,
+                "user_id": OWNER,
+                "command": "/model",
+                "text": MODELS[count % 2],
+                "response_url": "http://127.0.0.1:9/unused",
+                "trigger_id": f"bench.{uuid.uuid4().hex}",
+            }
+        )
         ts = str(int(time.time()))
         headers = {
             "Content-Type": "application/x-www-form-urlencoded",
             "X-Slack-Request-Timestamp": ts,
-            "X-Slack-Signature": SignatureVerifier(SECRET).generate_signature(timestamp=ts,
-                                                                              body=body),
-        }  # fmt: skip
+            "X-Slack-Signature": SignatureVerifier(SECRET).generate_signature(
+                timestamp=ts, body=body
+            ),
+        }
         started = time.perf_counter()
         async with self.session.post(self.url, data=body.encode(), headers=headers) as response:
             text = await response.text()
@@ -132,8 +147,12 @@ async def measure(call, requests: int, concurrency: int) -> dict[str, dict[str, 
 
 
 async def bench(args: argparse.Namespace, address: str, bot_url: str, bare_url: str) -> dict:
-    settings = Settings(_env_file=None, temporal_address=address, task_queue=args.queue,
-                        payload_key=args.payload_key)  # fmt: skip
+    settings = Settings(
+        _env_file=None,
+        temporal_address=address,
+        task_queue=args.queue,
+        payload_key=args.payload_key,
+    )
     client = await HarnessClient.connect(settings)
     spec = TaskSpec(title="bench", owner=OWNER, model="offline")
     for lane in range(args.concurrency):
@@ -141,13 +160,19 @@ async def bench(args: argparse.Namespace, address: str, bot_url: str, bare_url: 
     connector = aiohttp.TCPConnector(limit=args.concurrency * 2)
     async with aiohttp.ClientSession(connector=connector) as session:
         ours = await measure(Slash(session, bot_url, strict=True), args.requests, args.concurrency)
-        bolt = await measure(Slash(session, bare_url, strict=False), args.requests,
-                             args.concurrency)  # fmt: skip
+        bolt = await measure(
+            Slash(session, bare_url, strict=False), args.requests, args.concurrency
+        )
 
     temporal: Client = client.temporal
     queue = f"bench-floor-{uuid.uuid4().hex[:8]}"
-    async with Worker(temporal, task_queue=queue, workflows=[FloorWorkflow], activities=[echo],
-                      workflow_runner=UnsandboxedWorkflowRunner()):  # fmt: skip
+    async with Worker(
+        temporal,
+        task_queue=queue,
+        workflows=[FloorWorkflow],
+        activities=[echo],
+        workflow_runner=UnsandboxedWorkflowRunner(),
+    ):
         handles = [
             await temporal.start_workflow(FloorWorkflow.run, id=f"{queue}/{lane}", task_queue=queue)
             for lane in range(args.concurrency)
@@ -166,10 +191,12 @@ async def bench(args: argparse.Namespace, address: str, bot_url: str, bare_url: 
 
 def report(figures: dict) -> None:
     floor = {
-        mode: {k: round(figures["bolt_ack"][mode][k] + figures["update"][mode][k], 2)
-               for k in ("p50_ms", "p99_ms")}
+        mode: {
+            k: round(figures["bolt_ack"][mode][k] + figures["update"][mode][k], 2)
+            for k in ("p50_ms", "p99_ms")
+        }
         for mode in ("seq", "conc")
-    }  # fmt: skip
+    }
     rows = [
         ("ours: bot + worker", figures["ours"]),
         ("floor: bolt ack-only", figures["bolt_ack"]),
@@ -178,16 +205,26 @@ def report(figures: dict) -> None:
     ]
     print(f"{'':34} {'seq p50':>9} {'seq p99':>9} {'c50 p50':>9} {'c50 p99':>9}   (ms)")
     for name, f in rows:
-        print(f"{name:34} {f['seq']['p50_ms']:9.2f} {f['seq']['p99_ms']:9.2f} "
-              f"{f['conc']['p50_ms']:9.2f} {f['conc']['p99_ms']:9.2f}")  # fmt: skip
+        print(
+            f"{name:34} {f['seq']['p50_ms']:9.2f} {f['seq']['p99_ms']:9.2f} "
+            f"{f['conc']['p50_ms']:9.2f} {f['conc']['p99_ms']:9.2f}"
+        )
     ratio = figures["ours"]["seq"]["p50_ms"] / floor["seq"]["p50_ms"]
     conc_ratio = figures["ours"]["conc"]["p50_ms"] / floor["conc"]["p50_ms"]
     print(
         f"ours / floor: seq p50 {ratio:.2f}x, 50-concurrent p50 {conc_ratio:.2f}x; "
         f"50-concurrent p99 {figures['ours']['conc']['p99_ms']:.0f} ms (Slack's limit: 3000 ms)"
     )
-    print(json.dumps({**figures, "floor": floor, "ratio": round(ratio, 3),
-                      "ratio_conc": round(conc_ratio, 3)}))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                **figures,
+                "floor": floor,
+                "ratio": round(ratio, 3),
+                "ratio_conc": round(conc_ratio, 3),
+            }
+        )
+    )
 
 
 def main() -> None:
@@ -204,14 +241,23 @@ def main() -> None:
     bare = [sys.executable, str(Path(__file__).resolve()), "--bare-bolt", str(bare_port)]
     # /model only names the model, never calls it; the worker still wants a provider for
     # each listed name, so gpt-x gets one that is never reached.
-    models = {"HARNESS_MODELS": json.dumps(MODELS), "HARNESS_OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    models = {
+        "HARNESS_MODELS": json.dumps(MODELS),
+        "HARNESS_OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+    }
     with stack(args.queue, models, extra=[(bare, bare_port)]) as running:
         args.payload_key = running.payload_key
-        figures = asyncio.run(asyncio.wait_for(
-            bench(args, running.temporal_address, running.bot_url,
-                  f"http://127.0.0.1:{bare_port}/slack/events"),
-            timeout=600,
-        ))  # fmt: skip
+        figures = asyncio.run(
+            asyncio.wait_for(
+                bench(
+                    args,
+                    running.temporal_address,
+                    running.bot_url,
+                    f"http://127.0.0.1:{bare_port}/slack/events",
+                ),
+                timeout=600,
+            )
+        )
         report(figures)
 
 

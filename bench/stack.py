@@ -20,8 +20,17 @@ from temporalio import activity, workflow
 from bot.testing.stack import Stack, free_port, running_stack, temporal_binary, wait_port
 
 SECRET = "bench-signing-secret"
-__all__ = ["SECRET", "FloorWorkflow", "Stack", "echo", "free_port", "stack", "stats",
-           "temporal_binary", "wait_port"]  # fmt: skip
+__all__ = [
+    "SECRET",
+    "FloorWorkflow",
+    "Stack",
+    "echo",
+    "free_port",
+    "stack",
+    "stats",
+    "temporal_binary",
+    "wait_port",
+]
 
 
 def stats(samples: Sequence[float]) -> dict[str, float]:
@@ -33,9 +42,11 @@ def stats(samples: Sequence[float]) -> dict[str, float]:
 
 
 def stack(
-    queue: str, extra_env: Mapping[str, str] | None = None, *,
+    queue: str,
+    extra_env: Mapping[str, str] | None = None,
+    *,
     extra: Sequence[tuple[Sequence[str], int]] = (),
-) -> AbstractContextManager[Stack]:  # fmt: skip
+) -> AbstractContextManager[Stack]:
     """The kit's stack on task queue ``queue``; then each ``extra`` ``(command, port)``,
     waited for until it listens on its port."""
     return running_stack(task_queue=queue, env=extra_env, signing_secret=SECRET, extra=extra)

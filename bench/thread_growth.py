@@ -72,12 +72,27 @@ def dev_server(workdir: Path) -> Iterator[str]:
     port = _free_port()
     with open(workdir / "temporal.log", "ab") as log:
         process = subprocess.Popen(
-            [_temporal(), "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port",
-             str(port), "--db-filename", str(workdir / "temporal.db"), "--log-level", "error",
-             "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
-             "--dynamic-config-value", 'history.timerProcessorMaxTimeShift="10ms"'],
-            stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+            [
+                _temporal(),
+                "server",
+                "start-dev",
+                "--headless",
+                "--ip",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--db-filename",
+                str(workdir / "temporal.db"),
+                "--log-level",
+                "error",
+                "--dynamic-config-value",
+                "history.transferProcessorMaxPollRPS=1000",
+                "--dynamic-config-value",
+                'history.timerProcessorMaxTimeShift="10ms"',
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -125,8 +140,12 @@ class Meter:
                 history = await handle.fetch_history()
                 scheduled = EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
                 stored = sum(e.ByteSize() for e in history.events)
-                seen = (len(history.events), stored, stored + await self.opening(history.events),
-                        sum(e.event_type == scheduled for e in history.events))  # fmt: skip
+                seen = (
+                    len(history.events),
+                    stored,
+                    stored + await self.opening(history.events),
+                    sum(e.event_type == scheduled for e in history.events),
+                )
                 if execution.close_time is not None:
                     self.closed[execution.run_id] = seen
             totals.events += seen[0]
@@ -171,17 +190,28 @@ async def run(messages: int) -> dict[str, object]:
         async with served() as slack:
             settings = Settings(
                 _env_file=None,  # type: ignore[call-arg]  # pydantic-settings init kwarg
-                temporal_address=address, task_queue=f"growth-{uuid4()}", data_dir=workdir,
-                payload_key=key, slack_api_url=slack.url,
-            )  # fmt: skip
-            env = dict(os.environ, HARNESS_TEMPORAL_ADDRESS=address,
-                       HARNESS_TASK_QUEUE=settings.task_queue, HARNESS_DATA_DIR=str(workdir),
-                       HARNESS_PAYLOAD_KEY=key,
-                       HARNESS_SLACK_API_URL=settings.slack_api_url)  # fmt: skip
+                temporal_address=address,
+                task_queue=f"growth-{uuid4()}",
+                data_dir=workdir,
+                payload_key=key,
+                slack_api_url=slack.url,
+            )
+            env = dict(
+                os.environ,
+                HARNESS_TEMPORAL_ADDRESS=address,
+                HARNESS_TASK_QUEUE=settings.task_queue,
+                HARNESS_DATA_DIR=str(workdir),
+                HARNESS_PAYLOAD_KEY=key,
+                HARNESS_SLACK_API_URL=settings.slack_api_url,
+            )
             with open(workdir / "worker.log", "ab") as log:
-                worker = subprocess.Popen([sys.executable, "-m", "harness.worker"], cwd=ROOT,
-                                          env=env, stdout=log,
-                                          stderr=subprocess.STDOUT)  # fmt: skip
+                worker = subprocess.Popen(
+                    [sys.executable, "-m", "harness.worker"],
+                    cwd=ROOT,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
             try:
                 converter = data_converter(parse_keys(key))
                 client = await Client.connect(address, data_converter=converter)
@@ -204,9 +234,15 @@ async def drive(
         posted = len(slack.calls)
         # The first message opens the task (no thread bound yet), the rest reply in its thread.
         target = ref if n > 1 else ref.model_copy(update={"thread": ""})
-        request = RequestReceivedContext(task=target, text=text_of(n), sender="U1",
-                                         channel=CHANNEL, thread="1.0", ts=f"1.{n:04d}",
-                                         event_id=f"Ev{n}")  # fmt: skip
+        request = RequestReceivedContext(
+            task=target,
+            text=text_of(n),
+            sender="U1",
+            channel=CHANNEL,
+            thread="1.0",
+            ts=f"1.{n:04d}",
+            event_id=f"Ev{n}",
+        )
         await harness.receive(request)
         deadline = time.monotonic() + 60
         while not any(m == "chat.postMessage" for m, _ in slack.calls[posted:]):
@@ -221,28 +257,40 @@ async def drive(
     ratio = rows[max(rows)].bytes / rows[2].bytes
     opened_ratio = rows[max(rows)].opened / rows[2].opened
     figures = {f"m{n}": vars(row) for n, row in rows.items()}
-    return {"bench": "thread_growth", "messages": messages, **figures, "ratio": round(ratio, 3),
-            "opened_ratio": round(opened_ratio, 3)}
+    return {
+        "bench": "thread_growth",
+        "messages": messages,
+        **figures,
+        "ratio": round(ratio, 3),
+        "opened_ratio": round(opened_ratio, 3),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--messages", type=int, default=50,
-                        help="thread length (200: the full run)")  # fmt: skip
+    parser.add_argument(
+        "--messages", type=int, default=50, help="thread length (200: the full run)"
+    )
     args = parser.parse_args()
     if args.messages < 2:
         raise SystemExit("--messages must be at least 2")
     with contextlib.redirect_stdout(io.StringIO()):  # the stand-in prints every post
         figures = asyncio.run(run(args.messages))
-    print(f"{'message':>8} {'events':>7} {'hist bytes':>11} {'opened':>9} {'activities':>10}"
-          f" {'workflows':>9} {'store bytes':>11}")  # fmt: skip
+    print(
+        f"{'message':>8} {'events':>7} {'hist bytes':>11} {'opened':>9} {'activities':>10}"
+        f" {'workflows':>9} {'store bytes':>11}"
+    )
     for n in MEASURED:
         if (row := figures.get(f"m{n}")) is not None:
-            print(f"{n:>8} {row['events']:>7} {row['bytes']:>11} {row['opened']:>9}"
-                  f" {row['activities']:>10} {row['workflows']:>9} {row['store']:>11}")  # fmt: skip
+            print(
+                f"{n:>8} {row['events']:>7} {row['bytes']:>11} {row['opened']:>9}"
+                f" {row['activities']:>10} {row['workflows']:>9} {row['store']:>11}"
+            )
     last = max(n for n in MEASURED if f"m{n}" in figures)
-    print(f"history bytes added at message {last} / at message 2: {figures['ratio']:.2f} stored"
-          f" (goal <= 1.5), {figures['opened_ratio']:.2f} opened")
+    print(
+        f"history bytes added at message {last} / at message 2: {figures['ratio']:.2f} stored"
+        f" (goal <= 1.5), {figures['opened_ratio']:.2f} opened"
+    )
     print(json.dumps(figures))
 
 

@@ -83,12 +83,17 @@ async def serve(
 
     # Connecting has the same budget as any request: a user learns within Slack's 3 s.
     lazy = LazyHarness(connect, connect_timeout=harness_settings.temporal_rpc_seconds)
-    ledger = Ledger(ledger_database(harness_settings, settings.ledger_path),
-                    pool_size=harness_settings.database_pool_size,
-                    migrate=harness_settings.database_migrate)  # fmt: skip
+    ledger = Ledger(
+        ledger_database(harness_settings, settings.ledger_path),
+        pool_size=harness_settings.database_pool_size,
+        migrate=harness_settings.database_migrate,
+    )
     await ledger.open()  # unlike Temporal, no database is no bot: it could not tell retries apart
-    recorder = (open_recorder(settings, harness_settings.secret_values())
-                if settings.record is not None else None)  # fmt: skip
+    recorder = (
+        open_recorder(settings, harness_settings.secret_values())
+        if settings.record is not None
+        else None
+    )
     bot = build_app(settings, lazy, ledger, recorder)
     runner = web.AppRunner(build_web_app(settings, bot, ready=lazy.ready), access_log=None)
     await runner.setup()
@@ -97,8 +102,14 @@ async def serve(
     except BaseException:  # the port is taken: nothing was served
         await runner.cleanup()  # the application's cleanup closes the ledger
         raise
-    log.info("bot listening on http://%s:%d%s, %s%s", settings.host, settings.port,
-             settings.path, settings.mode, _mode_detail(settings))  # fmt: skip
+    log.info(
+        "bot listening on http://%s:%d%s, %s%s",
+        settings.host,
+        settings.port,
+        settings.path,
+        settings.mode,
+        _mode_detail(settings),
+    )
     stop = stop or asyncio.Event()
     try:
         if settings.socket_mode:

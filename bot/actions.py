@@ -46,8 +46,11 @@ def help_click(body: dict[str, Any]) -> tuple[str, str, HelpClick] | None:
     Takes any JSON: a value of the wrong type reads as absent.
     """
     actions = body.get("actions")
-    ours = [obj(a) for a in actions if text(obj(a).get("action_id")).startswith(
-        HELP_ACTION_PREFIX)] if isinstance(actions, list) else []  # fmt: skip
+    ours = (
+        [obj(a) for a in actions if text(obj(a).get("action_id")).startswith(HELP_ACTION_PREFIX)]
+        if isinstance(actions, list)
+        else []
+    )
     if not ours:
         return None
     action = ours[0]
@@ -55,8 +58,11 @@ def help_click(body: dict[str, Any]) -> tuple[str, str, HelpClick] | None:
     team = text(obj(body.get("team")).get("id"))
     container, message = obj(body.get("container")), obj(body.get("message"))
     channel = text(obj(body.get("channel")).get("id")) or text(container.get("channel_id"))
-    thread = (text(message.get("thread_ts")) or text(container.get("thread_ts"))
-              or text(message.get("ts")))  # fmt: skip
+    thread = (
+        text(message.get("thread_ts"))
+        or text(container.get("thread_ts"))
+        or text(message.get("ts"))
+    )
     user = text(obj(body.get("user")).get("id"))
     click = HelpClick(request_id=request_id, user=user, choice=text(action.get("value")))
     return f"{team}/{channel}/{thread}", task_id(team, channel), click
@@ -86,8 +92,9 @@ class HelpButtons:
         place, channel_task, click = found
         trigger = text(body.get("trigger_id"))
         if trigger and not await self.ledger.claim([f"click:{trigger}"]):
-            log.info("help click %s delivered again (trigger %s): taken once", click.request_id,
-                     trigger)  # fmt: skip
+            log.info(
+                "help click %s delivered again (trigger %s): taken once", click.request_id, trigger
+            )
             return
         target = await self.ledger.task_of(place) or channel_task
         try:
@@ -110,23 +117,32 @@ def stop_click(body: dict[str, Any]) -> tuple[str, CommandInvokedContext] | None
     names (its value), or the channel's task. Its role is left to the task (``none`` here).
     """
     actions = body.get("actions")
-    ours = [obj(a) for a in actions if text(obj(a).get("action_id")) == STOP_ACTION] if isinstance(
-        actions, list) else []  # fmt: skip
+    ours = (
+        [obj(a) for a in actions if text(obj(a).get("action_id")) == STOP_ACTION]
+        if isinstance(actions, list)
+        else []
+    )
     if not ours:
         return None
     team = text(obj(body.get("team")).get("id"))
     container, message = obj(body.get("container")), obj(body.get("message"))
     channel = text(obj(body.get("channel")).get("id")) or text(container.get("channel_id"))
-    thread = (text(message.get("thread_ts")) or text(container.get("thread_ts"))
-              or text(message.get("ts")))  # fmt: skip
+    thread = (
+        text(message.get("thread_ts"))
+        or text(container.get("thread_ts"))
+        or text(message.get("ts"))
+    )
     trigger = text(body.get("trigger_id"))
     target = text(ours[0].get("value"))[:200] or task_id(team, channel)
     ctx = CommandInvokedContext(
         task=TaskRef(task_id=target, team=team, channel=channel),
-        correlation_id=f"click/{trigger}" if trigger else "", command=STOP_COMMAND, args="",
-        invocation=invocation_of(STOP_COMMAND), sender=text(obj(body.get("user")).get("id")),
+        correlation_id=f"click/{trigger}" if trigger else "",
+        command=STOP_COMMAND,
+        args="",
+        invocation=invocation_of(STOP_COMMAND),
+        sender=text(obj(body.get("user")).get("id")),
         role=Role.NONE,
-    )  # fmt: skip
+    )
     return f"{team}/{channel}/{thread}", ctx
 
 

@@ -87,9 +87,11 @@ class Bot:
 
 
 def build_app(
-    settings: BotSettings, client: Harness, ledger: Ledger | None = None,
+    settings: BotSettings,
+    client: Harness,
+    ledger: Ledger | None = None,
     recorder: Recorder | None = None,
-) -> Bot:  # fmt: skip
+) -> Bot:
     """The bolt app with its middleware and listeners.
 
     ``process_before_response=True``: bolt answers as soon as the listener returns
@@ -114,16 +116,25 @@ def build_app(
     token = None if settings.local else settings.token
     if recorder is None and settings.record is not None:
         recorder = open_recorder(settings)
-    web_client = (AsyncWebClient(token=token, base_url=settings.web_api_url) if recorder is None
-                  else RecordingWebClient(recorder, token=token, base_url=settings.web_api_url))
-    standin = (SlackStandIn(settings.bot_user_id, streaming=settings.standin_streaming,
-                            recorder=recorder) if settings.local else None)  # fmt: skip
+    web_client = (
+        AsyncWebClient(token=token, base_url=settings.web_api_url)
+        if recorder is None
+        else RecordingWebClient(recorder, token=token, base_url=settings.web_api_url)
+    )
+    standin = (
+        SlackStandIn(settings.bot_user_id, streaming=settings.standin_streaming, recorder=recorder)
+        if settings.local
+        else None
+    )
 
     async def authorize_locally(enterprise_id: str | None, team_id: str | None) -> AuthorizeResult:
         return AuthorizeResult(
-            enterprise_id=enterprise_id, team_id=team_id, bot_token=settings.token,
-            bot_user_id=settings.bot_user_id, bot_id="BLOCAL",
-        )  # fmt: skip
+            enterprise_id=enterprise_id,
+            team_id=team_id,
+            bot_token=settings.token,
+            bot_user_id=settings.bot_user_id,
+            bot_id="BLOCAL",
+        )
 
     app = AsyncApp(
         name="tiny-harness",
@@ -147,11 +158,21 @@ def build_app(
     slash.register(app, handler, redactor)
     router = events.EventRouter(client, ledger, settings, redactor)
     events.register(app, router)
-    actions.register(app, actions.HelpButtons(client, ledger, redactor),
-                     actions.StopButton(client, ledger, redactor))  # fmt: skip
-    return Bot(app=app, slash=handler, events=router, ledger=ledger, standin=standin,
-               redactor=redactor, lifecycle=Lifecycle(settings.path),
-               recorder=recorder)  # fmt: skip
+    actions.register(
+        app,
+        actions.HelpButtons(client, ledger, redactor),
+        actions.StopButton(client, ledger, redactor),
+    )
+    return Bot(
+        app=app,
+        slash=handler,
+        events=router,
+        ledger=ledger,
+        standin=standin,
+        redactor=redactor,
+        lifecycle=Lifecycle(settings.path),
+        recorder=recorder,
+    )
 
 
 def open_recorder(settings: BotSettings, secrets: tuple[str, ...] = ()) -> Recorder:
@@ -163,8 +184,9 @@ def open_recorder(settings: BotSettings, secrets: tuple[str, ...] = ()) -> Recor
     if settings.record is None:
         raise ValueError("BOT_RECORD is not set")
     scrubber = Scrubber((*settings.secrets(), *secrets), settings.pseudonym_key())
-    return Recorder(settings.record, scrubber, bot_user_id=settings.bot_user_id,
-                    local=settings.local)  # fmt: skip
+    return Recorder(
+        settings.record, scrubber, bot_user_id=settings.bot_user_id, local=settings.local
+    )
 
 
 def build_redactor(settings: BotSettings) -> Redactor:
@@ -212,16 +234,24 @@ def build_web_app(
         ready: ``/readyz``'s check besides draining (:meth:`bot.gateway.LazyHarness.ready`:
             Temporal reachable); none in tests that serve a bot without one.
     """
-    web_app = web.Application(client_max_size=settings.max_body_bytes,
-                              handler_args={"logger": HttpErrorLog(http_log)},
-                              middlewares=[bot.lifecycle.middleware])  # fmt: skip
+    web_app = web.Application(
+        client_max_size=settings.max_body_bytes,
+        handler_args={"logger": HttpErrorLog(http_log)},
+        middlewares=[bot.lifecycle.middleware],
+    )
     if settings.secret:
-        gate = SlackGate(bot.app, signing_secret=settings.secret,
-                         max_body_bytes=settings.max_body_bytes, recorder=bot.recorder)  # fmt: skip
+        gate = SlackGate(
+            bot.app,
+            signing_secret=settings.secret,
+            max_body_bytes=settings.max_body_bytes,
+            recorder=bot.recorder,
+        )
         web_app.router.add_post(settings.path, gate.handle)
     else:  # Socket Mode without a signing secret: nothing could verify an HTTP request
-        log.info("no SLACK_SIGNING_SECRET: %s is not served; Slack's events come over Socket Mode",
-                 settings.path)  # fmt: skip
+        log.info(
+            "no SLACK_SIGNING_SECRET: %s is not served; Slack's events come over Socket Mode",
+            settings.path,
+        )
     web_app.router.add_routes(health.routes(bot.lifecycle.readiness(ready)))
     if bot.standin is not None:
         web_app.router.add_routes(bot.standin.routes(STANDIN_PATH))

@@ -25,8 +25,11 @@ def buttons(post: dict[str, Any]) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     for block in blocks if isinstance(blocks, list) else []:
         if isinstance(block, dict) and block.get("type") == "actions":
-            found += [e for e in block.get("elements") or []
-                      if isinstance(e, dict) and e.get("type") == "button"]  # fmt: skip
+            found += [
+                e
+                for e in block.get("elements") or []
+                if isinstance(e, dict) and e.get("type") == "button"
+            ]
     return found
 
 
@@ -83,22 +86,45 @@ def click_body(
         response_url: where the bot's own answer to the click goes.
     """
     button = buttons(post)[option - 1]
-    block = next(b for b in post["blocks"] if isinstance(b, dict) and button in
-                 (b.get("elements") or []))  # fmt: skip
+    block = next(
+        b for b in post["blocks"] if isinstance(b, dict) and button in (b.get("elements") or [])
+    )
     ts, thread = str(post.get("ts", "")), str(post.get("thread_ts") or post.get("ts", ""))
     channel = str(post.get("channel", ""))
     payload = {
-        "type": "block_actions", "api_app_id": "ALOCAL", "token": "local",
+        "type": "block_actions",
+        "api_app_id": "ALOCAL",
+        "token": "local",
         "user": {"id": user, "username": user, "name": user, "team_id": team},
-        "team": {"id": team, "domain": "local"}, "channel": {"id": channel, "name": "local"},
-        "container": {"type": "message", "message_ts": ts, "channel_id": channel,
-                      "is_ephemeral": False, "thread_ts": thread},
-        "message": {"type": "message", "user": "", "ts": ts, "thread_ts": thread,
-                    "text": post.get("text", ""), "blocks": post["blocks"]},
-        "trigger_id": f"{uuid.uuid4().int % 10**12}.local", "response_url": response_url,
+        "team": {"id": team, "domain": "local"},
+        "channel": {"id": channel, "name": "local"},
+        "container": {
+            "type": "message",
+            "message_ts": ts,
+            "channel_id": channel,
+            "is_ephemeral": False,
+            "thread_ts": thread,
+        },
+        "message": {
+            "type": "message",
+            "user": "",
+            "ts": ts,
+            "thread_ts": thread,
+            "text": post.get("text", ""),
+            "blocks": post["blocks"],
+        },
+        "trigger_id": f"{uuid.uuid4().int % 10**12}.local",
+        "response_url": response_url,
         "state": {"values": {}},
-        "actions": [{"action_id": button.get("action_id"), "block_id": block.get("block_id"),
-                     "text": button.get("text"), "value": button.get("value"),
-                     "type": "button", "action_ts": f"{time.time():.6f}"}],
-    }  # fmt: skip
+        "actions": [
+            {
+                "action_id": button.get("action_id"),
+                "block_id": block.get("block_id"),
+                "text": button.get("text"),
+                "value": button.get("value"),
+                "type": "button",
+                "action_ts": f"{time.time():.6f}",
+            }
+        ],
+    }
     return urlencode({"payload": json.dumps(payload)})

@@ -31,8 +31,12 @@ LOCAL_SIGNING_SECRET: Final = "local-dev-signing-secret"
 APP_TOKEN_PREFIX: Final = "xapp-"
 """Slack's app-level tokens, the only kind that opens a Socket Mode connection."""
 __all__ = [
-    "APP_TOKEN_PREFIX", "LOCAL_SIGNING_SECRET", "STANDIN_PATH", "BotSettings", "startup_problem",
-]  # fmt: skip
+    "APP_TOKEN_PREFIX",
+    "LOCAL_SIGNING_SECRET",
+    "STANDIN_PATH",
+    "BotSettings",
+    "startup_problem",
+]
 
 
 class BotSettings(BaseSettings):
@@ -42,7 +46,10 @@ class BotSettings(BaseSettings):
     """
 
     model_config = SettingsConfigDict(
-        env_prefix="BOT_", env_file=".env", extra="ignore", populate_by_name=True,
+        env_prefix="BOT_",
+        env_file=".env",
+        extra="ignore",
+        populate_by_name=True,
         use_attribute_docstrings=True,  # the docstrings are docs/settings.md (harness.settings_doc)
     )
 
@@ -141,8 +148,13 @@ class BotSettings(BaseSettings):
     @property
     def web_api_url(self) -> str:
         """Where the Web API client sends calls."""
-        return web_api_url(explicit=self.api_url, local=self.local, token=self.token,
-                           host=self.host, port=self.port)  # fmt: skip
+        return web_api_url(
+            explicit=self.api_url,
+            local=self.local,
+            token=self.token,
+            host=self.host,
+            port=self.port,
+        )
 
     @property
     def ledger_path(self) -> Path:

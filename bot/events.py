@@ -64,15 +64,23 @@ class EventRouter:
         """Requests still on their way to a task after their event was acked."""
 
     async def on_mention(
-        self, body: dict[str, Any], say: AsyncSay, client: AsyncWebClient, context: Any,  # noqa: ANN401  # bolt's context object
-    ) -> None:  # fmt: skip
+        self,
+        body: dict[str, Any],
+        say: AsyncSay,
+        client: AsyncWebClient,
+        context: Any,  # noqa: ANN401  # bolt's context object
+    ) -> None:
         """``app_mention``: a request, unless a bot or an edit."""
         if classify(obj(body.get("event"))) is EventKind.USER:
             await self._within_budget(self.route(body, say, client, self._bot_user(context)))
 
     async def on_message(
-        self, body: dict[str, Any], say: AsyncSay, client: AsyncWebClient, context: Any,  # noqa: ANN401  # bolt's context object
-    ) -> None:  # fmt: skip
+        self,
+        body: dict[str, Any],
+        say: AsyncSay,
+        client: AsyncWebClient,
+        context: Any,  # noqa: ANN401  # bolt's context object
+    ) -> None:
         """``message``: a request if it mentions the bot or sits in a task's thread."""
         event = obj(body.get("event"))
         if classify(event) is not EventKind.USER:
@@ -113,8 +121,12 @@ class EventRouter:
         team, channel, thread, _ = event_place(body)
         place = f"{team}/{channel}/{thread}"
         bound = await self.ledger.task_of(place)
-        ctx = request_context(body, bot_user_id=bot_user, task_id=bound or task_id(team, channel),
-                              bound=bound is not None)  # fmt: skip
+        ctx = request_context(
+            body,
+            bot_user_id=bot_user,
+            task_id=bound or task_id(team, channel),
+            bound=bound is not None,
+        )
         if not ctx.text:
             return
         try:
@@ -122,8 +134,9 @@ class EventRouter:
         except TaskRefused as error:
             log.info("request %s from %s refused: %s", ctx.event_id, ctx.sender, error.reason)
             said = self.redact(replies.refused(error.reason))
-            await client.chat_postEphemeral(channel=channel, user=ctx.sender, thread_ts=thread,
-                                            text=said)  # fmt: skip
+            await client.chat_postEphemeral(
+                channel=channel, user=ctx.sender, thread_ts=thread, text=said
+            )
             return
         except TaskError as error:
             log.warning("request %s not delivered: %s", ctx.event_id, error)

@@ -51,8 +51,14 @@ class SlackGate:
         max_body_bytes: larger bodies get 413 without being read.
     """
 
-    def __init__(self, app: AsyncApp, *, signing_secret: str, max_body_bytes: int,
-                 recorder: Recorder | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        app: AsyncApp,
+        *,
+        signing_secret: str,
+        max_body_bytes: int,
+        recorder: Recorder | None = None,
+    ) -> None:
         if not signing_secret:
             raise ValueError("the gate needs a signing secret")
         self.app = app
@@ -79,10 +85,17 @@ class SlackGate:
             # Signed but not a body bolt can read: Slack never sends these; say so and stop.
             log.warning("signed request with a malformed body rejected: %s", _reason(error))
             text, body = raw.decode("utf-8", "replace"), None
-        exchange = None if self.recorder is None else self.recorder.http(
-            path=request.path, query=request.query_string, headers=request.headers, raw=text,
-            body=body or {},
-        )  # fmt: skip
+        exchange = (
+            None
+            if self.recorder is None
+            else self.recorder.http(
+                path=request.path,
+                query=request.query_string,
+                headers=request.headers,
+                raw=text,
+                body=body or {},
+            )
+        )
         if body is None:
             response = _plain(400, "malformed body")
         else:
@@ -131,12 +144,14 @@ class HttpErrorLog(logging.LoggerAdapter[logging.Logger]):
     Passed to aiohttp as ``handler_args={"logger": ...}`` (:func:`bot.app.build_web_app`).
     """
 
-    def exception(self, msg: object, *args: object, exc_info: object = True,
-                  **kwargs: object) -> None:  # fmt: skip
+    def exception(
+        self, msg: object, *args: object, exc_info: object = True, **kwargs: object
+    ) -> None:
         """Log one line for a refused request; anything else as ``Logger.exception``."""
         if isinstance(exc_info, HttpProcessingError):
-            self.logger.warning("request refused by the HTTP parser (%d): %s", exc_info.code,
-                                exc_info.message)  # fmt: skip
+            self.logger.warning(
+                "request refused by the HTTP parser (%d): %s", exc_info.code, exc_info.message
+            )
             return
         self.logger.exception(msg, *args, exc_info=exc_info, **kwargs)  # type: ignore[arg-type]  # Logger's own keywords, passed through
 

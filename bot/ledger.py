@@ -46,10 +46,15 @@ def ledger_database(harness: Settings, sqlite_file: Path) -> URL:
 
 
 _BEFORE: Final = MetaData()
-_SEEN_BEFORE: Final = Table("seen", _BEFORE, Column("key", Text, primary_key=True),
-                            Column("at", Float, nullable=False))  # fmt: skip
-_THREAD_BEFORE: Final = Table("thread", _BEFORE, Column("place", Text, primary_key=True),
-                              Column("task_id", Text, nullable=False))  # fmt: skip
+_SEEN_BEFORE: Final = Table(
+    "seen", _BEFORE, Column("key", Text, primary_key=True), Column("at", Float, nullable=False)
+)
+_THREAD_BEFORE: Final = Table(
+    "thread",
+    _BEFORE,
+    Column("place", Text, primary_key=True),
+    Column("task_id", Text, nullable=False),
+)
 """The tables of ``bot-ledger.sqlite3`` before the ledger moved to :mod:`harness.db`."""
 
 
@@ -119,8 +124,9 @@ class Ledger:
         if self._db is None:
             async with self._opening:
                 if self._db is None:
-                    db = await open_database(self.url, pool_size=self._pool_size,
-                                             migrate=self._migrate)  # fmt: skip
+                    db = await open_database(
+                        self.url, pool_size=self._pool_size, migrate=self._migrate
+                    )
                     await _carry_over(db)
                     self._db = db
         return self._db
@@ -141,7 +147,8 @@ class Ledger:
         now = time.time()
         insert = _insert(db, seen_event).values([{"key": k, "at": now} for k in wanted])
         statement = insert.on_conflict_do_nothing(index_elements=[seen_event.c.key]).returning(
-            seen_event.c.key)  # fmt: skip
+            seen_event.c.key
+        )
         async with db.transaction() as connection:
             taken = (await connection.execute(statement)).scalars().all()
             if len(taken) != len(wanted):

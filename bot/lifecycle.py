@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 SHUTTING_DOWN: Final = "shutting down"
 """The reason ``/readyz`` and the Slack endpoint give while the bot drains."""
 
+
 @final
 class Pending:
     """Work started for a request that outlives it (a reply still owed), awaited at shutdown."""

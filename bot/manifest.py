@@ -32,20 +32,24 @@ PLACEHOLDER: Final = "https://YOUR-HOST"
 SLACK_DIR: Final = Path(__file__).resolve().parents[1] / "slack"
 FILES: Final = MappingProxyType({"http": "manifest.yml", "socket": "manifest.socket.yml"})
 
-EVENTS: Final[Mapping[str, str]] = MappingProxyType({
-    "app_mention": "app_mentions:read",  # a mention starts or reaches the channel's task
-    "message.channels": "channels:history",  # replies in a task's thread, public channels
-    "message.groups": "groups:history",  # the same in private channels
-    "message.im": "im:history",  # direct messages: answered with how to use the bot
-})  # fmt: skip
+EVENTS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "app_mention": "app_mentions:read",  # a mention starts or reaches the channel's task
+        "message.channels": "channels:history",  # replies in a task's thread, public channels
+        "message.groups": "groups:history",  # the same in private channels
+        "message.im": "im:history",  # direct messages: answered with how to use the bot
+    }
+)
 """The bot events the app may subscribe to -> the scope each needs (Slack's event reference);
 subscribed are those whose type :data:`bot.events.LISTENS` has a listener for."""
 
-APP_HOME: Final = MappingProxyType({
-    "home_tab_enabled": False,
-    "messages_tab_enabled": True,  # people can write to the bot directly (message.im)
-    "messages_tab_read_only_enabled": False,
-})  # fmt: skip
+APP_HOME: Final = MappingProxyType(
+    {
+        "home_tab_enabled": False,
+        "messages_tab_enabled": True,  # people can write to the bot directly (message.im)
+        "messages_tab_read_only_enabled": False,
+    }
+)
 
 _PLAIN: Final = re.compile(r"[A-Za-z0-9/][A-Za-z0-9_./:@-]*")
 _YAML_WORDS: Final = frozenset({"true", "false", "yes", "no", "on", "off", "null", "y", "n"})
@@ -137,8 +141,11 @@ def _yaml(value: object, indent: int) -> list[str]:
                 out.append(f"{pad}{key}: {_scalar(item)}\n")
     elif isinstance(value, list):
         for item in value:
-            lines = _yaml(item, indent + 2) if isinstance(item, Mapping) else [
-                f"{pad}  {_scalar(item)}\n"]  # fmt: skip
+            lines = (
+                _yaml(item, indent + 2)
+                if isinstance(item, Mapping)
+                else [f"{pad}  {_scalar(item)}\n"]
+            )
             out.append(f"{pad}- {lines[0].lstrip()}")
             out += lines[1:]
     return out

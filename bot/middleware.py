@@ -107,10 +107,15 @@ class GuardResponseUrls(AsyncMiddleware):
             return False
         if self.local_port is None:
             return (parts.scheme, parts.hostname, port) in (
-                ("https", SLACK_RESPONSE_HOST, None), ("https", SLACK_RESPONSE_HOST, 443),
-            )  # fmt: skip
-        return (parts.scheme == "http" and is_loopback(parts.hostname or "")
-                and port == self.local_port and parts.path.startswith(RESPONSE_PATH))  # fmt: skip
+                ("https", SLACK_RESPONSE_HOST, None),
+                ("https", SLACK_RESPONSE_HOST, 443),
+            )
+        return (
+            parts.scheme == "http"
+            and is_loopback(parts.hostname or "")
+            and port == self.local_port
+            and parts.path.startswith(RESPONSE_PATH)
+        )
 
     async def async_process(
         self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Next

@@ -83,8 +83,9 @@ def no_worker(error: TaskNoWorker) -> str:
     Temporal itself answered, so this is not :data:`UNREACHABLE`; the operator's fix
     is a worker on the right task queue.
     """
-    seen = ("no worker is polling it" if error.pollers == 0
-            else "the workers seen on it did not answer")  # fmt: skip
+    seen = (
+        "no worker is polling it" if error.pollers == 0 else "the workers seen on it did not answer"
+    )
     return (
         f"no worker answered within {error.seconds:g} s, so nothing was sent to the task: "
         f"is the harness worker running on task queue `{error.task_queue}`? ({seen}) "
@@ -146,12 +147,15 @@ def not_a_command(command: str, args: str) -> str:
 
 def direct_message() -> str:
     """The answer to a direct message: tasks live in channels; how to start one there."""
-    return "\n".join([
-        "I run tasks in channels, not in direct messages: add me to a channel and mention me "
-        "there with what you need. That starts a task you own, and in that channel you can use:",
-        *command_lines(Role.OWNER, COMMANDS.values()),
-        f"`{typed('help')}` works anywhere, here too.",
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            "I run tasks in channels, not in direct messages: add me to a channel and mention "
+            "me there with what you need. That starts a task you own, and in that channel you "
+            "can use:",
+            *command_lines(Role.OWNER, COMMANDS.values()),
+            f"`{typed('help')}` works anywhere, here too.",
+        ]
+    )
 
 
 def _listed(*names: str) -> str:

@@ -48,12 +48,22 @@ def signed_headers(
 def slash_body(text: str, *, user: str, team: str, channel: str, response_url: str) -> str:
     """A slash command form body for ``"/model gpt-x"``."""
     command, _, args = text.partition(" ")
-    return urlencode({
-        "token": "local", "team_id": team, "team_domain": "local", "channel_id": channel,
-        "channel_name": "local", "user_id": user, "user_name": user, "command": command,
-        "text": args, "api_app_id": "ALOCAL", "response_url": response_url,
-        "trigger_id": f"{uuid.uuid4().int % 10**12}.local",
-    })  # fmt: skip
+    return urlencode(
+        {
+            "token": "local",
+            "team_id": team,
+            "team_domain": "local",
+            "channel_id": channel,
+            "channel_name": "local",
+            "user_id": user,
+            "user_name": user,
+            "command": command,
+            "text": args,
+            "api_app_id": "ALOCAL",
+            "response_url": response_url,
+            "trigger_id": f"{uuid.uuid4().int % 10**12}.local",
+        }
+    )
 
 
 def mention_body(
@@ -64,14 +74,27 @@ def mention_body(
     ``ts`` is the message's own (now, when empty): a mention's ``ts`` is its task's thread.
     """
     ts = ts or f"{time.time():.6f}"
-    event = {"type": "app_mention", "user": user, "text": f"<@{bot_user}> {text}", "ts": ts,
-             "channel": channel, "event_ts": ts}  # fmt: skip
+    event = {
+        "type": "app_mention",
+        "user": user,
+        "text": f"<@{bot_user}> {text}",
+        "ts": ts,
+        "channel": channel,
+        "event_ts": ts,
+    }
     if thread:
         event.update(type="message", text=text, thread_ts=thread, channel_type="channel")
-    return json.dumps({"token": "local", "team_id": team, "api_app_id": "ALOCAL",
-                       "event": event, "type": "event_callback",
-                       "event_id": f"Ev{uuid.uuid4().hex[:10].upper()}",
-                       "event_time": int(time.time())})  # fmt: skip
+    return json.dumps(
+        {
+            "token": "local",
+            "team_id": team,
+            "api_app_id": "ALOCAL",
+            "event": event,
+            "type": "event_callback",
+            "event_id": f"Ev{uuid.uuid4().hex[:10].upper()}",
+            "event_time": int(time.time()),
+        }
+    )
 
 
 async def click(args: argparse.Namespace, settings: BotSettings, url: str) -> int:
@@ -84,18 +107,28 @@ async def click(args: argparse.Namespace, settings: BotSettings, url: str) -> in
             return await _click_stop(args, settings, url, session, before)
         question = last_question(before, args.channel, args.thread)
         if not question:
-            print(f"no question with buttons in {args.channel} yet (only the local stand-in "
-                  "keeps them: is the bot in local mode?)")  # fmt: skip
+            print(
+                f"no question with buttons in {args.channel} yet (only the local stand-in "
+                "keeps them: is the bot in local mode?)"
+            )
             return 1
         options = [str(b.get("value", "")) for b in buttons(question)]
         option = int(args.click) if args.click.isdigit() else 0
         if not 1 <= option <= len(options):
             print(f"--click takes 1 to {len(options)}: {_options(question)}")
             return 1
-        body = click_body(question, option, user=args.user, team=args.team,
-                          response_url=base + RESPONSE_PATH + key)  # fmt: skip
-        headers = signed_headers(settings.signing_secret or LOCAL_SIGNING_SECRET, body,
-                                 "application/x-www-form-urlencoded")  # fmt: skip
+        body = click_body(
+            question,
+            option,
+            user=args.user,
+            team=args.team,
+            response_url=base + RESPONSE_PATH + key,
+        )
+        headers = signed_headers(
+            settings.signing_secret or LOCAL_SIGNING_SECRET,
+            body,
+            "application/x-www-form-urlencoded",
+        )
         status, text = await _post(session, url, body, headers)
         if status != 200:
             return _failed(status, text, url)
@@ -106,26 +139,39 @@ async def click(args: argparse.Namespace, settings: BotSettings, url: str) -> in
             for answer in answers:
                 print(f"only you see: {answer.get('text', '')}")
             return 0
-        await _print_posts(session, base, len(before), user=args.user, patience=10.0,
-                           nothing="the task posted nothing after the click")  # fmt: skip
+        await _print_posts(
+            session,
+            base,
+            len(before),
+            user=args.user,
+            patience=10.0,
+            nothing="the task posted nothing after the click",
+        )
     return 0
 
 
 async def _click_stop(
-    args: argparse.Namespace, settings: BotSettings, url: str, session: aiohttp.ClientSession,
+    args: argparse.Namespace,
+    settings: BotSettings,
+    url: str,
+    session: aiohttp.ClientSession,
     before: list[dict[str, Any]],
-) -> int:  # fmt: skip
+) -> int:
     """Click Stop on the last progress message in the channel; print the answer and what follows."""
     base, key = "{0.scheme}://{0.netloc}".format(urlsplit(url)), uuid.uuid4().hex
     progress = last_stop(before, args.channel, args.thread)
     if not progress:
-        print(f"no running turn with a Stop button in {args.channel} (a streamed progress "
-              "message has none: use `/task stop`)")  # fmt: skip
+        print(
+            f"no running turn with a Stop button in {args.channel} (a streamed progress "
+            "message has none: use `/task stop`)"
+        )
         return 1
-    body = click_body(progress, 1, user=args.user, team=args.team,
-                      response_url=base + RESPONSE_PATH + key)  # fmt: skip
-    headers = signed_headers(settings.signing_secret or LOCAL_SIGNING_SECRET, body,
-                             "application/x-www-form-urlencoded")  # fmt: skip
+    body = click_body(
+        progress, 1, user=args.user, team=args.team, response_url=base + RESPONSE_PATH + key
+    )
+    headers = signed_headers(
+        settings.signing_secret or LOCAL_SIGNING_SECRET, body, "application/x-www-form-urlencoded"
+    )
     status, text = await _post(session, url, body, headers)
     if status != 200:
         return _failed(status, text, url)
@@ -140,8 +186,14 @@ async def _click_stop(
                 print(f"{'bot in channel' if public else 'only you see'}: {answer.get('text', '')}")
             break
         await asyncio.sleep(0.1)
-    await _print_posts(session, base, len(before), user=args.user, patience=3.0,
-                       nothing="(nothing posted after the click yet)")  # fmt: skip
+    await _print_posts(
+        session,
+        base,
+        len(before),
+        user=args.user,
+        patience=3.0,
+        nothing="(nothing posted after the click yet)",
+    )
     return 0
 
 
@@ -153,12 +205,23 @@ async def say(args: argparse.Namespace, settings: BotSettings) -> int:
     base = "{0.scheme}://{0.netloc}".format(urlsplit(url))
     key = uuid.uuid4().hex
     if args.text.startswith("/"):
-        body = slash_body(args.text, user=args.user, team=args.team, channel=args.channel,
-                          response_url=base + RESPONSE_PATH + key)  # fmt: skip
+        body = slash_body(
+            args.text,
+            user=args.user,
+            team=args.team,
+            channel=args.channel,
+            response_url=base + RESPONSE_PATH + key,
+        )
         content_type = "application/x-www-form-urlencoded"
     else:
-        body = mention_body(args.text, user=args.user, team=args.team, channel=args.channel,
-                            bot_user=settings.bot_user_id, thread=args.thread)  # fmt: skip
+        body = mention_body(
+            args.text,
+            user=args.user,
+            team=args.team,
+            channel=args.channel,
+            bot_user=settings.bot_user_id,
+            thread=args.thread,
+        )
         content_type = "application/json"
     headers = signed_headers(settings.signing_secret or LOCAL_SIGNING_SECRET, body, content_type)
     async with aiohttp.ClientSession() as session:
@@ -170,9 +233,15 @@ async def say(args: argparse.Namespace, settings: BotSettings) -> int:
             # A mention waits past the no-worker notice; a thread reply less (the task
             # queues it behind a running turn, and answers in the thread when it can).
             patience = THREAD_PATIENCE_SECONDS if args.thread else EVENT_PATIENCE_SECONDS
-            await _print_posts(session, base, len(before), user=args.user, patience=patience,
-                               nothing="accepted; nothing posted in reply yet (the task answers "
-                               "in its thread when it has an answer)")  # fmt: skip
+            await _print_posts(
+                session,
+                base,
+                len(before),
+                user=args.user,
+                patience=patience,
+                nothing="accepted; nothing posted in reply yet (the task answers "
+                "in its thread when it has an answer)",
+            )
             return 0
         print(_reply_text(text))
         if _response_type(text) == "in_channel":
@@ -217,9 +286,14 @@ async def _posts(session: aiohttp.ClientSession, base: str) -> list[dict[str, An
 
 
 async def _print_posts(
-    session: aiohttp.ClientSession, base: str, seen: int, *, user: str, patience: float,
+    session: aiohttp.ClientSession,
+    base: str,
+    seen: int,
+    *,
+    user: str,
+    patience: float,
     nothing: str,
-) -> None:  # fmt: skip
+) -> None:
     """Print the bot's posts in answer to an event as they come (they follow the ack).
 
     Stops shortly after the task's own answer (a post carrying the harness's metadata),
@@ -245,11 +319,15 @@ async def _print_posts(
             for post in (await _posts(session, base))[first:]:
                 ts = str(post.get("ts", ""))
                 if ts in shown and post.get("text", "") != shown[ts]:
-                    print(f"progress in thread {post.get('thread_ts', '-')} now: "
-                          f"{post.get('text', '')}", flush=True)  # fmt: skip
+                    print(
+                        f"progress in thread {post.get('thread_ts', '-')} now: "
+                        f"{post.get('text', '')}",
+                        flush=True,
+                    )
             return
-        if last is not None and now - last >= (ANSWERED_QUIET_SECONDS if answered else
-                                               QUIET_SECONDS):  # fmt: skip
+        if last is not None and now - last >= (
+            ANSWERED_QUIET_SECONDS if answered else QUIET_SECONDS
+        ):
             return
         await asyncio.sleep(0.1)
     if last is None:
@@ -320,17 +398,22 @@ def _reply_text(raw: str) -> str:
 def main() -> None:
     """Parse the command line and send."""
     parser = argparse.ArgumentParser(prog="python -m bot.say", description=__doc__)
-    parser.add_argument("text", nargs="?", default="",
-                        help='"/model gpt-x", or plain text to mention the bot with')  # fmt: skip
+    parser.add_argument(
+        "text", nargs="?", default="", help='"/model gpt-x", or plain text to mention the bot with'
+    )
     parser.add_argument("--user", default="ULOCAL")
     parser.add_argument("--team", default="TLOCAL")
     parser.add_argument("--channel", default="CLOCAL")
     parser.add_argument("--thread", default="", help="reply in this thread (a ts the bot printed)")
     parser.add_argument("--url", default="", help="the bot's Slack endpoint")
-    parser.add_argument("--click", default="", metavar="N|stop",
-                        help="click button N (1 = first) of the last question the bot posted "
-                        "in --channel (in --thread, if given), as Slack sends a click; 'stop' "
-                        "clicks the Stop button of the turn's progress message")  # fmt: skip
+    parser.add_argument(
+        "--click",
+        default="",
+        metavar="N|stop",
+        help="click button N (1 = first) of the last question the bot posted "
+        "in --channel (in --thread, if given), as Slack sends a click; 'stop' "
+        "clicks the Stop button of the turn's progress message",
+    )
     args = parser.parse_args()
     if not args.text and not args.click:
         parser.error("say something, or --click N")

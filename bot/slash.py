@@ -48,9 +48,12 @@ class SlashHandler:
     """
 
     def __init__(
-        self, harness: Harness, settings: BotSettings, redactor: Redactor,
+        self,
+        harness: Harness,
+        settings: BotSettings,
+        redactor: Redactor,
         registry: Registry = COMMANDS,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.harness = harness
         self.registry = registry
         self.redact = redactor.redact_text
@@ -76,8 +79,9 @@ class SlashHandler:
             result = pending.result()
             await ack(text=self.redact(result.reply), response_type=response_type(result))
             return
-        await ack(text=self.redact(replies.working(ctx.command, ctx.args)),
-                  response_type="ephemeral")  # fmt: skip
+        await ack(
+            text=self.redact(replies.working(ctx.command, ctx.args)), response_type="ephemeral"
+        )
         followup = asyncio.create_task(self._follow_up(ctx.command, pending, respond))
         self._followups.add(followup)
         followup.add_done_callback(self._followups.discard)
@@ -110,11 +114,17 @@ class SlashHandler:
             # replacing it: delete the note while it is the only message ("original" is
             # unambiguous), then post the reply for everyone, even if the delete failed.
             await self._respond(command, respond, delete_original=True)
-            await self._respond(command, respond, text=self.redact(result.reply),
-                                response_type="in_channel")  # fmt: skip
+            await self._respond(
+                command, respond, text=self.redact(result.reply), response_type="in_channel"
+            )
         else:
-            await self._respond(command, respond, text=self.redact(result.reply),
-                                response_type="ephemeral", replace_original=True)  # fmt: skip
+            await self._respond(
+                command,
+                respond,
+                text=self.redact(result.reply),
+                response_type="ephemeral",
+                replace_original=True,
+            )
 
     @staticmethod
     async def _respond(command: str, respond: AsyncRespond, **message: Any) -> None:  # noqa: ANN401  # bolt's respond keywords

@@ -39,10 +39,17 @@ log = logging.getLogger(__name__)
 
 SCOPE: Final = ", ".join(app_token_scopes())
 """The app-level token's scope Socket Mode needs (``connections:write``)."""
-REFUSALS: Final = frozenset({
-    "not_authed", "invalid_auth", "not_allowed_token_type", "account_inactive",
-    "token_revoked", "token_expired", "missing_scope",
-})  # fmt: skip
+REFUSALS: Final = frozenset(
+    {
+        "not_authed",
+        "invalid_auth",
+        "not_allowed_token_type",
+        "account_inactive",
+        "token_revoked",
+        "token_expired",
+        "missing_scope",
+    }
+)
 """``apps.connections.open`` errors no retry can fix: the token is wrong."""
 
 
@@ -85,15 +92,23 @@ class CheckedHandler(AsyncSocketModeHandler):
         Acked, because Slack would only deliver the same payload again.
         """
         if self.lifecycle.draining:
-            log.info("Socket Mode %s envelope %s left unacked: %s; Slack delivers it again",
-                     req.type, req.envelope_id, SHUTTING_DOWN)  # fmt: skip
+            log.info(
+                "Socket Mode %s envelope %s left unacked: %s; Slack delivers it again",
+                req.type,
+                req.envelope_id,
+                SHUTTING_DOWN,
+            )
             return
         async with self.lifecycle.answering():
             try:
                 check(req.payload)
             except MalformedBody as error:
-                log.warning("Socket Mode %s envelope %s with a malformed payload acked unread: %s",
-                            req.type, req.envelope_id, error)  # fmt: skip
+                log.warning(
+                    "Socket Mode %s envelope %s with a malformed payload acked unread: %s",
+                    req.type,
+                    req.envelope_id,
+                    error,
+                )
                 response = SocketModeResponse(envelope_id=req.envelope_id)
                 await client.send_socket_mode_response(response)
                 return
@@ -101,15 +116,19 @@ class CheckedHandler(AsyncSocketModeHandler):
                 await super().handle(client, req)
                 return
             exchange = self.recorder.envelope(
-                type=req.type, envelope_id=req.envelope_id, payload=req.payload,
+                type=req.type,
+                envelope_id=req.envelope_id,
+                payload=req.payload,
                 accepts_response_payload=bool(req.accepts_response_payload),
-                retry_attempt=req.retry_attempt, retry_reason=req.retry_reason,
-            )  # fmt: skip
+                retry_attempt=req.retry_attempt,
+                retry_reason=req.retry_reason,
+            )
             start = time.time()  # bolt's own handle, with the answer recorded as the ack went
             answer = await run_async_bolt_app(self.app, req)
             await send_async_response(client, req, answer, start)
-            exchange.answer(answer.status, answer.body,
-                            (answer.headers.get("content-type") or [""])[0])  # fmt: skip
+            exchange.answer(
+                answer.status, answer.body, (answer.headers.get("content-type") or [""])[0]
+            )
 
 
 @asynccontextmanager

@@ -88,8 +88,9 @@ class SlackStandIn:
             the recording so far at :data:`RECORDING_PATH`.
     """
 
-    def __init__(self, bot_user_id: str, *, streaming: bool = True,
-                 recorder: Recorder | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, bot_user_id: str, *, streaming: bool = True, recorder: Recorder | None = None
+    ) -> None:
         self.bot_user_id = bot_user_id
         self.recorder = recorder
         self.calls: list[tuple[str, dict[str, Any]]] = []
@@ -127,8 +128,13 @@ class SlackStandIn:
         """Keep one call, print it, and answer as Slack would."""
         self.calls.append((method, args))
         if method == "auth.test":
-            return {"ok": True, "user_id": self.bot_user_id, "bot_id": "BLOCAL",
-                    "team_id": "TLOCAL", "url": "http://localhost/"}  # fmt: skip
+            return {
+                "ok": True,
+                "user_id": self.bot_user_id,
+                "bot_id": "BLOCAL",
+                "team_id": "TLOCAL",
+                "url": "http://localhost/",
+            }
         if method in READ_METHODS:
             return {"ok": True, "messages": self._read(method, args), "has_more": False}
         if method in LIVE_METHODS:
@@ -184,16 +190,22 @@ class SlackStandIn:
             if method in POST_METHODS:
                 post = {**args, "method": method, "ts": self._ts_of_call.get(i, "")}
                 now = self.live.find(args.get("channel"), post["ts"]) or {}
-                post.update({k: now[k] for k in ("text", "blocks", "chunks", "edits",
-                                                 "streaming") if k in now})  # fmt: skip
+                post.update(
+                    {
+                        k: now[k]
+                        for k in ("text", "blocks", "chunks", "edits", "streaming")
+                        if k in now
+                    }
+                )
                 posts.append(post)
         return web.json_response(posts)
 
     async def read_recording(self, request: web.Request) -> web.Response:
         """``?from=BYTE``: the recording's lines from there on, parsed (for ``bot.replay``)."""
         if self.recorder is None:
-            return web.json_response({"error": "not recording: start the bot with BOT_RECORD=FILE"},
-                                     status=404)  # fmt: skip
+            return web.json_response(
+                {"error": "not recording: start the bot with BOT_RECORD=FILE"}, status=404
+            )
         try:
             start = int(request.query.get("from", "0"))
         except ValueError:
@@ -201,8 +213,9 @@ class SlackStandIn:
         if start < 0:
             return web.json_response({"error": "from takes a byte offset (0 or more)"}, status=400)
         lines, following = self.recorder.read_from(start)
-        return web.json_response({"lines": [json.loads(line) for line in lines if line.strip()],
-                                  "next": following})  # fmt: skip
+        return web.json_response(
+            {"lines": [json.loads(line) for line in lines if line.strip()], "next": following}
+        )
 
     async def read_responses(self, request: web.Request) -> web.Response:
         """What was posted to one response URL so far (for ``bot.say``)."""
@@ -230,8 +243,11 @@ async def _arguments(request: web.Request) -> dict[str, Any]:
 
 
 @asynccontextmanager
-async def served(bot_user_id: str = "UBOTLOCAL", *, streaming: bool = True,
-                 ) -> AsyncIterator[SlackStandIn]:  # fmt: skip
+async def served(
+    bot_user_id: str = "UBOTLOCAL",
+    *,
+    streaming: bool = True,
+) -> AsyncIterator[SlackStandIn]:
     """A stand-in served alone on a free loopback port, ``url`` set: for a worker (a test, a
     bench) that posts to Slack with no bot in front of it."""
     standin = SlackStandIn(bot_user_id, streaming=streaming)

@@ -13,9 +13,14 @@ from collections.abc import Callable
 from typing import Any, Final, final
 
 LIVE_METHODS: Final = (
-    "chat.update", "chat.startStream", "chat.appendStream", "chat.stopStream",
-    "reactions.add", "reactions.remove", "assistant.threads.setStatus",
-)  # fmt: skip
+    "chat.update",
+    "chat.startStream",
+    "chat.appendStream",
+    "chat.stopStream",
+    "reactions.add",
+    "reactions.remove",
+    "assistant.threads.setStatus",
+)
 
 
 def _apply_chunks(message: dict[str, Any], chunks: object) -> None:
@@ -44,8 +49,9 @@ class LiveMessages:
         streaming: whether this workspace offers ``chat.startStream`` and its kin.
     """
 
-    def __init__(self, messages: list[dict[str, Any]], next_ts: Callable[[], str], *,
-                 streaming: bool = True) -> None:  # fmt: skip
+    def __init__(
+        self, messages: list[dict[str, Any]], next_ts: Callable[[], str], *, streaming: bool = True
+    ) -> None:
         self.messages = messages
         self.next_ts = next_ts
         self.streaming = streaming
@@ -56,8 +62,9 @@ class LiveMessages:
 
     def find(self, channel: object, ts: object) -> dict[str, Any] | None:
         """The kept message at ``ts`` in ``channel``."""
-        return next((m for m in self.messages if m.get("ts") == ts and m.get("channel") == channel),
-                    None)  # fmt: skip
+        return next(
+            (m for m in self.messages if m.get("ts") == ts and m.get("channel") == channel), None
+        )
 
     def answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         """Slack's answer to one live method, the change applied."""
@@ -66,9 +73,14 @@ class LiveMessages:
             return {"ok": False, "error": "unknown_method"}
         if method == "chat.startStream":
             ts = self.next_ts()
-            message: dict[str, Any] = {"type": "message", "bot_id": "BLOCAL", "ts": ts,
-                                       "channel": channel, "text": args.get("markdown_text") or "",
-                                       "streaming": True}  # fmt: skip
+            message: dict[str, Any] = {
+                "type": "message",
+                "bot_id": "BLOCAL",
+                "ts": ts,
+                "channel": channel,
+                "text": args.get("markdown_text") or "",
+                "streaming": True,
+            }
             if args.get("thread_ts"):
                 message["thread_ts"] = args["thread_ts"]
             _apply_chunks(message, args.get("chunks"))
@@ -80,8 +92,9 @@ class LiveMessages:
             )
             return {"ok": True}
         if method.startswith("reactions."):
-            return self._react(method, str(channel), str(args.get("timestamp") or ""),
-                               str(args.get("name") or ""))  # fmt: skip
+            return self._react(
+                method, str(channel), str(args.get("timestamp") or ""), str(args.get("name") or "")
+            )
         found = self.find(channel, args.get("ts"))
         if found is None:
             return {"ok": False, "error": "message_not_found"}

@@ -62,10 +62,13 @@ def register_all(
     names = tuple(dict.fromkeys(m.strip() for m in models if m.strip()))
     if not names:
         raise ValueError("register_all needs at least one model name for /model")
-    config = CommandConfig(models=names, commands=tuple(commands.values()),
-                           temporal_ui_url=temporal_ui_url,
-                           temporal_namespace=temporal_namespace,
-                           clock=clock or SystemClock())  # fmt: skip
+    config = CommandConfig(
+        models=names,
+        commands=tuple(commands.values()),
+        temporal_ui_url=temporal_ui_url,
+        temporal_namespace=temporal_namespace,
+        clock=clock or SystemClock(),
+    )
     seal = IdentitySeal()
     regs = [
         manager.register("command.invoked.pre", seal.opener(), priority=SEAL_PRIORITY),
@@ -86,10 +89,11 @@ def plugin(manager: HookManager, settings: Any) -> list[Registration]:  # noqa: 
     ``settings.temporal_ui_url`` with ``temporal_namespace`` for ``/task status``'s link.
     """
     return register_all(
-        manager, models=getattr(settings, "models", None) or DEFAULT_MODELS,
+        manager,
+        models=getattr(settings, "models", None) or DEFAULT_MODELS,
         temporal_ui_url=getattr(settings, "temporal_ui_url", ""),
         temporal_namespace=getattr(settings, "temporal_namespace", "default"),
-    )  # fmt: skip
+    )
 
 
 __all__ = [

@@ -65,12 +65,15 @@ async def body(
     shown = f"`{current}`" if current else WORKERS
     if args.default is None:
         lines = [f"approvals: {shown}"]
-        lines += [f"• `{name}`{' (now)' if name == current else ''}: {MEANING[name]}"
-                  for name in APPROVAL_DEFAULTS]  # fmt: skip
+        lines += [
+            f"• `{name}`{' (now)' if name == current else ''}: {MEANING[name]}"
+            for name in APPROVAL_DEFAULTS
+        ]
         standing = snapshot.approved_tools if snapshot else ()
         if standing:
-            lines.append("approved for the rest of the task: "
-                         + ", ".join(f"`{tool}`" for tool in standing))  # fmt: skip
+            lines.append(
+                "approved for the rest of the task: " + ", ".join(f"`{tool}`" for tool in standing)
+            )
         return CommandResult(reply="\n".join(lines))
     if args.default == current:
         return CommandResult(reply=f"approvals are already `{current}`")

@@ -19,11 +19,15 @@ from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "budget"
 _NAMES: Final[dict[str, Limit]] = {
-    "tokens": "tokens", "token": "tokens",
-    "tool-calls": "tool_calls", "tool_calls": "tool_calls", "tool-call": "tool_calls",
+    "tokens": "tokens",
+    "token": "tokens",
+    "tool-calls": "tool_calls",
+    "tool_calls": "tool_calls",
+    "tool-call": "tool_calls",
     "calls": "tool_calls",
-    "cost": "cost", "usd": "cost",
-}  # fmt: skip
+    "cost": "cost",
+    "usd": "cost",
+}
 _NUMBER: Final = re.compile(r"^\$?(\d+(?:\.\d+)?|\.\d+)([km]?)$")
 _SCALE: Final = {"": 1, "k": 1_000, "m": 1_000_000}
 _NONE: Final = frozenset({"0", "off", "none", "unlimited"})
@@ -48,14 +52,18 @@ def parse(text: str) -> BudgetArgs:
     """
     words = text.lower().replace(",", "").split()
     if len(words) % 2:
-        raise UsageError(command=NAME, problem="give each limit a size, e.g. `tokens 20k`",
-                         usage=USAGE)  # fmt: skip
+        raise UsageError(
+            command=NAME, problem="give each limit a size, e.g. `tokens 20k`", usage=USAGE
+        )
     found: dict[Limit, float] = {}
     for word, size in zip(words[::2], words[1::2], strict=True):
         limit = _NAMES.get(word)
         if limit is None:
-            raise UsageError(command=NAME, problem=f"`{neutral(word)}` is not a limit; use "
-                             "tokens, tool-calls or cost", usage=USAGE)  # fmt: skip
+            raise UsageError(
+                command=NAME,
+                problem=f"`{neutral(word)}` is not a limit; use tokens, tool-calls or cost",
+                usage=USAGE,
+            )
         found[limit] = _size(limit, size)
     return BudgetArgs(limits=tuple(found.items()))
 
@@ -66,14 +74,20 @@ def _size(limit: Limit, text: str) -> float:
     match = _NUMBER.match(text)
     if match is None or (text.startswith("$") and limit != "cost"):
         example = "$5" if limit == "cost" else "20k"
-        raise UsageError(command=NAME, problem=f"`{neutral(text)}` is not a size for "
-                         f"{TYPED[limit]} (like `{example}`)", usage=USAGE)  # fmt: skip
+        raise UsageError(
+            command=NAME,
+            problem=f"`{neutral(text)}` is not a size for {TYPED[limit]} (like `{example}`)",
+            usage=USAGE,
+        )
     value = float(match.group(1)) * _SCALE[match.group(2)]
     if limit == "cost":
         return round(value, 2)
     if value != int(value) or value > MAX_TOKENS:
-        raise UsageError(command=NAME, problem=f"{TYPED[limit]} take a whole number up to "
-                         f"{MAX_TOKENS:,}", usage=USAGE)  # fmt: skip
+        raise UsageError(
+            command=NAME,
+            problem=f"{TYPED[limit]} take a whole number up to {MAX_TOKENS:,}",
+            usage=USAGE,
+        )
     return float(int(value))
 
 
@@ -83,19 +97,22 @@ async def body(
     """Show the budget, or return one ``set_budget`` effect per limit that changes."""
     usage = ctx.snapshot.budget if ctx.snapshot else BudgetUsage()
     if not args.limits:
-        return CommandResult(reply=f"budget: {describe(usage)}\nthe owner sets limits with "
-                             f"`{USAGE}` (0: no limit)")  # fmt: skip
+        return CommandResult(
+            reply=f"budget: {describe(usage)}\nthe owner sets limits with `{USAGE}` (0: no limit)"
+        )
     changes = [(limit, size) for limit, size in args.limits if size != limit_of(usage, limit)]
     if not changes:
         return CommandResult(reply=f"the budget is already so: {describe(usage)}")
-    said = ", ".join(f"{TYPED[limit]} {amount(limit, size) if size else 'no limit'}"
-                     for limit, size in changes)  # fmt: skip
+    said = ", ".join(
+        f"{TYPED[limit]} {amount(limit, size) if size else 'no limit'}" for limit, size in changes
+    )
     effects = tuple(
         CommandEffect(kind="set_budget", value=limit, amount=size, user_id=ctx.sender)
         for limit, size in changes
     )
-    return CommandResult(reply=f"<@{ctx.sender}> set the budget: {said}", effects=effects,
-                         public=True)  # fmt: skip
+    return CommandResult(
+        reply=f"<@{ctx.sender}> set the budget: {said}", effects=effects, public=True
+    )
 
 
 SPEC: Final = CommandSpec(

@@ -38,12 +38,14 @@ def render(role: Role, config: CommandConfig) -> str:
     rather than refused: help is the one command that shows nothing of the task.
     """
     if role is Role.NONE:
-        return "\n".join([
-            f"you are not part of this task yet: ask its owner to `{invite.SPEC.invocation}` "
-            "you; as a collaborator you could use:",
-            *command_lines(Role.COLLABORATOR, config.commands),
-            TALK,
-        ])  # fmt: skip
+        return "\n".join(
+            [
+                f"you are not part of this task yet: ask its owner to `{invite.SPEC.invocation}` "
+                "you; as a collaborator you could use:",
+                *command_lines(Role.COLLABORATOR, config.commands),
+                TALK,
+            ]
+        )
     lines = [f"you are *{role}* in this task. commands:", *command_lines(role, config.commands)]
     lines.append(TALK)
     return "\n".join(lines)
@@ -55,12 +57,14 @@ def render_without_task(commands: Iterable[CommandSpec[BaseModel]]) -> str:
     What the bot answers itself when ``/task help`` finds no task (issue 11: help works
     anywhere); whoever starts the task owns it, so the owner's commands are listed.
     """
-    return "\n".join([
-        "there is no task here yet: mention me with what you need to start one; you will "
-        "own it and can use:",
-        *command_lines(Role.OWNER, commands),
-        TALK,
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            "there is no task here yet: mention me with what you need to start one; you will "
+            "own it and can use:",
+            *command_lines(Role.OWNER, commands),
+            TALK,
+        ]
+    )
 
 
 def command_lines(role: Role, commands: Iterable[CommandSpec[BaseModel]]) -> list[str]:

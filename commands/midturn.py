@@ -51,8 +51,10 @@ async def body(
     current = ctx.snapshot.mid_turn if ctx.snapshot else DEFAULT_MID_TURN
     if args.mode is None:
         lines = [f"mid-turn: `{current}` — a message sent while a turn runs is:"]
-        lines += [f"• `{mode}`{' (now)' if mode == current else ''}: {MEANING[mode]}"
-                  for mode in MID_TURN_MODES]  # fmt: skip
+        lines += [
+            f"• `{mode}`{' (now)' if mode == current else ''}: {MEANING[mode]}"
+            for mode in MID_TURN_MODES
+        ]
         return CommandResult(reply="\n".join(lines))
     if args.mode == current:
         return CommandResult(reply=f"mid-turn is already `{current}`")

@@ -148,9 +148,9 @@ class CommandSpec(Generic[A]):
         return await self.body(ctx, args, config)
 
 
-
 Registry = Mapping[str, CommandSpec[BaseModel]]
 """Commands by name (without the slash): :data:`commands.COMMANDS`, or a subset in tests."""
+
 
 @final
 class CommandFilter:

@@ -36,8 +36,14 @@ async def body(
     if ctx.snapshot is None:
         return CommandResult(reply="no task state is available yet")
     now = config.clock.now().timestamp()
-    return CommandResult(reply=render(ctx.snapshot, now=now, ui_url=config.temporal_ui_url,
-                                      namespace=config.temporal_namespace))  # fmt: skip
+    return CommandResult(
+        reply=render(
+            ctx.snapshot,
+            now=now,
+            ui_url=config.temporal_ui_url,
+            namespace=config.temporal_namespace,
+        )
+    )
 
 
 SPEC: Final = CommandSpec(

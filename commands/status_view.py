@@ -58,8 +58,10 @@ def now_line(snapshot: TaskSnapshot, now: float) -> str | None:
     parts.append(clip(doing, 80))
     if turn.started_at:
         parts.append(f"for {duration(now - turn.started_at)}")
-    calls = f"{turn.model_calls} model call{_s(turn.model_calls)}, " \
-            f"{turn.tool_calls} tool call{_s(turn.tool_calls)}"  # fmt: skip
+    calls = (
+        f"{turn.model_calls} model call{_s(turn.model_calls)}, "
+        f"{turn.tool_calls} tool call{_s(turn.tool_calls)}"
+    )
     return f"now: {' · '.join(parts)} ({calls})"
 
 
@@ -97,8 +99,9 @@ def settings_line(snapshot: TaskSnapshot) -> str:
     return line
 
 
-def render(snapshot: TaskSnapshot, *, now: float = 0.0, ui_url: str = "",
-           namespace: str = "default") -> str:  # fmt: skip
+def render(
+    snapshot: TaskSnapshot, *, now: float = 0.0, ui_url: str = "", namespace: str = "default"
+) -> str:
     """The snapshot as Slack mrkdwn; with ``ui_url``, a link to its workflow last.
 
     Args:

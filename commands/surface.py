@@ -57,13 +57,15 @@ def slash_commands(registry: Registry) -> tuple[SlashCommand, ...]:
     under = [spec for spec in registry.values() if not spec.top_level]
     if under:
         names = ", ".join(spec.name for spec in under)
-        found.append(SlashCommand(
-            command=f"/{UMBRELLA}",
-            description=f"This channel's task: {names} (/{UMBRELLA} help lists every command)",
-            usage_hint="|".join(spec.name for spec in under) + " …",
-            should_escape=any(spec.escapes_mentions for spec in under),
-            reaches=tuple(registry),
-        ))  # fmt: skip
+        found.append(
+            SlashCommand(
+                command=f"/{UMBRELLA}",
+                description=f"This channel's task: {names} (/{UMBRELLA} help lists every command)",
+                usage_hint="|".join(spec.name for spec in under) + " …",
+                should_escape=any(spec.escapes_mentions for spec in under),
+                reaches=tuple(registry),
+            )
+        )
     return tuple(found)
 
 

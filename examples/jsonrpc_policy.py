@@ -38,8 +38,9 @@ PROTECTED = "final-"
 async def protect_final_artefacts(ctx: ToolInvokedContext) -> ToolInvokedContext | None:
     call = ctx.call
     if call.name == "write_artefact" and str(call.arguments.get("name", "")).startswith(PROTECTED):
-        raise HookAbort(f"artefacts named {PROTECTED}… are written by people, not the agent",
-                        refusal=True)  # fmt: skip
+        raise HookAbort(
+            f"artefacts named {PROTECTED}… are written by people, not the agent", refusal=True
+        )
     return None  # anything else passes through unchanged
 
 
@@ -66,12 +67,19 @@ def main() -> None:
     args = parser.parse_args()
     token = os.environ.get("POLICY_TOKEN", "")
     if not token:
-        print("POLICY_TOKEN is not set: export the bearer token the harness sends "
-              "(examples/hooks.toml reads the same variable)", file=sys.stderr)  # fmt: skip
+        print(
+            "POLICY_TOKEN is not set: export the bearer token the harness sends "
+            "(examples/hooks.toml reads the same variable)",
+            file=sys.stderr,
+        )
         sys.exit(2)
     url = f"http://{args.host}:{args.port}{PATH}"
-    web.run_app(app(token), host=args.host, port=args.port,
-                print=lambda _: print(f"serving the policy at {url}", flush=True))  # fmt: skip
+    web.run_app(
+        app(token),
+        host=args.host,
+        port=args.port,
+        print=lambda _: print(f"serving the policy at {url}", flush=True),
+    )
 
 
 if __name__ == "__main__":

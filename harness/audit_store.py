@@ -59,9 +59,13 @@ class SqlAuditStore:
     """
 
     def __init__(
-        self, database: Database, *, capacity: int = QUEUE_CAPACITY, batch: int = BATCH,
+        self,
+        database: Database,
+        *,
+        capacity: int = QUEUE_CAPACITY,
+        batch: int = BATCH,
         close_seconds: float = CLOSE_SECONDS,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.database = database
         self.dropped = 0
         self._capacity = capacity
@@ -80,9 +84,11 @@ class SqlAuditStore:
             if len(self._queue) >= self._capacity:
                 self.dropped += 1
                 if self.dropped == 1:
-                    log.warning("audit queue full (%d records): dropping records until the "
-                                "database catches up; they stay in memory only",
-                                self._capacity)  # fmt: skip
+                    log.warning(
+                        "audit queue full (%d records): dropping records until the "
+                        "database catches up; they stay in memory only",
+                        self._capacity,
+                    )
                 return
             self._queue.append(record)
         self._kick()
@@ -127,9 +133,13 @@ class SqlAuditStore:
             self._writer = None
         lost = self.pending
         if lost or self.dropped:
-            log.error("audit: %d records not written at close (database %s unavailable), "
-                      "%d dropped while the queue was full", lost, self.database.describe(),
-                      self.dropped)  # fmt: skip
+            log.error(
+                "audit: %d records not written at close (database %s unavailable), "
+                "%d dropped while the queue was full",
+                lost,
+                self.database.describe(),
+                self.dropped,
+            )
 
     def _kick(self) -> None:
         """Start the writer task in the running loop, or wake it (from any thread)."""
@@ -147,8 +157,12 @@ class SqlAuditStore:
             self._loop.call_soon_threadsafe(self._wake.set)
 
     def _writer_alive(self) -> bool:
-        return (self._writer is not None and not self._writer.done()
-                and self._loop is not None and not self._loop.is_closed())  # fmt: skip
+        return (
+            self._writer is not None
+            and not self._writer.done()
+            and self._loop is not None
+            and not self._loop.is_closed()
+        )
 
     async def _run(self) -> None:
         assert self._wake is not None

@@ -34,7 +34,11 @@ class Settings(BaseSettings):
     """
 
     model_config = SettingsConfigDict(
-        env_prefix="HARNESS_", env_file=".env", extra="ignore", frozen=True, populate_by_name=True,
+        env_prefix="HARNESS_",
+        env_file=".env",
+        extra="ignore",
+        frozen=True,
+        populate_by_name=True,
         use_attribute_docstrings=True,  # the docstrings are docs/settings.md (harness.settings_doc)
     )
 
@@ -324,8 +328,13 @@ class Settings(BaseSettings):
     def slack_web_api_url(self) -> str:
         """Where the agent's replies are posted (:func:`harness.channels.web_api.web_api_url`)."""
         token = self.slack_bot_token.get_secret_value() if self.slack_bot_token else ""
-        return web_api_url(explicit=self.slack_api_url, local=self.bot_local, token=token,
-                           host=self.bot_host, port=self.bot_port)  # fmt: skip
+        return web_api_url(
+            explicit=self.slack_api_url,
+            local=self.bot_local,
+            token=token,
+            host=self.bot_host,
+            port=self.bot_port,
+        )
 
     def secret_values(self) -> tuple[str, ...]:
         """Every secret value this process is configured with, for the redactor.
@@ -333,13 +342,21 @@ class Settings(BaseSettings):
         A secret is masked wherever it appears, whatever its shape (issue 9), so a
         token that looks like no known family still never reaches a log or a reply.
         """
-        found = (self.openai_api_key, self.anthropic_api_key, self.slack_bot_token,
-                 self.database_url)  # fmt: skip
+        found = (
+            self.openai_api_key,
+            self.anthropic_api_key,
+            self.slack_bot_token,
+            self.database_url,
+        )
         values = [s.get_secret_value() for s in found if s is not None and s.get_secret_value()]
         values += [p for p in (self.database.password,) if isinstance(p, str) and p]
         # The Temporal API key and inline client key data, from TEMPORAL_* or the profile file.
-        return (*values, *self._payload_key_values(), *temporal_secret_values(os.environ),
-                *self._otel_header_values())  # fmt: skip
+        return (
+            *values,
+            *self._payload_key_values(),
+            *temporal_secret_values(os.environ),
+            *self._otel_header_values(),
+        )
 
     def _otel_header_values(self) -> list[str]:
         """Each OTLP header value (raw and URL-decoded): credentials of the trace collector."""
@@ -392,8 +409,9 @@ def temporal_secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
     try:
         profile = ClientConfigProfile.load(override_env_vars=dict(env))
     except Exception:  # the bridge's ConfigError, an unreadable file: mask the variables
-        return tuple(v for k in ("TEMPORAL_API_KEY", "TEMPORAL_TLS_CLIENT_KEY_DATA")
-                     if (v := env.get(k, "")))  # fmt: skip
+        return tuple(
+            v for k in ("TEMPORAL_API_KEY", "TEMPORAL_TLS_CLIENT_KEY_DATA") if (v := env.get(k, ""))
+        )
     key = profile.tls.client_private_key if profile.tls else None
     data = key.decode(errors="replace") if isinstance(key, bytes) else key
     found = (profile.api_key, data if isinstance(data, str) else None)

@@ -82,8 +82,7 @@ class SqlDecisionStore:
                     )
                     self._purged = now
         except DatabaseError as error:
-            log.warning("pure decision not recorded (a retry calls the executor again): %s",
-                        error)  # fmt: skip
+            log.warning("pure decision not recorded (a retry calls the executor again): %s", error)
 
     async def purge(self) -> int:
         """Delete every expired decision now.

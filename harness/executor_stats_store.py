@@ -40,9 +40,12 @@ class SqlStatsStore:
     """
 
     def __init__(
-        self, database: Database, *, retention: float = RETENTION_SECONDS,
+        self,
+        database: Database,
+        *,
+        retention: float = RETENTION_SECONDS,
         clock: Callable[[], float] = time.time,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.database = database
         self.retention = retention
         self._clock = clock
@@ -57,12 +60,20 @@ class SqlStatsStore:
         if not rows:
             return
         values = [
-            {"at": r.at, "since": r.since, "worker": r.worker, "point": r.point,
-             "executor": r.executor, "kind": r.kind, "counts": json.dumps(dict(r.counts)),
-             "buckets": json.dumps({str(b): c for b, c in sorted(r.buckets.items())}),
-             "max_ms": r.max_ms, "total_ms": r.total_ms}
+            {
+                "at": r.at,
+                "since": r.since,
+                "worker": r.worker,
+                "point": r.point,
+                "executor": r.executor,
+                "kind": r.kind,
+                "counts": json.dumps(dict(r.counts)),
+                "buckets": json.dumps({str(b): c for b, c in sorted(r.buckets.items())}),
+                "max_ms": r.max_ms,
+                "total_ms": r.total_ms,
+            }
             for r in rows
-        ]  # fmt: skip
+        ]
         now = self._clock()
         async with self.database.transaction() as connection:
             await connection.execute(insert(hook_executor_stats), values)
@@ -80,17 +91,39 @@ async def read_stats(database: Database, since: float) -> list[StatsRow]:
         DatabaseError: the database failed.
     """
     table = hook_executor_stats
-    query = select(table.c.worker, table.c.at, table.c.since, table.c.point, table.c.executor,
-                   table.c.kind, table.c.counts, table.c.buckets, table.c.max_ms,
-                   table.c.total_ms).where(table.c.at >= since).order_by(table.c.id)  # fmt: skip
+    query = (
+        select(
+            table.c.worker,
+            table.c.at,
+            table.c.since,
+            table.c.point,
+            table.c.executor,
+            table.c.kind,
+            table.c.counts,
+            table.c.buckets,
+            table.c.max_ms,
+            table.c.total_ms,
+        )
+        .where(table.c.at >= since)
+        .order_by(table.c.id)
+    )
     async with database.transaction() as connection:
         found = (await connection.execute(query)).all()
     return [
-        StatsRow(worker=w, at=at, since=start, point=point, executor=executor, kind=kind,
-                 counts=json.loads(counts), buckets=_buckets(buckets), max_ms=max_ms,
-                 total_ms=total_ms)
+        StatsRow(
+            worker=w,
+            at=at,
+            since=start,
+            point=point,
+            executor=executor,
+            kind=kind,
+            counts=json.loads(counts),
+            buckets=_buckets(buckets),
+            max_ms=max_ms,
+            total_ms=total_ms,
+        )
         for w, at, start, point, executor, kind, counts, buckets, max_ms, total_ms in found
-    ]  # fmt: skip
+    ]
 
 
 async def executor_stats(url: URL, since: float) -> list[StatsRow]:

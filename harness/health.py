@@ -40,8 +40,10 @@ class HealthServerError(HarnessError):
 
     def __init__(self, *, where: str, setting: str, cause: str) -> None:
         self.where = where
-        super().__init__(f"cannot serve the health endpoints on {where} ({cause}): "
-                         f"set {setting} to a free port on an address of this host")  # fmt: skip
+        super().__init__(
+            f"cannot serve the health endpoints on {where} ({cause}): "
+            f"set {setting} to a free port on an address of this host"
+        )
 
     @property
     def retryable(self) -> bool:
@@ -88,12 +90,12 @@ async def health_server(
         try:
             await web.TCPSite(runner, host, port).start()
         except OSError as error:
-            raise HealthServerError(where=f"{host}:{port}", setting=setting,
-                                    cause=error.strerror or str(error)) from None  # fmt: skip
+            raise HealthServerError(
+                where=f"{host}:{port}", setting=setting, cause=error.strerror or str(error)
+            ) from None
         bound = int(runner.addresses[0][1])
         where = "" if is_loopback(host) else " (not loopback: reachable from other hosts)"
-        log.info("health endpoints on http://%s:%d%s and %s%s", host, bound, HEALTHZ, READYZ,
-                 where)  # fmt: skip
+        log.info("health endpoints on http://%s:%d%s and %s%s", host, bound, HEALTHZ, READYZ, where)
         yield bound
     finally:
         await runner.cleanup()

@@ -125,8 +125,11 @@ def build_hooks(
     from harness.providers import system_random
     from harness.store import SqlArtefactStore
 
-    hooks = (load_hooks_config(settings.hooks_config, audit_only=settings.hooks_audit_only)
-             if settings.hooks_config else None)  # fmt: skip
+    hooks = (
+        load_hooks_config(settings.hooks_config, audit_only=settings.hooks_audit_only)
+        if settings.hooks_config
+        else None
+    )
     retry = RetryDefaults(
         initial_seconds=settings.retry_initial_backoff_seconds,
         multiplier=settings.retry_backoff_multiplier,
@@ -145,19 +148,29 @@ def build_hooks(
     deps = runtime.deps(random=system_random(), retry=retry, approvals=default)
     register_defaults(manager, deps)
     catalogue = catalogue_of(deps.tools)  # approvals by policy (issue 14): the tools' own word
-    [policy, _] = register_approvals(manager, approvals, needs_approval=catalogue.approval,
-                                     safe=catalogue.safe)  # fmt: skip
+    [policy, _] = register_approvals(
+        manager, approvals, needs_approval=catalogue.approval, safe=catalogue.safe
+    )
     register_plugins(manager, settings)
     # Pure executors' decisions live in the database every worker shares (issue 15).
     decisions = SqlDecisionStore(database)
-    applied = (hooks.apply(manager, decisions=decisions)  # logs every point's chain
-               if hooks is not None else None)  # fmt: skip
+    applied = (
+        hooks.apply(manager, decisions=decisions)  # logs every point's chain
+        if hooks is not None
+        else None
+    )
     if hooks is not None and hooks.file.observability.executor_stats:
         register_stats(manager, database, meter)
-    reload = HooksReload(manager, settings.hooks_config, hooks, applied, approvals=policy,
-                         grace_seconds=settings.activity_start_to_close_seconds,
-                         worker=f"{socket.gethostname()} pid {os.getpid()}",
-                         decisions=decisions)  # fmt: skip
+    reload = HooksReload(
+        manager,
+        settings.hooks_config,
+        hooks,
+        applied,
+        approvals=policy,
+        grace_seconds=settings.activity_start_to_close_seconds,
+        worker=f"{socket.gethostname()} pid {os.getpid()}",
+        decisions=decisions,
+    )
     return WorkerHooks(manager, reload)
 
 

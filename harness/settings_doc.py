@@ -101,8 +101,7 @@ def render(sections: Sequence[Section] = SECTIONS) -> str:
         path = module.replace(".", "/") + ".py"
         parts.append(
             f"\n## {section.title}\n\n"
-            f"`{name}` in [`{path}`](../{path}); read by {section.read_by}.\n\n"
-            + table(cls)
+            f"`{name}` in [`{path}`](../{path}); read by {section.read_by}.\n\n" + table(cls)
         )
     return "".join(parts)
 
@@ -211,9 +210,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = argparse.ArgumentParser(description="Render docs/settings.md from the settings.")
     parser.add_argument(
-        "--write", nargs="?", const=DOC, type=Path, metavar="PATH",
+        "--write",
+        nargs="?",
+        const=DOC,
+        type=Path,
+        metavar="PATH",
         help=f"write the document (default {DOC}) instead of printing it",
-    )  # fmt: skip
+    )
     args = parser.parse_args(argv)
     text = render()
     if args.write is None:

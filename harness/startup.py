@@ -119,8 +119,11 @@ def _invalid(cls: type[BaseSettings], error: ValidationError) -> list[str]:
         if name in problems:  # a union's branches each complain: the first says enough
             continue
         at = f" (at {loc[1]!r})" if len(loc) > 1 else ""
-        hint = f"; JSON, e.g. {name}={_example(cls, str(loc[0]))}" if _is_json(cls, str(loc[0])) \
-            else ""  # fmt: skip
+        hint = (
+            f"; JSON, e.g. {name}={_example(cls, str(loc[0]))}"
+            if _is_json(cls, str(loc[0]))
+            else ""
+        )
         problems[name] = f"{name}{at}: {message}{hint}"
     return list(problems.values())
 
@@ -163,7 +166,7 @@ def _example(cls: type[BaseSettings], key: str) -> str:
     if info is not None and info.examples:
         return f"'{json.dumps(info.examples[0])}'"
     origin = get_origin(info.annotation) if info is not None else None
-    return "'{\"name\": \"value\"}'" if origin is dict else "'[\"value\"]'"
+    return '\'{"name": "value"}\'' if origin is dict else "'[\"value\"]'"
 
 
 def _first_line(error: BaseException) -> str:

@@ -87,8 +87,7 @@ class SqlArtefactStore:
                     )
                 )
                 version = int(latest or 0) + 1
-                row = {"key": key, "version": version, "content": content,
-                       "idempotency_key": once}  # fmt: skip
+                row = {"key": key, "version": version, "content": content, "idempotency_key": once}
                 inserted = await connection.execute(self._insert_once(row))
                 if inserted.first() is not None:
                     return Artefact(key=key, version=version, content=content)
@@ -97,8 +96,11 @@ class SqlArtefactStore:
 
     async def versions(self, key: str) -> tuple[Artefact, ...]:
         """See :meth:`ArtefactStore.versions`."""
-        query = (select(artefact.c.version, artefact.c.content)
-                 .where(artefact.c.key == key).order_by(artefact.c.version))  # fmt: skip
+        query = (
+            select(artefact.c.version, artefact.c.content)
+            .where(artefact.c.key == key)
+            .order_by(artefact.c.version)
+        )
         async with self.database.transaction() as connection:
             rows = (await connection.execute(query)).all()
         return tuple(Artefact(key=key, version=v, content=c) for v, c in rows)
@@ -106,10 +108,13 @@ class SqlArtefactStore:
     @staticmethod
     async def _written(connection: AsyncConnection, key: str, once: str) -> Artefact | None:
         """The row an earlier write with idempotency key ``once`` made, if any."""
-        found = (await connection.execute(
-            select(artefact.c.version, artefact.c.content)
-            .where(artefact.c.key == key, artefact.c.idempotency_key == once)
-        )).first()  # fmt: skip
+        found = (
+            await connection.execute(
+                select(artefact.c.version, artefact.c.content).where(
+                    artefact.c.key == key, artefact.c.idempotency_key == once
+                )
+            )
+        ).first()
         return None if found is None else Artefact(key=key, version=found[0], content=found[1])
 
     def _insert_once(self, row: dict[str, object]) -> Executable:

@@ -57,9 +57,7 @@ class TracingConfigError(HarnessError):
         return False
 
 
-def tracer_provider(
-    env: Mapping[str, str] | None = None, *, service: str
-) -> TracerProvider | None:
+def tracer_provider(env: Mapping[str, str] | None = None, *, service: str) -> TracerProvider | None:
     """The SDK provider the environment describes, or ``None`` when it describes no export.
 
     Args:

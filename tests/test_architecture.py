@@ -10,9 +10,17 @@ import harness.hooks
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("harness", "bot", "commands")
 DESIGN_SURFACE = {
-    "OPERATIONS", "PHASES", "context_type", "HookManager", "HookAbort",
-    "HookTransportError", "AbandonObserver", "Redactor", "JsonRpcExecutor", "McpExecutor",
-}  # fmt: skip
+    "OPERATIONS",
+    "PHASES",
+    "context_type",
+    "HookManager",
+    "HookAbort",
+    "HookTransportError",
+    "AbandonObserver",
+    "Redactor",
+    "JsonRpcExecutor",
+    "McpExecutor",
+}
 
 
 def _modules(package: str) -> list[Path]:
@@ -58,11 +66,13 @@ def test_code_outside_the_hooks_package_uses_its_public_modules_only():
             if path.is_relative_to(ROOT / "harness" / "hooks"):
                 continue
             private = sorted(
-                name for name in _imports(path)
-                if name.startswith("harness.hooks.") and name not in allowed
+                name
+                for name in _imports(path)
+                if name.startswith("harness.hooks.")
+                and name not in allowed
                 and not name.startswith("harness.hooks.contexts.")
                 and not name.startswith("harness.hooks.remote.")
-            )  # fmt: skip
+            )
             if private:
                 offenders[str(path.relative_to(ROOT))] = private
     assert offenders == {}

@@ -34,8 +34,11 @@ def _exception_classes() -> dict[str, type[BaseException]]:
             if name.rsplit(".", 1)[-1] == "__main__":
                 continue  # importing it would start the program
             for obj in vars(importlib.import_module(name)).values():
-                if (inspect.isclass(obj) and issubclass(obj, BaseException)
-                        and obj.__module__ == name):  # fmt: skip
+                if (
+                    inspect.isclass(obj)
+                    and issubclass(obj, BaseException)
+                    and obj.__module__ == name
+                ):
                     assert obj.__qualname__ not in found, f"two classes named {obj.__qualname__}"
                     found[obj.__qualname__] = obj
     return found

@@ -5,6 +5,12 @@ from bot.recording.recorder import Recorder, RecordingRespond, RecordingWebClien
 from bot.recording.scrub import Scrubber
 
 __all__ = [
-    "FORMAT", "Recorder", "Recording", "RecordingError", "RecordingRespond", "RecordingWebClient",
-    "Scrubber", "load",
-]  # fmt: skip
+    "FORMAT",
+    "Recorder",
+    "Recording",
+    "RecordingError",
+    "RecordingRespond",
+    "RecordingWebClient",
+    "Scrubber",
+    "load",
+]

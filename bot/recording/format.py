@@ -241,11 +241,14 @@ def header_of(line: Line, source: str, number: int = 1) -> Header:
         RecordingError: it is not a header, or its format is newer.
     """
     if not isinstance(line, Header):
-        raise RecordingError(f"{source}:{number}: the first line must be the "
-                             '{"type": "recording", ...} header')  # fmt: skip
+        raise RecordingError(
+            f'{source}:{number}: the first line must be the {{"type": "recording", ...}} header'
+        )
     if line.format > FORMAT:
-        raise RecordingError(f"{source}: format {line.format} is newer than this "
-                             f"release reads ({FORMAT}); upgrade tiny-harness")  # fmt: skip
+        raise RecordingError(
+            f"{source}: format {line.format} is newer than this "
+            f"release reads ({FORMAT}); upgrade tiny-harness"
+        )
     return line
 
 
@@ -253,7 +256,7 @@ def _why(error: ValidationError) -> str:
     """The first problem of a line, as a person reads it: ``id: field required``."""
     first = error.errors()[0]
     if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
-        return ('"type" must be one of "recording", "request", "web_api", "response_url"')
+        return '"type" must be one of "recording", "request", "web_api", "response_url"'
     where = ".".join(str(part) for part in first["loc"][1:]) or "the line"
     return f"{where}: {first['msg'].lower()}"
 
@@ -267,6 +270,8 @@ def load(path: Path) -> Recording:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise RecordingError(f"cannot read {path}: {error.__class__.__name__}: "
-                             f"{getattr(error, 'strerror', None) or error}") from None  # fmt: skip
+        raise RecordingError(
+            f"cannot read {path}: {error.__class__.__name__}: "
+            f"{getattr(error, 'strerror', None) or error}"
+        ) from None
     return parse_lines(text.splitlines(), str(path))

@@ -64,8 +64,9 @@ _CURRENT: Final[contextvars.ContextVar[str | None]] = contextvars.ContextVar(
 class Exchange:
     """One request being handled; :meth:`answer` writes it with the bot's answer."""
 
-    def __init__(self, recorder: Recorder, line: RequestLine,
-                 token: contextvars.Token[str | None]) -> None:  # fmt: skip
+    def __init__(
+        self, recorder: Recorder, line: RequestLine, token: contextvars.Token[str | None]
+    ) -> None:
         self.recorder = recorder
         self.line = line
         self._token = token
@@ -109,10 +110,14 @@ class Recorder:
             self._header_due = not path.exists() or path.stat().st_size == 0
             self._file: IO[str] = path.open("a", encoding="utf-8")
         except OSError as error:
-            raise RecordingError(f"BOT_RECORD={path}: cannot append to it "
-                                 f"({error.strerror or error})") from None  # fmt: skip
-        log.info("recording Slack traffic to %s (secrets redacted%s)", path,
-                 ", ids pseudonymised" if scrubber.key is not None else "")  # fmt: skip
+            raise RecordingError(
+                f"BOT_RECORD={path}: cannot append to it ({error.strerror or error})"
+            ) from None
+        log.info(
+            "recording Slack traffic to %s (secrets redacted%s)",
+            path,
+            ", ids pseudonymised" if scrubber.key is not None else "",
+        )
 
     def learn_bot_user(self, bot_user_id: str) -> None:
         """The bot's user id as Slack gave it (``auth.test``), for a header not written yet."""
@@ -122,10 +127,11 @@ class Recorder:
         captures: tuple[Capture, ...] = ("requests", "bot_web_api", "response_urls")
         return Header(
             started_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-            bot_user_id=self.scrubber.text(self.bot_user_id), local=self.local,
+            bot_user_id=self.scrubber.text(self.bot_user_id),
+            local=self.local,
             pseudonymised=self.scrubber.key is not None,
             captures=(*captures, "worker_web_api") if self.local else captures,
-        )  # fmt: skip
+        )
 
     def write(self, line: BaseModel) -> None:
         """Append one line and flush it; the header first, when the file is new.
@@ -140,8 +146,9 @@ class Recorder:
             self._file.write(dump(line))
             self._file.flush()
         except (OSError, ValueError) as error:  # a full disk must not stop the bot answering
-            log.warning("recording to %s failed (%s); the bot goes on", self.path,
-                        type(error).__name__)  # fmt: skip
+            log.warning(
+                "recording to %s failed (%s); the bot goes on", self.path, type(error).__name__
+            )
 
     def read_from(self, offset: int) -> tuple[list[str], int]:
         """The whole lines written from byte ``offset`` on, and the offset after them: a reader
@@ -159,36 +166,69 @@ class Recorder:
     def _now(self) -> float:
         return round(time.monotonic() - self._start, 3)
 
-    def _open(self, transport: Literal["http", "socket_mode"], body: Mapping[str, Any],
-              replay_of: str | None, **request: Any) -> Exchange:  # noqa: ANN401  # fmt: skip
+    def _open(
+        self,
+        transport: Literal["http", "socket_mode"],
+        body: Mapping[str, Any],
+        replay_of: str | None,
+        **request: Any,  # noqa: ANN401  # the RequestLine fields
+    ) -> Exchange:
         request_id = f"{self._prefix}-{next(self._ids)}"
-        line = RequestLine(id=request_id, at=self._now(), transport=transport,
-                           replay_of=replay_of, **request)  # fmt: skip
+        line = RequestLine(
+            id=request_id, at=self._now(), transport=transport, replay_of=replay_of, **request
+        )
         self._latest[_channel(body)] = self._latest[""] = request_id
         return Exchange(self, line, _CURRENT.set(request_id))
 
-    def http(self, *, path: str, query: str, headers: Mapping[str, str], raw: str,
-             body: Mapping[str, Any]) -> Exchange:  # fmt: skip
+    def http(
+        self,
+        *,
+        path: str,
+        query: str,
+        headers: Mapping[str, str],
+        raw: str,
+        body: Mapping[str, Any],
+    ) -> Exchange:
         """Open the exchange of a signed HTTP request (``body`` as the gate parsed it)."""
         kept = {k.lower(): v for k, v in headers.items() if k.lower() in KEPT_HEADERS}
         content_type = kept.get("content-type", "")
-        request = HttpRequest(path=path, query=self.scrubber.text(query), headers=kept,
-                              body=self.scrubber.body(raw, content_type))  # fmt: skip
+        request = HttpRequest(
+            path=path,
+            query=self.scrubber.text(query),
+            headers=kept,
+            body=self.scrubber.body(raw, content_type),
+        )
         replay_of = next((v for k, v in headers.items() if k.lower() == REPLAY_HEADER), None)
         return self._open("http", body, replay_of, http=request)
 
-    def envelope(self, *, type: str, envelope_id: str, payload: Mapping[str, Any],
-                 accepts_response_payload: bool, retry_attempt: int | None,
-                 retry_reason: str | None) -> Exchange:  # fmt: skip
+    def envelope(
+        self,
+        *,
+        type: str,
+        envelope_id: str,
+        payload: Mapping[str, Any],
+        accepts_response_payload: bool,
+        retry_attempt: int | None,
+        retry_reason: str | None,
+    ) -> Exchange:
         """Open the exchange of a Socket Mode envelope."""
-        envelope = Envelope(type=type, envelope_id=envelope_id,
-                            payload=self.scrubber.value(dict(payload)),
-                            accepts_response_payload=accepts_response_payload,
-                            retry_attempt=retry_attempt, retry_reason=retry_reason)  # fmt: skip
+        envelope = Envelope(
+            type=type,
+            envelope_id=envelope_id,
+            payload=self.scrubber.value(dict(payload)),
+            accepts_response_payload=accepts_response_payload,
+            retry_attempt=retry_attempt,
+            retry_reason=retry_reason,
+        )
         return self._open("socket_mode", payload, None, envelope=envelope)
 
-    def web_api(self, method: str, args: Mapping[str, Any], response: Mapping[str, Any],
-                origin: Literal["bot", "worker"]) -> None:  # fmt: skip
+    def web_api(
+        self,
+        method: str,
+        args: Mapping[str, Any],
+        response: Mapping[str, Any],
+        origin: Literal["bot", "worker"],
+    ) -> None:
         """Record one Web API call; the bot's link to its request, the worker's to the latest
         request about its channel (a channel's task answers what it was last asked there: a
         mention in a new thread is answered in the task's own thread), else the latest of all."""
@@ -197,14 +237,27 @@ class Recorder:
         else:
             channel = str(args.get("channel") or args.get("channel_id") or "")
             request = self._latest.get(channel) or self._latest.get("")
-        self.write(WebApiLine(request=request, at=self._now(), origin=origin, method=method,
-                              args=self.scrubber.value(dict(args)),
-                              response=self.scrubber.value(dict(response))))  # fmt: skip
+        self.write(
+            WebApiLine(
+                request=request,
+                at=self._now(),
+                origin=origin,
+                method=method,
+                args=self.scrubber.value(dict(args)),
+                response=self.scrubber.value(dict(response)),
+            )
+        )
 
     def response_url(self, payload: Mapping[str, Any], status: int) -> None:
         """Record one post to the current request's ``response_url``."""
-        self.write(ResponseUrlLine(request=_CURRENT.get(), at=self._now(), status=status,
-                                   payload=self.scrubber.value(dict(payload))))  # fmt: skip
+        self.write(
+            ResponseUrlLine(
+                request=_CURRENT.get(),
+                at=self._now(),
+                status=status,
+                payload=self.scrubber.value(dict(payload)),
+            )
+        )
 
 
 def _channel(body: Mapping[str, Any]) -> str:
@@ -227,19 +280,28 @@ class RecordingWebClient(AsyncWebClient):
         self.recorder = recorder
 
     async def api_call(
-        self, api_method: str, *, headers: dict[str, str] | None = None,
+        self,
+        api_method: str,
+        *,
+        headers: dict[str, str] | None = None,
         **kwargs: Any,  # noqa: ANN401  # AsyncWebClient.api_call's keywords, passed on
-    ) -> AsyncSlackResponse:  # fmt: skip
+    ) -> AsyncSlackResponse:
         """Call, then record the method, its arguments and the answer (an error too)."""
         marked = {**(headers or {}), RECORDED_HEADER: "bot"}
-        args = {**(kwargs.get("params") or {}), **(kwargs.get("data") or {}),
-                **(kwargs.get("json") or {})}  # fmt: skip
+        args = {
+            **(kwargs.get("params") or {}),
+            **(kwargs.get("data") or {}),
+            **(kwargs.get("json") or {}),
+        }
         try:
             response = await super().api_call(api_method, headers=marked, **kwargs)
         except Exception as error:
             answer = getattr(error, "response", None)
-            data = answer.data if answer is not None and isinstance(answer.data, dict) else {
-                "ok": False, "error": type(error).__name__}  # fmt: skip
+            data = (
+                answer.data
+                if answer is not None and isinstance(answer.data, dict)
+                else {"ok": False, "error": type(error).__name__}
+            )
             self.recorder.web_api(api_method, args, data, "bot")
             raise
         data = response.data if isinstance(response.data, dict) else {}
@@ -250,12 +312,19 @@ class RecordingWebClient(AsyncWebClient):
 def recording_copy(client: AsyncWebClient, recorder: Recorder) -> RecordingWebClient:
     """A :class:`RecordingWebClient` configured as ``client`` (bolt's per-request client)."""
     return RecordingWebClient(
-        recorder, token=client.token, base_url=client.base_url, timeout=client.timeout,
-        ssl=client.ssl, proxy=client.proxy, session=client.session,
-        trust_env_in_session=client.trust_env_in_session, headers=client.headers,
-        team_id=client.default_params.get("team_id"), logger=client.logger,
+        recorder,
+        token=client.token,
+        base_url=client.base_url,
+        timeout=client.timeout,
+        ssl=client.ssl,
+        proxy=client.proxy,
+        session=client.session,
+        trust_env_in_session=client.trust_env_in_session,
+        headers=client.headers,
+        team_id=client.default_params.get("team_id"),
+        logger=client.logger,
         retry_handlers=client.retry_handlers,
-    )  # fmt: skip
+    )
 
 
 @final
@@ -275,4 +344,3 @@ class RecordingRespond(AsyncRespond):
             payload["text"] = args[0]
         self.recorder.response_url(payload, response.status_code)
         return response
-

@@ -32,8 +32,18 @@ _SLACK_ID: Final = re.compile(r"\b(?=[UWBCGDTE][A-Z0-9]*[0-9])([UWBCGDTE])([A-Z0
 """Slack's ids (``U024BE7LH``, ``C0123ABCD``, ``T…``): a kind letter, then upper-case letters
 and digits with at least one digit (so ``CONTRIBUTING`` or ``UBOTLOCAL`` are left alone)."""
 _URL_KEYS: Final = frozenset({"response_url"})
-NAME_KEYS: Final = frozenset({"user_name", "username", "name", "real_name", "display_name",
-                              "channel_name", "team_domain", "domain"})  # fmt: skip
+NAME_KEYS: Final = frozenset(
+    {
+        "user_name",
+        "username",
+        "name",
+        "real_name",
+        "display_name",
+        "channel_name",
+        "team_domain",
+        "domain",
+    }
+)
 """Fields that name a person, a channel or a workspace: pseudonymised with the ids."""
 _SECRET_KEYS: Final = ("token", "verification_token")
 

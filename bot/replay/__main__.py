@@ -43,24 +43,49 @@ DIFFERENT: Final = 1
 
 def parser() -> argparse.ArgumentParser:
     """The command line."""
-    p = argparse.ArgumentParser(prog="python -m bot.replay", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    p = argparse.ArgumentParser(
+        prog="python -m bot.replay",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("file", type=Path, help="a recording (BOT_RECORD's JSON lines)")
-    p.add_argument("--url", default="", help="a running bot's Slack endpoint (local mode, "
-                   "BOT_RECORD set), e.g. http://127.0.0.1:3000/slack/events; signed with "
-                   "SLACK_SIGNING_SECRET or the development secret; default: start a stack of "
-                   "our own")  # fmt: skip
-    p.add_argument("--audit", action="store_true",
-                   help="run the hooks file in audit mode and list what it would have vetoed "
-                   "or rewritten")  # fmt: skip
-    p.add_argument("--update", action="store_true",
-                   help="write what this run did into FILE as the expectations")  # fmt: skip
-    p.add_argument("--timing", action="store_true",
-                   help="keep the recording's relative timing between requests")  # fmt: skip
-    p.add_argument("--patience", type=float, default=20.0, metavar="S",
-                   help="the longest to wait for one exchange (default 20)")  # fmt: skip
-    p.add_argument("--quiet", type=float, default=1.0, metavar="S",
-                   help="how long nothing new must happen to end an exchange (1)")  # fmt: skip
+    p.add_argument(
+        "--url",
+        default="",
+        help="a running bot's Slack endpoint (local mode, "
+        "BOT_RECORD set), e.g. http://127.0.0.1:3000/slack/events; signed with "
+        "SLACK_SIGNING_SECRET or the development secret; default: start a stack of "
+        "our own",
+    )
+    p.add_argument(
+        "--audit",
+        action="store_true",
+        help="run the hooks file in audit mode and list what it would have vetoed or rewritten",
+    )
+    p.add_argument(
+        "--update",
+        action="store_true",
+        help="write what this run did into FILE as the expectations",
+    )
+    p.add_argument(
+        "--timing",
+        action="store_true",
+        help="keep the recording's relative timing between requests",
+    )
+    p.add_argument(
+        "--patience",
+        type=float,
+        default=20.0,
+        metavar="S",
+        help="the longest to wait for one exchange (default 20)",
+    )
+    p.add_argument(
+        "--quiet",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="how long nothing new must happen to end an exchange (1)",
+    )
     return p
 
 
@@ -73,31 +98,45 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         if not recording.requests:
             raise RecordingError(f"{args.file} holds no request to replay")
         if args.url and args.audit:
-            raise RecordingError("--audit starts its own stack (the audit is read from its "
-                                 "database): drop --url, or start your worker with "
-                                 "HARNESS_HOOKS_AUDIT_ONLY=1 and read `python -m harness.hooks "
-                                 "audit`")  # fmt: skip
+            raise RecordingError(
+                "--audit starts its own stack (the audit is read from its "
+                "database): drop --url, or start your worker with "
+                "HARNESS_HOOKS_AUDIT_ONLY=1 and read `python -m harness.hooks "
+                "audit`"
+            )
         settings = load_settings(Settings)
     except (RecordingError, SettingsInvalid) as error:
         print(f"replay: {one_line(error)}", file=sys.stderr)
         return USAGE
     try:
         with _target(args, settings) as (target, data):
-            replay = Replay(recording, target, patience=args.patience, quiet=args.quiet,
-                            timing=args.timing, progress=_progress(out))  # fmt: skip
+            replay = Replay(
+                recording,
+                target,
+                patience=args.patience,
+                quiet=args.quiet,
+                timing=args.timing,
+                progress=_progress(out),
+            )
             everything = asyncio.run(replay.run())
             audit = asyncio.run(_audited(data, replay.sent_at)) if args.audit else []
     except HarnessError as error:
         print(f"replay: {one_line(error)}", file=sys.stderr)
         return USAGE
     if "worker_web_api" not in recording.header.captures and not args.update:
-        print("note: recorded against Slack itself, so the worker's posts are not in the file "
-              "and are not compared; `--update` takes this release's as expectations", file=out)
+        print(
+            "note: recorded against Slack itself, so the worker's posts are not in the file "
+            "and are not compared; `--update` takes this release's as expectations",
+            file=out,
+        )
     verdicts = compare(recording.requests, views(recording), views(replay.observed()))
     if args.update:
         _update(args.file, recording, everything)
-        print(f"replay: {args.file} updated with what this run did "
-              f"({len(recording.requests)} exchanges)", file=out)  # fmt: skip
+        print(
+            f"replay: {args.file} updated with what this run did "
+            f"({len(recording.requests)} exchanges)",
+            file=out,
+        )
         return 0
     same = report(verdicts, out)
     if args.audit:
@@ -128,10 +167,13 @@ def _target(args: argparse.Namespace, settings: Settings) -> Iterator[tuple[Targ
     env = {"HARNESS_HOOKS_AUDIT_ONLY": "1"} if args.audit else {}
     record = Path(os.environ.get("TMPDIR", "/tmp")) / f"replay-{os.getpid()}-{time.time_ns()}.jsonl"
     try:
-        with running_stack(env=env, hooks_config=hooks, plugins=plugins,
-                           record=record) as stack:  # fmt: skip
-            yield Target(base=stack.bot_base, secret=stack.signing_secret,
-                         bot_user_id=stack.bot_user), stack.data_dir  # fmt: skip
+        with running_stack(env=env, hooks_config=hooks, plugins=plugins, record=record) as stack:
+            yield (
+                Target(
+                    base=stack.bot_base, secret=stack.signing_secret, bot_user_id=stack.bot_user
+                ),
+                stack.data_dir,
+            )
     finally:
         record.unlink(missing_ok=True)
 
@@ -144,8 +186,11 @@ async def _audited(data: Path | None, sent: dict[str, float]) -> list[AuditRecor
     since = min(sent.values())
     found: list[AuditRecord] = []
     for _ in range(30):  # the worker writes its audit in batches: wait for them to land
-        records = [r for r in await recent_audit(url, 10_000)
-                   if r.kind.startswith("audit_") and r.at >= since]  # fmt: skip
+        records = [
+            r
+            for r in await recent_audit(url, 10_000)
+            if r.kind.startswith("audit_") and r.at >= since
+        ]
         if records and len(records) == len(found):
             break
         found = records
@@ -153,24 +198,29 @@ async def _audited(data: Path | None, sent: dict[str, float]) -> list[AuditRecor
     return found
 
 
-def _print_audit(records: list[AuditRecord], requests: Sequence[RequestLine],
-                 sent: dict[str, float],
-                 out: TextIO) -> None:  # fmt: skip
+def _print_audit(
+    records: list[AuditRecord], requests: Sequence[RequestLine], sent: dict[str, float], out: TextIO
+) -> None:
     print(f"audit: {len(records)} decision(s) the hooks file would have applied", file=out)
     order = sorted(requests, key=lambda r: sent.get(r.id, 0.0))
     for record in records:
         during = [r for r in order if sent.get(r.id, 0.0) <= record.at]
         where = during[-1].id if during else "-"
         failed = "failed, ignored in audit mode: " if record.kind == "audit_failure" else ""
-        print(f"  exchange {where}: {record.executor} at {record.point}: {failed}{record.reason}",
-              file=out)  # the reason says it: "would refuse: …", "would rewrite args"
+        print(
+            f"  exchange {where}: {record.executor} at {record.point}: {failed}{record.reason}",
+            file=out,
+        )  # the reason says it: "would refuse: …", "would rewrite args"
 
 
 def _update(path: Path, recording: Recording, observed: Recording) -> None:
     """Write ``recording``'s requests with what ``observed`` did as the expectations."""
     answers = {r.id: r.response for r in observed.requests}
-    updated = Recording(recording.header.model_copy(update={
-        "captures": observed.header.captures, "local": observed.header.local}))  # fmt: skip
+    updated = Recording(
+        recording.header.model_copy(
+            update={"captures": observed.header.captures, "local": observed.header.local}
+        )
+    )
     for request in recording.requests:
         updated.requests.append(request.model_copy(update={"response": answers.get(request.id)}))
         updated.effects[request.id] = observed.effects.get(request.id, [])

@@ -25,8 +25,11 @@ class Verdict:
         return not self.diff
 
 
-def compare(requests: Sequence[RequestLine], expected: dict[str, dict[str, Any]],
-            observed: dict[str, dict[str, Any]]) -> list[Verdict]:  # fmt: skip
+def compare(
+    requests: Sequence[RequestLine],
+    expected: dict[str, dict[str, Any]],
+    observed: dict[str, dict[str, Any]],
+) -> list[Verdict]:
     """A verdict per request, in order."""
     verdicts = []
     for request in requests:
@@ -52,6 +55,9 @@ def report(verdicts: Sequence[Verdict], out: TextIO) -> bool:
         for line in verdict.diff:
             print(f"      {line}", file=out)
     different = sum(not v.same for v in verdicts)
-    print(f"replay: {len(verdicts)} exchanges, {len(verdicts) - different} the same, "
-          f"{different} different", file=out)  # fmt: skip
+    print(
+        f"replay: {len(verdicts)} exchanges, {len(verdicts) - different} the same, "
+        f"{different} different",
+        file=out,
+    )
     return different == 0

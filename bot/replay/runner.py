@@ -61,9 +61,16 @@ class Replay:
         progress: called with each exchange's title as it is sent.
     """
 
-    def __init__(self, recording: Recording, target: Target, *, patience: float = 20.0,
-                 quiet: float = 1.0, timing: bool = False,
-                 progress: Callable[[RequestLine], None] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        recording: Recording,
+        target: Target,
+        *,
+        patience: float = 20.0,
+        quiet: float = 1.0,
+        timing: bool = False,
+        progress: Callable[[RequestLine], None] | None = None,
+    ) -> None:
         self.recording = recording
         self.target = target
         self.patience = patience
@@ -113,8 +120,9 @@ class Replay:
     async def _bot_user(self, session: aiohttp.ClientSession) -> str:
         """The replayed bot's user id, as its stand-in answers ``auth.test``."""
         try:
-            async with session.post(f"{self.target.base}{STANDIN_PATH}auth.test",
-                                    headers={RECORDED_HEADER: "replay"}) as response:
+            async with session.post(
+                f"{self.target.base}{STANDIN_PATH}auth.test", headers={RECORDED_HEADER: "replay"}
+            ) as response:
                 answer = await response.json()
         except (aiohttp.ClientError, ValueError):
             return self.target.bot_user_id
@@ -129,14 +137,19 @@ class Replay:
                 if response.status == 404:
                     raise RecordingError(
                         f"the bot at {self.target.base} does not record: start it with "
-                        "BOT_LOCAL=1 and BOT_RECORD=FILE, or let bot.replay start one")
+                        "BOT_LOCAL=1 and BOT_RECORD=FILE, or let bot.replay start one"
+                    )
                 if response.status != 200:
-                    raise RecordingError(f"{url} answered HTTP {response.status}: is this a "
-                                         "tiny-harness bot in local mode?")  # fmt: skip
+                    raise RecordingError(
+                        f"{url} answered HTTP {response.status}: is this a "
+                        "tiny-harness bot in local mode?"
+                    )
                 found = await response.json()
         except aiohttp.ClientError as error:
-            raise RecordingError(f"cannot reach the bot at {self.target.base} "
-                                 f"({type(error).__name__}); is it running?") from None  # fmt: skip
+            raise RecordingError(
+                f"cannot reach the bot at {self.target.base} "
+                f"({type(error).__name__}); is it running?"
+            ) from None
         self._cursor = int(found["next"])
         lines: list[object] = found["lines"]
         return lines
@@ -154,19 +167,25 @@ class Replay:
             if isinstance(line, RequestLine) and line.replay_of is not None:
                 self._ours[line.id] = line.replay_of
 
-    async def _send(self, session: aiohttp.ClientSession, request: RequestLine,
-                    replace: dict[str, str]) -> None:  # fmt: skip
+    async def _send(
+        self, session: aiohttp.ClientSession, request: RequestLine, replace: dict[str, str]
+    ) -> None:
         url = f"{self.target.base}{RESPONSE_PATH}{uuid.uuid4().hex}"
         message = outgoing(request, secret=self.target.secret, response_url=url, replace=replace)
         self.sent_at[request.id] = time.time()
         self._last_change = time.monotonic()
         try:
-            async with session.post(self.target.base + self.target.path,
-                                    data=message.body.encode(), headers=message.headers) as answer:
+            async with session.post(
+                self.target.base + self.target.path,
+                data=message.body.encode(),
+                headers=message.headers,
+            ) as answer:
                 await answer.read()
         except aiohttp.ClientError as error:
-            raise RecordingError(f"the bot at {self.target.base} did not answer "
-                                 f"{request.id} ({type(error).__name__})") from None  # fmt: skip
+            raise RecordingError(
+                f"the bot at {self.target.base} did not answer "
+                f"{request.id} ({type(error).__name__})"
+            ) from None
 
     async def _settle(self, session: aiohttp.ClientSession, request: RequestLine) -> None:
         want = self.expected.get(request.id, {})
@@ -175,8 +194,14 @@ class Replay:
             await asyncio.sleep(POLL_SECONDS)
             await self._poll(session)
             have = views(self.observed(only=request.id)).get(request.id)
-            enough = have is not None and have["response"].get("status") is not None and all(
-                len(have[key]) >= len(want.get(key, [])) for key in ("posts", "replies", "calls"))
+            enough = (
+                have is not None
+                and have["response"].get("status") is not None
+                and all(
+                    len(have[key]) >= len(want.get(key, []))
+                    for key in ("posts", "replies", "calls")
+                )
+            )
             if enough and time.monotonic() - self._last_change >= self.quiet:
                 return
 
@@ -188,7 +213,8 @@ class Replay:
         if self._raw is None:
             return out  # nothing recorded yet
         out.header = self._raw.header.model_copy(
-            update={"bot_user_id": self.recording.header.bot_user_id})
+            update={"bot_user_id": self.recording.header.bot_user_id}
+        )
         workers = everything or "worker_web_api" in self.recording.header.captures
         for line in self._raw.requests:
             if line.replay_of is not None and only in (None, line.replay_of):
@@ -196,8 +222,10 @@ class Replay:
         for theirs, linked in self._ours.items():
             if only in (None, linked):
                 out.effects[linked] += [
-                    e.model_copy(update={"request": linked}) for e in self._raw.effects[theirs]
-                    if workers or not (isinstance(e, WebApiLine) and e.origin == "worker")]
+                    e.model_copy(update={"request": linked})
+                    for e in self._raw.effects[theirs]
+                    if workers or not (isinstance(e, WebApiLine) and e.origin == "worker")
+                ]
         return out
 
     def _ts_map(self, request: RequestLine) -> dict[str, str]:
@@ -213,8 +241,7 @@ class Replay:
         return pairs
 
 
-def _posts(recording: Recording, request_id: str
-           ) -> dict[tuple[str, str, str], list[list[str]]]:  # fmt: skip
+def _posts(recording: Recording, request_id: str) -> dict[tuple[str, str, str], list[list[str]]]:
     """``(method, channel, first words)`` -> each such post's ts and its buttons' action ids."""
     found: defaultdict[tuple[str, str, str], list[list[str]]] = defaultdict(list)
     for effect in sorted(recording.effects.get(request_id, []), key=lambda e: e.at):

@@ -35,8 +35,9 @@ class Outgoing:
     headers: dict[str, str]
 
 
-def outgoing(request: RequestLine, *, secret: str, response_url: str,
-             replace: Mapping[str, str]) -> Outgoing:  # fmt: skip
+def outgoing(
+    request: RequestLine, *, secret: str, response_url: str, replace: Mapping[str, str]
+) -> Outgoing:
     """``request`` as this replay sends it.
 
     Args:
@@ -92,8 +93,10 @@ def _with_response_url(body: str, url: str) -> str:
 
 def _set_urls(value: Any, url: str) -> Any:  # noqa: ANN401  # any JSON value
     if isinstance(value, dict):
-        return {k: url if k == "response_url" and isinstance(v, str) else _set_urls(v, url)
-                for k, v in value.items()}  # fmt: skip
+        return {
+            k: url if k == "response_url" and isinstance(v, str) else _set_urls(v, url)
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_set_urls(item, url) for item in value]
     return value

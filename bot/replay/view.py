@@ -27,10 +27,17 @@ from typing import Any, Final, final
 from bot.recording.format import Effect, Recording, RequestLine, ResponseUrlLine, WebApiLine
 
 POST_METHODS: Final = frozenset({"chat.postMessage", "chat.postEphemeral", "chat.startStream"})
-IGNORED_METHODS: Final = frozenset({
-    "auth.test", "conversations.history", "conversations.replies", "conversations.info",
-    "users.info", "assistant.threads.setStatus", "apps.connections.open",
-})  # fmt: skip
+IGNORED_METHODS: Final = frozenset(
+    {
+        "auth.test",
+        "conversations.history",
+        "conversations.replies",
+        "conversations.info",
+        "users.info",
+        "assistant.threads.setStatus",
+        "apps.connections.open",
+    }
+)
 """Reads and passing states: nothing a person sees afterwards."""
 _TS: Final = re.compile(r"\b\d{9,10}\.\d{6}\b")
 _UUID: Final = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
@@ -82,9 +89,12 @@ class _Message:
     deleted: bool = False
 
     def shown(self, norm: Normaliser) -> dict[str, Any]:
-        out: dict[str, Any] = {"method": self.method, "channel": self.channel,
-                               "thread": norm.ts(self.thread),
-                               "text": norm.text(self.text)}  # fmt: skip
+        out: dict[str, Any] = {
+            "method": self.method,
+            "channel": self.channel,
+            "thread": norm.ts(self.thread),
+            "text": norm.text(self.text),
+        }
         if self.user:
             out["only_for"] = self.user
         if self.buttons:
@@ -96,16 +106,21 @@ class _Message:
 
 def button_elements(blocks: object) -> list[dict[str, Any]]:
     """The buttons of a message's blocks, in order."""
-    return [element for block in (blocks if isinstance(blocks, list) else [])
-            if isinstance(block, dict) and block.get("type") == "actions"
-            for element in block.get("elements") or []
-            if isinstance(element, dict) and element.get("type") == "button"]  # fmt: skip
+    return [
+        element
+        for block in (blocks if isinstance(blocks, list) else [])
+        if isinstance(block, dict) and block.get("type") == "actions"
+        for element in block.get("elements") or []
+        if isinstance(element, dict) and element.get("type") == "button"
+    ]
 
 
 def buttons(blocks: object) -> list[str]:
     """``"label -> action_id:value"`` for each button of a message's blocks."""
-    return [f"{(b.get('text') or {}).get('text', '')} -> {b.get('action_id', '')}:"
-            f"{b.get('value', '')}" for b in button_elements(blocks)]  # fmt: skip
+    return [
+        f"{(b.get('text') or {}).get('text', '')} -> {b.get('action_id', '')}:{b.get('value', '')}"
+        for b in button_elements(blocks)
+    ]
 
 
 def _ordered(recording: Recording) -> list[Effect]:
@@ -123,8 +138,12 @@ def views(recording: Recording) -> dict[str, dict[str, Any]]:
     for request in recording.requests:
         for value in _ts_in(request):
             norm.ts(value)  # the requests' own ts are numbered first, in request order
-        out[request.id] = {"response": _response(request, norm), "replies": [], "posts": [],
-                           "calls": []}  # fmt: skip
+        out[request.id] = {
+            "response": _response(request, norm),
+            "replies": [],
+            "posts": [],
+            "calls": [],
+        }
     for effect in _ordered(recording):
         view = out.get(effect.request or "")
         if isinstance(effect, ResponseUrlLine):
@@ -141,24 +160,34 @@ def views(recording: Recording) -> dict[str, dict[str, Any]]:
     for state in reactions.values():
         if state["ts"] not in messages and state["request"] in out and state["names"]:
             out[state["request"]]["calls"].append(
-                {"reactions": sorted(state["names"]), "on": norm.ts(state["ts"])})
+                {"reactions": sorted(state["names"]), "on": norm.ts(state["ts"])}
+            )
     for view in out.values():
         for key in ("posts", "calls"):
             view[key].sort(key=lambda item: json.dumps(item, sort_keys=True))
     return out
 
 
-def _fold(effect: WebApiLine, view: dict[str, Any] | None, messages: dict[str, _Message],
-          reactions: dict[str, dict[str, Any]], norm: Normaliser) -> None:  # fmt: skip
+def _fold(
+    effect: WebApiLine,
+    view: dict[str, Any] | None,
+    messages: dict[str, _Message],
+    reactions: dict[str, dict[str, Any]],
+    norm: Normaliser,
+) -> None:
     args, method = effect.args, effect.method
     ts = str(effect.response.get("ts") or args.get("ts") or "")
     if method in POST_METHODS:
         text = str(args.get("text") or args.get("markdown_text") or "")
         messages[ts or f"unposted-{len(messages)}"] = _Message(
-            request=effect.request or "", method=method, channel=str(args.get("channel") or ""),
-            thread=str(args.get("thread_ts") or ""), text=text, buttons=buttons(args.get("blocks")),
+            request=effect.request or "",
+            method=method,
+            channel=str(args.get("channel") or ""),
+            thread=str(args.get("thread_ts") or ""),
+            text=text,
+            buttons=buttons(args.get("blocks")),
             user=str(args.get("user") or "") if method == "chat.postEphemeral" else "",
-        )  # fmt: skip
+        )
     elif method == "chat.update" and ts in messages:
         messages[ts].text = str(args.get("text") or messages[ts].text)
         messages[ts].buttons = buttons(args.get("blocks"))
@@ -168,8 +197,9 @@ def _fold(effect: WebApiLine, view: dict[str, Any] | None, messages: dict[str, _
         messages[ts].deleted = True
     elif method in ("reactions.add", "reactions.remove"):
         target = str(args.get("timestamp") or "")
-        state = reactions.setdefault(target, {"ts": target, "request": effect.request or "",
-                                              "names": set()})  # fmt: skip
+        state = reactions.setdefault(
+            target, {"ts": target, "request": effect.request or "", "names": set()}
+        )
         name = str(args.get("name") or "")
         if method == "reactions.add":
             state["names"].add(name)
@@ -222,4 +252,3 @@ def title(request: RequestLine) -> str:
             first = actions[0] if isinstance(actions[0], dict) else {}
             what += f" {first.get('action_id', '')}={first.get('value', '')}"
     return f"exchange {request.id} at {request.at:.1f} s ({request.transport}): {what}"
-

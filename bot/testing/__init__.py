@@ -19,6 +19,15 @@ from bot.testing.stack import (
 )
 
 __all__ = [
-    "DEFAULT_PLUGINS", "Clicked", "Post", "Sent", "SlackClient", "SlashReply", "Stack",
-    "StackOptions", "StackStartError", "new_channel", "running_stack",
-]  # fmt: skip
+    "DEFAULT_PLUGINS",
+    "Clicked",
+    "Post",
+    "Sent",
+    "SlackClient",
+    "SlashReply",
+    "Stack",
+    "StackOptions",
+    "StackStartError",
+    "new_channel",
+    "running_stack",
+]

@@ -47,8 +47,10 @@ class StackStartError(HarnessError):
     def __init__(self, *, part: str, problem: str, logs: Sequence[tuple[str, Path]] = ()) -> None:
         self.part = part
         self.tails = {name: tail(path) for name, path in logs}
-        shown = [f"--- the end of the {name}'s log ({path}) ---\n{self.tails[name] or '(empty)'}"
-                 for name, path in logs]  # fmt: skip
+        shown = [
+            f"--- the end of the {name}'s log ({path}) ---\n{self.tails[name] or '(empty)'}"
+            for name, path in logs
+        ]
         super().__init__("\n".join([f"the stack's {part} {problem}", *shown]))
 
     @property
@@ -78,8 +80,10 @@ class Part:
         if self.ready_url is not None:
             self.ready = self._ready_by_url(self.ready_url)
         elif self.port is not None:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port),
-                                                                        0.2):  # fmt: skip
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), 0.2),
+            ):
                 self.ready = True
             self.reason = "" if self.ready else f"nothing listens on 127.0.0.1:{self.port}"
         else:
@@ -101,13 +105,20 @@ class Part:
 
 
 def spawn(
-    name: str, command: Sequence[str], *, env: Mapping[str, str], cwd: Path, log: Path,
-    port: int | None = None, ready_url: str | None = None,
-) -> Part:  # fmt: skip
+    name: str,
+    command: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    cwd: Path,
+    log: Path,
+    port: int | None = None,
+    ready_url: str | None = None,
+) -> Part:
     """Start ``command`` with stdout and stderr appended to ``log``."""
     with log.open("ab") as out:  # the child keeps its own descriptor
-        proc = subprocess.Popen(list(command), env=dict(env), cwd=cwd, stdout=out,
-                                stderr=subprocess.STDOUT)  # fmt: skip
+        proc = subprocess.Popen(
+            list(command), env=dict(env), cwd=cwd, stdout=out, stderr=subprocess.STDOUT
+        )
     return Part(name, proc, log, port=port, ready_url=ready_url)
 
 
@@ -129,10 +140,11 @@ def wait_ready(parts: Sequence[Part], patience: float) -> None:
         if time.monotonic() > deadline:
             late = waiting[0]
             raise StackStartError(
-                part=late.name, logs=[(late.name, late.log)],
+                part=late.name,
+                logs=[(late.name, late.log)],
                 problem=f"was not ready within {patience:.0f} s ({late.reason}); if the "
                 "machine is only slow, give it longer (ready_timeout)",
-            )  # fmt: skip
+            )
         time.sleep(0.1)
 
 
@@ -150,8 +162,11 @@ def _raise_exited(parts: Sequence[Part]) -> None:
     first, *others = exited
     also = "; ".join(f"the {p.name} exited too, with status {p.proc.returncode}" for p in others)
     problem = f"exited with status {first.proc.returncode} before it was ready"
-    raise StackStartError(part=first.name, problem=problem + (f" ({also})" if also else ""),
-                          logs=[(p.name, p.log) for p in exited])  # fmt: skip
+    raise StackStartError(
+        part=first.name,
+        problem=problem + (f" ({also})" if also else ""),
+        logs=[(p.name, p.log) for p in exited],
+    )
 
 
 def stop_all(parts: Sequence[Part], patience: float = STOP_SECONDS) -> None:

@@ -36,17 +36,36 @@ __all__ = ["harness_slack", "harness_stack", "harness_stack_options", "pytest_ad
 def pytest_addoption(parser: pytest.Parser) -> None:
     """The kit's command-line and ini options (``pytest --help`` lists them)."""
     group = parser.getgroup("tiny-harness", "tiny-harness testing kit (bot.testing)")
-    group.addoption("--harness-hooks-config", metavar="FILE", default=None,
-                    help="the worker's hooks file for the session's stack "
-                    "(HARNESS_HOOKS_CONFIG); wins over the ini option")  # fmt: skip
-    group.addoption("--harness-record", metavar="FILE", default=None,
-                    help="record the bot's traffic to FILE (BOT_RECORD)")  # fmt: skip
-    parser.addini("harness_hooks_config", "the worker's hooks file for the session's stack, "
-                  "relative to the ini file", default="")  # fmt: skip
-    parser.addini("harness_plugins", "the worker's code plugins, one module:function a line",
-                  type="linelist", default=list(DEFAULT_PLUGINS))  # fmt: skip
-    parser.addini("harness_env", "more environment for the stack, one NAME=value a line",
-                  type="linelist", default=[])  # fmt: skip
+    group.addoption(
+        "--harness-hooks-config",
+        metavar="FILE",
+        default=None,
+        help="the worker's hooks file for the session's stack "
+        "(HARNESS_HOOKS_CONFIG); wins over the ini option",
+    )
+    group.addoption(
+        "--harness-record",
+        metavar="FILE",
+        default=None,
+        help="record the bot's traffic to FILE (BOT_RECORD)",
+    )
+    parser.addini(
+        "harness_hooks_config",
+        "the worker's hooks file for the session's stack, relative to the ini file",
+        default="",
+    )
+    parser.addini(
+        "harness_plugins",
+        "the worker's code plugins, one module:function a line",
+        type="linelist",
+        default=list(DEFAULT_PLUGINS),
+    )
+    parser.addini(
+        "harness_env",
+        "more environment for the stack, one NAME=value a line",
+        type="linelist",
+        default=[],
+    )
 
 
 @pytest.fixture(scope="session")
@@ -68,8 +87,9 @@ def harness_stack_options(pytestconfig: pytest.Config) -> StackOptions:
             raise pytest.UsageError(f"harness_env takes NAME=value lines, not {line!r}")
         env[name.strip()] = value.strip()
     plugins = tuple(str(p) for p in pytestconfig.getini("harness_plugins"))
-    return StackOptions(hooks_config=hooks, plugins=plugins, env=env,
-                        record=Path(record) if record else None)  # fmt: skip
+    return StackOptions(
+        hooks_config=hooks, plugins=plugins, env=env, record=Path(record) if record else None
+    )
 
 
 @pytest.fixture(scope="session")
@@ -84,10 +104,13 @@ def harness_stack(
     """
     options = harness_stack_options
     with running_stack(
-        env=options.env, hooks_config=options.hooks_config, plugins=options.plugins,
-        record=options.record, ready_timeout=options.ready_timeout,
+        env=options.env,
+        hooks_config=options.hooks_config,
+        plugins=options.plugins,
+        record=options.record,
+        ready_timeout=options.ready_timeout,
         data_dir=tmp_path_factory.mktemp("harness-stack"),
-    ) as stack:  # fmt: skip
+    ) as stack:
         yield stack
 
 

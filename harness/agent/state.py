@@ -179,7 +179,11 @@ class LoopDefaults(Frozen):
         state.prices = dict(self.model_prices)
         if not state.budget_set:
             limits = self.budget
-            state.budget = state.budget.model_copy(update={
-                "token_limit": limits.token_limit, "tool_call_limit": limits.tool_call_limit,
-                "cost_limit": limits.cost_limit})  # fmt: skip
+            state.budget = state.budget.model_copy(
+                update={
+                    "token_limit": limits.token_limit,
+                    "tool_call_limit": limits.tool_call_limit,
+                    "cost_limit": limits.cost_limit,
+                }
+            )
             state.budget_set = True

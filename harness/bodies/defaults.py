@@ -74,24 +74,36 @@ def register_defaults(manager: HookManager, deps: BodyDeps) -> list[Registration
     persistence = PersistenceBodies(store=deps.store, transcripts=deps.transcripts)
     activity = ActivityBodies(random=deps.random, retry=deps.retry)
     skill = SkillBodies(skills=deps.skills)
-    agent = AgentBodies(manager=manager, agents=deps.agents, catalogue=catalogue_of(deps.tools),
-                        default_model=deps.models.default_model,
-                        prices=deps.loop.model_prices)  # fmt: skip
+    agent = AgentBodies(
+        manager=manager,
+        agents=deps.agents,
+        catalogue=catalogue_of(deps.tools),
+        default_model=deps.models.default_model,
+        prices=deps.loop.model_prices,
+    )
     loop_defaults = LoopDefaultsAnswer(tools=deps.tools, loop=deps.loop, resources=deps.resources)
     guard = ConversationGuard(watchers_may_talk=deps.watchers_may_talk)
     families: dict[str, tuple[object, ...]] = {
-        "task": (task,), "llm": (llm,), "tool": (tool,), "plan": (plan, agent),
-        "help": (help_,), "channel": (channel,), "compaction": (compaction,),
-        "persistence": (persistence,), "activity": (activity,), "skill": (skill,),
-    }  # fmt: skip
+        "task": (task,),
+        "llm": (llm,),
+        "tool": (tool,),
+        "plan": (plan, agent),
+        "help": (help_,),
+        "channel": (channel,),
+        "compaction": (compaction,),
+        "persistence": (persistence,),
+        "activity": (activity,),
+        "skill": (skill,),
+    }
     # Any: each body takes its own operation's context type, narrower than Executor's.
     table: list[tuple[str, Any, int]] = [
         ("channel.received.pre", guard, ROLE_GUARD_PRIORITY),
         ("persistence.read.in", loop_defaults, LOOP_DEFAULTS_PRIORITY),
     ]
     if deps.progress != "off":
-        reporter = ProgressReporter(channel=deps.channel, streams=streams,
-                                    interval=deps.progress_interval)  # fmt: skip
+        reporter = ProgressReporter(
+            channel=deps.channel, streams=streams, interval=deps.progress_interval
+        )
         table += [(f"{op}.post", reporter, PROGRESS_PRIORITY) for op in POST_OPERATIONS]
         table += [(f"{op}.pre", reporter.before, PROGRESS_PRIORITY) for op in PRE_OPERATIONS]
     for entry in entries():

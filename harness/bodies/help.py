@@ -56,8 +56,11 @@ class HelpBodies:
         role = ctx.role_of(ctx.decided_by)
         if ctx.request.kind == "budget" and role is not Role.OWNER:
             # Raising a limit spends the owner's money: theirs alone to decide (issue 14).
-            raise HookAbort(f"only the task's owner can raise its budget; <@{ctx.decided_by}> "
-                            "cannot answer this", refusal=True)  # fmt: skip
+            raise HookAbort(
+                f"only the task's owner can raise its budget; <@{ctx.decided_by}> "
+                "cannot answer this",
+                refusal=True,
+            )
         if role not in DECIDERS:
             who = "not a participant" if role is Role.NONE else f"a {role.value}"
             raise HookAbort(

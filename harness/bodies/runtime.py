@@ -52,29 +52,39 @@ class BodyRuntime:
     """
 
     def __init__(
-        self, settings: Settings, store: ArtefactStore, *, clock: Clock | None = None,
+        self,
+        settings: Settings,
+        store: ArtefactStore,
+        *,
+        clock: Clock | None = None,
         transcripts: TranscriptStore | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.settings = settings
         self.store = store
         self.transcripts = transcripts
         self.http = AiohttpClient()
         self.models = ModelRegistry.from_settings(settings, self.http)
         # Every name a task may run on has its provider, or the worker does not start.
-        self.models.check({
-            **dict.fromkeys(settings.models, "HARNESS_MODELS"),
-            settings.default_model: "HARNESS_DEFAULT_MODEL",
-            **({settings.system_one_model: "HARNESS_SYSTEM_ONE_MODEL"}
-               if settings.system_one_model else {}),
-        })  # fmt: skip
+        self.models.check(
+            {
+                **dict.fromkeys(settings.models, "HARNESS_MODELS"),
+                settings.default_model: "HARNESS_DEFAULT_MODEL",
+                **(
+                    {settings.system_one_model: "HARNESS_SYSTEM_ONE_MODEL"}
+                    if settings.system_one_model
+                    else {}
+                ),
+            }
+        )
         self.tools = ToolRegistry(builtin_tools(clock=clock or SystemClock(), store=store))
         self.skills = SkillLoader(settings.skills_dir)
         token = settings.slack_bot_token
         api_url = settings.slack_web_api_url
         self.channel = SlackChannel(
-            http=self.http, api_url=api_url,
+            http=self.http,
+            api_url=api_url,
             token=token.get_secret_value() if token else LOCAL_BOT_TOKEN,
-        )  # fmt: skip
+        )
         how = "SLACK_BOT_TOKEN" if token else "no SLACK_BOT_TOKEN: the local stand-in"
         log.info("agent replies go to %s (%s)", api_url, how)
         self.mcp_servers: list[McpToolServer] = []
@@ -82,9 +92,12 @@ class BodyRuntime:
         """Configured tool servers not listed yet, each with its failed attempts."""
 
     def deps(
-        self, *, random: RandomSource, retry: RetryDefaults,
+        self,
+        *,
+        random: RandomSource,
+        retry: RetryDefaults,
         approvals: ApprovalDefault = DEFAULT_APPROVALS,
-    ) -> BodyDeps:  # fmt: skip
+    ) -> BodyDeps:
         """The bodies' dependencies: these resources, and the settings' limits.
 
         ``approvals`` is the hooks file's ``[approvals] default``, which tasks read with
@@ -111,9 +124,11 @@ class BodyRuntime:
                 history_bytes_limit=settings.history_bytes_limit,
                 history_update_limit=settings.history_update_limit,
                 subtask_wait_seconds=settings.subtask_wait_seconds,
-                budget=BudgetUsage(token_limit=settings.budget_tokens,
-                                   tool_call_limit=settings.budget_tool_calls,
-                                   cost_limit=settings.budget_cost),
+                budget=BudgetUsage(
+                    token_limit=settings.budget_tokens,
+                    tool_call_limit=settings.budget_tool_calls,
+                    cost_limit=settings.budget_cost,
+                ),
                 model_prices=settings.model_prices,
                 progress=settings.progress != "off",
                 approvals=approvals,
@@ -135,9 +150,12 @@ class BodyRuntime:
         return None
 
     async def start(
-        self, *, stop: asyncio.Event | None = None, first_delay: float = LIST_FIRST_DELAY,
+        self,
+        *,
+        stop: asyncio.Event | None = None,
+        first_delay: float = LIST_FIRST_DELAY,
         max_delay: float | None = None,
-    ) -> bool:  # fmt: skip
+    ) -> bool:
         """Connect the configured MCP tool servers and add their tools, retrying until all are.
 
         A server that cannot be listed is tried again, backing off from ``first_delay``
@@ -169,8 +187,13 @@ class BodyRuntime:
                     tools = await server.tools()
                 except ToolUnavailable as error:
                     self.unlisted[server.name] = attempt
-                    log.warning("MCP tool server %s not listed (attempt %d), again in %.1f s: %s",
-                                server.name, attempt, delay, error)  # fmt: skip
+                    log.warning(
+                        "MCP tool server %s not listed (attempt %d), again in %.1f s: %s",
+                        server.name,
+                        attempt,
+                        delay,
+                        error,
+                    )
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(stop.wait(), delay)
                     if stop.is_set():

@@ -37,8 +37,9 @@ class TaskBodies:
         if ctx.task is None or not ctx.text.strip():
             raise HookAbort("a request needs a target task and some text")
         in_its_thread = bool(ctx.task.thread) and ctx.task.thread == ctx.thread
-        route = RequestRoute(task_id=ctx.task.task_id, new_task=not in_its_thread,
-                             text=ctx.text.strip())  # fmt: skip
+        route = RequestRoute(
+            task_id=ctx.task.task_id, new_task=not in_its_thread, text=ctx.text.strip()
+        )
         return ctx.model_copy(update={"result": route})
 
     async def task_created(self, ctx: TaskCreatedContext) -> TaskCreatedContext:

@@ -54,9 +54,14 @@ class Coalescer(Generic[T]):
     """
 
     def __init__(
-        self, send: Callable[[T], Awaitable[None]], *, interval: float = 1.0, ttl: float = 3600.0,
-        max_keys: int = 1000, clock: Callable[[], float] = time.monotonic,
-    ) -> None:  # fmt: skip
+        self,
+        send: Callable[[T], Awaitable[None]],
+        *,
+        interval: float = 1.0,
+        ttl: float = 3600.0,
+        max_keys: int = 1000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.send = send
         self.interval = interval
         self.ttl = ttl
@@ -100,8 +105,11 @@ class Coalescer(Generic[T]):
                 try:
                     await self.send(item)
                 except Exception as error:  # best-effort by contract: one line, never raised
-                    log.warning("progress update for %s not sent: %s", key,
-                                f"{type(error).__name__}: {error}")  # fmt: skip
+                    log.warning(
+                        "progress update for %s not sent: %s",
+                        key,
+                        f"{type(error).__name__}: {error}",
+                    )
         finally:
             entry.task = None
             if entry.final and self._keys.get(key) is entry:

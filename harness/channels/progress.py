@@ -41,17 +41,26 @@ MAX_NOTE: Final = 160
 FINAL_STATES: Final[frozenset[TurnState]] = frozenset({"answered", "failed", "stopped"})
 
 _MARKS: Final[dict[StepState, str]] = {
-    "pending": ":white_circle:", "running": ":hourglass_flowing_sand:",
-    "done": ":white_check_mark:", "failed": ":x:", "skipped": ":fast_forward:",
-}  # fmt: skip
+    "pending": ":white_circle:",
+    "running": ":hourglass_flowing_sand:",
+    "done": ":white_check_mark:",
+    "failed": ":x:",
+    "skipped": ":fast_forward:",
+}
 _HEADS: Final[dict[TurnState, str]] = {
-    "running": "working", "waiting": "waiting for an answer", "answered": "done",
-    "failed": "failed", "stopped": "stopped",
-}  # fmt: skip
+    "running": "working",
+    "waiting": "waiting for an answer",
+    "answered": "done",
+    "failed": "failed",
+    "stopped": "stopped",
+}
 _CHUNK_STATUS: Final[dict[StepState, str]] = {
-    "pending": "pending", "running": "in_progress", "done": "complete", "failed": "error",
+    "pending": "pending",
+    "running": "in_progress",
+    "done": "complete",
+    "failed": "error",
     "skipped": "complete",
-}  # fmt: skip
+}
 _ESCAPES: Final = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 
 
@@ -92,8 +101,11 @@ def headline(progress: TurnProgress, *, now: float) -> str:
         finished = sum(s.state in ("done", "skipped") for s in progress.steps)
         running = next((i for i, s in enumerate(progress.steps, 1) if s.state == "running"), 0)
         total = len(progress.steps)
-        parts.append(f"step {running} of {total}" if running and progress.state not in
-                     FINAL_STATES else f"{finished} of {total} steps")  # fmt: skip
+        parts.append(
+            f"step {running} of {total}"
+            if running and progress.state not in FINAL_STATES
+            else f"{finished} of {total} steps"
+        )
     parts.append(_elapsed(progress, now))
     return " · ".join(parts)
 
@@ -136,18 +148,43 @@ def progress_message(
         lines = [_step_line(i, s) for i, s in enumerate(progress.steps[:MAX_STEPS_SHOWN], 1)]
         if len(progress.steps) > MAX_STEPS_SHOWN:
             lines.append(f"…and {len(progress.steps) - MAX_STEPS_SHOWN} more")
-        blocks.append({"type": "section", "block_id": f"{PROGRESS_BLOCK}-plan",
-                       "text": {"type": "mrkdwn", "text": "\n".join(lines)}})  # fmt: skip
-    blocks.append({"type": "context", "block_id": f"{PROGRESS_BLOCK}-counts",
-                   "elements": [{"type": "mrkdwn", "text": _counts(progress)}]})  # fmt: skip
+        blocks.append(
+            {
+                "type": "section",
+                "block_id": f"{PROGRESS_BLOCK}-plan",
+                "text": {"type": "mrkdwn", "text": "\n".join(lines)},
+            }
+        )
+    blocks.append(
+        {
+            "type": "context",
+            "block_id": f"{PROGRESS_BLOCK}-counts",
+            "elements": [{"type": "mrkdwn", "text": _counts(progress)}],
+        }
+    )
     if progress.state not in FINAL_STATES:
-        blocks.append({
-            "type": "actions", "block_id": f"{PROGRESS_BLOCK}-stop",
-            "elements": [{"type": "button", "text": {"type": "plain_text", "text": "Stop"},
-                          "style": "danger", "action_id": STOP_ACTION, "value": task_id[:2000]}],
-        })  # fmt: skip
-    return ChannelMessage(channel=progress.channel, thread=progress.thread, text=text,
-                          ts=progress.message_ts, blocks=tuple(blocks))  # fmt: skip
+        blocks.append(
+            {
+                "type": "actions",
+                "block_id": f"{PROGRESS_BLOCK}-stop",
+                "elements": [
+                    {
+                        "type": "button",
+                        "text": {"type": "plain_text", "text": "Stop"},
+                        "style": "danger",
+                        "action_id": STOP_ACTION,
+                        "value": task_id[:2000],
+                    }
+                ],
+            }
+        )
+    return ChannelMessage(
+        channel=progress.channel,
+        thread=progress.thread,
+        text=text,
+        ts=progress.message_ts,
+        blocks=tuple(blocks),
+    )
 
 
 def progress_chunks(progress: TurnProgress, *, now: float) -> tuple[dict[str, Any], ...]:
@@ -158,12 +195,22 @@ def progress_chunks(progress: TurnProgress, *, now: float) -> tuple[dict[str, An
     """
     if progress.steps:
         return tuple(
-            {"type": "task_update", "id": f"step-{i}", "title": _plain(s.title, MAX_TITLE),
-             "status": _CHUNK_STATUS[s.state],
-             **({"output": _plain(s.note, MAX_NOTE)} if s.note else {}),
-             **({"details": "skipped"} if s.state == "skipped" else {})}
+            {
+                "type": "task_update",
+                "id": f"step-{i}",
+                "title": _plain(s.title, MAX_TITLE),
+                "status": _CHUNK_STATUS[s.state],
+                **({"output": _plain(s.note, MAX_NOTE)} if s.note else {}),
+                **({"details": "skipped"} if s.state == "skipped" else {}),
+            }
             for i, s in enumerate(progress.steps[:MAX_STEPS_SHOWN], 1)
-        )  # fmt: skip
+        )
     status = {"answered": "complete", "failed": "error", "stopped": "error"}
-    return ({"type": "task_update", "id": "turn", "title": headline(progress, now=now),
-             "status": status.get(progress.state, "in_progress")},)  # fmt: skip
+    return (
+        {
+            "type": "task_update",
+            "id": "turn",
+            "title": headline(progress, now=now),
+            "status": status.get(progress.state, "in_progress"),
+        },
+    )

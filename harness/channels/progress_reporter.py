@@ -57,8 +57,14 @@ PROGRESS_PRIORITY: Final = 5000
 """After every other executor of a point: the reporter sees what the chain decided (a pre
 that vetoes a tool call stops the chain before "running <tool>" is shown)."""
 
-POST_OPERATIONS: Final = ("plan.created", "step.started", "step.finished", "llm.invoked",
-                          "tool.invoked", "channel.sent")  # fmt: skip
+POST_OPERATIONS: Final = (
+    "plan.created",
+    "step.started",
+    "step.finished",
+    "llm.invoked",
+    "tool.invoked",
+    "channel.sent",
+)
 PRE_OPERATIONS: Final = ("llm.invoked", "tool.invoked")
 
 KEPT: Final = 4096
@@ -105,13 +111,20 @@ class ProgressReporter:
 
     name: Final = "harness.channels.progress_reporter.ProgressReporter"
 
-    def __init__(self, *, channel: SlackChannel, streams: Streams | None = None,
-                 interval: float = 1.0, clock: Clock | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        *,
+        channel: SlackChannel,
+        streams: Streams | None = None,
+        interval: float = 1.0,
+        clock: Clock | None = None,
+    ) -> None:
         self.channel = channel
         self.streams = streams or Streams()
         self.clock: Clock = clock or SystemClock()
-        self.coalescer: Coalescer[_Update] = Coalescer(self._send, interval=interval,
-                                                       clock=self.clock.monotonic)  # fmt: skip
+        self.coalescer: Coalescer[_Update] = Coalescer(
+            self._send, interval=interval, clock=self.clock.monotonic
+        )
         self._reacted: OrderedDict[str, None] = OrderedDict()
         self._status: OrderedDict[str, str] = OrderedDict()
         self._no_status: OrderedDict[str, None] = OrderedDict()
@@ -142,21 +155,29 @@ class ProgressReporter:
         progress = update.progress
         if progress.request_ts and progress.request_ts not in self._reacted:
             _remember(self._reacted, progress.request_ts, None)
-            await self._call("reactions.add", channel=progress.channel,
-                             timestamp=progress.request_ts, name="eyes")  # fmt: skip
+            await self._call(
+                "reactions.add",
+                channel=progress.channel,
+                timestamp=progress.request_ts,
+                name="eyes",
+            )
         now = self.clock.now().timestamp()
         try:
-            await send_update(self.channel, self.streams, progress, task_id=update.task_id,
-                              now=now)  # fmt: skip
+            await send_update(self.channel, self.streams, progress, task_id=update.task_id, now=now)
         except ChannelError as error:
             _failed("the progress message", progress.message_ts, error)
         await self._set_status(progress)
         mark = FINAL_REACTION.get(progress.state)
         if mark and progress.request_ts:
-            await self._call("reactions.add", channel=progress.channel,
-                             timestamp=progress.request_ts, name=mark)  # fmt: skip
-            await self._call("reactions.remove", channel=progress.channel,
-                             timestamp=progress.request_ts, name="eyes")  # fmt: skip
+            await self._call(
+                "reactions.add", channel=progress.channel, timestamp=progress.request_ts, name=mark
+            )
+            await self._call(
+                "reactions.remove",
+                channel=progress.channel,
+                timestamp=progress.request_ts,
+                name="eyes",
+            )
 
     async def _set_status(self, progress: TurnProgress) -> None:
         thread = progress.thread or progress.request_ts
@@ -167,13 +188,17 @@ class ProgressReporter:
             return
         _remember(self._status, progress.message_ts, phrase)
         try:
-            await self.channel.call("assistant.threads.setStatus",
-                                    {"channel_id": progress.channel, "thread_ts": thread,
-                                     "status": phrase})  # fmt: skip
+            await self.channel.call(
+                "assistant.threads.setStatus",
+                {"channel_id": progress.channel, "thread_ts": thread, "status": phrase},
+            )
         except ChannelError as error:
             _remember(self._no_status, progress.channel, None)
-            log.info("assistant.threads.setStatus not used in %s from now on: %s",
-                     progress.channel, error.code or "not reached")  # fmt: skip
+            log.info(
+                "assistant.threads.setStatus not used in %s from now on: %s",
+                progress.channel,
+                error.code or "not reached",
+            )
 
     async def _call(self, method: str, **args: str) -> None:
         try:

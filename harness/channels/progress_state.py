@@ -37,31 +37,44 @@ def advanced(progress: TurnProgress, ctx: HookContext, *, pre: bool) -> TurnProg
     """
     changes: dict[str, object] = {}
     if isinstance(ctx, LlmInvokedContext):
-        changes = ({"doing": f"thinking with {_short(ctx.model)}"} if pre else
-                   {"model_calls": progress.model_calls + 1, "doing": "thought"})  # fmt: skip
+        changes = (
+            {"doing": f"thinking with {_short(ctx.model)}"}
+            if pre
+            else {"model_calls": progress.model_calls + 1, "doing": "thought"}
+        )
     elif isinstance(ctx, ToolInvokedContext):
         name = _short(ctx.call.name)
-        changes = ({"doing": f"running {name}"} if pre else
-                   {"tool_calls": progress.tool_calls + 1, "doing": f"ran {name}"})  # fmt: skip
+        changes = (
+            {"doing": f"running {name}"}
+            if pre
+            else {"tool_calls": progress.tool_calls + 1, "doing": f"ran {name}"}
+        )
     elif isinstance(ctx, PlanCreatedContext) and ctx.result is not None and not progress.steps:
         steps = tuple(StepProgress(title=_short(s.title)) for s in ctx.result.steps)
         changes = {"steps": steps, "doing": f"planned {len(steps)} steps"}
     elif isinstance(ctx, StepStartedContext):
         step = ctx.result or ctx.step
-        changes = {"steps": _step(progress, ctx.index, "running"),
-                   "doing": f"step {ctx.index + 1}: {_short(step.title)}"}  # fmt: skip
+        changes = {
+            "steps": _step(progress, ctx.index, "running"),
+            "doing": f"step {ctx.index + 1}: {_short(step.title)}",
+        }
     elif isinstance(ctx, StepFinishedContext):
         outcome = ctx.result
         state: StepState = outcome.status if outcome is not None else "done"
-        changes = {"steps": _step(progress, ctx.index, state,
-                                  _short(outcome.summary) if outcome else "")}  # fmt: skip
+        changes = {
+            "steps": _step(progress, ctx.index, state, _short(outcome.summary) if outcome else "")
+        }
     elif isinstance(ctx, ChannelSentContext) and not progress.message_ts and ctx.result:
         changes = {"message_ts": ctx.result.ts}
     return progress.model_copy(update=changes) if changes else progress
 
 
-def _step(progress: TurnProgress, index: int, state: StepState, note: str = "",
-          ) -> tuple[StepProgress, ...]:  # fmt: skip
+def _step(
+    progress: TurnProgress,
+    index: int,
+    state: StepState,
+    note: str = "",
+) -> tuple[StepProgress, ...]:
     steps = list(progress.steps)
     if 0 <= index < len(steps):
         steps[index] = steps[index].model_copy(update={"state": state, "note": note})

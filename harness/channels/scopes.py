@@ -16,25 +16,29 @@ from typing import Final
 HISTORY: Final = ("channels:history", "groups:history", "im:history", "mpim:history")
 """Reading a conversation needs the ``*:history`` scope of its kind (channel, private, DMs)."""
 
-BOT_METHODS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType({
-    "auth.test": (),  # bolt's authorization outside local mode: who the bot token is
-    "chat.postMessage": ("chat:write",),  # the worker's posts, the bot's say()
-    "chat.postEphemeral": ("chat:write",),  # refusals only their sender sees
-    "chat.update": ("chat:write",),  # a turn's progress message, updated in place
-    "chat.startStream": ("chat:write",),  # HARNESS_PROGRESS=stream: the progress message...
-    "chat.appendStream": ("chat:write",),  # ...streamed...
-    "chat.stopStream": ("chat:write",),  # ...and ended
-    "assistant.threads.setStatus": ("chat:write",),  # what runs now, in the thread's status
-    "reactions.add": ("reactions:write",),  # eyes, then check / x / stop on the request
-    "reactions.remove": ("reactions:write",),  # the eyes, once the turn is over
-    "conversations.history": HISTORY,  # a retried post looks for itself (issue 10)
-    "conversations.replies": HISTORY,  # the same, in a thread
-})  # fmt: skip
+BOT_METHODS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
+    {
+        "auth.test": (),  # bolt's authorization outside local mode: who the bot token is
+        "chat.postMessage": ("chat:write",),  # the worker's posts, the bot's say()
+        "chat.postEphemeral": ("chat:write",),  # refusals only their sender sees
+        "chat.update": ("chat:write",),  # a turn's progress message, updated in place
+        "chat.startStream": ("chat:write",),  # HARNESS_PROGRESS=stream: the progress message...
+        "chat.appendStream": ("chat:write",),  # ...streamed...
+        "chat.stopStream": ("chat:write",),  # ...and ended
+        "assistant.threads.setStatus": ("chat:write",),  # what runs now, in the thread's status
+        "reactions.add": ("reactions:write",),  # eyes, then check / x / stop on the request
+        "reactions.remove": ("reactions:write",),  # the eyes, once the turn is over
+        "conversations.history": HISTORY,  # a retried post looks for itself (issue 10)
+        "conversations.replies": HISTORY,  # the same, in a thread
+    }
+)
 """Methods called with the bot token (``xoxb-…``) -> the bot scopes they need."""
 
-APP_METHODS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType({
-    "apps.connections.open": ("connections:write",),  # Socket Mode's WebSocket URL
-})  # fmt: skip
+APP_METHODS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
+    {
+        "apps.connections.open": ("connections:write",),  # Socket Mode's WebSocket URL
+    }
+)
 """Methods called with the app-level token (``xapp-…``, Socket Mode only) -> its scopes."""
 
 

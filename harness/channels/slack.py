@@ -69,19 +69,25 @@ def help_blocks(request: HelpRequest) -> tuple[dict[str, Any], ...]:
         {"type": "section", "text": {"type": "mrkdwn", "text": request.question}}
     ]
     if not request.options:
-        blocks.append({"type": "context",
-                       "elements": [{"type": "mrkdwn", "text": f"_{REPLY_HINT}_"}]})  # fmt: skip
+        blocks.append(
+            {"type": "context", "elements": [{"type": "mrkdwn", "text": f"_{REPLY_HINT}_"}]}
+        )
     else:
-        blocks.append({
-            "type": "actions",
-            "block_id": f"help-{request.request_id}"[:255],
-            "elements": [
-                {"type": "button", "text": {"type": "plain_text", "text": option[:75]},
-                 "action_id": f"{HELP_ACTION_PREFIX}{request.request_id}:{index}"[:255],
-                 "value": option[:2000]}
-                for index, option in enumerate(request.options)
-            ],
-        })  # fmt: skip
+        blocks.append(
+            {
+                "type": "actions",
+                "block_id": f"help-{request.request_id}"[:255],
+                "elements": [
+                    {
+                        "type": "button",
+                        "text": {"type": "plain_text", "text": option[:75]},
+                        "action_id": f"{HELP_ACTION_PREFIX}{request.request_id}:{index}"[:255],
+                        "value": option[:2000],
+                    }
+                    for index, option in enumerate(request.options)
+                ],
+            }
+        )
     return tuple(blocks)
 
 
@@ -97,17 +103,23 @@ class SlackChannel:
     """
 
     def __init__(
-        self, *, http: HttpClient, api_url: str, token: str, timeout: float = 10.0,
+        self,
+        *,
+        http: HttpClient,
+        api_url: str,
+        token: str,
+        timeout: float = 10.0,
         clock: Clock | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.http = http
         self.api_url = api_url if api_url.endswith("/") else api_url + "/"
         self.token = token
         self.timeout = timeout
         self.clock: Clock = clock or SystemClock()
 
-    async def post(self, message: ChannelMessage, *, idempotency_key: str,
-                   maybe_posted: bool) -> str:  # fmt: skip
+    async def post(
+        self, message: ChannelMessage, *, idempotency_key: str, maybe_posted: bool
+    ) -> str:
         """Post ``message`` at most once; the ``ts`` Slack gave it.
 
         Every post carries the operation's idempotency key in Slack's message
@@ -127,13 +139,21 @@ class SlackChannel:
             ChannelError: the API could not be reached or answered ``ok: false``.
         """
         if message.user:
-            args: dict[str, Any] = {"channel": message.channel, "text": message.text,
-                                    "user": message.user}  # fmt: skip
+            args: dict[str, Any] = {
+                "channel": message.channel,
+                "text": message.text,
+                "user": message.user,
+            }
             method = "chat.postEphemeral"
         else:
-            args = {"channel": message.channel, "text": message.text,
-                    "metadata": {"event_type": POST_EVENT_TYPE,
-                                 "event_payload": {"key": idempotency_key}}}  # fmt: skip
+            args = {
+                "channel": message.channel,
+                "text": message.text,
+                "metadata": {
+                    "event_type": POST_EVENT_TYPE,
+                    "event_payload": {"key": idempotency_key},
+                },
+            }
             method = "chat.postMessage"
         maybe_posted = maybe_posted and method == "chat.postMessage" and bool(idempotency_key)
         ts = await self._posted(message, idempotency_key) if maybe_posted else ""
@@ -157,9 +177,13 @@ class SlackChannel:
         await self.call("chat.update", args)
 
     async def start_stream(
-        self, message: ChannelMessage, *, chunks: tuple[dict[str, Any], ...], team: str,
+        self,
+        message: ChannelMessage,
+        *,
+        chunks: tuple[dict[str, Any], ...],
+        team: str,
         recipient: str,
-    ) -> str:  # fmt: skip
+    ) -> str:
         """Start a streamed reply in ``message.thread`` (``chat.startStream``); its ``ts``.
 
         Slack shows task updates as a plan block (``task_display_mode=plan``). Streaming to
@@ -169,9 +193,13 @@ class SlackChannel:
             ChannelError: as :meth:`post`; ``code`` says whether the workspace offers streams.
         """
         args: dict[str, Any] = {
-            "channel": message.channel, "thread_ts": message.thread, "chunks": list(chunks),
-            "task_display_mode": "plan", "recipient_team_id": team, "recipient_user_id": recipient,
-        }  # fmt: skip
+            "channel": message.channel,
+            "thread_ts": message.thread,
+            "chunks": list(chunks),
+            "task_display_mode": "plan",
+            "recipient_team_id": team,
+            "recipient_user_id": recipient,
+        }
         answer = await self.call("chat.startStream", args)
         return str(answer.get("ts") or "")
 
@@ -211,8 +239,12 @@ class SlackChannel:
         """The ``ts`` of a message this harness posted under ``key`` lately, or ``""``."""
         oldest = f"{self.clock.now().timestamp() - LOOKBACK_SECONDS:.6f}"
         method = "conversations.replies" if message.thread else "conversations.history"
-        args: dict[str, Any] = {"channel": message.channel, "oldest": oldest,
-                                "include_all_metadata": True, "limit": 200}  # fmt: skip
+        args: dict[str, Any] = {
+            "channel": message.channel,
+            "oldest": oldest,
+            "include_all_metadata": True,
+            "limit": 200,
+        }
         if message.thread:
             args["ts"] = message.thread
         cursor = ""
@@ -220,8 +252,11 @@ class SlackChannel:
             answer = await self._call(method, {**args, "cursor": cursor} if cursor else args)
             for found in answer.get("messages") or ():
                 meta = found.get("metadata") if isinstance(found, dict) else None
-                if (isinstance(meta, dict) and meta.get("event_type") == POST_EVENT_TYPE
-                        and (meta.get("event_payload") or {}).get("key") == key):  # fmt: skip
+                if (
+                    isinstance(meta, dict)
+                    and meta.get("event_type") == POST_EVENT_TYPE
+                    and (meta.get("event_payload") or {}).get("key") == key
+                ):
                     return str(found.get("ts", ""))
             cursor = str((answer.get("response_metadata") or {}).get("next_cursor") or "")
             if not cursor:
@@ -235,9 +270,12 @@ class SlackChannel:
         }
         try:
             response = await self.http.post(
-                self.api_url + method, body=json.dumps(args).encode(), headers=headers,
-                timeout=self.timeout, max_bytes=MAX_REPLY_BYTES,
-            )  # fmt: skip
+                self.api_url + method,
+                body=json.dumps(args).encode(),
+                headers=headers,
+                timeout=self.timeout,
+                max_bytes=MAX_REPLY_BYTES,
+            )
         except HttpClientError as error:
             raise ChannelError(f"{method} did not reach Slack: {error}") from error
         try:

@@ -28,8 +28,9 @@ log = logging.getLogger(__name__)
 KEPT: Final = 4096
 """Streamed message ts remembered per process (oldest forgotten first)."""
 
-TRANSIENT: Final = frozenset({"ratelimited", "internal_error", "fatal_error", "service_unavailable",
-                              "request_timeout"})  # fmt: skip
+TRANSIENT: Final = frozenset(
+    {"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"}
+)
 """Slack error words that say nothing about whether the workspace offers streams."""
 
 
@@ -68,12 +69,16 @@ class Streams:
         """A stream call failed: unless the failure was transient, the workspace has none."""
         if error.code and error.code not in TRANSIENT:
             if self.offered is not False:
-                log.info("Slack refused streaming (%s): progress messages are posted and "
-                         "updated instead", error.code)  # fmt: skip
+                log.info(
+                    "Slack refused streaming (%s): progress messages are posted and "
+                    "updated instead",
+                    error.code,
+                )
             self.offered = False
 
-    async def create(self, channel: SlackChannel, ctx: ChannelSentContext,
-                     progress: TurnProgress) -> str:  # fmt: skip
+    async def create(
+        self, channel: SlackChannel, ctx: ChannelSentContext, progress: TurnProgress
+    ) -> str:
         """Start the progress placeholder of ``ctx`` as a stream; its ts, or ``""`` to post instead.
 
         Not on a retry (a stream has no metadata to look its key up by until it stops, so a
@@ -102,8 +107,9 @@ class Streams:
         return ts
 
 
-async def send_update(channel: SlackChannel, streams: Streams, progress: TurnProgress, *,
-                      task_id: str, now: float) -> None:  # fmt: skip
+async def send_update(
+    channel: SlackChannel, streams: Streams, progress: TurnProgress, *, task_id: str, now: float
+) -> None:
     """Show ``progress`` on its message: a stream append (a stop, when final), else ``chat.update``.
 
     A stream call Slack refuses (the stream timed out, the ts is no stream, the workspace

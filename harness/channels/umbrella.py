@@ -15,11 +15,39 @@ from typing import Final
 UMBRELLA: Final = "task"
 """The one slash command (``/task``) under which every non-top-level command is reached."""
 
-RESERVED: Final = frozenset({
-    "active", "apps", "archive", "away", "call", "collapse", "dm", "dnd", "expand", "feed",
-    "help", "invite", "join", "leave", "me", "msg", "mute", "open", "prefs", "remind",
-    "remove", "rename", "search", "shortcuts", "shrug", "star", "status", "topic", "who",
-})  # fmt: skip
+RESERVED: Final = frozenset(
+    {
+        "active",
+        "apps",
+        "archive",
+        "away",
+        "call",
+        "collapse",
+        "dm",
+        "dnd",
+        "expand",
+        "feed",
+        "help",
+        "invite",
+        "join",
+        "leave",
+        "me",
+        "msg",
+        "mute",
+        "open",
+        "prefs",
+        "remind",
+        "remove",
+        "rename",
+        "search",
+        "shortcuts",
+        "shrug",
+        "star",
+        "status",
+        "topic",
+        "who",
+    }
+)
 """Slack's built-in commands (slack.com/help/articles/201259356): an app cannot own these."""
 
 

@@ -32,9 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; 0 when the database is at this release's schema."""
     parser = argparse.ArgumentParser(prog="python -m harness.db")
     parser.add_argument(
-        "command", choices=("upgrade", "current"),
+        "command",
+        choices=("upgrade", "current"),
         help="upgrade: migrate to this release's schema; current: print where it is",
-    )  # fmt: skip
+    )
     args = parser.parse_args(argv)
     try:
         return asyncio.run(_run(args.command))

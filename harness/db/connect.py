@@ -56,5 +56,3 @@ async def open_database(
         raise
     log.info("database %s (%s)", db.describe(), db.dialect)
     return db
-
-

@@ -42,8 +42,10 @@ _DRIVERS: Final = {
     "sqlite": "sqlite+aiosqlite",
     "sqlite+aiosqlite": "sqlite+aiosqlite",
 }
-_HOW: Final = ("give postgresql://HOST:5432/DATABASE (with USER:PASSWORD@ before the host), "
-                "or unset it for SQLite")
+_HOW: Final = (
+    "give postgresql://HOST:5432/DATABASE (with USER:PASSWORD@ before the host), "
+    "or unset it for SQLite"
+)
 
 
 class DatabaseError(HarnessError):
@@ -87,7 +89,9 @@ def database_url(explicit: str, sqlite_file: Path) -> URL:
         problem = f"engine {url.drivername!r} is not supported; {_HOW}"
         raise DatabaseError(source=ENV_VAR, problem=problem)
     if driver.startswith("sqlite") and not url.database:
-        raise DatabaseError(source=ENV_VAR, problem="names no SQLite file; give sqlite:///path/to/file")
+        raise DatabaseError(
+            source=ENV_VAR, problem="names no SQLite file; give sqlite:///path/to/file"
+        )
     return url.set(drivername=driver)
 
 
@@ -159,8 +163,9 @@ def unavailable(db: Database, error: BaseException) -> DatabaseError:
     # history, and a constraint's DETAIL quotes rows.
     first = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
     log.info("database %s failed: %s: %s", db.describe(), what, first[:200])
-    problem = (f"the database failed ({what}); check that it is running and reachable, "
-               "and the credentials")  # fmt: skip
+    problem = (
+        f"the database failed ({what}); check that it is running and reachable, and the credentials"
+    )
     return DatabaseError(source=db.describe(), problem=problem, retryable=True)
 
 

@@ -67,8 +67,9 @@ def _upgrade(connection: Connection) -> None:
         raise DatabaseError(source=f"schema revision {now}", problem=problem)
     if now != scripts.get_current_head():
         command.upgrade(_config(connection), "head")
-        log.info("database schema migrated from %s to %s", now or "nothing",
-                 scripts.get_current_head())  # fmt: skip
+        log.info(
+            "database schema migrated from %s to %s", now or "nothing", scripts.get_current_head()
+        )
 
 
 async def upgrade(db: Database) -> None:
@@ -103,6 +104,8 @@ async def require_head(db: Database) -> None:
     """
     revision = await current(db)
     if revision != head():
-        problem = (f"is not this release's ({head()}), and HARNESS_DATABASE_MIGRATE is off; "
-                   "run python -m harness.db upgrade")  # fmt: skip
+        problem = (
+            f"is not this release's ({head()}), and HARNESS_DATABASE_MIGRATE is off; "
+            "run python -m harness.db upgrade"
+        )
         raise DatabaseError(source=f"{db.describe()} schema {revision or 'none'}", problem=problem)

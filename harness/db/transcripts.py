@@ -58,8 +58,12 @@ class TranscriptStore:
                 if once is not None and (done := await self._appended(connection, task, once)):
                     return done
                 position = await self._length(connection, task) + 1
-                row = {"task_key": task, "position": position, "content": message,
-                       "idempotency_key": once}  # fmt: skip
+                row = {
+                    "task_key": task,
+                    "position": position,
+                    "content": message,
+                    "idempotency_key": once,
+                }
                 if (await connection.execute(self._insert_once(row))).first() is not None:
                     return Artefact(key=task, version=position, content=message)
         problem = f"transcript {task!r} stayed contended for {MAX_APPEND_ROUNDS} rounds"
@@ -71,9 +75,11 @@ class TranscriptStore:
         async with self.database.transaction() as connection:
             if after < 0:
                 after = max(0, await self._length(connection, task) + after)
-            query = (select(transcript.c.position, transcript.c.content)
-                     .where(transcript.c.task_key == task, transcript.c.position > after)
-                     .order_by(transcript.c.position))  # fmt: skip
+            query = (
+                select(transcript.c.position, transcript.c.content)
+                .where(transcript.c.task_key == task, transcript.c.position > after)
+                .order_by(transcript.c.position)
+            )
             if limit > 0:
                 query = query.limit(limit)
             rows = (await connection.execute(query)).all()
@@ -101,17 +107,21 @@ class TranscriptStore:
     @staticmethod
     async def _length(connection: AsyncConnection, task: str) -> int:
         last = await connection.scalar(
-            select(func.coalesce(func.max(transcript.c.position), 0))
-            .where(transcript.c.task_key == task)
-        )  # fmt: skip
+            select(func.coalesce(func.max(transcript.c.position), 0)).where(
+                transcript.c.task_key == task
+            )
+        )
         return int(last or 0)
 
     @staticmethod
     async def _appended(connection: AsyncConnection, task: str, once: str) -> Artefact | None:
-        found = (await connection.execute(
-            select(transcript.c.position, transcript.c.content)
-            .where(transcript.c.task_key == task, transcript.c.idempotency_key == once)
-        )).first()  # fmt: skip
+        found = (
+            await connection.execute(
+                select(transcript.c.position, transcript.c.content).where(
+                    transcript.c.task_key == task, transcript.c.idempotency_key == once
+                )
+            )
+        ).first()
         return None if found is None else Artefact(key=task, version=found[0], content=found[1])
 
     def _insert_once(self, row: dict[str, object]) -> Executable:

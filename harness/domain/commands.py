@@ -23,9 +23,19 @@ class CommandEffect(Frozen):
     """
 
     kind: Literal[
-        "set_model", "set_effort", "spawn_subtask", "grant_role", "load_skill", "unload_skill",
-        "stop_turn", "finish", "cancel", "set_mid_turn", "set_approvals", "set_budget",
-    ]  # fmt: skip
+        "set_model",
+        "set_effort",
+        "spawn_subtask",
+        "grant_role",
+        "load_skill",
+        "unload_skill",
+        "stop_turn",
+        "finish",
+        "cancel",
+        "set_mid_turn",
+        "set_approvals",
+        "set_budget",
+    ]
     value: str = ""
     user_id: str = ""
     subtask: SubtaskSpec | None = None

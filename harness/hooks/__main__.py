@@ -88,8 +88,10 @@ async def _audit(settings: Settings, database: str, last: int, task: str | None)
         print(f"no audit records in {url.render_as_string(hide_password=True)}")
     for r in records:
         when = datetime.fromtimestamp(r.at, UTC).strftime("%Y-%m-%d %H:%M:%S")
-        print(f"{when}  {r.kind:<15} {r.point:<26} {r.executor}  task={r.task_id or '-'} "
-              f"corr={r.correlation_id or '-'}: {r.reason}")  # fmt: skip
+        print(
+            f"{when}  {r.kind:<15} {r.point:<26} {r.executor}  task={r.task_id or '-'} "
+            f"corr={r.correlation_id or '-'}: {r.reason}"
+        )
     return 0
 
 
@@ -115,12 +117,16 @@ def stats_lines(summaries: list[ExecutorSummary]) -> list[str]:
     Args:
         summaries: every worker's rows merged per executor (``latency.summarise``).
     """
-    wide = max((len(s.key[0]) for s in summaries), default=0), max(
-        (len(s.key[1]) for s in summaries), default=0)  # fmt: skip
+    wide = (
+        max((len(s.key[0]) for s in summaries), default=0),
+        max((len(s.key[1]) for s in summaries), default=0),
+    )
     at, by = max(wide[0], len("point")), max(wide[1], len("executor"))
-    header = (f"{'point':<{at}} {'executor':<{by}} {'kind':<7} {'calls':>7} "
-              + " ".join(f"{word:>{max(len(word), 5)}}" for word in DECISIONS)
-              + f" {'p50 ms':>9} {'p90 ms':>9} {'p99 ms':>9} {'max ms':>9}")  # fmt: skip
+    header = (
+        f"{'point':<{at}} {'executor':<{by}} {'kind':<7} {'calls':>7} "
+        + " ".join(f"{word:>{max(len(word), 5)}}" for word in DECISIONS)
+        + f" {'p50 ms':>9} {'p90 ms':>9} {'p99 ms':>9} {'max ms':>9}"
+    )
     lines = [header]
     for s in summaries:
         point, name, kind = s.key
@@ -141,8 +147,10 @@ async def _stats(settings: Settings, database: str, since: float) -> int:
     summaries = summarise(await executor_stats(url, start))
     where = url.render_as_string(hide_password=True)
     if not summaries:
-        print(f"no executor stats since {_when(start)} in {where} (is [observability] "
-              "executor_stats = true in the workers' hooks file?)")  # fmt: skip
+        print(
+            f"no executor stats since {_when(start)} in {where} (is [observability] "
+            "executor_stats = true in the workers' hooks file?)"
+        )
         return 0
     workers = len(set().union(*(s.workers for s in summaries)))
     print(f"# executor stats since {_when(start)} UTC, {workers} worker(s), {where}")
@@ -165,16 +173,34 @@ def main(argv: list[str] | None = None) -> int:
     audit = sub.add_parser("audit", help="print the last audited aborts and failures")
     audit.add_argument("--last", type=int, default=20)
     audit.add_argument("--task", default=None)
-    audit.add_argument("--database", default="", metavar="URL",
-                       help="postgresql://… or sqlite:///file; default: the worker's")
+    audit.add_argument(
+        "--database",
+        default="",
+        metavar="URL",
+        help="postgresql://… or sqlite:///file; default: the worker's",
+    )
     stats = sub.add_parser("stats", help="per-executor calls, decisions and latency percentiles")
-    stats.add_argument("--since", type=duration, default=3600.0, metavar="DURATION",
-                       help="how far back: 30s, 15m, 1h (default), 7d")
-    stats.add_argument("--database", default="", metavar="URL",
-                       help="postgresql://… or sqlite:///file; default: the worker's")
+    stats.add_argument(
+        "--since",
+        type=duration,
+        default=3600.0,
+        metavar="DURATION",
+        help="how far back: 30s, 15m, 1h (default), 7d",
+    )
+    stats.add_argument(
+        "--database",
+        default="",
+        metavar="URL",
+        help="postgresql://… or sqlite:///file; default: the worker's",
+    )
     schema = sub.add_parser("schema", help="write the JSON Schemas remote executors follow")
-    schema.add_argument("--out", type=Path, required=True, metavar="DIR",
-                        help=f"where to write them (the repository keeps schemas/{SCHEMA_VERSION})")
+    schema.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help=f"where to write them (the repository keeps schemas/{SCHEMA_VERSION})",
+    )
     conformance = sub.add_parser("conformance", help="run the conformance kit against an executor")
     add_conformance_arguments(conformance)
     args = parser.parse_args(argv)

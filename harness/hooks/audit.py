@@ -22,10 +22,20 @@ from harness.hooks.redactor import Redactor
 log = logging.getLogger(__name__)
 
 AuditKind = Literal[
-    "abort", "refusal", "transport_error", "ignored_failure", "audit_veto", "audit_rewrite",
-    "audit_failure", "capped", "ask", "approval", "reused_decision", "reload",
+    "abort",
+    "refusal",
+    "transport_error",
+    "ignored_failure",
+    "audit_veto",
+    "audit_rewrite",
+    "audit_failure",
+    "capped",
+    "ask",
+    "approval",
+    "reused_decision",
+    "reload",
     "observer_ignored",
-]  # fmt: skip
+]
 """What happened: ``audit_*`` kinds come from executors in audit (dry-run) mode; ``capped`` is
 a retry decision the worker bounded (a delay or an attempt beyond its configured maxima);
 ``ask`` is a tool call held for a person's approval, ``approval`` what was decided of it
@@ -127,9 +137,9 @@ class AuditLog:
         for sink in self.sinks:
             if isinstance(sink, AuditHistory):
                 return await sink.last(count, task_id=task_id)
-        records = self._recent if task_id is None else [
-            r for r in self._recent if r.task_id == task_id
-        ]  # fmt: skip
+        records = (
+            self._recent if task_id is None else [r for r in self._recent if r.task_id == task_id]
+        )
         return list(records)[-count:] if count > 0 else []
 
     async def aclose(self) -> None:

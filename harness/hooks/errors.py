@@ -55,16 +55,28 @@ class HookAbort(HookError):
         return f"{kind}{where}{who}: {self.reason}"
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild_abort, (self.reason, self.refusal, self.point, self.executor,
-                                 self.ask, self.timeout_seconds))  # fmt: skip
+        return (
+            _rebuild_abort,
+            (self.reason, self.refusal, self.point, self.executor, self.ask, self.timeout_seconds),
+        )
 
 
 def _rebuild_abort(
-    reason: str, refusal: bool, point: str | None, executor: str | None, ask: bool = False,
+    reason: str,
+    refusal: bool,
+    point: str | None,
+    executor: str | None,
+    ask: bool = False,
     timeout_seconds: float = 0.0,
 ) -> HookAbort:
-    return HookAbort(reason, refusal=refusal, point=point, executor=executor, ask=ask,
-                     timeout_seconds=timeout_seconds)  # fmt: skip
+    return HookAbort(
+        reason,
+        refusal=refusal,
+        point=point,
+        executor=executor,
+        ask=ask,
+        timeout_seconds=timeout_seconds,
+    )
 
 
 class HookTransportError(HookError):

@@ -129,10 +129,17 @@ class LatencyAggregate:
         """This aggregate as a row of the stats table."""
         point, executor, kind = key
         return StatsRow(
-            worker=worker, at=at, since=since, point=point, executor=executor, kind=kind,
-            counts=dict(zip(DECISIONS, self.counts, strict=True)), buckets=dict(self.buckets),
-            max_ms=self.max_ms, total_ms=self.total_ms,
-        )  # fmt: skip
+            worker=worker,
+            at=at,
+            since=since,
+            point=point,
+            executor=executor,
+            kind=kind,
+            counts=dict(zip(DECISIONS, self.counts, strict=True)),
+            buckets=dict(self.buckets),
+            max_ms=self.max_ms,
+            total_ms=self.total_ms,
+        )
 
 
 @final

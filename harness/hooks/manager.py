@@ -153,8 +153,9 @@ class HookManager:
             )
         name = executor_name(executor)
         _check_shape(executor, point, name)
-        executor = wrap(executor, mode, point=point, name=name, audit=self.audit,
-                        observers=self.observers)  # fmt: skip
+        executor = wrap(
+            executor, mode, point=point, name=name, audit=self.audit, observers=self.observers
+        )
         reg = Registration(
             point, executor, priority, next(self._sequence), name, mode, MODE_RANK[mode]
         )
@@ -328,8 +329,12 @@ class HookManager:
                     continue
                 if inspect.iscoroutine(returned):  # a def returning a coroutine: never run
                     returned.close()
-                    log.error("abandon observer %s at %s returned a coroutine; abandon must do "
-                              "its work synchronously (it is never awaited)", reg.name, point)
+                    log.error(
+                        "abandon observer %s at %s returned a coroutine; abandon must do "
+                        "its work synchronously (it is never awaited)",
+                        reg.name,
+                        point,
+                    )
 
     async def aclose(self) -> None:
         """Close every registered executor that holds connections (has ``aclose``), once each.

@@ -262,13 +262,19 @@ def _watched(chain: Sequence[Registration], watch: ExecutorMonitor) -> tuple[Reg
     validator is seen with its own decision and time, not the group's.
     """
     return tuple(
-        Registration(reg.point,
-                     ValidatorGroup(_watched(reg.executor.members, watch))
-                     if isinstance(reg.executor, ValidatorGroup)
-                     else _WatchedExecutor(reg, watch),
-                     reg.priority, reg.sequence, reg.name, reg.mode, reg.rank)
+        Registration(
+            reg.point,
+            ValidatorGroup(_watched(reg.executor.members, watch))
+            if isinstance(reg.executor, ValidatorGroup)
+            else _WatchedExecutor(reg, watch),
+            reg.priority,
+            reg.sequence,
+            reg.name,
+            reg.mode,
+            reg.rank,
+        )
         for reg in chain
-    )  # fmt: skip
+    )
 
 
 @final

@@ -75,8 +75,16 @@ class ObserverStats:
 
 @final
 class _Counts:
-    __slots__ = ("completed", "dropped", "failures", "offered", "rewrites", "vetoes",
-                 "warned_drops", "warned_failures")  # fmt: skip
+    __slots__ = (
+        "completed",
+        "dropped",
+        "failures",
+        "offered",
+        "rewrites",
+        "vetoes",
+        "warned_drops",
+        "warned_failures",
+    )
 
     def __init__(self) -> None:
         self.offered = self.dropped = self.completed = 0
@@ -141,7 +149,8 @@ class ObserverQueue:
         elif len(self._pending) < self.limits.queue_size:
             self._accepted += 1
             self._pending.append(
-                _Pending(observer, ctx, contextvars.copy_context(), self._accepted))
+                _Pending(observer, ctx, contextvars.copy_context(), self._accepted)
+            )
         else:
             self._dropped(observer, f"the queue is full ({self.limits.queue_size} waiting)")
 
@@ -153,10 +162,11 @@ class ObserverQueue:
     def stats(self) -> tuple[ObserverStats, ...]:
         """Per observer registration (point, executor), what was offered, dropped and ignored."""
         return tuple(
-            ObserverStats(point, name, c.offered, c.dropped, c.completed, c.rewrites,
-                          c.vetoes, c.failures)
+            ObserverStats(
+                point, name, c.offered, c.dropped, c.completed, c.rewrites, c.vetoes, c.failures
+            )
             for (point, name), c in sorted(self._counts.items())
-        )  # fmt: skip
+        )
 
     @property
     def pending(self) -> int:
@@ -204,8 +214,9 @@ class ObserverQueue:
             left = deadline - time.monotonic()
             if left <= 0 or not (early or self._tasks):
                 return False
-            await asyncio.wait(early or set(self._tasks), timeout=left,
-                               return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+            await asyncio.wait(
+                early or set(self._tasks), timeout=left, return_when=asyncio.FIRST_COMPLETED
+            )
 
     async def aclose(self) -> None:
         """Refuse new observations, let the queue drain for ``shutdown_seconds``, cancel the rest.
@@ -227,8 +238,10 @@ class ObserverQueue:
         if running or abandoned:
             log.warning(
                 "observers: %d cancelled and %d never started after the %.1f s shutdown deadline",
-                len(running), len(abandoned), self.limits.shutdown_seconds,
-            )  # fmt: skip
+                len(running),
+                len(abandoned),
+                self.limits.shutdown_seconds,
+            )
 
     def _start(
         self,
@@ -260,8 +273,13 @@ class ObserverQueue:
         now = time.monotonic()
         if warn and now - counts.warned_drops >= WARNING_INTERVAL:
             counts.warned_drops = now
-            log.warning("observer %s at %s: observation dropped, %s (%d dropped so far)",
-                        observer.name, observer.point, why, counts.dropped)  # fmt: skip
+            log.warning(
+                "observer %s at %s: observation dropped, %s (%d dropped so far)",
+                observer.name,
+                observer.point,
+                why,
+                counts.dropped,
+            )
 
 
 @final
@@ -299,8 +317,13 @@ class ObserverExecutor:
             now = time.monotonic()
             if now - counts.warned_failures >= WARNING_INTERVAL:
                 counts.warned_failures = now
-                log.warning("observer %s at %s: %s (%d failures so far)", self.name,
-                            self.point, record.reason, counts.failures)  # fmt: skip
+                log.warning(
+                    "observer %s at %s: %s (%d failures so far)",
+                    self.name,
+                    self.point,
+                    record.reason,
+                    counts.failures,
+                )
         else:
             if inspect.iscoroutine(out):  # an un-awaited call: close it, so nothing warns later
                 out.close()

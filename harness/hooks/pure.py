@@ -87,8 +87,10 @@ def decision_key(identity: str, ctx: HookContext) -> str:
     body = ctx.model_dump(mode="json", exclude=_EXCLUDE)
     text = json.dumps(
         [KEY_VERSION, identity, type(ctx).operation, body],
-        sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-    )  # fmt: skip
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -107,13 +109,30 @@ class PureExecutor:
         audit: where each reuse is noted (``reused_decision``), so it can be seen.
     """
 
-    __slots__ = ("audit", "identity", "inner", "name", "point", "redactor", "reused", "store",
-                 "ttl")  # fmt: skip
+    __slots__ = (
+        "audit",
+        "identity",
+        "inner",
+        "name",
+        "point",
+        "redactor",
+        "reused",
+        "store",
+        "ttl",
+    )
 
     def __init__(
-        self, inner: Executor, *, point: str, name: str, config: Mapping[str, object],
-        store: DecisionStore, ttl_seconds: float, redactor: Redactor, audit: AuditLog,
-    ) -> None:  # fmt: skip
+        self,
+        inner: Executor,
+        *,
+        point: str,
+        name: str,
+        config: Mapping[str, object],
+        store: DecisionStore,
+        ttl_seconds: float,
+        redactor: Redactor,
+        audit: AuditLog,
+    ) -> None:
         self.inner = inner
         self.point = point
         self.name = name
@@ -140,8 +159,12 @@ class PureExecutor:
                 return None
             if recorded.kind == "abort":
                 self._note(recorded, ctx, key)
-                raise HookAbort(recorded.reason, refusal=recorded.refusal, ask=recorded.ask,
-                                timeout_seconds=recorded.timeout_seconds)  # fmt: skip
+                raise HookAbort(
+                    recorded.reason,
+                    refusal=recorded.refusal,
+                    ask=recorded.ask,
+                    timeout_seconds=recorded.timeout_seconds,
+                )
             replacement = self._restore(recorded, ctx)
             if replacement is not None:
                 self._note(recorded, ctx, key)
@@ -149,10 +172,17 @@ class PureExecutor:
         try:
             out = await self.inner(ctx)
         except HookAbort as abort:
-            await self.store.put(key, RecordedDecision(
-                kind="abort", reason=self.redactor.redact_text(abort.reason),
-                refusal=abort.refusal, ask=abort.ask, timeout_seconds=abort.timeout_seconds,
-            ), self.ttl)  # fmt: skip
+            await self.store.put(
+                key,
+                RecordedDecision(
+                    kind="abort",
+                    reason=self.redactor.redact_text(abort.reason),
+                    refusal=abort.refusal,
+                    ask=abort.ask,
+                    timeout_seconds=abort.timeout_seconds,
+                ),
+                self.ttl,
+            )
             raise
         if out is None:
             await self.store.put(key, _PASS, self.ttl)
@@ -163,24 +193,41 @@ class PureExecutor:
 
     def _restore(self, recorded: RecordedDecision, ctx: HookContext) -> HookContext | None:
         """The recorded replacement re-validated for this attempt; ``None``: it no longer fits."""
-        data = {**(recorded.context or {}), "attempt": ctx.attempt,
-                "lost_workers": ctx.lost_workers}  # fmt: skip
+        data = {
+            **(recorded.context or {}),
+            "attempt": ctx.attempt,
+            "lost_workers": ctx.lost_workers,
+        }
         try:
             return type(ctx).model_validate(data)
         except ValidationError as error:
-            log.warning("the recorded rewrite of %s at %s no longer fits %s (%d problems): "
-                        "calling it again", self.name, self.point, type(ctx).__name__,
-                        error.error_count())  # fmt: skip
+            log.warning(
+                "the recorded rewrite of %s at %s no longer fits %s (%d problems): "
+                "calling it again",
+                self.name,
+                self.point,
+                type(ctx).__name__,
+                error.error_count(),
+            )
             return None
 
     def _note(self, recorded: RecordedDecision, ctx: HookContext, key: str) -> None:
         self.reused += 1
-        log.debug("%s at %s: reusing its %s decision for attempt %d (key %s)",
-                  self.name, self.point, recorded.kind, ctx.attempt, key[:12])  # fmt: skip
+        log.debug(
+            "%s at %s: reusing its %s decision for attempt %d (key %s)",
+            self.name,
+            self.point,
+            recorded.kind,
+            ctx.attempt,
+            key[:12],
+        )
         self.audit.record(
-            "reused_decision", point=self.point, executor=self.name,
-            reason=f"{recorded.kind} recorded by an earlier attempt (key {key[:12]})", ctx=ctx,
-        )  # fmt: skip
+            "reused_decision",
+            point=self.point,
+            executor=self.name,
+            reason=f"{recorded.kind} recorded by an earlier attempt (key {key[:12]})",
+            ctx=ctx,
+        )
 
     def abandon(self, point: str, ctx: HookContext, error: BaseException) -> None:
         """Forward to the executor when it observes abandons."""

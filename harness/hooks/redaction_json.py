@@ -90,14 +90,17 @@ class JsonDetector(NamedTuple):
             gate=_compiled(gate),
             words=re.compile(
                 JSON_WORD_START + b"(?:" + "|".join(words).encode() + b")" + JSON_WORD_END
-            ) if words else None,
+            )
+            if words
+            else None,
             tokens=_compiled([f"(?:{p})" for p in TOKEN_PATTERNS]) if defaults else None,
             basic=re.compile(JSON_BASIC) if defaults else None,
             url=re.compile(URL_CREDENTIALS.encode()) if defaults else None,
             secrets=re.compile(b"|".join(map(re.escape, sorted(forms, key=len, reverse=True))))
-            if forms else None,
+            if forms
+            else None,
             user=tuple(re.compile(pattern.encode()) for pattern in user),
-        )  # fmt: skip
+        )
 
     def is_clean(self, text: bytes) -> bool:
         """Whether the value whose JSON is ``text`` holds nothing the redactor would mask."""

@@ -61,8 +61,13 @@ DEFAULT_FIELDS: Final[frozenset[str]] = frozenset(
     }
 )
 
-_FLAG_LETTERS: Final = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"),
-                        (re.VERBOSE, "x"), (re.ASCII, "a"))  # fmt: skip
+_FLAG_LETTERS: Final = (
+    (re.IGNORECASE, "i"),
+    (re.MULTILINE, "m"),
+    (re.DOTALL, "s"),
+    (re.VERBOSE, "x"),
+    (re.ASCII, "a"),
+)
 
 
 class _Rule(NamedTuple):

@@ -53,8 +53,11 @@ def _schema(model: type[BaseModel], path: str, title: str) -> dict[str, Any]:
         warnings.simplefilter("ignore", PydanticJsonSchemaWarning)
         schema = model.model_json_schema(mode="serialization")
     schema["title"] = title
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$id": BASE_URI + path, **schema}  # fmt: skip
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": BASE_URI + path,
+        **schema,
+    }
 
 
 def schemas() -> dict[str, dict[str, Any]]:
@@ -66,8 +69,11 @@ def schemas() -> dict[str, dict[str, Any]]:
     for name, model in ENVELOPES.items():
         path = f"replies/{name}.json"
         found[path] = _schema(model, path, name.replace("_", " "))
-    found["index.json"] = {"version": SCHEMA_VERSION, "header": SCHEMA_HEADER,
-                           "schemas": sorted(found)}  # fmt: skip
+    found["index.json"] = {
+        "version": SCHEMA_VERSION,
+        "header": SCHEMA_HEADER,
+        "schemas": sorted(found),
+    }
     return found
 
 

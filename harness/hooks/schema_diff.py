@@ -49,8 +49,9 @@ class SchemaDiff:
 
     def advice(self) -> str:
         """The changes, one per line, then what to do (:data:`BREAKING` or :data:`REGENERATE`)."""
-        lines = [f"{'breaking' if c.breaking else 'additive'}: {c.path}: {c.what}"
-                 for c in self.changes]  # fmt: skip
+        lines = [
+            f"{'breaking' if c.breaking else 'additive'}: {c.path}: {c.what}" for c in self.changes
+        ]
         if self.kind != "same":
             lines.append(BREAKING if self.kind == "breaking" else REGENERATE)
         return "\n".join(lines)
@@ -96,12 +97,29 @@ def _types(node: dict[str, Any]) -> set[str]:
     return set(kind) if isinstance(kind, list) else set()
 
 
-_STRUCTURE: Final = {"properties", "required", "type", "enum", "items", "anyOf", "oneOf",
-                     "$ref", "$defs", "additionalProperties"}  # fmt: skip
+_STRUCTURE: Final = {
+    "properties",
+    "required",
+    "type",
+    "enum",
+    "items",
+    "anyOf",
+    "oneOf",
+    "$ref",
+    "$defs",
+    "additionalProperties",
+}
 
 
-def _compare(od: _Doc, o: dict[str, Any], nd: _Doc, n: dict[str, Any], path: str,
-             out: list[Change], depth: int) -> None:  # fmt: skip
+def _compare(
+    od: _Doc,
+    o: dict[str, Any],
+    nd: _Doc,
+    n: dict[str, Any],
+    path: str,
+    out: list[Change],
+    depth: int,
+) -> None:
     if depth > _MAX_DEPTH:
         return
     o, n = od.resolve(o), nd.resolve(n)
@@ -132,8 +150,15 @@ def _compare(od: _Doc, o: dict[str, Any], nd: _Doc, n: dict[str, Any], path: str
         out.append(Change(path, f"changed {', '.join(sorted(rest))}", False))
 
 
-def _compare_properties(od: _Doc, o: dict[str, Any], nd: _Doc, n: dict[str, Any], path: str,
-                        out: list[Change], depth: int) -> None:  # fmt: skip
+def _compare_properties(
+    od: _Doc,
+    o: dict[str, Any],
+    nd: _Doc,
+    n: dict[str, Any],
+    path: str,
+    out: list[Change],
+    depth: int,
+) -> None:
     op, np_ = o.get("properties", {}), n.get("properties", {})
     required_before, required_now = set(o.get("required", [])), set(n.get("required", []))
     for name in sorted(set(op) - set(np_)):

@@ -28,8 +28,9 @@ def run_order(registrations: Sequence[Registration]) -> tuple[Registration, ...]
         return tuple(registrations)
     group = ValidatorGroup(tuple(registrations[first:]))
     head = registrations[first]
-    grouped = Registration(head.point, group, head.priority, head.sequence, group.name,
-                           "validator", head.rank)  # fmt: skip
+    grouped = Registration(
+        head.point, group, head.priority, head.sequence, group.name, "validator", head.rank
+    )
     return (*registrations[:first], grouped)
 
 

@@ -114,9 +114,12 @@ class AiohttpClient:
             # No redirects, ever: a 3xx would re-send the body (a hook context, a bearer
             # header) to a server nobody configured (issue 9). The caller sees the 3xx.
             async with session.post(
-                url, data=body, headers=headers, timeout=aiohttp.ClientTimeout(total=timeout),
+                url,
+                data=body,
+                headers=headers,
+                timeout=aiohttp.ClientTimeout(total=timeout),
                 allow_redirects=False,
-            ) as resp:  # fmt: skip
+            ) as resp:
                 length = resp.content_length
                 if length is not None:
                     if length > max_bytes:

@@ -130,10 +130,11 @@ class ModelRegistry:
                 self.resolve(name)
             except ModelError as error:
                 raise ModelError(
-                    provider=error.provider, kind="config",
+                    provider=error.provider,
+                    kind="config",
                     message=f"{source} names {name!r}, which needs the {error.provider} "
                     f"provider: set {_MISSING[error.provider]}, or remove it from {source}",
-                ) from None  # fmt: skip
+                ) from None
 
     async def complete(self, request: ModelRequest) -> LlmResponse:
         """Resolve ``request.model`` and call its provider.

@@ -66,9 +66,13 @@ class HarnessActivities(ActivityHost):
     """
 
     def __init__(
-        self, manager: HookManager, *, clock: Clock | None = None, heartbeat_seconds: float = 3.0,
+        self,
+        manager: HookManager,
+        *,
+        clock: Clock | None = None,
+        heartbeat_seconds: float = 3.0,
         retry_limits: RetryLimits | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         super().__init__(manager, clock=clock, heartbeat_seconds=heartbeat_seconds)
         self.retry_limits = retry_limits or RetryLimits()
 

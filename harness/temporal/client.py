@@ -150,15 +150,19 @@ class HarnessClient:
         Returns:
             The ref of the new task (of the running one, the thread may differ).
         """
-        ref = TaskRef(task_id=self.task_id(team, channel), team=team, channel=channel,
-                      thread=thread)  # fmt: skip
+        ref = TaskRef(
+            task_id=self.task_id(team, channel), team=team, channel=channel, thread=thread
+        )
         await self._start(ref, spec, participants, correlation_id)
         return ref
 
     async def _start(
-        self, ref: TaskRef, spec: TaskSpec, participants: Sequence[Participant] = (),
+        self,
+        ref: TaskRef,
+        spec: TaskSpec,
+        participants: Sequence[Participant] = (),
         correlation_id: str = "",
-    ) -> bool:  # fmt: skip
+    ) -> bool:
         """Start the task workflow; ``False`` if one with this id was running already.
 
         A spec naming no model gets the first configured one, so a task always shows
@@ -167,15 +171,23 @@ class HarnessClient:
         if not spec.model and self.settings.models:
             spec = spec.model_copy(update={"model": self.settings.models[0]})
         policy = self._policy()
-        task = TaskInput(ref=ref, spec=spec, participants=tuple(participants),
-                         correlation_id=correlation_id, policy=policy)  # fmt: skip
+        task = TaskInput(
+            ref=ref,
+            spec=spec,
+            participants=tuple(participants),
+            correlation_id=correlation_id,
+            policy=policy,
+        )
         task = self._clean(task)
         async with self._mapped(ref.task_id):
             try:
                 await self.temporal.start_workflow(
-                    TASK_WORKFLOW, task, id=ref.task_id, task_queue=self.settings.task_queue,
+                    TASK_WORKFLOW,
+                    task,
+                    id=ref.task_id,
+                    task_queue=self.settings.task_queue,
                     id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
-                )  # fmt: skip
+                )
             except WorkflowAlreadyStartedError:
                 return False
         return True
@@ -206,19 +218,29 @@ class HarnessClient:
         if delivered := await routing.to_running_task(self.temporal, request, key, timeout, mapped):
             return delivered
         route = await routing.route(
-            self.temporal, RequestInput(request=request, policy=self._policy()), key=key,
-            task_id=target.task_id, task_queue=self.settings.task_queue,
+            self.temporal,
+            RequestInput(request=request, policy=self._policy()),
+            key=key,
+            task_id=target.task_id,
+            task_queue=self.settings.task_queue,
             wait=self.settings.update_timeout_seconds or routing.ROUTE_WAIT_SECONDS,
-            rpc_seconds=self.settings.temporal_rpc_seconds, mapped=self._mapped(target.task_id),
-        )  # fmt: skip
+            rpc_seconds=self.settings.temporal_rpc_seconds,
+            mapped=self._mapped(target.task_id),
+        )
         started = False
         if route.new_task:
-            spec = TaskSpec(title=route.text.splitlines()[0][:80], prompt=route.text,
-                            owner=request.sender)  # fmt: skip
+            spec = TaskSpec(
+                title=route.text.splitlines()[0][:80], prompt=route.text, owner=request.sender
+            )
             ref = target.model_copy(update={"task_id": route.task_id, "thread": request.thread})
             started = await self._start(ref, spec, correlation_id=request.correlation_id)
-        message = ChannelMessage(channel=request.channel, thread=request.thread,
-                                 user=request.sender, text=route.text, ts=request.ts)  # fmt: skip
+        message = ChannelMessage(
+            channel=request.channel,
+            thread=request.thread,
+            user=request.sender,
+            text=route.text,
+            ts=request.ts,
+        )
         position = await self.send_message(route.task_id, message)
         return Delivery(task_id=route.task_id, started=started, position=position)
 
@@ -262,9 +284,12 @@ class HarnessClient:
         async with self._mapped(task_id):
             handle = self.temporal.get_workflow_handle(task_id)
             result: CommandResult = await handle.execute_update(
-                "command", ctx, result_type=CommandResult, id=ctx.correlation_id or None,
+                "command",
+                ctx,
+                result_type=CommandResult,
+                id=ctx.correlation_id or None,
                 rpc_timeout=self._update_timeout,
-            )  # fmt: skip
+            )
         return result
 
     async def send_message(self, task_id: str, message: ChannelMessage) -> int:
@@ -276,9 +301,12 @@ class HarnessClient:
         async with self._mapped(task_id):
             handle = self.temporal.get_workflow_handle(task_id)
             position: int = await handle.execute_update(
-                "message", message, result_type=int, rpc_timeout=self._update_timeout,
+                "message",
+                message,
+                result_type=int,
+                rpc_timeout=self._update_timeout,
                 id=f"message/{message.ts}" if message.ts else None,
-            )  # fmt: skip
+            )
         return position
 
     async def answer_help(self, task_id: str, click: HelpClick) -> None:
@@ -293,12 +321,21 @@ class HarnessClient:
             await handle.execute_update("help", click, rpc_timeout=self._update_timeout)
 
     async def finish(
-        self, task_id: str, status: TaskStatus = TaskStatus.SUCCEEDED, summary: str = "",
-        *, requested_by: str = "", children_grace_seconds: float = 10.0,
-    ) -> None:  # fmt: skip
+        self,
+        task_id: str,
+        status: TaskStatus = TaskStatus.SUCCEEDED,
+        summary: str = "",
+        *,
+        requested_by: str = "",
+        children_grace_seconds: float = 10.0,
+    ) -> None:
         """Ask the task to end; sub-tasks still running after the grace period are cancelled."""
-        request = FinishRequest(status=status, summary=summary, requested_by=requested_by,
-                                children_grace_seconds=children_grace_seconds)  # fmt: skip
+        request = FinishRequest(
+            status=status,
+            summary=summary,
+            requested_by=requested_by,
+            children_grace_seconds=children_grace_seconds,
+        )
         request = self._clean(request)
         async with self._mapped(task_id):
             handle = self.temporal.get_workflow_handle(task_id)
@@ -366,8 +403,9 @@ class HarnessClient:
                 raise TaskNotFound(task_id=task_id, reason="no such task") from error
             if error.status == RPCStatusCode.RESOURCE_EXHAUSTED:
                 # Still exhausted after the SDK's own retries (~10 s): the server answered.
-                raise TaskBusy(task_id=task_id, reason=error.message,
-                               in_flight=_in_flight(error.message)) from error  # fmt: skip
+                raise TaskBusy(
+                    task_id=task_id, reason=error.message, in_flight=_in_flight(error.message)
+                ) from error
             if error.status == RPCStatusCode.DEADLINE_EXCEEDED or (
                 error.status == RPCStatusCode.UNAVAILABLE and not _never_sent(error.message)
             ):
@@ -376,8 +414,10 @@ class HarnessClient:
             raise TaskUnavailable(task_id=task_id, reason=error.message) from error
 
 
-TIMED_OUT: Final = ("the task did not answer in time; your request may still be applied — "
-                    f"check {invocation('status')} before trying again")  # fmt: skip
+TIMED_OUT: Final = (
+    "the task did not answer in time; your request may still be applied — "
+    f"check {invocation('status')} before trying again"
+)
 """The reason of every :class:`TaskTimedOut`: what happened and what to do before retrying."""
 
 # Temporal's text for history.maxInFlightUpdates, e.g. "... has been reached (10)".

@@ -117,8 +117,10 @@ class EncryptionCodec(PayloadCodec):
         cipher = self._ciphers.get(key_id)
         if cipher is None:
             known = ", ".join(self._ciphers)
-            problem = (f"no such key among the configured ones ({known}); add the key it was "
-                       f"written with to {ENV_VAR} (after the first)")  # fmt: skip
+            problem = (
+                f"no such key among the configured ones ({known}); add the key it was "
+                f"written with to {ENV_VAR} (after the first)"
+            )
             raise PayloadCodecError(key_id=key_id, problem=problem)
         compression = payload.metadata.get(COMPRESSION, b"")
         if compression not in (_ZLIB, _NONE):

@@ -46,7 +46,10 @@ class CodecServerSettings(BaseSettings):
     """Where the codec server listens and whom it answers (``HARNESS_CODEC_SERVER_*``)."""
 
     model_config = SettingsConfigDict(
-        env_prefix="HARNESS_CODEC_SERVER_", env_file=".env", extra="ignore", frozen=True,
+        env_prefix="HARNESS_CODEC_SERVER_",
+        env_file=".env",
+        extra="ignore",
+        frozen=True,
         use_attribute_docstrings=True,  # the docstrings are docs/settings.md (harness.settings_doc)
     )
 
@@ -72,16 +75,21 @@ def codec_app(codec: PayloadCodec, *, origin: str, token: str | None = None) -> 
     @web.middleware
     async def cors(request: web.Request, handler: Handler) -> web.StreamResponse:
         # A preflight carries no credentials, so it is answered before the token check.
-        response = (web.Response(status=204) if request.method == "OPTIONS"
-                    else await _answer_errors(request, handler))  # fmt: skip
+        response = (
+            web.Response(status=204)
+            if request.method == "OPTIONS"
+            else await _answer_errors(request, handler)
+        )
         if request.headers.get("Origin") == origin:
-            response.headers.update({
-                "Access-Control-Allow-Origin": origin,
-                "Access-Control-Allow-Methods": "POST, OPTIONS",
-                "Access-Control-Allow-Headers": ALLOWED_HEADERS,
-                "Access-Control-Allow-Credentials": "true",
-                "Vary": "Origin",
-            })  # fmt: skip
+            response.headers.update(
+                {
+                    "Access-Control-Allow-Origin": origin,
+                    "Access-Control-Allow-Methods": "POST, OPTIONS",
+                    "Access-Control-Allow-Headers": ALLOWED_HEADERS,
+                    "Access-Control-Allow-Credentials": "true",
+                    "Vary": "Origin",
+                }
+            )
         return response
 
     @web.middleware
@@ -89,8 +97,9 @@ def codec_app(codec: PayloadCodec, *, origin: str, token: str | None = None) -> 
         if token is not None and request.method != "OPTIONS":
             given = request.headers.get("Authorization", "")
             if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
-                raise web.HTTPUnauthorized(text="a bearer token is required",
-                                           headers={"WWW-Authenticate": "Bearer"})  # fmt: skip
+                raise web.HTTPUnauthorized(
+                    text="a bearer token is required", headers={"WWW-Authenticate": "Bearer"}
+                )
         return await handler(request)
 
     async def run(request: web.Request) -> web.Response:
@@ -151,12 +160,20 @@ def main() -> None:
         print(f"codec server not starting: {error}", file=sys.stderr)
         raise SystemExit(2) from None
     if not token and not is_loopback(server.host):
-        print(f"codec server not starting: HARNESS_CODEC_SERVER_TOKEN is required to listen on "
-              f"{server.host}, which is not a loopback address", file=sys.stderr)  # fmt: skip
+        print(
+            f"codec server not starting: HARNESS_CODEC_SERVER_TOKEN is required to listen on "
+            f"{server.host}, which is not a loopback address",
+            file=sys.stderr,
+        )
         raise SystemExit(2)
     app = codec_app(EncryptionCodec(keys), origin=server.origin, token=token)
-    log.info("codec server on http://%s:%d (keys %s; CORS for %s)", server.host, server.port,
-             ", ".join(k.id for k in keys), server.origin)  # fmt: skip
+    log.info(
+        "codec server on http://%s:%d (keys %s; CORS for %s)",
+        server.host,
+        server.port,
+        ", ".join(k.id for k in keys),
+        server.origin,
+    )
     web.run_app(app, host=server.host, port=server.port, access_log=None, print=None)
 
 

@@ -108,9 +108,12 @@ def resolve(settings: Settings, env: Mapping[str, str] | None = None) -> Connect
 
 
 async def open_client(
-    connection: Connection, *, data_converter: DataConverter, runtime: Runtime | None = None,
+    connection: Connection,
+    *,
+    data_converter: DataConverter,
+    runtime: Runtime | None = None,
     retry_config: RetryConfig | None = None,
-) -> Client:  # fmt: skip
+) -> Client:
     """One attempt to connect as ``connection`` says.
 
     Raises:
@@ -120,35 +123,54 @@ async def open_client(
     config = dict(connection.config)
     target = str(config.pop("target_host"))
     return await Client.connect(
-        target, **config, data_converter=data_converter, runtime=runtime,  # type: ignore[arg-type]  # the remaining ClientConnectConfig keys are Client.connect's
+        target,
+        **config,  # type: ignore[arg-type]  # the remaining ClientConnectConfig keys are Client.connect's
+        data_converter=data_converter,
+        runtime=runtime,
         retry_config=retry_config,
-    )  # fmt: skip
+    )
 
 
 # What the SDK's connection errors mean, by a phrase of their text (rustls and tonic's names),
 # and whether the hint is for a TLS connection (None: either).
-# fmt: off
 _HINTS: Final = (
-    ("UnknownIssuer", None,
-     "the server's certificate is signed by an authority this process does not trust: give "
-     "its CA as TEMPORAL_TLS_SERVER_CA_CERT_PATH (or the profile's tls.server_ca_cert_path)"),
-    ("NotValidForName", None,
-     "the server's certificate is not for this host name: connect by a name it holds, or set "
-     "TEMPORAL_TLS_SERVER_NAME"),
-    ("InvalidContentType", None,
-     "the server does not speak TLS: set TEMPORAL_TLS=false (an API key turns TLS on)"),
-    ("after connection", True,
-     "the server closed the connection after the TLS handshake: it may require a client "
-     "certificate (TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH) or refuse "
-     "this one"),
-    ("after connection", False,
-     "the server closed the connection: if it uses TLS (Temporal Cloud does), set "
-     "TEMPORAL_TLS=true or an API key"),
-    ("ConnectionRefused", None,
-     "nothing listens there: is the server up, and is the address right "
-     "(HARNESS_TEMPORAL_ADDRESS, TEMPORAL_ADDRESS or the profile)?"),
+    (
+        "UnknownIssuer",
+        None,
+        "the server's certificate is signed by an authority this process does not trust: give "
+        "its CA as TEMPORAL_TLS_SERVER_CA_CERT_PATH (or the profile's tls.server_ca_cert_path)",
+    ),
+    (
+        "NotValidForName",
+        None,
+        "the server's certificate is not for this host name: connect by a name it holds, or set "
+        "TEMPORAL_TLS_SERVER_NAME",
+    ),
+    (
+        "InvalidContentType",
+        None,
+        "the server does not speak TLS: set TEMPORAL_TLS=false (an API key turns TLS on)",
+    ),
+    (
+        "after connection",
+        True,
+        "the server closed the connection after the TLS handshake: it may require a client "
+        "certificate (TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH) or refuse "
+        "this one",
+    ),
+    (
+        "after connection",
+        False,
+        "the server closed the connection: if it uses TLS (Temporal Cloud does), set "
+        "TEMPORAL_TLS=true or an API key",
+    ),
+    (
+        "ConnectionRefused",
+        None,
+        "nothing listens there: is the server up, and is the address right "
+        "(HARNESS_TEMPORAL_ADDRESS, TEMPORAL_ADDRESS or the profile)?",
+    ),
 )
-# fmt: on
 
 
 def explain(error: BaseException, connection: Connection) -> str:
@@ -191,8 +213,9 @@ def _config_error(message: str, env: Mapping[str, str]) -> TemporalConfigError:
     lines = [line.strip() for line in message.splitlines() if line.strip()]
     lines = [line for line in lines if "|" not in line]  # the excerpt: "1 | address = ..."
     what = _QUOTED.sub("…", "; ".join(lines))
-    return TemporalConfigError(source=where, problem=f"{what}; fix the file or point "
-                               f"{CONFIG_FILE_ENV} at another")  # fmt: skip
+    return TemporalConfigError(
+        source=where, problem=f"{what}; fix the file or point {CONFIG_FILE_ENV} at another"
+    )
 
 
 def _read_tls_files(tls: ClientConfigTLS | None) -> ClientConfigTLS | None:

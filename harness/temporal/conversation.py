@@ -118,8 +118,12 @@ class Conversation:
         """What the status view shows of the conversation (:class:`~harness.domain.TaskSnapshot`
         fields): the turn running now, the queue, the open questions, the last error."""
         turn = self.turn
-        return {"turn": turn.progress if turn else None, "queued": len(self._pending),
-                "pending": self.people.pending(), "last_error": self.last_error}  # fmt: skip
+        return {
+            "turn": turn.progress if turn else None,
+            "queued": len(self._pending),
+            "pending": self.people.pending(),
+            "last_error": self.last_error,
+        }
 
     def stop_turn(self, by: str, reason: str = "") -> bool:
         """Cancel the turn running now (durably: its activity is cancelled, AbandonObservers
@@ -149,8 +153,11 @@ class Conversation:
         if limited:  # the limits are known before the first update, not at the first message
             await self._configure()
         while True:
-            pause = (lambda: self.limits.may_roll(bool(children()))) if limited else (
-                lambda: self.limits.events_full() and not children())  # fmt: skip
+            pause = (
+                (lambda: self.limits.may_roll(bool(children())))
+                if limited
+                else (lambda: self.limits.events_full() and not children())
+            )
             serving = asyncio.create_task(self.serve(pause, wake=limited))
             self._serving = serving
             await workflow.wait_condition(lambda s=serving: finished() or s.done())  # type: ignore[misc]  # the default binds this iteration's task
@@ -308,8 +315,9 @@ class Conversation:
         """A post in the thread ``message`` came from (the task's own thread by default)."""
         ref = self._host.ref
         channel, thread = (message.channel, message.thread) if message else ("", "")
-        return ChannelMessage(channel=channel or ref.channel, thread=thread or ref.thread,
-                              text=text)  # fmt: skip
+        return ChannelMessage(
+            channel=channel or ref.channel, thread=thread or ref.thread, text=text
+        )
 
     async def _model_retrying(self, failure: GaveUp, attempt: int, limit: int) -> None:
         """Say in the thread that the model is being retried, so silence is never the answer.
@@ -373,5 +381,8 @@ class Conversation:
 
     def _common(self) -> dict[str, object]:
         host = self._host
-        return {"task": host.ref, "participants": host.participants,
-                "correlation_id": host.correlation()}  # fmt: skip
+        return {
+            "task": host.ref,
+            "participants": host.participants,
+            "correlation_id": host.correlation(),
+        }

@@ -41,10 +41,12 @@ def deployment_config(settings: Settings) -> WorkerDeploymentConfig | None:
     """The ``Worker``'s ``deployment_config``: ``None`` (versioning off) unless a name is set."""
     if not settings.deployment_name:
         return None
-    version = WorkerDeploymentVersion(deployment_name=settings.deployment_name,
-                                      build_id=build_id(settings))  # fmt: skip
-    return WorkerDeploymentConfig(version=version, use_worker_versioning=True,
-                                  default_versioning_behavior=BEHAVIOUR)  # fmt: skip
+    version = WorkerDeploymentVersion(
+        deployment_name=settings.deployment_name, build_id=build_id(settings)
+    )
+    return WorkerDeploymentConfig(
+        version=version, use_worker_versioning=True, default_versioning_behavior=BEHAVIOUR
+    )
 
 
 def describe(settings: Settings) -> str:

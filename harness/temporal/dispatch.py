@@ -41,9 +41,13 @@ def bounded(ctx: C, limits: RetryLimits, manager: HookManager) -> C:
         decision = _bounded_decision(ctx, ctx.result, limits, changes)
         ctx = ctx.model_copy(update={"result": decision})
     for change in changes:
-        manager.audit.record("capped", point=f"{type(ctx).operation}.post",
-                             executor="worker retry limits", reason=change,
-                             ctx=ctx)  # fmt: skip
+        manager.audit.record(
+            "capped",
+            point=f"{type(ctx).operation}.post",
+            executor="worker retry limits",
+            reason=change,
+            ctx=ctx,
+        )
     return ctx
 
 

@@ -83,9 +83,11 @@ class TaskEffects:
             state.budget = with_limit(state.budget, limit, effect.amount)
         elif effect.subtask is not None:
             final = await self._children.spawn(
-                effect.subtask, self._common(ctx.correlation_id), model=self._model,
+                effect.subtask,
+                self._common(ctx.correlation_id),
+                model=self._model,
                 participants=tuple(self._participants.values()),
-            )  # fmt: skip
+            )
             return effect.model_copy(update={"subtask": final})
         return effect
 
@@ -103,5 +105,6 @@ def _one_of(value: str, allowed: tuple[T, ...], what: str) -> T:
     for option in allowed:
         if value == option:
             return option
-    raise ApplicationError(f"{what} must be one of {', '.join(allowed)}, not {value!r}",
-                           non_retryable=True)  # fmt: skip
+    raise ApplicationError(
+        f"{what} must be one of {', '.join(allowed)}, not {value!r}", non_retryable=True
+    )

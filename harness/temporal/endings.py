@@ -49,11 +49,15 @@ class TaskEndings:
             await self._report_failure(error)
             raise
         if self._alive:
-            await self._conversation.post(ChannelMessage(
-                channel=self._ref.channel, thread=self._ref.thread,
-                text=ended(done)))  # fmt: skip
-        return TaskOutcome(task_id=self._ref.task_id, status=self._status, summary=done,
-                           usage=self._conversation.state.budget)  # fmt: skip
+            await self._conversation.post(
+                ChannelMessage(channel=self._ref.channel, thread=self._ref.thread, text=ended(done))
+            )
+        return TaskOutcome(
+            task_id=self._ref.task_id,
+            status=self._status,
+            summary=done,
+            usage=self._conversation.state.budget,
+        )
 
     async def _complete(self, summary: str) -> str:
         done = await self._ops.run(

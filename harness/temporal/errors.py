@@ -108,8 +108,11 @@ class TaskNoWorker(TaskError):
         self.seconds = seconds
         self.pollers = pollers
         seen = "no worker polls it" if pollers == 0 else f"{pollers} polled it recently"
-        super().__init__(task_id=task_id, reason=f"no worker answered within {seconds:g} s on "
-                         f"task queue {task_queue} ({seen}); nothing was delivered")  # fmt: skip
+        super().__init__(
+            task_id=task_id,
+            reason=f"no worker answered within {seconds:g} s on "
+            f"task queue {task_queue} ({seen}); nothing was delivered",
+        )
 
 
 class TaskUnavailable(TaskError):

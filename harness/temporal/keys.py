@@ -36,7 +36,6 @@ ENV_VAR: Final = "HARNESS_PAYLOAD_KEY"
 FILE_ENV_VAR: Final = "HARNESS_PAYLOAD_KEY_FILE"
 
 
-
 @final
 @dataclass(frozen=True, slots=True)
 class PayloadKey:
@@ -115,12 +114,15 @@ def load_keys(settings: Settings) -> tuple[PayloadKey, ...]:
     try:
         text = path.read_text()
     except FileNotFoundError:
-        problem = (f"not set, and there is no key file {path} ({FILE_ENV_VAR}); "
-                   f"create one with: python -m harness.temporal.keys ensure {path}")  # fmt: skip
+        problem = (
+            f"not set, and there is no key file {path} ({FILE_ENV_VAR}); "
+            f"create one with: python -m harness.temporal.keys ensure {path}"
+        )
         raise PayloadKeyError(source=ENV_VAR, problem=problem) from None
     except OSError as error:
-        raise PayloadKeyError(source=f"{FILE_ENV_VAR} {path}",
-                              problem=f"cannot be read: {error.strerror}") from None  # fmt: skip
+        raise PayloadKeyError(
+            source=f"{FILE_ENV_VAR} {path}", problem=f"cannot be read: {error.strerror}"
+        ) from None
     return parse_keys(text, source=f"{FILE_ENV_VAR} {path}")
 
 
@@ -162,10 +164,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(new_key())
         elif args.command == "ensure":
             created = ensure_key_file(args.path)
-            ids = ", ".join(k.id for k in parse_keys(args.path.read_text(),
-                                                     source=str(args.path)))  # fmt: skip
-            print(f"created {args.path} (key id {ids})" if created
-                  else f"{args.path} exists (key ids {ids}); left as it is")  # fmt: skip
+            ids = ", ".join(k.id for k in parse_keys(args.path.read_text(), source=str(args.path)))
+            print(
+                f"created {args.path} (key id {ids})"
+                if created
+                else f"{args.path} exists (key ids {ids}); left as it is"
+            )
         else:
             from harness.config import Settings  # here: only this command reads the settings
 

@@ -89,13 +89,20 @@ class People:
         if request.request_id not in self._posted:
             self._posted.add(request.request_id)
             self._asked[request.request_id] = PendingQuestion(
-                request_id=request.request_id, kind=request.kind, question=request.question,
-                asked_at=workflow.now().timestamp(), timeout_seconds=request.timeout_seconds,
-            )  # fmt: skip
+                request_id=request.request_id,
+                kind=request.kind,
+                question=request.question,
+                asked_at=workflow.now().timestamp(),
+                timeout_seconds=request.timeout_seconds,
+            )
             await self._post(
-                ChannelMessage(channel=host.ref.channel, thread=host.ref.thread,
-                               text=question_text(request), blocks=help_blocks(request))
-            )  # fmt: skip
+                ChannelMessage(
+                    channel=host.ref.channel,
+                    thread=host.ref.thread,
+                    text=question_text(request),
+                    blocks=help_blocks(request),
+                )
+            )
         if host.status != TaskStatus.WAITING:
             await host.transition(TaskStatus.WAITING, f"waiting for an answer: {request.question}")
         answers = self._answers[request.request_id]
@@ -124,10 +131,13 @@ class People:
         self._asked.pop(request.request_id, None)
         self.open = None
         outcome = "not approved" if request.kind == "approval" else "the agent goes on without it"
-        text = (f"No answer to “{request.question}” within {duration(request.timeout_seconds)}: "
-                f"timed out, {outcome}.")  # fmt: skip
-        await self._post(ChannelMessage(channel=host.ref.channel, thread=host.ref.thread,
-                                        text=text))  # fmt: skip
+        text = (
+            f"No answer to “{request.question}” within {duration(request.timeout_seconds)}: "
+            f"timed out, {outcome}."
+        )
+        await self._post(
+            ChannelMessage(channel=host.ref.channel, thread=host.ref.thread, text=text)
+        )
         return HelpAnswer(decided_by="", choice="", timed_out=True)
 
     async def accepted(self, decision: HelpDecision) -> None:
@@ -145,7 +155,10 @@ class People:
         """Tell only the person whose click was refused (an ephemeral post), then wait again."""
         host = self._host
         await self._post(
-            ChannelMessage(channel=host.ref.channel, thread=host.ref.thread,
-                           user=answer.decided_by, text=replies.refused(reason))
-        )  # fmt: skip
-
+            ChannelMessage(
+                channel=host.ref.channel,
+                thread=host.ref.thread,
+                user=answer.decided_by,
+                text=replies.refused(reason),
+            )
+        )

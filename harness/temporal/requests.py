@@ -37,7 +37,8 @@ class RequestWorkflow:
             ACTIVITIES["request.received"], request.request
         )
         if out.result is None:
-            raise ApplicationError("no request.received body routed the request", type="NoRoute",
-                                   non_retryable=True)  # fmt: skip
+            raise ApplicationError(
+                "no request.received body routed the request", type="NoRoute", non_retryable=True
+            )
         route: RequestRoute = out.result
         return route

@@ -71,9 +71,13 @@ class OperationRunner:
         self._count = 0
 
     async def run(
-        self, activity: str, ctx: C, *, max_attempts: int | None = None,
+        self,
+        activity: str,
+        ctx: C,
+        *,
+        max_attempts: int | None = None,
         on_retry: OnRetry | None = None,
-    ) -> C:  # fmt: skip
+    ) -> C:
         """Run ``activity`` on ``ctx`` until it succeeds or ``activity.failed`` gives up.
 
         Args:
@@ -176,14 +180,15 @@ class OperationRunner:
                 lost += 1
                 workflow.logger.warning(
                     "%s attempt %d lost its worker (%s); running it again (%d of %d)",
-                    type(ctx).operation, ctx.attempt, _describe_loss(error), lost,
+                    type(ctx).operation,
+                    ctx.attempt,
+                    _describe_loss(error),
+                    lost,
                     self.policy.max_worker_losses,
-                )  # fmt: skip
+                )
                 ctx = ctx.model_copy(update={"lost_workers": lost})
 
-    async def _dispatch(
-        self, ctx: C, failure: GaveUp, attempt: int, abort: HookAbort | None
-    ) -> C:
+    async def _dispatch(self, ctx: C, failure: GaveUp, attempt: int, abort: HookAbort | None) -> C:
         """Run a retry hook; if that fails too there is nothing left to decide with: give up.
 
         The operation's own ``abort`` (not the hook's) is what the failure carries on.

@@ -46,9 +46,12 @@ is told (:class:`TaskNoWorker`) instead of nothing."""
 
 
 async def to_running_task(
-    temporal: Client, request: RequestReceivedContext, key: str, timeout: timedelta | None,
+    temporal: Client,
+    request: RequestReceivedContext,
+    key: str,
+    timeout: timedelta | None,
     mapped: AbstractAsyncContextManager[None],
-) -> Delivery | None:  # fmt: skip
+) -> Delivery | None:
     """Hand ``request`` to its task if that runs (update ``key``: sent twice, taken once).
 
     Returns:
@@ -74,9 +77,16 @@ async def to_running_task(
 
 
 async def route(
-    temporal: Client, request: RequestInput, *, key: str, task_id: str, task_queue: str,
-    wait: float, rpc_seconds: float, mapped: AbstractAsyncContextManager[None],
-) -> RequestRoute:  # fmt: skip
+    temporal: Client,
+    request: RequestInput,
+    *,
+    key: str,
+    task_id: str,
+    task_queue: str,
+    wait: float,
+    rpc_seconds: float,
+    mapped: AbstractAsyncContextManager[None],
+) -> RequestRoute:
     """Run the request workflow ``key`` within ``wait`` (a second run gets the first decision).
 
     Args:
@@ -96,11 +106,14 @@ async def route(
         async with asyncio.timeout(wait), mapped:
             try:
                 found: RequestRoute = await temporal.execute_workflow(
-                    REQUEST_WORKFLOW, request, id=key, task_queue=task_queue,
+                    REQUEST_WORKFLOW,
+                    request,
+                    id=key,
+                    task_queue=task_queue,
                     result_type=RequestRoute,
                     id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
                     id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-                )  # fmt: skip
+                )
             except WorkflowAlreadyStartedError:  # routed before: the first decision stands
                 found = await temporal.get_workflow_handle(key, result_type=RequestRoute).result()
     except TimeoutError:
@@ -111,8 +124,9 @@ async def route(
         except RPCError:  # gone already (it finished just now, or never started)
             pass
         seen = await pollers(temporal, task_queue, rpc_seconds)
-        raise TaskNoWorker(task_id=task_id, task_queue=task_queue, seconds=wait,
-                           pollers=seen) from None  # fmt: skip
+        raise TaskNoWorker(
+            task_id=task_id, task_queue=task_queue, seconds=wait, pollers=seen
+        ) from None
     return found
 
 
@@ -124,9 +138,10 @@ async def pollers(temporal: Client, task_queue: str, rpc_seconds: float) -> int:
     did not say.
     """
     request = DescribeTaskQueueRequest(
-        namespace=temporal.namespace, task_queue=TaskQueue(name=task_queue),
+        namespace=temporal.namespace,
+        task_queue=TaskQueue(name=task_queue),
         task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-    )  # fmt: skip
+    )
     try:
         described = await temporal.workflow_service.describe_task_queue(
             request, timeout=timedelta(seconds=rpc_seconds)

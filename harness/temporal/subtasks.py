@@ -45,9 +45,11 @@ class Children:
     """
 
     def __init__(
-        self, parent: TaskInput, ops: OperationRunner,
+        self,
+        parent: TaskInput,
+        ops: OperationRunner,
         on_usage: Callable[[BudgetUsage], None] | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self._parent = parent
         self._ops = ops
         self._on_usage = on_usage
@@ -62,9 +64,13 @@ class Children:
         return [c.task_id for c in self._children.values() if c.status not in FINAL_STATUSES]
 
     async def spawn(
-        self, spec: SubtaskSpec, common: dict[str, Any], *, model: str,
+        self,
+        spec: SubtaskSpec,
+        common: dict[str, Any],
+        *,
+        model: str,
         participants: tuple[Participant, ...],
-    ) -> SubtaskSpec:  # fmt: skip
+    ) -> SubtaskSpec:
         """Run ``subtask.spawned`` and start the sub-task it returns as a child workflow.
 
         Args:
@@ -86,19 +92,26 @@ class Children:
         child = TaskInput(
             ref=ref.model_copy(update={"task_id": final.task_id, "parent_id": ref.task_id}),
             spec=TaskSpec(
-                title=final.title, prompt=final.prompt, owner=final.requested_by,
-                model=final.model or model, effort=final.effort, parent_id=ref.task_id,
+                title=final.title,
+                prompt=final.prompt,
+                owner=final.requested_by,
+                model=final.model or model,
+                effort=final.effort,
+                parent_id=ref.task_id,
             ),
             participants=participants,
             correlation_id=str(common.get("correlation_id") or self._parent.correlation_id),
             policy=self._parent.policy,
-        )  # fmt: skip
+        )
         # REQUEST_CANCEL: if the parent closes without ending a child (it failed, or was
         # terminated), the child is cancelled and still reports, instead of vanishing.
         handle = await workflow.start_child_workflow(
-            TASK_WORKFLOW, child, id=final.task_id, result_type=TaskOutcome,
+            TASK_WORKFLOW,
+            child,
+            id=final.task_id,
+            result_type=TaskOutcome,
             parent_close_policy=ParentClosePolicy.REQUEST_CANCEL,
-        )  # fmt: skip
+        )
         summary = SubtaskSummary(
             task_id=final.task_id, title=final.title, status=TaskStatus.RUNNING
         )

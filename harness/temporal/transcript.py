@@ -72,8 +72,9 @@ class Transcript:
         if self._log:
             tail = await self._read(after=-WINDOW)
             self.length = tail.result.version if tail.result is not None else 0
-            self._recent = tuple(ChannelMessage.model_validate_json(e.content)
-                                 for e in tail.entries)  # fmt: skip
+            self._recent = tuple(
+                ChannelMessage.model_validate_json(e.content) for e in tail.entries
+            )
             if self.length or not continued:
                 return
         whole = await self._ops.run(
@@ -109,9 +110,12 @@ class Transcript:
             transcript = (*self._recent, message)
             await self._ops.run(
                 ACTIVITIES["persistence.write"],
-                PersistenceWriteContext(**self._common(correlation_id), key=self.key,
-                                        content=TRANSCRIPT.dump_json(transcript).decode()),
-            )  # fmt: skip
+                PersistenceWriteContext(
+                    **self._common(correlation_id),
+                    key=self.key,
+                    content=TRANSCRIPT.dump_json(transcript).decode(),
+                ),
+            )
             self._recent, self.length = transcript, len(transcript)
             return self.length, True
         # A message without a ts has no identity of its own: only the retries of this
@@ -129,9 +133,14 @@ class Transcript:
     async def _append(self, message: ChannelMessage, once: str, correlation_id: str = "") -> int:
         out = await self._ops.run(
             ACTIVITIES["persistence.write"],
-            PersistenceWriteContext(**self._common(correlation_id), key=self.key, append=True,
-                                    content=message.model_dump_json(), entry_id=once),
-        )  # fmt: skip
+            PersistenceWriteContext(
+                **self._common(correlation_id),
+                key=self.key,
+                append=True,
+                content=message.model_dump_json(),
+                entry_id=once,
+            ),
+        )
         return out.result.version if out.result is not None else self.length + 1
 
     async def _read(self, *, after: int) -> PersistenceReadContext:

@@ -24,6 +24,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from harness.hooks import HookContext
 
+
 class Turn:
     """One turn: its progress, and how it ended when it was stopped.
 
@@ -36,9 +37,12 @@ class Turn:
     def __init__(self, request: ChannelMessage, thread: str, started_at: float) -> None:
         self.request = request
         self.progress = TurnProgress(
-            request_ts=request.ts, channel=request.channel, thread=request.thread or thread,
-            started_at=started_at, doing="starting",
-        )  # fmt: skip
+            request_ts=request.ts,
+            channel=request.channel,
+            thread=request.thread or thread,
+            started_at=started_at,
+            doing="starting",
+        )
         self.stopped_by = ""
         """Who stopped the turn (``/task stop``, the Stop button, an interrupting message)."""
         self.stop_reason = ""
@@ -64,8 +68,10 @@ class Turn:
         """The turn is over: the final state the progress message keeps."""
         steps = self.progress.steps
         if state != "answered":  # what never ran is not done
-            steps = tuple(s.model_copy(update={"state": "skipped"}) if s.state == "pending"
-                          else s for s in steps)  # fmt: skip
+            steps = tuple(
+                s.model_copy(update={"state": "skipped"}) if s.state == "pending" else s
+                for s in steps
+            )
         self._set(state=state, doing=doing, steps=steps)
 
     def summary(self, now: float) -> str:
@@ -82,8 +88,10 @@ class Turn:
             lines.append("not done: " + "; ".join(left))
         if progress.doing and progress.doing != "starting":
             lines.append(f"last: {progress.doing}")
-        calls = f"{_count(progress.model_calls, 'model call')}, " \
-                f"{_count(progress.tool_calls, 'tool call')}"  # fmt: skip
+        calls = (
+            f"{_count(progress.model_calls, 'model call')}, "
+            f"{_count(progress.tool_calls, 'tool call')}"
+        )
         lines.append(f"{calls}. The task waits for your next message.")
         return "\n".join(lines)
 

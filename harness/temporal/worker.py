@@ -63,8 +63,10 @@ CONNECT_LOG_EVERY: Final = 5.0
 
 def retry_limits(settings: Settings) -> RetryLimits:
     """The most a retry decision may ask for on this worker, whatever its executors decide."""
-    return RetryLimits(max_backoff_seconds=settings.retry_max_backoff_seconds,
-                       max_attempts=settings.retry_max_attempts)  # fmt: skip
+    return RetryLimits(
+        max_backoff_seconds=settings.retry_max_backoff_seconds,
+        max_attempts=settings.retry_max_attempts,
+    )
 
 
 def describe(manager: HookManager) -> list[str]:
@@ -120,10 +122,15 @@ def build_worker(client: Client, settings: Settings, activities: HarnessActiviti
 
 
 async def connect(
-    settings: Settings, *, stop: asyncio.Event | None = None, patience: float = 30.0,
-    runtime: Runtime | None = None, first_delay: float = CONNECT_FIRST_DELAY,
-    max_delay: float = CONNECT_MAX_DELAY, log_every: float = CONNECT_LOG_EVERY,
-) -> Client | None:  # fmt: skip
+    settings: Settings,
+    *,
+    stop: asyncio.Event | None = None,
+    patience: float = 30.0,
+    runtime: Runtime | None = None,
+    first_delay: float = CONNECT_FIRST_DELAY,
+    max_delay: float = CONNECT_MAX_DELAY,
+    log_every: float = CONNECT_LOG_EVERY,
+) -> Client | None:
     """Connect to Temporal, waiting ``patience`` seconds for it; ``None`` once ``stop`` is set.
 
     ``make run`` starts the dev server and the worker together; the server needs a
@@ -164,13 +171,18 @@ async def connect(
         except RuntimeError as error:  # how the SDK reports an unreachable server
             now = loop.time()
             if now >= deadline:
-                raise TemporalUnreachable(where=connection.describe(), seconds=patience,
-                                          reason=explain(error, connection)) from None  # fmt: skip
+                raise TemporalUnreachable(
+                    where=connection.describe(), seconds=patience, reason=explain(error, connection)
+                ) from None
             log.debug("Temporal at %s did not answer: %s", connection.describe(), error)
             if now - logged >= log_every:
                 logged = now
-                log.info("waiting for Temporal at %s, %.0f s more: %s", connection.describe(),
-                         deadline - now, explain(error, connection))  # fmt: skip
+                log.info(
+                    "waiting for Temporal at %s, %.0f s more: %s",
+                    connection.describe(),
+                    deadline - now,
+                    explain(error, connection),
+                )
         if await _stopped_within(stop, min(delay, deadline - loop.time())):
             return None
         delay = min(delay * 2, max_delay)
@@ -199,10 +211,15 @@ async def _stopped_within(stop: asyncio.Event, seconds: float) -> bool:
 
 
 async def serve(
-    settings: Settings, stop: asyncio.Event, *, client: Client | None = None,
-    manager: HookManager | None = None, runtime: Runtime | None = None,
-    readiness: WorkerReadiness | None = None, reloads: asyncio.Queue[str] | None = None,
-) -> str:  # fmt: skip
+    settings: Settings,
+    stop: asyncio.Event,
+    *,
+    client: Client | None = None,
+    manager: HookManager | None = None,
+    runtime: Runtime | None = None,
+    readiness: WorkerReadiness | None = None,
+    reloads: asyncio.Queue[str] | None = None,
+) -> str:
     """Run a worker until ``stop`` is set, then shut down gracefully.
 
     A stop while Temporal is still being reached ends the wait and shuts down at once.
@@ -228,8 +245,11 @@ async def serve(
         meter = None
         if runtime is not None and settings.metrics_address is not None:  # a metrics endpoint
             meter = runtime.metric_meter
-        database = await open_database(settings.database, pool_size=settings.database_pool_size,
-                                       migrate=settings.database_migrate)  # fmt: skip
+        database = await open_database(
+            settings.database,
+            pool_size=settings.database_pool_size,
+            migrate=settings.database_migrate,
+        )
         try:
             manager, reload = build_hooks(settings, database, meter=meter)
         except BaseException:
@@ -254,22 +274,31 @@ async def serve(
         if listed:
             client = client or await connect(settings, stop=stop, runtime=runtime)
         if not listed or client is None:  # stopped before polling: nothing ran, nothing in flight
-            reason = ("stop requested while connecting to Temporal" if listed
-                      else "stop requested while listing MCP tool servers")  # fmt: skip
+            reason = (
+                "stop requested while connecting to Temporal"
+                if listed
+                else "stop requested while listing MCP tool servers"
+            )
             done = await manager.run("shutdown", ShutdownContext(reason=reason))
             log.info("%s", done.result)
             return done.result or ""
         activities = HarnessActivities(
-            manager, clock=SystemClock(),
+            manager,
+            clock=SystemClock(),
             heartbeat_seconds=settings.activity_heartbeat_seconds / 3,
             retry_limits=retry_limits(settings),
-        )  # fmt: skip
+        )
         worker = build_worker(client, settings, activities)
         if readiness is not None:
             readiness.worker = worker
         where = client.service_client.config.target_host
-        log.info("worker on %s, namespace %s, task queue %s, %s", where, client.namespace,
-                 settings.task_queue, describe_deployment(settings))  # fmt: skip
+        log.info(
+            "worker on %s, namespace %s, task queue %s, %s",
+            where,
+            client.namespace,
+            settings.task_queue,
+            describe_deployment(settings),
+        )
         running = asyncio.create_task(worker.run())
         stopping = asyncio.create_task(stop.wait())
         await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
@@ -300,8 +329,10 @@ async def _reload_on(requests: asyncio.Queue[str], reload: HooksReload | None) -
     while True:
         trigger = await requests.get()
         if reload is None:
-            log.warning("%s: this worker's manager was built by its caller; no hooks file "
-                        "to reload", trigger)  # fmt: skip
+            log.warning(
+                "%s: this worker's manager was built by its caller; no hooks file to reload",
+                trigger,
+            )
             continue
         await reload.reload(trigger=trigger)
 
@@ -331,8 +362,13 @@ def main() -> None:
         runtime = worker_runtime(settings)
     except (TracingConfigError, MetricsConfigError) as error:
         _refuse(error, settings)
-    log.info("%s; %s", describe_tracing(tracing), f"metrics on http://{settings.metrics_address}"
-             "/metrics" if settings.metrics_address else "no metrics endpoint")  # fmt: skip
+    log.info(
+        "%s; %s",
+        describe_tracing(tracing),
+        f"metrics on http://{settings.metrics_address}/metrics"
+        if settings.metrics_address
+        else "no metrics endpoint",
+    )
 
     async def run() -> None:
         stop = asyncio.Event()
@@ -343,10 +379,10 @@ def main() -> None:
         loop.add_signal_handler(signal.SIGHUP, reloads.put_nowait, "SIGHUP")
         readiness = WorkerReadiness(stop)
         try:
-            async with health_server(settings.health_host, settings.health_port, readiness,
-                                     setting="HARNESS_HEALTH_PORT"):  # fmt: skip
-                await serve(settings, stop, runtime=runtime, readiness=readiness,
-                            reloads=reloads)
+            async with health_server(
+                settings.health_host, settings.health_port, readiness, setting="HARNESS_HEALTH_PORT"
+            ):
+                await serve(settings, stop, runtime=runtime, readiness=readiness, reloads=reloads)
         except HarnessError as error:
             if readiness.worker is not None:  # it ran: not a start-up problem
                 raise

@@ -103,14 +103,21 @@ class TaskWorkflow(TaskEffects, TaskEndings):
             if not task.continued:
                 await self._transition(TaskStatus.RUNNING, "started")
                 if task.spec.parent_id and task.spec.prompt:  # a sub-task works on its prompt
-                    self._conversation.receive(ChannelMessage(
-                        channel=self._ref.channel, thread=self._ref.thread,
-                        user=task.spec.owner, text=task.spec.prompt))  # fmt: skip
+                    self._conversation.receive(
+                        ChannelMessage(
+                            channel=self._ref.channel,
+                            thread=self._ref.thread,
+                            user=task.spec.owner,
+                            text=task.spec.prompt,
+                        )
+                    )
             self._started = True
             await self._conversation.run_until(
-                lambda: self._finish is not None, self._children.running, self._continued,
+                lambda: self._finish is not None,
+                self._children.running,
+                self._continued,
                 lambda: self._children.end(0),
-            )  # fmt: skip
+            )
             finish = self._finish or FinishRequest()
             await workflow.wait_condition(workflow.all_handlers_finished)
             left = await self._children.end(finish.children_grace_seconds)
@@ -177,12 +184,18 @@ class TaskWorkflow(TaskEffects, TaskEndings):
             return Delivery(task_id=ref.task_id, started=False, position=seen)
         route = (await self._ops.run(ACTIVITIES["request.received"], request)).result
         if route is None:
-            raise ApplicationError("no request.received body routed the request", type="NoRoute",
-                                   non_retryable=True)  # fmt: skip
+            raise ApplicationError(
+                "no request.received body routed the request", type="NoRoute", non_retryable=True
+            )
         if route.task_id != ref.task_id:
             return Delivery(task_id=route.task_id, started=False, position=0)
-        message = ChannelMessage(channel=request.channel, thread=request.thread,
-                                 user=request.sender, text=route.text, ts=request.ts)  # fmt: skip
+        message = ChannelMessage(
+            channel=request.channel,
+            thread=request.thread,
+            user=request.sender,
+            text=route.text,
+            ts=request.ts,
+        )
         return Delivery(task_id=ref.task_id, started=False, position=await self._deliver(message))
 
     @request.validator
@@ -219,13 +232,20 @@ class TaskWorkflow(TaskEffects, TaskEndings):
     async def _acknowledge(self, message: ChannelMessage, mode: MidTurn) -> None:
         """Tell the sender what became of a message that arrived mid-turn (only they see it)."""
         waiting = self._conversation.queued
-        text = {"steer": "noted: the agent takes this into account at its next step",
-                "queue": f"queued: answered when the current turn ends ({waiting} waiting)",
-                "interrupt": "stopping the current turn to answer this first"}[mode]  # fmt: skip
+        text = {
+            "steer": "noted: the agent takes this into account at its next step",
+            "queue": f"queued: answered when the current turn ends ({waiting} waiting)",
+            "interrupt": "stopping the current turn to answer this first",
+        }[mode]
         hint = f" (mid-turn mode `{mode}`; `/task mid-turn` changes it)"
-        await self._conversation.post(ChannelMessage(
-            channel=message.channel or self._ref.channel, thread=message.thread or self._ref.thread,
-            user=message.user, text=text + hint))  # fmt: skip
+        await self._conversation.post(
+            ChannelMessage(
+                channel=message.channel or self._ref.channel,
+                thread=message.thread or self._ref.thread,
+                user=message.user,
+                text=text + hint,
+            )
+        )
 
     @workflow.update(name="command")
     async def command(self, ctx: CommandInvokedContext) -> CommandResult:
@@ -338,13 +358,22 @@ class TaskWorkflow(TaskEffects, TaskEndings):
     def _continued(self) -> TaskInput:
         """This task's input for its next run (continue-as-new), with everything it learnt."""
         spec = self._input.spec.model_copy(
-            update={"title": self._title, "model": self._model, "effort": self._effort,
-                    "mid_turn": self._mid_turn}
+            update={
+                "title": self._title,
+                "model": self._model,
+                "effort": self._effort,
+                "mid_turn": self._mid_turn,
+            }
         )
-        return self._input.model_copy(update={
-            "spec": spec, "participants": tuple(self._participants.values()),
-            "agent": self._conversation.state, "continued": True,
-            "transcript": self._transcript.ref()})  # fmt: skip
+        return self._input.model_copy(
+            update={
+                "spec": spec,
+                "participants": tuple(self._participants.values()),
+                "agent": self._conversation.state,
+                "continued": True,
+                "transcript": self._transcript.ref(),
+            }
+        )
 
     def _used(self, usage: BudgetUsage) -> None:
         """A sub-task ended: what it used counts against this task's budget."""

@@ -122,9 +122,11 @@ async def run_hooked(host: ActivityHost, operation: str, ctx: C) -> C:
         said = getattr(error, "user_message", "")
         human = [{USER_MESSAGE: redact(said)}] if isinstance(said, str) and said else []
         raise ApplicationError(
-            redact(str(error)), *human, type=type(error).__name__,
+            redact(str(error)),
+            *human,
+            type=type(error).__name__,
             non_retryable=not is_retryable(error),
-        ) from None  # fmt: skip
+        ) from None
     finally:
         host.in_flight -= 1
         if not chain.done():

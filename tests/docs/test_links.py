@@ -42,8 +42,11 @@ def shipped() -> set[Path]:
     """Files a clone has: tracked, or new and not ignored (so work in progress counts)."""
     out = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     files = {(ROOT / line).resolve() for line in out.splitlines()}
     return files | {parent for f in files for parent in f.parents}
 
@@ -77,10 +80,12 @@ def test_every_relative_link_reaches_a_file_and_heading_of_the_repository(page):
 
 def test_the_link_check_catches_what_a_clone_would_miss():
     page = ROOT / "docs" / "probe.md"  # read as a page of docs/; never written
-    text = ("[a](../../shared/DESIGN.md) [b](missing.md) [c](design.md#no-such-heading) "
-            "[d](design.md#semantics-the-contract-tests-pin-every-line) `[e](nowhere.md)` "
-            "[f](https://example.com/x.md) [h](../README.md#local-mode) [i](#probe) [k](#nope)\n\n"
-            "# Probe\n\n```\n[j](in-a-code-block.md)\n```\n\n[g]: ../.data/temporal.db\n")
+    text = (
+        "[a](../../shared/DESIGN.md) [b](missing.md) [c](design.md#no-such-heading) "
+        "[d](design.md#semantics-the-contract-tests-pin-every-line) `[e](nowhere.md)` "
+        "[f](https://example.com/x.md) [h](../README.md#local-mode) [i](#probe) [k](#nope)\n\n"
+        "# Probe\n\n```\n[j](in-a-code-block.md)\n```\n\n[g]: ../.data/temporal.db\n"
+    )
     assert problems(page, text, shipped()) == [
         "docs/probe.md: ../../shared/DESIGN.md leaves the repository",
         "docs/probe.md: missing.md names no file of the repository",

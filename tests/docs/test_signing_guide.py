@@ -63,16 +63,24 @@ def test_the_python_verifier_of_the_guide():
 
 def test_the_node_verifier_of_the_guide():
     headers, body = fresh([vector()["secret"]])
-    script = block("js", "function verify") + """
+    script = (
+        block("js", "function verify")
+        + """
 const [headers, body, secrets] = JSON.parse(process.argv[1]);
 process.stdout.write(String(verify(headers, Buffer.from(body), secrets)));
 """
+    )
     cases = [
         ((headers, body.decode(), [OTHER, vector()["secret"]]), "true"),
         ((headers, body.decode(), [OTHER]), "false"),
         ((headers, body.decode() + " ", [vector()["secret"]]), "false"),
     ]
     for args, expected in cases:
-        out = subprocess.run(["node", "-e", script, json.dumps(args)], capture_output=True,
-                             text=True, timeout=30, check=True).stdout  # fmt: skip
+        out = subprocess.run(
+            ["node", "-e", script, json.dumps(args)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout
         assert out == expected

@@ -27,8 +27,9 @@ def free_port() -> int:
 
 def call(tool: str, **arguments: object) -> ToolInvokedContext:
     """A ``tool.invoked`` context of one call of ``tool``."""
-    return ToolInvokedContext(correlation_id="corr-ex",
-                              call=ToolCall(id="c1", name=tool, arguments=arguments))  # fmt: skip
+    return ToolInvokedContext(
+        correlation_id="corr-ex", call=ToolCall(id="c1", name=tool, arguments=arguments)
+    )
 
 
 @dataclass(frozen=True)
@@ -46,10 +47,14 @@ async def policy() -> AsyncIterator[Policy]:
     token = "policy-token-of-this-run"
     port = free_port()
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, str(EXAMPLES / "jsonrpc_policy.py"), "--port", str(port),
+        sys.executable,
+        str(EXAMPLES / "jsonrpc_policy.py"),
+        "--port",
+        str(port),
         env={**os.environ, "POLICY_TOKEN": token},
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-    )  # fmt: skip
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
     assert proc.stdout is not None
     try:
         async with asyncio.timeout(20):

@@ -25,9 +25,12 @@ SECRET = "whsec_" + base64.b64encode(b"conformance-kit-test-secret-32b!").decode
 
 async def started(*argv: str, said: bytes, env: dict[str, str] | None = None):
     proc = await asyncio.create_subprocess_exec(
-        *argv, cwd=ROOT, env={**os.environ, **(env or {})},
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-    )  # fmt: skip
+        *argv,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
     assert proc.stdout is not None
     async with asyncio.timeout(20):
         while said not in (line := await proc.stdout.readline()):
@@ -45,8 +48,14 @@ async def node_policy() -> AsyncIterator[str]:
     """``node examples/node/policy.mjs --port N``, signatures required."""
     assert NODE, "node (v20) is on the project's machines; install it to run this test"
     port = free_port()
-    proc = await started(NODE, str(EXAMPLES / "node" / "policy.mjs"), "--port", str(port),
-                         said=b"serving", env={"HOOK_SECRET": SECRET})  # fmt: skip
+    proc = await started(
+        NODE,
+        str(EXAMPLES / "node" / "policy.mjs"),
+        "--port",
+        str(port),
+        said=b"serving",
+        env={"HOOK_SECRET": SECRET},
+    )
     yield f"http://127.0.0.1:{port}/hooks"
     await stopped(proc)
 
@@ -54,8 +63,9 @@ async def node_policy() -> AsyncIterator[str]:
 @pytest.fixture(scope="module")
 async def broken() -> AsyncIterator[str]:
     port = free_port()
-    proc = await started(sys.executable, "-m", "tests.support.broken_executor",
-                         "--port", str(port), said=b"serving")  # fmt: skip
+    proc = await started(
+        sys.executable, "-m", "tests.support.broken_executor", "--port", str(port), said=b"serving"
+    )
     yield f"http://127.0.0.1:{port}/hooks"
     await stopped(proc)
 
@@ -119,9 +129,14 @@ async def test_a_broken_executor_fails_exactly_its_broken_fixtures(broken):
 
 
 def kit(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness.hooks", "conformance", *args],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **(env or {})})  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "harness.hooks", "conformance", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_the_cli_prints_a_line_per_fixture_and_exits_0_only_at_100_percent(node_policy, broken):
@@ -146,8 +161,13 @@ def test_the_cli_prints_a_line_per_fixture_and_exits_0_only_at_100_percent(node_
 
 def test_the_cli_runs_python_in_an_mcp_command_on_its_own_interpreter():
     """``--mcp "python server.py"`` works as in a hooks file, whatever ``python`` is on PATH."""
-    done = kit("--mcp", "python examples/mcp_rewriter.py", "--only", "profile.rewrite",
-               env={"PATH": "/nonexistent"})  # fmt: skip
+    done = kit(
+        "--mcp",
+        "python examples/mcp_rewriter.py",
+        "--only",
+        "profile.rewrite",
+        env={"PATH": "/nonexistent"},
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines()[-1] == "compliance: 1/1 (100.0 %)"
 
@@ -166,8 +186,15 @@ def test_the_cli_lists_the_fixtures():
         (("--jsonrpc", "http://127.0.0.1:9/h", "--mcp", "x"), "give exactly one of"),
         (("--jsonrpc", "http://127.0.0.1:9/hooks"), "cannot reach http://127.0.0.1:9/hooks"),
         (("--mcp", "no-such-command-here"), "cannot start or reach the MCP server"),
-        (("--jsonrpc", "http://127.0.0.1:9/h", "--header", "Authorization: Bearer env:KIT_UNSET"),
-         "environment variable KIT_UNSET is not set"),
+        (
+            (
+                "--jsonrpc",
+                "http://127.0.0.1:9/h",
+                "--header",
+                "Authorization: Bearer env:KIT_UNSET",
+            ),
+            "environment variable KIT_UNSET is not set",
+        ),
         (("--jsonrpc", "http://127.0.0.1:9/h", "--only", "no.such.fixture"), "no fixture"),
     ],
     ids=["neither", "both", "unreachable", "no-command", "unset-env", "unknown-only"],
@@ -183,7 +210,14 @@ def test_a_refused_kit_is_told_to_give_credentials(policy):
     done = kit("--jsonrpc", policy.url)
     assert done.returncode == 2
     assert "refused the kit" in done.stderr and "--header" in done.stderr
-    ok = kit("--jsonrpc", policy.url, "--header", "Authorization: Bearer env:KIT_TOKEN",
-             "--only", "profile.veto", env={"KIT_TOKEN": policy.token})  # fmt: skip
+    ok = kit(
+        "--jsonrpc",
+        policy.url,
+        "--header",
+        "Authorization: Bearer env:KIT_TOKEN",
+        "--only",
+        "profile.veto",
+        env={"KIT_TOKEN": policy.token},
+    )
     assert ok.returncode == 0 and "PASS profile.veto" in ok.stdout
     assert policy.token not in ok.stdout + ok.stderr

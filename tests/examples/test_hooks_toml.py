@@ -56,8 +56,9 @@ def write(name: str, content: str = "step 1") -> ToolInvokedContext:
 
 def read(name: str) -> ToolInvokedContext:
     ctx = write(name)
-    return ctx.model_copy(update={"call": ToolCall(id="c2", name="read_artefact",
-                                                   arguments={"name": name})})  # fmt: skip
+    return ctx.model_copy(
+        update={"call": ToolCall(id="c2", name="read_artefact", arguments={"name": name})}
+    )
 
 
 async def test_an_invented_name_is_rewritten_by_the_mcp_server_and_written(manager):
@@ -89,8 +90,13 @@ def test_the_list_command_of_the_header_shows_the_chains(policy):
     env = {**os.environ, "POLICY_TOKEN": policy.token, "HARNESS_PLUGINS": '["commands:plugin"]'}
     out = subprocess.run(
         [sys.executable, "-m", "harness.hooks", "list", "--config", "examples/hooks.toml"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=True,
-    ).stdout  # fmt: skip
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
     chain = out.split("tool.invoked.pre\n")[1].split("tool.invoked.in")[0].split()
     assert chain[chain.index("policy") - 1] == "50"
     assert chain[chain.index("plain-artefact-names") - 1] == "80"

@@ -20,9 +20,14 @@ async def http_url() -> AsyncIterator[str]:
     """``python examples/mcp_rewriter.py --http --port N``, once it listens."""
     port = free_port()
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, str(EXAMPLES / "mcp_rewriter.py"), "--http", "--port", str(port),
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
-    )  # fmt: skip
+        sys.executable,
+        str(EXAMPLES / "mcp_rewriter.py"),
+        "--http",
+        "--port",
+        str(port),
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
     try:
         async with asyncio.timeout(20):
             while True:
@@ -51,8 +56,9 @@ async def check_rewrites(rewriter: McpExecutor) -> None:
 
 
 async def test_over_stdio_as_the_header_registers_it():
-    rewriter = McpExecutor([sys.executable, "examples/mcp_rewriter.py"], point="tool.invoked.pre",
-                           cwd=ROOT)  # fmt: skip
+    rewriter = McpExecutor(
+        [sys.executable, "examples/mcp_rewriter.py"], point="tool.invoked.pre", cwd=ROOT
+    )
     try:
         await check_rewrites(rewriter)
     finally:

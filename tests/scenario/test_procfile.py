@@ -31,8 +31,11 @@ BIN = Path(sys.executable).parent
 
 def procfile_env(tmp_path: Path) -> dict[str, str]:
     """The recipe's variables on free ports, nothing else of ours (no Slack, no API URL)."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("HARNESS_", "SLACK_", "BOT_", "TEMPORAL_"))}  # fmt: skip
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("HARNESS_", "SLACK_", "BOT_", "TEMPORAL_"))
+    }
     temporal = free_port()
     env.update(
         PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
@@ -55,13 +58,21 @@ async def posts(session: aiohttp.ClientSession, port: str) -> list[dict]:
 
 async def test_on_moved_ports_the_agents_reply_reaches_the_moved_bot(tmp_path: Path) -> None:
     env = procfile_env(tmp_path)
-    subprocess.run([sys.executable, "-m", "harness.temporal.keys", "ensure",
-                    str(tmp_path / "payload.key")], env=env, check=True, cwd=ROOT)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "harness.temporal.keys", "ensure", str(tmp_path / "payload.key")],
+        env=env,
+        check=True,
+        cwd=ROOT,
+    )
     log = (tmp_path / "honcho.log").open("w")
     procs = subprocess.Popen(
-        [str(BIN / "honcho"), "start", "-f", "Procfile"], cwd=ROOT, env=env,
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
+        [str(BIN / "honcho"), "start", "-f", "Procfile"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         async with aiohttp.ClientSession() as session:
             deadline = time.monotonic() + 60
@@ -74,16 +85,21 @@ async def test_on_moved_ports_the_agents_reply_reaches_the_moved_bot(tmp_path: P
             said = await asyncio.to_thread(
                 subprocess.run,
                 [sys.executable, "-m", "bot.say", "--user", "U1", "what is 2 + 3?"],
-                env=env, cwd=ROOT, capture_output=True, text=True, timeout=60,
-            )  # fmt: skip
+                env=env,
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
             assert said.returncode == 0, said.stdout + said.stderr
             assert "task started" in said.stdout or "bot in thread" in said.stdout, said.stdout
             deadline = time.monotonic() + 60
             while True:  # the worker's post carries the harness's metadata; the bot's do not
                 agent = [
-                    p for p in await posts(session, env["BOT_PORT"])
+                    p
+                    for p in await posts(session, env["BOT_PORT"])
                     if (p.get("metadata") or {}).get("event_type") == POST_EVENT_TYPE
-                ]  # fmt: skip
+                ]
                 if agent:
                     break
                 assert time.monotonic() < deadline, (tmp_path / "honcho.log").read_text()
@@ -95,9 +111,14 @@ async def test_on_moved_ports_the_agents_reply_reaches_the_moved_bot(tmp_path: P
             async with session.get(ui + "/") as response:
                 assert response.status == 200
             status = await asyncio.to_thread(
-                subprocess.run, [sys.executable, "-m", "bot.say", "--user", "U1", "/task status"],
-                env=env, cwd=ROOT, capture_output=True, text=True, timeout=60,
-            )  # fmt: skip
+                subprocess.run,
+                [sys.executable, "-m", "bot.say", "--user", "U1", "/task status"],
+                env=env,
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
             assert f"<{ui}/namespaces/default/workflows/task%2F" in status.stdout, status.stdout
     finally:
         os.killpg(procs.pid, signal.SIGINT)

@@ -15,15 +15,19 @@ from aiohttp import web
 from harness.hooks.remote.jsonrpc_server import JsonRpcDispatcher
 from harness.hooks.remote.wire import ABORT
 
-BROKEN_FIXTURES = frozenset({
-    "profile.rewrite", "profile.unserved-point",  # rewrites to {"rewritten": false}
-    "profile.veto", "profile.in-phase",  # a veto that is not a refusal
-    "jsonrpc.parse-error",  # -32600 for a body that is not JSON
-    "jsonrpc.notification",  # answers notifications
-    "jsonrpc.string-id",  # echoes a string id as a number
-    "schema.header-other",  # ignores the schema version header
-    "contexts.compaction.keep",  # rejects a valid compaction.keep context
-})  # fmt: skip
+BROKEN_FIXTURES = frozenset(
+    {
+        "profile.rewrite",
+        "profile.unserved-point",  # rewrites to {"rewritten": false}
+        "profile.veto",
+        "profile.in-phase",  # a veto that is not a refusal
+        "jsonrpc.parse-error",  # -32600 for a body that is not JSON
+        "jsonrpc.notification",  # answers notifications
+        "jsonrpc.string-id",  # echoes a string id as a number
+        "schema.header-other",  # ignores the schema version header
+        "contexts.compaction.keep",  # rejects a valid compaction.keep context
+    }
+)
 """The fixtures this executor fails; every other JSON-RPC fixture it passes."""
 
 
@@ -45,13 +49,19 @@ def app() -> web.Application:
         try:
             message = json.loads(body)
         except ValueError:
-            return web.json_response({"jsonrpc": "2.0", "id": None,
-                                      "error": {"code": -32600, "message": "bad"}})  # fmt: skip
+            return web.json_response(
+                {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "bad"}}
+            )
         if isinstance(message, dict) and "id" not in message:
             return web.json_response({"jsonrpc": "2.0", "id": None, "result": None})
         if isinstance(message, dict) and message.get("method") == "compaction.keep.pre":
-            return web.json_response({"jsonrpc": "2.0", "id": message.get("id"),
-                                      "error": {"code": -32602, "message": "no"}})  # fmt: skip
+            return web.json_response(
+                {
+                    "jsonrpc": "2.0",
+                    "id": message.get("id"),
+                    "error": {"code": -32602, "message": "no"},
+                }
+            )
         out = await dispatcher.dispatch(body)  # the schema header is never looked at
         reply = _spoil(json.loads(out or b"{}"))
         if isinstance(reply.get("id"), str):
@@ -67,5 +77,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args()
-    web.run_app(app(), host="127.0.0.1", port=args.port,
-                print=lambda _: print("serving the broken executor", flush=True))  # fmt: skip
+    web.run_app(
+        app(),
+        host="127.0.0.1",
+        port=args.port,
+        print=lambda _: print("serving the broken executor", flush=True),
+    )

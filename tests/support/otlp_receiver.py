@@ -54,14 +54,20 @@ class OtlpReceiver:
                 resource = _attributes(resource_spans.resource.attributes)
                 for scope in resource_spans.scope_spans:
                     for span in scope.spans:
-                        self.spans.append(ReceivedSpan(
-                            name=span.name, attributes=_attributes(span.attributes),
-                            resource=resource, trace_id=span.trace_id.hex(),
-                            status_code=span.status.code,
-                        ))  # fmt: skip
+                        self.spans.append(
+                            ReceivedSpan(
+                                name=span.name,
+                                attributes=_attributes(span.attributes),
+                                resource=resource,
+                                trace_id=span.trace_id.hex(),
+                                status_code=span.status.code,
+                            )
+                        )
             self._changed.notify_all()
-        return web.Response(body=ExportTraceServiceResponse().SerializeToString(),
-                            content_type="application/x-protobuf")  # fmt: skip
+        return web.Response(
+            body=ExportTraceServiceResponse().SerializeToString(),
+            content_type="application/x-protobuf",
+        )
 
     async def wait_for(
         self, done: Callable[[list[ReceivedSpan]], bool], timeout: float = 15

@@ -34,8 +34,10 @@ def binaries() -> Path:
     for directory in candidates:
         if (directory / "initdb").is_file() and (directory / "pg_ctl").is_file():
             return directory
-    raise RuntimeError("no PostgreSQL server binaries: install the dev extra (pgserver) "
-                       "or the machine's postgresql package")  # fmt: skip
+    raise RuntimeError(
+        "no PostgreSQL server binaries: install the dev extra (pgserver) "
+        "or the machine's postgresql package"
+    )
 
 
 def _free_port() -> int:
@@ -72,8 +74,16 @@ class PostgresServer:
 
     def create_database(self, name: str) -> str:
         """Create database ``name`` (a fresh one per test that needs isolation); its URL."""
-        command = self._cmd(str(self.bin / "createdb"), "-h", "127.0.0.1", "-p", str(self.port),
-                            "-U", "postgres", name)  # fmt: skip
+        command = self._cmd(
+            str(self.bin / "createdb"),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(self.port),
+            "-U",
+            "postgres",
+            name,
+        )
         for attempt in range(5):  # template1 busy (a backend still closing) is a passing state
             done = subprocess.run(command, capture_output=True, text=True)
             if done.returncode == 0:
@@ -82,8 +92,10 @@ class PostgresServer:
         raise RuntimeError(f"createdb {name} failed: {done.stderr.strip()}")
 
     def stop(self) -> None:
-        subprocess.run(self._cmd(str(self.bin / "pg_ctl"), "stop", "-D", str(self.data),
-                                 "-m", "immediate"), capture_output=True)  # fmt: skip
+        subprocess.run(
+            self._cmd(str(self.bin / "pg_ctl"), "stop", "-D", str(self.data), "-m", "immediate"),
+            capture_output=True,
+        )
 
 
 def start(base: Path) -> PostgresServer:
@@ -99,13 +111,38 @@ def start(base: Path) -> PostgresServer:
                 break
             parent.chmod(parent.stat().st_mode | 0o011)
     server = PostgresServer(bin=bin_dir, data=data, port=_free_port(), user=user)
-    subprocess.run(server._cmd(str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres",
-                               "-A", "trust", "-E", "UTF8", "--no-sync"),
-                   check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        server._cmd(
+            str(bin_dir / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            "postgres",
+            "-A",
+            "trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        ),
+        check=True,
+        capture_output=True,
+    )
     options = f"-c listen_addresses=127.0.0.1 -p {server.port} -k {base} -c fsync=off"
-    subprocess.run(server._cmd(str(bin_dir / "pg_ctl"), "start", "-w", "-D", str(data),
-                               "-l", str(base / "server.log"), "-o", options),
-                   check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        server._cmd(
+            str(bin_dir / "pg_ctl"),
+            "start",
+            "-w",
+            "-D",
+            str(data),
+            "-l",
+            str(base / "server.log"),
+            "-o",
+            options,
+        ),
+        check=True,
+        capture_output=True,
+    )
     return server
 
 

@@ -29,17 +29,31 @@ SUPPORT = ("__init__.py", "record_histories.py", "recording.py", "history.py")
 
 def from_ref(ref: str, out: Path) -> None:
     """Record the code of git ``ref``: exported whole, with this recorder copied in."""
-    commit = subprocess.run(["git", "rev-parse", "--short", ref], cwd=ROOT, check=True,
-                            capture_output=True, text=True).stdout.strip()  # fmt: skip
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", ref], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.strip()
     with tempfile.TemporaryDirectory() as tree:
-        archive = subprocess.run(["git", "archive", commit], cwd=ROOT, check=True,
-                                 capture_output=True).stdout  # fmt: skip
+        archive = subprocess.run(
+            ["git", "archive", commit], cwd=ROOT, check=True, capture_output=True
+        ).stdout
         subprocess.run(["tar", "-x", "-C", tree], input=archive, check=True)
         for module in SUPPORT:
             shutil.copy(Path(__file__).with_name(module), Path(tree) / "tests" / "support" / module)
         env = {**os.environ, "PYTHONPATH": tree}
-        subprocess.run([sys.executable, "-m", "tests.support.record_histories", "--out", str(out),
-                        "--label", f"{ref} ({commit})"], cwd=tree, env=env, check=True)  # fmt: skip
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "tests.support.record_histories",
+                "--out",
+                str(out),
+                "--label",
+                f"{ref} ({commit})",
+            ],
+            cwd=tree,
+            env=env,
+            check=True,
+        )
 
 
 def main() -> None:

@@ -52,10 +52,23 @@ def dev_server(where: Path) -> Iterator[str]:
         port = sock.getsockname()[1]
     binary = shutil.which("temporal") or str(Path(sys.executable).with_name("temporal"))
     process = subprocess.Popen(
-        [binary, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", str(port),
-         "--db-filename", str(where / "temporal.db"), "--log-level", "error"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
-    )  # fmt: skip
+        [
+            binary,
+            "server",
+            "start-dev",
+            "--headless",
+            "--ip",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--db-filename",
+            str(where / "temporal.db"),
+            "--log-level",
+            "error",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
     try:
         yield f"127.0.0.1:{port}"
     finally:
@@ -71,8 +84,9 @@ class Run:
         self.harness = HarnessClient(client, settings)
 
     def posts(self, channel: str) -> int:
-        return sum(m == "chat.postMessage" and a.get("channel") == channel
-                   for m, a in self.slack.calls)  # fmt: skip
+        return sum(
+            m == "chat.postMessage" and a.get("channel") == channel for m, a in self.slack.calls
+        )
 
     async def say(self, task_id: str, channel: str, text: str, ts: str) -> None:
         """Send a message and wait for the task's reply in the channel."""
@@ -88,8 +102,9 @@ class Run:
             await asyncio.sleep(0.05)
 
     async def start(self, channel: str) -> TaskRef:
-        return await self.harness.start_task(TaskSpec(title=channel, owner="U1"), team="T",
-                                             channel=channel, thread="1.0")  # fmt: skip
+        return await self.harness.start_task(
+            TaskSpec(title=channel, owner="U1"), team="T", channel=channel, thread="1.0"
+        )
 
     async def end(self, *task_ids: str) -> Histories:
         """Finish the tasks (the last first) and return every run of each."""
@@ -110,8 +125,11 @@ class Run:
             history = await handle.fetch_history()
             last = history.events[-1]
             continued = EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW
-            run_id = (last.workflow_execution_continued_as_new_event_attributes.new_execution_run_id
-                      if last.event_type == continued else "")  # fmt: skip
+            run_id = (
+                last.workflow_execution_continued_as_new_event_attributes.new_execution_run_id
+                if last.event_type == continued
+                else ""
+            )
         return chain
 
 
@@ -119,10 +137,18 @@ async def plain_message(run: Run) -> Histories:
     """A mention routed by the request workflow; the task it opens answers it."""
     task_id = run.harness.task_id("T", "CPLAIN")
     before = run.posts("CPLAIN")
-    await run.harness.receive(RequestReceivedContext(
-        task=TaskRef(task_id=task_id, team="T", channel="CPLAIN"), correlation_id="event/1.0",
-        text="hello there", sender="U1", channel="CPLAIN", thread="1.0", event_id="1.0", ts="1.0",
-    ))  # fmt: skip
+    await run.harness.receive(
+        RequestReceivedContext(
+            task=TaskRef(task_id=task_id, team="T", channel="CPLAIN"),
+            correlation_id="event/1.0",
+            text="hello there",
+            sender="U1",
+            channel="CPLAIN",
+            thread="1.0",
+            event_id="1.0",
+            ts="1.0",
+        )
+    )
     await run.until(lambda: run.posts("CPLAIN") > before, "no reply to the mention")
     return [(f"request/{task_id}/event/1.0", ""), *await run.end(task_id)]
 
@@ -136,8 +162,13 @@ async def tool_call(run: Run) -> Histories:
 
 async def slash_command(run: Run) -> Histories:
     ref = await run.start("CSLASH")
-    for command, args in (("model", "offline"), ("effort", "high"), ("status", ""),
-                          ("invite", "<@U2|two> collaborator"), ("nonsense", "")):  # fmt: skip
+    for command, args in (
+        ("model", "offline"),
+        ("effort", "high"),
+        ("status", ""),
+        ("invite", "<@U2|two> collaborator"),
+        ("nonsense", ""),
+    ):
         await run.harness.send_command(
             CommandInvokedContext(task=ref, command=command, args=args, sender="U1")
         )
@@ -160,17 +191,25 @@ async def help_request(run: Run) -> Histories:
     ref = await run.start("CHELP")
     before = run.posts("CHELP")
     question = 'call ask_human {"question": "Ship it?", "options": ["yes", "no"]}'
-    await run.harness.send_message(ref.task_id, ChannelMessage(
-        channel="CHELP", thread="1.0", user="U1", text=question, ts="1.1"))  # fmt: skip
+    await run.harness.send_message(
+        ref.task_id,
+        ChannelMessage(channel="CHELP", thread="1.0", user="U1", text=question, ts="1.1"),
+    )
     await run.until(lambda: run.posts("CHELP") > before, "the question was never posted")
-    [asked] = [a for m, a in run.slack.calls if m == "chat.postMessage"
-               and a.get("channel") == "CHELP"][before:]  # fmt: skip
+    [asked] = [
+        a for m, a in run.slack.calls if m == "chat.postMessage" and a.get("channel") == "CHELP"
+    ][before:]
     blocks = asked["blocks"] if isinstance(asked["blocks"], list) else json.loads(asked["blocks"])
     [buttons] = [b for b in blocks if b.get("block_id", "").startswith("help-")]
     answered = run.posts("CHELP")
-    await run.harness.answer_help(ref.task_id, HelpClick(
-        request_id=buttons["block_id"].removeprefix("help-"), user="U1",
-        choice=buttons["elements"][0]["value"]))  # fmt: skip
+    await run.harness.answer_help(
+        ref.task_id,
+        HelpClick(
+            request_id=buttons["block_id"].removeprefix("help-"),
+            user="U1",
+            choice=buttons["elements"][0]["value"],
+        ),
+    )
     await run.until(lambda: run.posts("CHELP") > answered, "no answer after the click")
     return await run.end(ref.task_id)
 
@@ -209,8 +248,9 @@ async def opened(event: Message, converter: Any) -> None:  # a DataConverter
     """Replace each payload of ``event`` by what the codec opens it to."""
     payloads = list(payloads_in(event))
     if converter.payload_codec is not None and payloads:
-        for payload, plain in zip(payloads, await converter.payload_codec.decode(payloads),
-                                  strict=True):  # fmt: skip
+        for payload, plain in zip(
+            payloads, await converter.payload_codec.decode(payloads), strict=True
+        ):
             payload.CopyFrom(plain)
 
 
@@ -231,10 +271,16 @@ async def record(out: Path, label: str) -> None:
             slack_url = slack.url
             for name, (scenario, overrides) in SCENARIOS.items():
                 settings = Settings(
-                    _env_file=None, temporal_address=address, task_queue=f"tq-{uuid4()}",  # type: ignore[call-arg]
-                    data_dir=Path(tmp) / name, payload_key=key, slack_api_url=slack_url,
-                    plugins=["commands:plugin"], skills_dir=ROOT / "skills", **overrides,
-                )  # fmt: skip
+                    _env_file=None,
+                    temporal_address=address,
+                    task_queue=f"tq-{uuid4()}",  # type: ignore[call-arg]
+                    data_dir=Path(tmp) / name,
+                    payload_key=key,
+                    slack_api_url=slack_url,
+                    plugins=["commands:plugin"],
+                    skills_dir=ROOT / "skills",
+                    **overrides,
+                )
                 settings.data_dir.mkdir()
                 stop = asyncio.Event()
                 worker = asyncio.create_task(serve(settings, stop, client=client))
@@ -253,8 +299,9 @@ async def record(out: Path, label: str) -> None:
                     (out / file).write_text(history.to_json() + "\n")
                     index[file] = workflow_id
                 print(f"{name}: {len(runs)} histories")
-    meta = {"recorded_from": label, "temporalio": importlib.metadata.version("temporalio"),
-            "histories": index}  # fmt: skip
+    meta = {
+        "recorded_from": label,
+        "temporalio": importlib.metadata.version("temporalio"),
+        "histories": index,
+    }
     (out / INDEX).write_text(json.dumps(meta, indent=2) + "\n")
-
-

@@ -46,25 +46,52 @@ def _fixture(name: str, **event: Any) -> dict[str, Any]:
     return payload
 
 
-def _event(rid: str, at: float, payload: dict[str, Any], event_id: str,
-           **headers: str) -> RequestLine:  # fmt: skip
+def _event(
+    rid: str, at: float, payload: dict[str, Any], event_id: str, **headers: str
+) -> RequestLine:
     payload = {**payload, "event_id": event_id}
-    return RequestLine(id=rid, at=at, transport="http", http=HttpRequest(
-        path="/slack/events", headers={"content-type": JSON, **headers},
-        body=json.dumps(payload)))  # fmt: skip
+    return RequestLine(
+        id=rid,
+        at=at,
+        transport="http",
+        http=HttpRequest(
+            path="/slack/events",
+            headers={"content-type": JSON, **headers},
+            body=json.dumps(payload),
+        ),
+    )
 
 
 def _form(rid: str, at: float, fields: dict[str, str]) -> RequestLine:
-    return RequestLine(id=rid, at=at, transport="http", http=HttpRequest(
-        path="/slack/events", headers={"content-type": FORM}, body=urlencode(fields)))  # fmt: skip
+    return RequestLine(
+        id=rid,
+        at=at,
+        transport="http",
+        http=HttpRequest(
+            path="/slack/events", headers={"content-type": FORM}, body=urlencode(fields)
+        ),
+    )
 
 
 def _slash(rid: str, at: float, command: str, text: str, channel: str) -> RequestLine:
-    return _form(rid, at, {
-        "token": "[REDACTED]", "team_id": TEAM, "team_domain": "example", "channel_id": channel,
-        "channel_name": "corpus", "user_id": OWNER, "user_name": "owner", "command": command,
-        "text": text, "api_app_id": "A0APP1", "response_url": RESPONSE_URL_PLACEHOLDER,
-        "trigger_id": f"{rid}.corpus"})  # fmt: skip
+    return _form(
+        rid,
+        at,
+        {
+            "token": "[REDACTED]",
+            "team_id": TEAM,
+            "team_domain": "example",
+            "channel_id": channel,
+            "channel_name": "corpus",
+            "user_id": OWNER,
+            "user_name": "owner",
+            "command": command,
+            "text": text,
+            "api_app_id": "A0APP1",
+            "response_url": RESPONSE_URL_PLACEHOLDER,
+            "trigger_id": f"{rid}.corpus",
+        },
+    )
 
 
 def slash_commands() -> list[RequestLine]:
@@ -72,12 +99,18 @@ def slash_commands() -> list[RequestLine]:
     setting the model and effort, the status view."""
     channel = "C0CORPUS1"
     mention = _fixture("app_mention.json", channel=channel, text=f"<@{BOT}> start a task")
-    said = [("/task", "help"), ("/model", ""), ("/model", "offline"), ("/effort", "high"),
-            ("/task", "status")]  # fmt: skip
-    return [_slash("slash-1", 1.0, "/model", "", channel),
-            _event("slash-2", 2.0, mention, "Ev0CORPUS1A"),
-            *(_slash(f"slash-{i}", float(i), c, t, channel)
-              for i, (c, t) in enumerate(said, 3))]  # fmt: skip
+    said = [
+        ("/task", "help"),
+        ("/model", ""),
+        ("/model", "offline"),
+        ("/effort", "high"),
+        ("/task", "status"),
+    ]
+    return [
+        _slash("slash-1", 1.0, "/model", "", channel),
+        _event("slash-2", 2.0, mention, "Ev0CORPUS1A"),
+        *(_slash(f"slash-{i}", float(i), c, t, channel) for i, (c, t) in enumerate(said, 3)),
+    ]
 
 
 def mention_and_thread() -> list[RequestLine]:
@@ -87,44 +120,92 @@ def mention_and_thread() -> list[RequestLine]:
     mention = _fixture("app_mention.json", channel=channel, text=f"<@{BOT}> hello corpus")
     return [
         _event("thread-1", 1.0, mention, "Ev0CORPUS2A"),
-        _event("thread-2", 2.0, _fixture("message_with_mention.json", channel=channel,
-                                         text=f"<@{BOT}> hello corpus"), "Ev0CORPUS2B"),
-        _event("thread-3", 3.0, _fixture("message_in_thread.json", channel=channel, user=OWNER,
-                                         ts=reply, event_ts=reply, thread_ts=ts,
-                                         text="and what next?"), "Ev0CORPUS2C"),
+        _event(
+            "thread-2",
+            2.0,
+            _fixture("message_with_mention.json", channel=channel, text=f"<@{BOT}> hello corpus"),
+            "Ev0CORPUS2B",
+        ),
+        _event(
+            "thread-3",
+            3.0,
+            _fixture(
+                "message_in_thread.json",
+                channel=channel,
+                user=OWNER,
+                ts=reply,
+                event_ts=reply,
+                thread_ts=ts,
+                text="and what next?",
+            ),
+            "Ev0CORPUS2C",
+        ),
         _event("thread-4", 4.0, _fixture("message_changed.json", channel=channel), "Ev0CORPUS2D"),
-        _event("thread-5", 5.0, _fixture("bot_message_in_thread.json", channel=channel,
-                                         thread_ts=ts), "Ev0CORPUS2E"),
-        _event("thread-6", 6.0, mention, "Ev0CORPUS2A",
-               **{"x-slack-retry-num": "1", "x-slack-retry-reason": "http_timeout"}),
-    ]  # fmt: skip
+        _event(
+            "thread-5",
+            5.0,
+            _fixture("bot_message_in_thread.json", channel=channel, thread_ts=ts),
+            "Ev0CORPUS2E",
+        ),
+        _event(
+            "thread-6",
+            6.0,
+            mention,
+            "Ev0CORPUS2A",
+            **{"x-slack-retry-num": "1", "x-slack-retry-reason": "http_timeout"},
+        ),
+    ]
 
 
 def interactivity() -> list[RequestLine]:
     """A mention that asks a question with buttons (the click is added once it was posted)."""
-    mention = _fixture("app_mention.json", channel="C0CORPUS3", text=f"<@{BOT}> {ASK}",
-                       ts="1700000300.000100", event_ts="1700000300.000100")  # fmt: skip
+    mention = _fixture(
+        "app_mention.json",
+        channel="C0CORPUS3",
+        text=f"<@{BOT}> {ASK}",
+        ts="1700000300.000100",
+        event_ts="1700000300.000100",
+    )
     return [_event("click-1", 1.0, mention, "Ev0CORPUS3A")]
 
 
 def click_payload(recording: Recording, asked: str, channel: str) -> dict[str, Any]:
     """The ``block_actions`` payload of a click on the first button of the question that
     request ``asked`` of ``recording`` brought."""
-    question = next(e for e in recording.effects[asked]
-                    if isinstance(e, WebApiLine) and e.method == "chat.postMessage"
-                    and e.args.get("blocks") and "which environment" in str(e.args.get("text")))
+    question = next(
+        e
+        for e in recording.effects[asked]
+        if isinstance(e, WebApiLine)
+        and e.method == "chat.postMessage"
+        and e.args.get("blocks")
+        and "which environment" in str(e.args.get("text"))
+    )
     payload = json.loads((FIXTURES / "block_actions_help.json").read_text())
-    button = next(el for block in question.args["blocks"] if block.get("type") == "actions"
-                  for el in block["elements"])  # fmt: skip
+    button = next(
+        el
+        for block in question.args["blocks"]
+        if block.get("type") == "actions"
+        for el in block["elements"]
+    )
     ts, thread = str(question.response["ts"]), str(question.args.get("thread_ts"))
-    payload.update(token="[REDACTED]", response_url=RESPONSE_URL_PLACEHOLDER,
-                   trigger_id=f"{asked}.click.corpus",  # Slack's are unique: a repeat is a retry
-                   channel={"id": channel, "name": "corpus"},
-                   actions=[{**payload["actions"][0], "action_id": button["action_id"],
-                             "value": button["value"], "block_id": "q"}])  # fmt: skip
+    payload.update(
+        token="[REDACTED]",
+        response_url=RESPONSE_URL_PLACEHOLDER,
+        trigger_id=f"{asked}.click.corpus",  # Slack's are unique: a repeat is a retry
+        channel={"id": channel, "name": "corpus"},
+        actions=[
+            {
+                **payload["actions"][0],
+                "action_id": button["action_id"],
+                "value": button["value"],
+                "block_id": "q",
+            }
+        ],
+    )
     payload["container"].update(message_ts=ts, thread_ts=thread, channel_id=channel)
-    payload["message"].update(ts=ts, thread_ts=thread, text=question.args["text"],
-                              blocks=question.args["blocks"])  # fmt: skip
+    payload["message"].update(
+        ts=ts, thread_ts=thread, text=question.args["text"], blocks=question.args["blocks"]
+    )
     return payload
 
 
@@ -145,11 +226,16 @@ def slack_checks() -> list[RequestLine]:
     verification = json.loads((FIXTURES / "url_verification.json").read_text())
     verification["token"] = "[REDACTED]"
     return [
-        RequestLine(id="check-1", at=1.0, transport="http", http=HttpRequest(
-            path="/slack/events", headers={"content-type": JSON},
-            body=json.dumps(verification))),
+        RequestLine(
+            id="check-1",
+            at=1.0,
+            transport="http",
+            http=HttpRequest(
+                path="/slack/events", headers={"content-type": JSON}, body=json.dumps(verification)
+            ),
+        ),
         _form("check-2", 2.0, {"ssl_check": "1", "token": "[REDACTED]"}),
-    ]  # fmt: skip
+    ]
 
 
 def direct_message() -> list[RequestLine]:
@@ -161,40 +247,82 @@ def socket_mode() -> list[RequestLine]:
     """Socket Mode envelopes: an event, a command, Slack's redelivery of the event, and a
     question whose click (an ``interactive`` envelope) is added once it was posted."""
     channel, ts = "C0CORPUS6", "1700000600.000100"
-    mention = {**_fixture("app_mention.json", channel=channel, ts=ts, event_ts=ts,
-                          text=f"<@{BOT}> hello over the socket"), "event_id": "Ev0CORPUS6A"}
-    command = {"token": "[REDACTED]", "team_id": TEAM, "channel_id": channel, "user_id": OWNER,
-               "command": "/effort", "text": "low", "response_url": RESPONSE_URL_PLACEHOLDER,
-               "trigger_id": "socket-2.corpus", "api_app_id": "A0APP1"}  # fmt: skip
+    mention = {
+        **_fixture(
+            "app_mention.json",
+            channel=channel,
+            ts=ts,
+            event_ts=ts,
+            text=f"<@{BOT}> hello over the socket",
+        ),
+        "event_id": "Ev0CORPUS6A",
+    }
+    command = {
+        "token": "[REDACTED]",
+        "team_id": TEAM,
+        "channel_id": channel,
+        "user_id": OWNER,
+        "command": "/effort",
+        "text": "low",
+        "response_url": RESPONSE_URL_PLACEHOLDER,
+        "trigger_id": "socket-2.corpus",
+        "api_app_id": "A0APP1",
+    }
 
-    ask = {**_fixture("app_mention.json", channel=channel, ts="1700000600.000400",
-                      event_ts="1700000600.000400", text=f"<@{BOT}> {ASK}"),
-           "event_id": "Ev0CORPUS6B"}  # fmt: skip
-    return [_envelope("socket-1", 1.0, "events_api", mention),
-            _envelope("socket-2", 2.0, "slash_commands", command),
-            _envelope("socket-3", 3.0, "events_api", mention, retry=1),
-            _envelope("socket-4", 4.0, "events_api", ask)]  # fmt: skip
+    ask = {
+        **_fixture(
+            "app_mention.json",
+            channel=channel,
+            ts="1700000600.000400",
+            event_ts="1700000600.000400",
+            text=f"<@{BOT}> {ASK}",
+        ),
+        "event_id": "Ev0CORPUS6B",
+    }
+    return [
+        _envelope("socket-1", 1.0, "events_api", mention),
+        _envelope("socket-2", 2.0, "slash_commands", command),
+        _envelope("socket-3", 3.0, "events_api", mention, retry=1),
+        _envelope("socket-4", 4.0, "events_api", ask),
+    ]
 
 
-def _envelope(rid: str, at: float, kind: str, payload: dict[str, Any],
-              retry: int = 0) -> RequestLine:  # fmt: skip
-    return RequestLine(id=rid, at=at, transport="socket_mode", envelope=Envelope(
-        type=kind, envelope_id=f"{rid}-envelope", payload=payload,
-        accepts_response_payload=kind != "events_api", retry_attempt=retry,
-        retry_reason="timeout" if retry else ""))  # fmt: skip
+def _envelope(
+    rid: str, at: float, kind: str, payload: dict[str, Any], retry: int = 0
+) -> RequestLine:
+    return RequestLine(
+        id=rid,
+        at=at,
+        transport="socket_mode",
+        envelope=Envelope(
+            type=kind,
+            envelope_id=f"{rid}-envelope",
+            payload=payload,
+            accepts_response_payload=kind != "events_api",
+            retry_attempt=retry,
+            retry_reason="timeout" if retry else "",
+        ),
+    )
 
 
 FILES: dict[str, Callable[[], list[RequestLine]]] = {
-    "slash_commands": slash_commands, "mention_and_thread": mention_and_thread,
-    "interactivity": interactivity, "slack_checks": slack_checks,
-    "direct_message": direct_message, "socket_mode": socket_mode,
-}  # fmt: skip
+    "slash_commands": slash_commands,
+    "mention_and_thread": mention_and_thread,
+    "interactivity": interactivity,
+    "slack_checks": slack_checks,
+    "direct_message": direct_message,
+    "socket_mode": socket_mode,
+}
 
 
 def _write(path: Path, requests: list[RequestLine], effects: Recording | None = None) -> None:
-    header = Header(format=FORMAT, started_at="2026-12-04T00:00:00+00:00", bot_user_id=BOT,
-                    local=True, captures=("requests", "bot_web_api", "response_urls",
-                                          "worker_web_api"))  # fmt: skip
+    header = Header(
+        format=FORMAT,
+        started_at="2026-12-04T00:00:00+00:00",
+        bot_user_id=BOT,
+        local=True,
+        captures=("requests", "bot_web_api", "response_urls", "worker_web_api"),
+    )
     recording = Recording(header, requests)
     if effects is not None:
         for request in requests:
@@ -203,8 +331,9 @@ def _write(path: Path, requests: list[RequestLine], effects: Recording | None = 
 
 
 def _update(path: Path) -> None:
-    subprocess.run([sys.executable, "-m", "bot.replay", str(path), "--update"], check=True,
-                   cwd=ROOT)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "bot.replay", str(path), "--update"], check=True, cwd=ROOT
+    )
 
 
 def main() -> None:

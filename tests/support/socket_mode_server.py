@@ -112,8 +112,11 @@ class SocketModeServer:
 
     async def connected(self, count: int = 1, timeout: float = 10.0) -> Connection:
         """Wait until ``count`` connections were opened and greeted; the newest one."""
-        await self._until(lambda: sum(bool(c.sent) for c in self.connections) >= count,
-                          timeout, f"{count} Socket Mode connection(s)")  # fmt: skip
+        await self._until(
+            lambda: sum(bool(c.sent) for c in self.connections) >= count,
+            timeout,
+            f"{count} Socket Mode connection(s)",
+        )
         return self.connections[count - 1]
 
     @property
@@ -124,9 +127,14 @@ class SocketModeServer:
         return open_[-1]
 
     async def push(
-        self, kind: Kind, payload: dict[str, Any], *, retry_attempt: int = 0,
-        retry_reason: str = "", on: Connection | None = None,
-    ) -> str:  # fmt: skip
+        self,
+        kind: Kind,
+        payload: dict[str, Any],
+        *,
+        retry_attempt: int = 0,
+        retry_reason: str = "",
+        on: Connection | None = None,
+    ) -> str:
         """Send one envelope of ``kind`` carrying ``payload`` on the newest connection (or ``on``).
 
         Returns:

@@ -39,36 +39,56 @@ def _key() -> ec.EllipticCurvePrivateKey:
 
 
 def _pem_key(key: ec.EllipticCurvePrivateKey) -> bytes:
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption())  # fmt: skip
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
 
 
 def _cert(
-    subject: str, key: ec.EllipticCurvePrivateKey, issuer: x509.Name | None = None,
-    signer: ec.EllipticCurvePrivateKey | None = None, *, ca: bool = False,
+    subject: str,
+    key: ec.EllipticCurvePrivateKey,
+    issuer: x509.Name | None = None,
+    signer: ec.EllipticCurvePrivateKey | None = None,
+    *,
+    ca: bool = False,
     usage: x509.ObjectIdentifier | None = None,
-) -> x509.Certificate:  # fmt: skip
+) -> x509.Certificate:
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
     now = datetime.datetime.now(datetime.UTC)
     builder = (
-        x509.CertificateBuilder().subject_name(name).issuer_name(issuer or name)
-        .public_key(key.public_key()).serial_number(x509.random_serial_number())
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(issuer or name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
         .not_valid_before(now - datetime.timedelta(minutes=5))
         .not_valid_after(now + datetime.timedelta(days=1))
         .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
-    )  # fmt: skip
+    )
     if ca:
         builder = builder.add_extension(
-            x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
-                          content_commitment=False, key_encipherment=False,
-                          data_encipherment=False, key_agreement=False, encipher_only=False,
-                          decipher_only=False), critical=True)  # fmt: skip
+            x509.KeyUsage(
+                digital_signature=True,
+                key_cert_sign=True,
+                crl_sign=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
     if usage is not None:
         builder = builder.add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
     if usage == ExtendedKeyUsageOID.SERVER_AUTH:
-        builder = builder.add_extension(x509.SubjectAlternativeName(
-            [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False)  # fmt: skip
+        builder = builder.add_extension(
+            x509.SubjectAlternativeName(
+                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+            ),
+            critical=False,
+        )
     return builder.sign(signer or key, hashes.SHA256())
 
 
@@ -76,10 +96,12 @@ def make_pki(directory: Path) -> Pki:
     """A new authority, a server certificate for ``localhost``/``127.0.0.1`` and a client one."""
     ca_key, server_key, client_key = _key(), _key(), _key()
     ca = _cert("tiny-harness test CA", ca_key, ca=True)
-    server = _cert("localhost", server_key, ca.subject, ca_key,
-                   usage=ExtendedKeyUsageOID.SERVER_AUTH)  # fmt: skip
-    client = _cert("tiny-harness worker", client_key, ca.subject, ca_key,
-                   usage=ExtendedKeyUsageOID.CLIENT_AUTH)  # fmt: skip
+    server = _cert(
+        "localhost", server_key, ca.subject, ca_key, usage=ExtendedKeyUsageOID.SERVER_AUTH
+    )
+    client = _cert(
+        "tiny-harness worker", client_key, ca.subject, ca_key, usage=ExtendedKeyUsageOID.CLIENT_AUTH
+    )
     files = {
         "ca": ca.public_bytes(serialization.Encoding.PEM),
         "server_cert": server.public_bytes(serialization.Encoding.PEM),
@@ -114,8 +136,9 @@ class TlsProxy:
 
     async def __aenter__(self) -> TlsProxy:
         # The handshake runs before _serve: a refused client never reaches the dev server.
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.context,
-                                                  ssl_handshake_timeout=5)  # fmt: skip
+        self._server = await asyncio.start_server(
+            self._serve, "127.0.0.1", 0, ssl=self.context, ssl_handshake_timeout=5
+        )
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -129,8 +152,10 @@ class TlsProxy:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         up_reader, up_writer = await asyncio.open_connection(*self.target)
-        pipes = [asyncio.create_task(self._pipe(reader, up_writer)),
-                 asyncio.create_task(self._pipe(up_reader, writer))]  # fmt: skip
+        pipes = [
+            asyncio.create_task(self._pipe(reader, up_writer)),
+            asyncio.create_task(self._pipe(up_reader, writer)),
+        ]
         self._pipes.update(pipes)
         try:
             await asyncio.gather(*pipes, return_exceptions=True)

@@ -93,9 +93,13 @@ async def test_a_database_that_fails_is_a_miss_never_an_error(caplog) -> None:
 
 def context(attempt: int) -> PersistenceWriteContext:
     return PersistenceWriteContext(
-        task=TaskRef(task_id="task-1"), correlation_id="corr-1", idempotency_key="wf/run/7",
-        key="task-1/transcript", content="write me", attempt=attempt,
-    )  # fmt: skip
+        task=TaskRef(task_id="task-1"),
+        correlation_id="corr-1",
+        idempotency_key="wf/run/7",
+        key="task-1/transcript",
+        content="write me",
+        attempt=attempt,
+    )
 
 
 async def test_two_hosts_on_one_database_reuse_each_others_decisions(
@@ -113,9 +117,11 @@ async def test_two_hosts_on_one_database_reuse_each_others_decisions(
     await site.start()
     port = site._server.sockets[0].getsockname()[1]
     config = tmp_path / "hooks.toml"
-    config.write_text(f'[[executor]]\nname = "policy"\nkind = "jsonrpc"\n'
-                      f'points = "persistence.write.pre"\nurl = "http://127.0.0.1:{port}/"\n'
-                      "pure = true\n")  # fmt: skip
+    config.write_text(
+        f'[[executor]]\nname = "policy"\nkind = "jsonrpc"\n'
+        f'points = "persistence.write.pre"\nurl = "http://127.0.0.1:{port}/"\n'
+        "pure = true\n"
+    )
     other = await open_database(database.engine.url)  # the second host's own pool
     hosts = []
     try:

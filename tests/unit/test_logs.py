@@ -116,9 +116,12 @@ def tool_context(task_id: str = "task/T1/C1"):
     from harness.domain import TaskRef, ToolCall
     from harness.hooks.contexts import ToolInvokedContext
 
-    return ToolInvokedContext(task=TaskRef(task_id=task_id, team="T1", channel="C1"),
-                              correlation_id="corr-42", idempotency_key="k",
-                              call=ToolCall(id="1", name="echo", arguments={}))  # fmt: skip
+    return ToolInvokedContext(
+        task=TaskRef(task_id=task_id, team="T1", channel="C1"),
+        correlation_id="corr-42",
+        idempotency_key="k",
+        call=ToolCall(id="1", name="echo", arguments={}),
+    )
 
 
 async def logged_inside_an_operation(message: str, *args: object) -> None:

@@ -21,8 +21,13 @@ from harness.plugins import effective_manager, load_plugin
 def hooks_list(*args: str, plugins: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
     env["HARNESS_PLUGINS"] = plugins
-    return subprocess.run([sys.executable, "-m", "harness.hooks", "list", *args], env=env,
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "harness.hooks", "list", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def chain(stdout: str, point: str) -> list[list[str]]:
@@ -57,8 +62,12 @@ def test_cli_list_shows_the_identity_seal_as_first_and_last_not_as_2_to_the_62()
 def test_cli_list_into_a_closed_pipe_exits_quietly():
     """``list | head``: the reader goes away; no BrokenPipeError traceback, SIGPIPE's status."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
-    process = subprocess.Popen([sys.executable, "-m", "harness.hooks", "list"], env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness.hooks", "list"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     process.stdout.close()  # before the first line is written: every write hits a closed pipe
     _, stderr = process.communicate(timeout=60)
     assert (process.returncode, stderr.decode()) == (141, "")
@@ -82,13 +91,15 @@ def test_cli_list_names_a_plugin_path_that_does_not_resolve():
 @pytest.mark.parametrize(
     ("path", "problem"),
     [
-        ("no_such_module_xyz:register",
-         "no_such_module_xyz:register: cannot import 'no_such_module_xyz': "
-         "No module named 'no_such_module_xyz'"),
+        (
+            "no_such_module_xyz:register",
+            "no_such_module_xyz:register: cannot import 'no_such_module_xyz': "
+            "No module named 'no_such_module_xyz'",
+        ),
         ("commands:COMMANDS", "commands:COMMANDS: is not callable"),
     ],
     ids=["missing-module", "not-callable"],
-)  # fmt: skip
+)
 def test_load_plugin_names_the_problem(path, problem):
     with pytest.raises(HookConfigError) as caught:
         load_plugin(path)
@@ -98,9 +109,11 @@ def test_load_plugin_names_the_problem(path, problem):
 async def test_effective_manager_registers_plugins_before_the_file(tmp_path):
     """The worker's order: a file entry at the guard's priority runs after the guard."""
     config = tmp_path / "hooks.toml"
-    config.write_text('[[executor]]\nname = "late"\nkind = "local"\n'
-                      'points = "command.invoked.pre"\npriority = 100\n'
-                      f'target = "{__name__}:passthrough"\n')  # fmt: skip
+    config.write_text(
+        '[[executor]]\nname = "late"\nkind = "local"\n'
+        'points = "command.invoked.pre"\npriority = 100\n'
+        f'target = "{__name__}:passthrough"\n'
+    )
     settings = Settings(_env_file=None, plugins=["commands:plugin"])  # type: ignore[call-arg]
     async with effective_manager(settings, config=config) as manager:
         names = [r.name for r in manager.registrations("command.invoked.pre") if r.priority == 100]
@@ -118,9 +131,11 @@ async def test_cli_list_shows_what_the_worker_registers_in_its_order(tmp_path):
     from harness.temporal.worker import build_manager, describe
 
     config = tmp_path / "hooks.toml"
-    config.write_text('[[executor]]\nname = "late"\nkind = "local"\n'
-                      'points = "command.invoked.pre"\npriority = 100\n'
-                      f'target = "{__name__}:passthrough"\n')  # fmt: skip
+    config.write_text(
+        '[[executor]]\nname = "late"\nkind = "local"\n'
+        'points = "command.invoked.pre"\npriority = 100\n'
+        f'target = "{__name__}:passthrough"\n'
+    )
     run = hooks_list("--config", str(config), plugins='["commands:plugin"]')
     assert run.returncode == 0, run.stderr
     listed, point = [], ""
@@ -130,8 +145,12 @@ async def test_cli_list_shows_what_the_worker_registers_in_its_order(tmp_path):
             listed.append((point, priority, name))
         else:
             point = line
-    settings = Settings(_env_file=None, plugins=["commands:plugin"], hooks_config=config,  # type: ignore[call-arg]
-                        data_dir=tmp_path)  # fmt: skip
+    settings = Settings(
+        _env_file=None,
+        plugins=["commands:plugin"],
+        hooks_config=config,  # type: ignore[call-arg]
+        data_dir=tmp_path,
+    )
     database = await open_database(settings.database)
     manager = build_manager(settings, database)
     try:

@@ -30,8 +30,8 @@ def refusal(cls, monkeypatch, **env: str) -> str:
     [
         ("HARNESS_MODELS", "[oops", """HARNESS_MODELS='["offline", "gpt-4o"]'"""),
         ("HARNESS_PLUGINS", "mine:plugin", """HARNESS_PLUGINS='["commands:plugin"]'"""),
-        ("HARNESS_AGENTS", "{reviewer}", "HARNESS_AGENTS='{\"reviewer\": {\"instructions\""),
-        ("HARNESS_MCP_TOOL_SERVERS", "files=x", "HARNESS_MCP_TOOL_SERVERS='{\"files\": ["),
+        ("HARNESS_AGENTS", "{reviewer}", 'HARNESS_AGENTS=\'{"reviewer": {"instructions"'),
+        ("HARNESS_MCP_TOOL_SERVERS", "files=x", 'HARNESS_MCP_TOOL_SERVERS=\'{"files": ['),
     ],
     ids=["models", "plugins", "agents", "mcp-tool-servers"],
 )
@@ -50,14 +50,19 @@ def test_json_of_the_wrong_shape_names_the_variable_and_the_shape(monkeypatch):
         "HARNESS_MODELS: Input should be a valid list; JSON, e.g. "
         """HARNESS_MODELS='["offline", "gpt-4o"]'"""
     )
-    nested = refusal(Settings, monkeypatch, HARNESS_MODELS='["offline"]',
-                     HARNESS_AGENTS='{"reviewer": 3}')  # fmt: skip
+    nested = refusal(
+        Settings, monkeypatch, HARNESS_MODELS='["offline"]', HARNESS_AGENTS='{"reviewer": 3}'
+    )
     assert nested.startswith("HARNESS_AGENTS (at 'reviewer'): Input should be a valid dictionary")
 
 
 def test_several_wrong_variables_are_each_named_once(monkeypatch):
-    line = refusal(Settings, monkeypatch, HARNESS_RETRY_MAX_ATTEMPTS="0",
-                   HARNESS_MCP_TOOL_SERVERS='{"files": 3}')  # fmt: skip
+    line = refusal(
+        Settings,
+        monkeypatch,
+        HARNESS_RETRY_MAX_ATTEMPTS="0",
+        HARNESS_MCP_TOOL_SERVERS='{"files": 3}',
+    )
     assert line.count("HARNESS_MCP_TOOL_SERVERS") == 2  # once named, once in the example
     assert "HARNESS_RETRY_MAX_ATTEMPTS: Input should be greater than or equal to 1" in line
 
@@ -76,8 +81,12 @@ def test_the_bot_settings_name_their_own_variables_and_aliases(monkeypatch):
 
 
 def test_a_check_across_fields_keeps_its_own_words(monkeypatch):
-    line = refusal(Settings, monkeypatch, SLACK_BOT_TOKEN="xoxb-1-2-abc",
-                   HARNESS_SLACK_API_URL="http://example.com/api/")  # fmt: skip
+    line = refusal(
+        Settings,
+        monkeypatch,
+        SLACK_BOT_TOKEN="xoxb-1-2-abc",
+        HARNESS_SLACK_API_URL="http://example.com/api/",
+    )
     assert line.startswith("HARNESS_SLACK_API_URL=http://example.com/api/ would send the Slack bot")
     assert "Value error" not in line and "xoxb-1-2-abc" not in line
 

@@ -14,11 +14,17 @@ from tests.support.otlp_receiver import start_receiver
 
 HEADER_SECRET = "zq-collector-key-Odd9shape"
 OTEL_VARIABLES = (
-    "OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT",
-    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL",
-    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_HEADERS",
-    "OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES",
-)  # fmt: skip
+    "OTEL_SDK_DISABLED",
+    "OTEL_TRACES_EXPORTER",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_PROTOCOL",
+    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+    "OTEL_EXPORTER_OTLP_HEADERS",
+    "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+    "OTEL_SERVICE_NAME",
+    "OTEL_RESOURCE_ATTRIBUTES",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -29,11 +35,14 @@ def clean_otel_env(monkeypatch):
 
 @pytest.mark.parametrize(
     "env",
-    [{}, {"OTEL_TRACES_EXPORTER": "none"},
-     {"OTEL_SDK_DISABLED": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"},
-     {"OTEL_SERVICE_NAME": "x", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}],
+    [
+        {},
+        {"OTEL_TRACES_EXPORTER": "none"},
+        {"OTEL_SDK_DISABLED": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"},
+        {"OTEL_SERVICE_NAME": "x", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
+    ],
     ids=["nothing-set", "exporter-none", "sdk-disabled", "no-endpoint-or-exporter"],
-)  # fmt: skip
+)
 def test_nothing_is_exported_unless_an_exporter_or_endpoint_is_configured(env):
     assert tracer_provider(env, service="s") is None
     assert describe(None).startswith("tracing off")
@@ -41,22 +50,49 @@ def test_nothing_is_exported_unless_an_exporter_or_endpoint_is_configured(env):
 
 @pytest.mark.parametrize(
     ("env", "variable", "says"),
-    [({"OTEL_TRACES_EXPORTER": "otlp,jaeger"}, "OTEL_TRACES_EXPORTER", "unknown exporter jaeger"),
-     ({"OTEL_SDK_DISABLED": "maybe"}, "OTEL_SDK_DISABLED", "true or false"),
-     ({"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"},
-      "OTEL_EXPORTER_OTLP_PROTOCOL", "use http/protobuf or grpc"),
-     ({"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"}, "OTEL_EXPORTER_OTLP_ENDPOINT",
-      "http:// or https:// URL"),
-     ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318",
-       "OTEL_EXPORTER_OTLP_HEADERS": f"x-tenant=a,Authorization {HEADER_SECRET}"},
-      "OTEL_EXPORTER_OTLP_HEADERS", "entry 2 is not name=value"),
-     ({"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://collector.example.com:4318/v1/traces",
-       "OTEL_EXPORTER_OTLP_HEADERS": f"x-api-key={HEADER_SECRET}"},
-      "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-      "would send OTEL_EXPORTER_OTLP_HEADERS over plain HTTP to collector.example.com")],
-    ids=["unknown-exporter", "bad-boolean", "unsupported-protocol", "endpoint-not-url",
-         "header-not-name-value", "headers-in-clear"],
-)  # fmt: skip
+    [
+        (
+            {"OTEL_TRACES_EXPORTER": "otlp,jaeger"},
+            "OTEL_TRACES_EXPORTER",
+            "unknown exporter jaeger",
+        ),
+        ({"OTEL_SDK_DISABLED": "maybe"}, "OTEL_SDK_DISABLED", "true or false"),
+        (
+            {"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"},
+            "OTEL_EXPORTER_OTLP_PROTOCOL",
+            "use http/protobuf or grpc",
+        ),
+        (
+            {"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"},
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            "http:// or https:// URL",
+        ),
+        (
+            {
+                "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318",
+                "OTEL_EXPORTER_OTLP_HEADERS": f"x-tenant=a,Authorization {HEADER_SECRET}",
+            },
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "entry 2 is not name=value",
+        ),
+        (
+            {
+                "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://collector.example.com:4318/v1/traces",
+                "OTEL_EXPORTER_OTLP_HEADERS": f"x-api-key={HEADER_SECRET}",
+            },
+            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+            "would send OTEL_EXPORTER_OTLP_HEADERS over plain HTTP to collector.example.com",
+        ),
+    ],
+    ids=[
+        "unknown-exporter",
+        "bad-boolean",
+        "unsupported-protocol",
+        "endpoint-not-url",
+        "header-not-name-value",
+        "headers-in-clear",
+    ],
+)
 def test_a_wrong_variable_is_named_with_the_fix_and_never_its_value(env, variable, says):
     with pytest.raises(TracingConfigError) as caught:
         tracer_provider(env, service="s")
@@ -75,7 +111,9 @@ def test_headers_go_over_https_or_to_a_loopback_collector(endpoint):
 
 def test_header_values_are_masked_raw_and_decoded():
     assert header_values(f"authorization=Bearer%20{HEADER_SECRET}, x-tenant=acme") == [
-        f"Bearer%20{HEADER_SECRET}", f"Bearer {HEADER_SECRET}", "acme"
+        f"Bearer%20{HEADER_SECRET}",
+        f"Bearer {HEADER_SECRET}",
+        "acme",
     ]
 
 
@@ -98,9 +136,12 @@ async def test_spans_of_a_real_operation_reach_an_otlp_http_collector(monkeypatc
         return ctx.model_copy(update={"result": ToolResult(content="ok")})
 
     manager.register("tool.invoked.in", body)
-    ctx = ToolInvokedContext(task=TaskRef(task_id="task/T/C", team="T", channel="C"),
-                             correlation_id="corr-otlp", idempotency_key="k",
-                             call=ToolCall(id="1", name="echo", arguments={}))  # fmt: skip
+    ctx = ToolInvokedContext(
+        task=TaskRef(task_id="task/T/C", team="T", channel="C"),
+        correlation_id="corr-otlp",
+        idempotency_key="k",
+        call=ToolCall(id="1", name="echo", arguments={}),
+    )
     try:
         await manager.run("tool.invoked", ctx)
         # The exporter posts from the SDK's thread, synchronously: flush off the event loop.

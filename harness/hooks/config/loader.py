@@ -84,8 +84,9 @@ def load_hooks_config(
     ]
     if problems:
         raise HookConfigError(source=source, problems=problems)
-    return HooksConfig(source=source, file=parsed, entries=tuple(r for r in resolved if r),
-                       audit_only=audit_only)  # fmt: skip
+    return HooksConfig(
+        source=source, file=parsed, entries=tuple(r for r in resolved if r), audit_only=audit_only
+    )
 
 
 def _header_lines(text: str) -> dict[tuple[str, int], int]:
@@ -118,8 +119,12 @@ def _describe(
                 f"executor[{index}]" + (f" ({name!r})" if name else "")
             )
             loc = loc[2:]
-        elif (len(loc) >= 3 and loc[0] in ("policy", "approvals") and loc[1] == "rules"
-              and isinstance(loc[2], int)):  # fmt: skip
+        elif (
+            len(loc) >= 3
+            and loc[0] in ("policy", "approvals")
+            and loc[1] == "rules"
+            and isinstance(loc[2], int)
+        ):
             table = f"{loc[0]}.rules"
             line = lines.get((table, loc[2]))
             where = (f"line {line}: " if line else "") + f"{table}[{loc[2]}]"
@@ -206,8 +211,9 @@ def _signing_secrets(
     for name in entry.signing_secret:
         value = env.get(name)
         if not value:
-            problems.append(f"{where}: field 'signing_secret': environment variable {name} "
-                            "is not set")  # fmt: skip
+            problems.append(
+                f"{where}: field 'signing_secret': environment variable {name} is not set"
+            )
             continue
         try:
             decode_secret(value)
@@ -231,8 +237,11 @@ def _tls(
     if not files or not all(path.is_file() for path in files.values()):
         return None
     try:
-        return client_context(cert=files.get("tls_client_cert"), key=files.get("tls_client_key"),
-                              ca=files.get("tls_ca"))  # fmt: skip
+        return client_context(
+            cert=files.get("tls_client_cert"),
+            key=files.get("tls_client_key"),
+            ca=files.get("tls_ca"),
+        )
     except (OSError, ValueError) as error:
         fields = ", ".join(files)
         problems.append(f"{where}: fields {fields}: not a usable TLS set-up: {error}")

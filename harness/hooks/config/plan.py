@@ -104,18 +104,27 @@ class HooksConfig:
             return base
         changes: dict[str, Any] = {
             name: value
-            for name in ("max_attempts", "initial_seconds", "multiplier", "maximum_seconds",
-                         "jitter")
+            for name in (
+                "max_attempts",
+                "initial_seconds",
+                "multiplier",
+                "maximum_seconds",
+                "jitter",
+            )
             if (value := getattr(section, name)) is not None
-        }  # fmt: skip
+        }
         if section.non_retryable:
             changes["non_retryable"] = frozenset(section.non_retryable)
         return dataclasses.replace(base, **changes)
 
     def apply(
-        self, manager: HookManager, *, previous: AppliedHooks | None = None,
-        built: dict[str, list[Planned]] | None = None, decisions: DecisionStore | None = None,
-    ) -> AppliedHooks:  # fmt: skip
+        self,
+        manager: HookManager,
+        *,
+        previous: AppliedHooks | None = None,
+        built: dict[str, list[Planned]] | None = None,
+        decisions: DecisionStore | None = None,
+    ) -> AppliedHooks:
         """Build every configured executor, then register them all on ``manager``.
 
         Also teaches the manager's redactor the header secrets, installs the chain
@@ -170,9 +179,13 @@ class HooksConfig:
         return applied
 
     def build(
-        self, manager: HookManager, *, into: dict[str, list[Planned]],
-        reuse: Mapping[str, list[Planned]] | None = None, decisions: DecisionStore | None = None,
-    ) -> None:  # fmt: skip
+        self,
+        manager: HookManager,
+        *,
+        into: dict[str, list[Planned]],
+        reuse: Mapping[str, list[Planned]] | None = None,
+        decisions: DecisionStore | None = None,
+    ) -> None:
         """Construct every entry's executors (and the ``[policy]`` rules) into ``into``.
 
         Args:
@@ -191,9 +204,12 @@ class HooksConfig:
             raise HookConfigError(source=self.source, problems=problems)
 
     def _build(
-        self, manager: HookManager, into: dict[str, list[Planned]],
-        reuse: Mapping[str, list[Planned]], decisions: DecisionStore | None = None,
-    ) -> list[str]:  # fmt: skip
+        self,
+        manager: HookManager,
+        into: dict[str, list[Planned]],
+        reuse: Mapping[str, list[Planned]],
+        decisions: DecisionStore | None = None,
+    ) -> list[str]:
         problems: list[str] = []
         for resolved in self.entries:
             entry = resolved.entry
@@ -202,8 +218,11 @@ class HooksConfig:
                 into[resolved.label] = kept
                 continue
             if entry.pure and decisions is None:
-                log.warning("%s is pure, but no decision store is configured: it is called "
-                            "again on every attempt", resolved.label)  # fmt: skip
+                log.warning(
+                    "%s is pure, but no decision store is configured: it is called "
+                    "again on every attempt",
+                    resolved.label,
+                )
             planned = into.setdefault(resolved.label, [])
             try:
                 for point, inner, closers in _executors(resolved, manager):
@@ -280,8 +299,10 @@ def _executors(resolved: ResolvedEntry, manager: HookManager) -> list[Built]:
         else:
             shared = _check(factory(**entry.options), resolved)
             made = [(p, shared) for p in entry.points]
-        return [(p, ex, _closer(ex) if i == 0 or ex is not made[0][1] else ())
-                for i, (p, ex) in enumerate(made)]  # fmt: skip
+        return [
+            (p, ex, _closer(ex) if i == 0 or ex is not made[0][1] else ())
+            for i, (p, ex) in enumerate(made)
+        ]
     if entry.kind == "jsonrpc":
         from harness.hooks.remote.jsonrpc import DEFAULT_TIMEOUT, JsonRpcExecutor
 
@@ -289,11 +310,16 @@ def _executors(resolved: ResolvedEntry, manager: HookManager) -> list[Built]:
         built: list[Built] = []
         for p in entry.points:
             remote = JsonRpcExecutor(
-                entry.url, point=p, headers=resolved.headers, name=f"{resolved.label}#{p}",
-                redactor=manager.redactor, timeout=entry.timeout or DEFAULT_TIMEOUT,
+                entry.url,
+                point=p,
+                headers=resolved.headers,
+                name=f"{resolved.label}#{p}",
+                redactor=manager.redactor,
+                timeout=entry.timeout or DEFAULT_TIMEOUT,
                 idempotency_header=not entry.idempotent,
-                signing_secrets=resolved.signing_secrets, ssl=resolved.tls,
-            )  # fmt: skip
+                signing_secrets=resolved.signing_secrets,
+                ssl=resolved.tls,
+            )
             built.append((p, remote, (remote.aclose,)))
         return built
     from harness.hooks.remote.mcp import DEFAULT_TIMEOUT as MCP_TIMEOUT
@@ -302,14 +328,25 @@ def _executors(resolved: ResolvedEntry, manager: HookManager) -> list[Built]:
 
     server = resolved.command if resolved.command is not None else entry.url
     assert server is not None  # the schema requires one
-    connection = McpConnection(server, cwd=resolved.cwd,  # one session for all its points
-                               ssl=resolved.tls)  # fmt: skip
+    connection = McpConnection(
+        server,
+        cwd=resolved.cwd,  # one session for all its points
+        ssl=resolved.tls,
+    )
     return [
-        (p, McpExecutor(connection, point=p, redactor=manager.redactor,
-                        name=f"{resolved.label}#{p}", timeout=entry.timeout or MCP_TIMEOUT),
-         (connection.aclose,) if i == 0 else ())
+        (
+            p,
+            McpExecutor(
+                connection,
+                point=p,
+                redactor=manager.redactor,
+                name=f"{resolved.label}#{p}",
+                timeout=entry.timeout or MCP_TIMEOUT,
+            ),
+            (connection.aclose,) if i == 0 else (),
+        )
         for i, p in enumerate(entry.points)
-    ]  # fmt: skip
+    ]
 
 
 def holds_connections(executor: object) -> bool:
@@ -319,7 +356,10 @@ def holds_connections(executor: object) -> bool:
 
 
 def _pure(
-    inner: Executor, resolved: ResolvedEntry, point: str, store: DecisionStore,
+    inner: Executor,
+    resolved: ResolvedEntry,
+    point: str,
+    store: DecisionStore,
     manager: HookManager,
 ) -> Executor:
     """``inner`` recording its decisions; its identity is what the entry calls, as written."""
@@ -328,9 +368,15 @@ def _pure(
     )
     ttl = resolved.entry.pure_ttl_seconds or DEFAULT_TTL_SECONDS
     return PureExecutor(
-        inner, point=point, name=resolved.label, config=config, store=store, ttl_seconds=ttl,
-        redactor=manager.redactor, audit=manager.audit,
-    )  # fmt: skip
+        inner,
+        point=point,
+        name=resolved.label,
+        config=config,
+        store=store,
+        ttl_seconds=ttl,
+        redactor=manager.redactor,
+        audit=manager.audit,
+    )
 
 
 def _closer(executor: object) -> tuple[Callable[[], Awaitable[None]], ...]:
@@ -367,4 +413,3 @@ def _wraps(executor: object, cls: type) -> bool:
             return True
         executor = getattr(executor, "inner", None)
     return False
-

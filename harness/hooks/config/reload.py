@@ -62,17 +62,27 @@ class ReloadOutcome:
     def describe(self) -> str:
         """One line for the log and the audit record."""
         if not self.applied:
-            return (f"refused (by {self.trigger}), the running chains are kept: "
-                    + "; ".join(self.problems))  # fmt: skip
-        parts = [f"{what} {', '.join(names)}" for what, names in (
-            ("added", self.added), ("removed", self.removed), ("changed", self.changed),
-            ("kept", self.kept)) if names]  # fmt: skip
+            return f"refused (by {self.trigger}), the running chains are kept: " + "; ".join(
+                self.problems
+            )
+        parts = [
+            f"{what} {', '.join(names)}"
+            for what, names in (
+                ("added", self.added),
+                ("removed", self.removed),
+                ("changed", self.changed),
+                ("kept", self.kept),
+            )
+            if names
+        ]
         text = f"applied (by {self.trigger}): " + ("; ".join(parts) or "the file is empty")
         if not (self.added or self.removed or self.changed):
             text += "; nothing changed"
         if self.restart:
-            text += (f"; {', '.join(self.restart)} changed but needs a restart: the running "
-                     "worker keeps the values it started with")  # fmt: skip
+            text += (
+                f"; {', '.join(self.restart)} changed but needs a restart: the running "
+                "worker keeps the values it started with"
+            )
         return text
 
 
@@ -94,10 +104,17 @@ class HooksReload:
     """
 
     def __init__(
-        self, manager: HookManager, path: Path | None, config: HooksConfig | None,
-        applied: AppliedHooks | None, *, approvals: Registration | None = None,
-        grace_seconds: float, worker: str, decisions: DecisionStore | None = None,
-    ) -> None:  # fmt: skip
+        self,
+        manager: HookManager,
+        path: Path | None,
+        config: HooksConfig | None,
+        applied: AppliedHooks | None,
+        *,
+        approvals: Registration | None = None,
+        grace_seconds: float,
+        worker: str,
+        decisions: DecisionStore | None = None,
+    ) -> None:
         self.manager = manager
         self.path = path
         self.grace_seconds = grace_seconds
@@ -131,28 +148,38 @@ class HooksReload:
                 outcome = await self._reload(trigger)
             except Exception as error:  # a bug or a plugin's surprise: refuse, keep running
                 log.exception("hooks reload failed")
-                outcome = ReloadOutcome(False, trigger, problems=(f"{type(error).__name__}: "
-                                                                  f"{error}",))  # fmt: skip
+                outcome = ReloadOutcome(
+                    False, trigger, problems=(f"{type(error).__name__}: {error}",)
+                )
         source = str(self.path) if self.path else "-"
-        self.manager.audit.record("reload", point=source, executor=self.worker,
-                                  reason=outcome.describe(), ctx=None)  # fmt: skip
+        self.manager.audit.record(
+            "reload", point=source, executor=self.worker, reason=outcome.describe(), ctx=None
+        )
         if outcome.applied:
             log.info("hooks file %s reloaded: %s", source, outcome.describe())
         else:
             listing = "\n".join(f"  - {p}" for p in outcome.problems)
-            log.error("hooks file %s not reloaded (by %s), the running chains are kept:\n%s",
-                      source, trigger, listing)  # fmt: skip
+            log.error(
+                "hooks file %s not reloaded (by %s), the running chains are kept:\n%s",
+                source,
+                trigger,
+                listing,
+            )
         if outcome.restart:
-            log.warning("hooks file %s: %s changed; restart the worker to apply it", source,
-                        ", ".join(outcome.restart))  # fmt: skip
+            log.warning(
+                "hooks file %s: %s changed; restart the worker to apply it",
+                source,
+                ", ".join(outcome.restart),
+            )
         return outcome
 
     async def _reload(self, trigger: str) -> ReloadOutcome:
         if self.path is None:
             return ReloadOutcome(False, trigger, problems=(NO_FILE,))
         try:
-            config = load_hooks_config(self.path, audit_only=bool(self._config and
-                                                                  self._config.audit_only))
+            config = load_hooks_config(
+                self.path, audit_only=bool(self._config and self._config.audit_only)
+            )
         except HookConfigError as error:
             return ReloadOutcome(False, trigger, problems=tuple(error.problems))
         before, previous = self._config, self._applied
@@ -167,8 +194,11 @@ class HooksReload:
             applied = config.apply(self.manager, previous=previous, built=built)
         except Exception as error:  # nothing changed: close what was built for nothing
             await _close(_fresh(built, reuse))
-            problems = error.problems if isinstance(error, HookConfigError) else [
-                f"cannot register: {type(error).__name__}: {error}"]  # fmt: skip
+            problems = (
+                error.problems
+                if isinstance(error, HookConfigError)
+                else [f"cannot register: {type(error).__name__}: {error}"]
+            )
             return ReloadOutcome(False, trigger, problems=tuple(problems))
         if approvals is not None and self._approvals is not None:  # no await since the swap
             [self._approvals] = self.manager.replace([self._approvals], [approvals])
@@ -177,13 +207,18 @@ class HooksReload:
         self._retire(previous, gone)
         sections = _sections(before, config)
         return ReloadOutcome(
-            True, trigger,
+            True,
+            trigger,
             added=tuple(label for label in new if label not in old),
             removed=tuple(label for label in old if label not in new),
-            changed=(*(label for label in new if label in old and label not in kept),
-                     *sections, *(("[approvals]",) if approvals is not None else ())),
-            kept=kept, restart=self._restart(config),
-        )  # fmt: skip
+            changed=(
+                *(label for label in new if label in old and label not in kept),
+                *sections,
+                *(("[approvals]",) if approvals is not None else ()),
+            ),
+            kept=kept,
+            restart=self._restart(config),
+        )
 
     async def aclose(self) -> None:
         """Close at once what still waits to be retired (the worker is stopping)."""
@@ -209,10 +244,15 @@ class HooksReload:
 
     def _restart(self, config: HooksConfig) -> tuple[str, ...]:
         retry, default = self._baked
-        return (*(("[retry]",) if config.file.retry != retry else ()),
-                *(("[approvals] default",) if _approval_default(config) != default else ()),
-                *(("[observability] executor_stats",)
-                  if config.file.observability.executor_stats != self._stats else ()))  # fmt: skip
+        return (
+            *(("[retry]",) if config.file.retry != retry else ()),
+            *(("[approvals] default",) if _approval_default(config) != default else ()),
+            *(
+                ("[observability] executor_stats",)
+                if config.file.observability.executor_stats != self._stats
+                else ()
+            ),
+        )
 
     def _retire(self, previous: AppliedHooks, labels: list[str]) -> None:
         # An executor kept through earlier reloads may still serve operations that started
@@ -237,10 +277,14 @@ class HooksReload:
             observers = self.manager.observers
             drained.append(await observers.settled(observers.mark(), self.grace_seconds))
             if not all(drained):
-                log.warning("closing %s after %g s with %d operations (and %d observations) "
-                            "still using them", ", ".join(labels), self.grace_seconds,
-                            sum(w.count for w in waits),
-                            observers.running + observers.pending)  # fmt: skip
+                log.warning(
+                    "closing %s after %g s with %d operations (and %d observations) "
+                    "still using them",
+                    ", ".join(labels),
+                    self.grace_seconds,
+                    sum(w.count for w in waits),
+                    observers.running + observers.pending,
+                )
         finally:  # also when the worker stops first: nothing stays open
             await _close(executors)
             log.info("closed the executors the reload removed or changed: %s", ", ".join(labels))
@@ -259,9 +303,10 @@ def _groups(config: HooksConfig | None) -> dict[str, tuple[object, ...]]:
 def _sections(before: HooksConfig | None, after: HooksConfig) -> tuple[str, ...]:
     """The monitors' sections that changed; they are swapped with the chains."""
     return tuple(
-        f"[{name}]" for name in ("chain", "observability", "observers")
+        f"[{name}]"
+        for name in ("chain", "observability", "observers")
         if before is None or getattr(before.file, name) != getattr(after.file, name)
-    )  # fmt: skip
+    )
 
 
 def _approval_default(config: HooksConfig | None) -> str:

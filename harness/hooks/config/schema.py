@@ -175,13 +175,17 @@ class ExecutorEntry(_Section):
         if self.pure_ttl_seconds is not None and not self.pure:
             raise ValueError("pure_ttl_seconds applies to pure executors only (pure = true)")
         if self.pure and not self.idempotent:
-            raise ValueError("a pure executor has no effects: pure = true and idempotent = false "
-                             "contradict each other")
+            raise ValueError(
+                "a pure executor has no effects: pure = true and idempotent = false "
+                "contradict each other"
+            )
         if self.mode == "validator" and (bad := [p for p in self.points if p.endswith(".in")]):
             raise ValueError(f"a validator cannot run at an in point ({', '.join(bad)})")
         if self.mode == "observer" and (bad := [p for p in self.points if p.endswith(".in")]):
-            raise ValueError(f"an observer cannot run at an in point ({', '.join(bad)}); "
-                             "observe the output at the post point")  # fmt: skip
+            raise ValueError(
+                f"an observer cannot run at an in point ({', '.join(bad)}); "
+                "observe the output at the post point"
+            )
         return self
 
     @model_validator(mode="after")
@@ -270,7 +274,11 @@ class HooksFile(_Section):
             return "audit" if mode in ("normal", "validator") else mode
 
         policy = self.policy
-        return self.model_copy(update={
-            "executor": tuple(e.model_copy(update={"mode": dry(e.mode)}) for e in self.executor),
-            "policy": policy.model_copy(update={"mode": dry(policy.mode)}) if policy else None,
-        })  # fmt: skip
+        return self.model_copy(
+            update={
+                "executor": tuple(
+                    e.model_copy(update={"mode": dry(e.mode)}) for e in self.executor
+                ),
+                "policy": policy.model_copy(update={"mode": dry(policy.mode)}) if policy else None,
+            }
+        )

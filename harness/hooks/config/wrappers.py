@@ -72,8 +72,16 @@ class ConfiguredExecutor:
     """
 
     __slots__ = (
-        "audit", "closers", "inner", "kind", "matchers", "name", "on_failure", "point", "timeout"
-    )  # fmt: skip
+        "audit",
+        "closers",
+        "inner",
+        "kind",
+        "matchers",
+        "name",
+        "on_failure",
+        "point",
+        "timeout",
+    )
 
     def __init__(
         self,

@@ -141,16 +141,31 @@ def report(verdicts: Sequence[Verdict], out: TextIO, scrub: Redactor | None = No
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``conformance`` subcommand's options."""
     parser.add_argument("--jsonrpc", metavar="URL", help="the JSON-RPC executor's endpoint")
-    parser.add_argument("--mcp", metavar="CMD",
-                        help="the MCP executor: a stdio command, or an http(s) URL")  # fmt: skip
-    parser.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
-                        help="extra JSON-RPC header; VALUE may end in env:VAR "
-                        "('Authorization: Bearer env:POLICY_TOKEN')")  # fmt: skip
-    parser.add_argument("--secret-env", action="append", default=[], metavar="VAR",
-                        help="sign JSON-RPC requests (Standard Webhooks) with the whsec_ "
-                        "secret in VAR")  # fmt: skip
-    parser.add_argument("--only", action="append", default=[], metavar="ID",
-                        help="run only this fixture (repeatable)")  # fmt: skip
+    parser.add_argument(
+        "--mcp", metavar="CMD", help="the MCP executor: a stdio command, or an http(s) URL"
+    )
+    parser.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="extra JSON-RPC header; VALUE may end in env:VAR "
+        "('Authorization: Bearer env:POLICY_TOKEN')",
+    )
+    parser.add_argument(
+        "--secret-env",
+        action="append",
+        default=[],
+        metavar="VAR",
+        help="sign JSON-RPC requests (Standard Webhooks) with the whsec_ secret in VAR",
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="run only this fixture (repeatable)",
+    )
     parser.add_argument("--list", action="store_true", help="list the fixtures and exit")
 
 
@@ -194,8 +209,11 @@ async def _run(args: argparse.Namespace, out: TextIO) -> int:
     fixtures = _selected(args, load_fixtures(transport))
     try:
         await _reachable(target, scrub)
-        print(f"# conformance kit against {scrub.redact_text(target.endpoint)} ({transport}), "
-              f"{len(fixtures)} fixtures", file=out)  # fmt: skip
+        print(
+            f"# conformance kit against {scrub.redact_text(target.endpoint)} ({transport}), "
+            f"{len(fixtures)} fixtures",
+            file=out,
+        )
         verdicts = await run_fixtures(target, fixtures)
     finally:
         await target.aclose()
@@ -244,24 +262,38 @@ async def _reachable(target: JsonRpcTarget | McpTarget, scrub: Redactor) -> None
         try:
             await target.connect()
         except Exception as error:  # any spawn or handshake failure is the user's to fix
-            raise KitUsageError(f"cannot start or reach the MCP server {where}: "
-                             f"{scrub.redact_text(str(error) or type(error).__name__)}; check "
-                             "the command (or URL) and that it serves MCP") from None  # fmt: skip
+            raise KitUsageError(
+                f"cannot start or reach the MCP server {where}: "
+                f"{scrub.redact_text(str(error) or type(error).__name__)}; check "
+                "the command (or URL) and that it serves MCP"
+            ) from None
         return
     got = await target.send(_PROBE)
     if got.kind == "transport_error" and got.detail.startswith(("HTTP 401", "HTTP 403")):
-        raise KitUsageError(f"{where} refused the kit: {scrub.redact_text(got.detail)}; give its "
-                         "credentials with --header 'Authorization: Bearer env:VAR' or "
-                         "--secret-env VAR")  # fmt: skip
+        raise KitUsageError(
+            f"{where} refused the kit: {scrub.redact_text(got.detail)}; give its "
+            "credentials with --header 'Authorization: Bearer env:VAR' or "
+            "--secret-env VAR"
+        )
     if got.kind == "transport_error" and ("connect" in got.detail or "closed" in got.detail):
-        raise KitUsageError(f"cannot reach {where}: {scrub.redact_text(got.detail)}; is the "
-                         "executor running there? check the URL given to --jsonrpc")  # fmt: skip
+        raise KitUsageError(
+            f"cannot reach {where}: {scrub.redact_text(got.detail)}; is the "
+            "executor running there? check the URL given to --jsonrpc"
+        )
 
 
-_PROBE: Final = Fixture.model_validate({
-    "id": "reachable", "description": "the executor answers", "transport": "any",
-    "send": {"point": "tool.invoked.pre", "context": {
-        "correlation_id": "conformance-reachable",
-        "call": {"id": "c1", "name": "conformance.pass", "arguments": {}}}},
-    "expect": {"outcome": "pass"},
-})  # fmt: skip
+_PROBE: Final = Fixture.model_validate(
+    {
+        "id": "reachable",
+        "description": "the executor answers",
+        "transport": "any",
+        "send": {
+            "point": "tool.invoked.pre",
+            "context": {
+                "correlation_id": "conformance-reachable",
+                "call": {"id": "c1", "name": "conformance.pass", "arguments": {}},
+            },
+        },
+        "expect": {"outcome": "pass"},
+    }
+)

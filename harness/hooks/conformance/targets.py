@@ -29,8 +29,18 @@ from harness.hooks.remote.signing import Signer
 from harness.hooks.remote.wire import ABORT, RpcError, abort_of
 from harness.http import AiohttpClient, HttpClientError
 
-GotKind = Literal["pass", "rewrite", "abort", "error", "no_reply", "timeout", "too_large", "batch",
-                  "invalid", "transport_error"]  # fmt: skip
+GotKind = Literal[
+    "pass",
+    "rewrite",
+    "abort",
+    "error",
+    "no_reply",
+    "timeout",
+    "too_large",
+    "batch",
+    "invalid",
+    "transport_error",
+]
 """What came back: the fixture outcomes, plus a reply out of contract and a failed call."""
 
 _RAW_TIMEOUT: Final = 10.0
@@ -73,8 +83,11 @@ async def _through(executor: JsonRpcExecutor | McpExecutor, send: Call) -> Got:
     try:
         out = await executor(ctx)
     except HookAbort as abort:
-        return Got("abort", f"abort (refusal={abort.refusal}): {_short(abort.reason)}",
-                   refusal=abort.refusal)  # fmt: skip
+        return Got(
+            "abort",
+            f"abort (refusal={abort.refusal}): {_short(abort.reason)}",
+            refusal=abort.refusal,
+        )
     except HookTransportError as error:
         cause = error.cause
         kind: GotKind = "transport_error"
@@ -100,9 +113,12 @@ class JsonRpcTarget:
     transport: Literal["jsonrpc", "mcp"] = "jsonrpc"
 
     def __init__(
-        self, url: str, *, headers: Mapping[str, str] | None = None,
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
         signing_secrets: Sequence[str] = (),
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.url = url
         self.endpoint = url
         self._headers = dict(headers or {})
@@ -115,10 +131,14 @@ class JsonRpcTarget:
         send = fixture.send
         if isinstance(send, Call):
             executor = JsonRpcExecutor(
-                self.url, point=send.point, http=self._http, timeout=send.timeout,
+                self.url,
+                point=send.point,
+                http=self._http,
+                timeout=send.timeout,
                 max_reply_bytes=send.max_reply_bytes or DEFAULT_MAX_REPLY_BYTES,
-                headers=self._headers, signing_secrets=self._secrets,
-            )  # fmt: skip
+                headers=self._headers,
+                signing_secrets=self._secrets,
+            )
             return await _through(executor, send)
         if isinstance(send, RawJsonRpc):
             return await self._raw(send)
@@ -130,9 +150,13 @@ class JsonRpcTarget:
         if self._signer is not None:
             headers |= self._signer.headers(f"msg_{uuid.uuid4().hex}", body)
         try:
-            resp = await self._http.post(self.url, body=body, headers=headers,
-                                         timeout=_RAW_TIMEOUT,
-                                         max_bytes=DEFAULT_MAX_REPLY_BYTES)  # fmt: skip
+            resp = await self._http.post(
+                self.url,
+                body=body,
+                headers=headers,
+                timeout=_RAW_TIMEOUT,
+                max_bytes=DEFAULT_MAX_REPLY_BYTES,
+            )
         except HttpClientError as error:
             return Got("transport_error", _short(str(error)))
         if not 200 <= resp.status < 300:
@@ -187,8 +211,9 @@ def _error_got(error: dict[str, Any]) -> Got:
     code: int = error["code"]
     text = f"error {code}: {error.get('message', '')}"
     if code == ABORT:
-        abort = abort_of(RpcError(code=code, message=str(error.get("message", "")),
-                                  data=error.get("data")))  # fmt: skip
+        abort = abort_of(
+            RpcError(code=code, message=str(error.get("message", "")), data=error.get("data"))
+        )
         if abort is not None:
             return Got("abort", _short(text), refusal=abort.refusal)
     return Got("error", _short(text), code=code)
@@ -231,8 +256,11 @@ class McpTarget:
                 send.tool, send.arguments, timeout=_RAW_TIMEOUT, meta=send.meta
             )
         except MCPError as error:
-            return Got("error", _short(f"protocol error {error.error.code}: {error.error.message}"),
-                       code=error.error.code)  # fmt: skip
+            return Got(
+                "error",
+                _short(f"protocol error {error.error.code}: {error.error.message}"),
+                code=error.error.code,
+            )
         except Exception as error:  # the kit reports any failure of the peer, never crashes
             return Got("transport_error", _short(f"{type(error).__name__}: {error}"))
         return read_tool_result(result)

@@ -61,7 +61,6 @@ CONTEXT_TYPES: Final[dict[str, type[HookContext]]] = {}
 """Operation -> context class, filled as each context class is defined."""
 
 
-
 def _forget(operation: str) -> None:
     """Drop the class of an operation whose :func:`~harness.hooks.catalogue.extend` was undone."""
     CONTEXT_TYPES.pop(operation, None)

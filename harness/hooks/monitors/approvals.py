@@ -111,9 +111,12 @@ class ApprovalPolicy:
     name = NAME
 
     def __init__(
-        self, config: ApprovalsConfig, *, needs_approval: Iterable[str] = (),
+        self,
+        config: ApprovalsConfig,
+        *,
+        needs_approval: Iterable[str] = (),
         safe: Iterable[str] = (),
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.config = config
         self.needs_approval = frozenset(needs_approval)
         self.safe = frozenset(safe)
@@ -150,8 +153,11 @@ class ApprovalPolicy:
         approval = ctx.approval
         if approval is not None and approval.approved and not approval.timed_out:
             return None  # a person approved this call (or the tool for the rest of the task)
-        raise HookAbort(f"{name} needs a person's approval ({why})", ask=True,
-                        timeout_seconds=self.config.timeout_seconds)  # fmt: skip
+        raise HookAbort(
+            f"{name} needs a person's approval ({why})",
+            ask=True,
+            timeout_seconds=self.config.timeout_seconds,
+        )
 
 
 @final
@@ -186,14 +192,22 @@ class ApprovalAudit:
             what = f"approved{standing} by <@{decision.decided_by}>"
         else:
             what = f"denied by <@{decision.decided_by}> ({decision.choice})"
-        self._audit.record("approval", point="help.decided.post", executor=self.name,
-                           reason=f"{subject}: {what} [{request.request_id}]", ctx=ctx)  # fmt: skip
+        self._audit.record(
+            "approval",
+            point="help.decided.post",
+            executor=self.name,
+            reason=f"{subject}: {what} [{request.request_id}]",
+            ctx=ctx,
+        )
 
 
 def register_approvals(
-    manager: HookManager, config: ApprovalsConfig | None = None, *,
-    needs_approval: Iterable[str] = (), safe: Iterable[str] = (),
-) -> list[Registration]:  # fmt: skip
+    manager: HookManager,
+    config: ApprovalsConfig | None = None,
+    *,
+    needs_approval: Iterable[str] = (),
+    safe: Iterable[str] = (),
+) -> list[Registration]:
     """Register the approval policy and its audit on ``manager`` (the worker's build does).
 
     Args:
@@ -207,7 +221,6 @@ def register_approvals(
     """
     policy = ApprovalPolicy(config or ApprovalsConfig(), needs_approval=needs_approval, safe=safe)
     return [
-        manager.register("tool.invoked.pre", policy, priority=APPROVAL_PRIORITY,
-                         mode="validator"),
+        manager.register("tool.invoked.pre", policy, priority=APPROVAL_PRIORITY, mode="validator"),
         manager.register("help.decided.post", ApprovalAudit(manager.audit)),
     ]

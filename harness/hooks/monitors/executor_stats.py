@@ -34,8 +34,25 @@ FLUSH_SECONDS: Final = 10.0
 LATENCY_METRIC: Final = "harness_executor_latency_ms"
 """Executor call latency in milliseconds, by ``point``, ``executor``, ``kind`` and ``decision``
 (labels are the hooks file's own names and fixed words: bounded, no data)."""
-LATENCY_BUCKETS_MS: Final = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 25.0, 50.0, 100.0, 250.0,
-                             500.0, 1000.0, 2500.0, 5000.0, 10000.0, 30000.0)  # fmt: skip
+LATENCY_BUCKETS_MS: Final = (
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    25.0,
+    50.0,
+    100.0,
+    250.0,
+    500.0,
+    1000.0,
+    2500.0,
+    5000.0,
+    10000.0,
+    30000.0,
+)
 """The histogram's bucket bounds on the metrics endpoint (the worker's runtime sets them)."""
 
 _INDEX: Final[dict[str, int]] = {d: i for i, d in enumerate(DECISIONS)}
@@ -101,8 +118,9 @@ class ExecutorStats:
         self._since = clock()
         self._histogram = (
             meter.create_histogram_float(LATENCY_METRIC, "Hook executor call latency", "ms")
-            if meter is not None else None
-        )  # fmt: skip
+            if meter is not None
+            else None
+        )
         self._flusher: asyncio.Task[None] | None = None
         self._closed = False
 
@@ -134,8 +152,12 @@ class ExecutorStats:
                 self._start()
         aggregate.add(decision, ms)
         if self._histogram is not None:
-            labels = {"point": call.point, "executor": call.name, "kind": call.kind,
-                      "decision": DECISIONS[decision]}  # fmt: skip
+            labels = {
+                "point": call.point,
+                "executor": call.name,
+                "kind": call.kind,
+                "decision": DECISIONS[decision],
+            }
             self._histogram.record(ms, labels)
 
     def snapshot(self) -> list[StatsRow]:
@@ -145,8 +167,9 @@ class ExecutorStats:
         for call, aggregate in self._window.items():
             key = (call.point, call.name, call.kind)
             merged.setdefault(key, LatencyAggregate()).merge(aggregate)
-        return [a.row(worker=self.worker, at=now, since=self._since, key=k)
-                for k, a in merged.items()]  # fmt: skip
+        return [
+            a.row(worker=self.worker, at=now, since=self._since, key=k) for k, a in merged.items()
+        ]
 
     async def flush(self) -> None:
         """Hand the aggregate since the last flush to the sink, and start a new one.
@@ -175,8 +198,9 @@ class ExecutorStats:
         try:
             await self.flush()
         except Exception as error:
-            log.error("executor stats: the last %d rows were not written: %s",
-                      len(self._window), error)  # fmt: skip
+            log.error(
+                "executor stats: the last %d rows were not written: %s", len(self._window), error
+            )
 
     def _start(self) -> None:
         try:

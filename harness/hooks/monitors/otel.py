@@ -65,9 +65,11 @@ def task_span_context(task_id: str) -> SpanContext:
     trace_id = int.from_bytes(digest[:16], "big") or 1
     span_id = int.from_bytes(digest[16:24], "big") or 1
     return SpanContext(
-        trace_id=trace_id, span_id=span_id, is_remote=True,
+        trace_id=trace_id,
+        span_id=span_id,
+        is_remote=True,
         trace_flags=TraceFlags(TraceFlags.SAMPLED),
-    )  # fmt: skip
+    )
 
 
 def operation_span() -> Span | None:

@@ -95,9 +95,12 @@ class Policy:
     """
 
     def __init__(
-        self, rules: Sequence[PolicyRule], *, default: Literal["allow", "deny"] = "allow",
+        self,
+        rules: Sequence[PolicyRule],
+        *,
+        default: Literal["allow", "deny"] = "allow",
         name: str = "policy",
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.rules = tuple(rules)
         self.default = default
         self.name = name

@@ -105,8 +105,11 @@ class JsonRpcExecutor:
         self._reply_model: type[RpcResponse[HookContext]] = RpcResponse[self.context_type]  # type: ignore[name-defined]  # a runtime-chosen parameter, as pydantic allows
         self._http: HttpClient = http if http is not None else AiohttpClient(ssl=ssl)
         self._owns_http = http is None
-        self._headers = {"content-type": "application/json", SCHEMA_HEADER: SCHEMA_VERSION,
-                         **(headers or {})}  # fmt: skip
+        self._headers = {
+            "content-type": "application/json",
+            SCHEMA_HEADER: SCHEMA_VERSION,
+            **(headers or {}),
+        }
         self._idempotency_header = idempotency_header
         self._signer = Signer(signing_secrets) if signing_secrets else None
         self._redactor = redactor or Redactor()

@@ -108,9 +108,15 @@ class JsonRpcDispatcher:
             if inspect.isawaitable(out):
                 out = await out
         except HookAbort as abort:
-            return encode_error(rid, abort_error(abort.reason, refusal=abort.refusal,
-                                                 ask=abort.ask,
-                                                 timeout_seconds=abort.timeout_seconds))
+            return encode_error(
+                rid,
+                abort_error(
+                    abort.reason,
+                    refusal=abort.refusal,
+                    ask=abort.ask,
+                    timeout_seconds=abort.timeout_seconds,
+                ),
+            )
         except Exception as exc:
             log.exception("handler for %s failed", request.method)
             text = f"{type(exc).__name__}: {exc}"

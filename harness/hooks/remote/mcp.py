@@ -102,7 +102,9 @@ class McpExecutor:
                 )
             async with asyncio.timeout(self.timeout):
                 result = await self.connection.call_tool(
-                    self.tool, {"context": encode_context(ctx)}, timeout=self.timeout,
+                    self.tool,
+                    {"context": encode_context(ctx)},
+                    timeout=self.timeout,
                     # The schema version, and the decision span's traceparent when tracing.
                     meta={**schema_meta(), **(trace_context() or {})},
                 )

@@ -89,7 +89,11 @@ class McpConnection:
         self._lock = asyncio.Lock()
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any], *, timeout: float | None = None,
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        *,
+        timeout: float | None = None,
         meta: dict[str, Any] | None = None,
     ) -> CallToolResult:
         """Call tool ``name`` over the shared session, opening it first if needed.
@@ -118,7 +122,9 @@ class McpConnection:
             raise _dropped_over_tls(error) from error
         try:
             return await client.call_tool(
-                name, arguments, read_timeout_seconds=timeout,
+                name,
+                arguments,
+                read_timeout_seconds=timeout,
                 meta=cast(RequestParamsMeta, meta) if meta else None,
             )
         except BaseException as error:
@@ -175,8 +181,9 @@ class McpConnection:
             if owner is None or not owner.usable():
                 if owner is not None:
                     self._retire(owner)
-                owner = self._owner = _Owner(self._params, self.endpoint, self._connect_timeout,
-                                             self._ssl)  # fmt: skip
+                owner = self._owner = _Owner(
+                    self._params, self.endpoint, self._connect_timeout, self._ssl
+                )
                 self._retired.add(owner.task)
                 owner.task.add_done_callback(self._retired.discard)
         return owner, await owner.wait_ready()

@@ -193,9 +193,17 @@ def serve_from_command_line(
     args = parser.parse_args(argv)
     server = hook_server(hooks, name=name)
     if args.http:
-        anyio.run(lambda: serve_http(server, host=args.host, port=args.port, path=args.path,
-                                     tls_cert=args.tls_cert, tls_key=args.tls_key,
-                                     tls_client_ca=args.tls_client_ca))  # fmt: skip
+        anyio.run(
+            lambda: serve_http(
+                server,
+                host=args.host,
+                port=args.port,
+                path=args.path,
+                tls_cert=args.tls_cert,
+                tls_key=args.tls_key,
+                tls_client_ca=args.tls_client_ca,
+            )
+        )
     else:
         anyio.run(serve_stdio, server)
 

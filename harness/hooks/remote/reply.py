@@ -74,15 +74,23 @@ def reply_of(out: HookContext | None) -> dict[str, Any]:
 
 def abort_reply(abort: HookAbort) -> dict[str, Any]:
     """The reply by which a remote vetoes the operation."""
-    request = AbortRequest(reason=abort.reason, refusal=abort.refusal, ask=abort.ask,
-                           timeout_seconds=abort.timeout_seconds)  # fmt: skip
+    request = AbortRequest(
+        reason=abort.reason,
+        refusal=abort.refusal,
+        ask=abort.ask,
+        timeout_seconds=abort.timeout_seconds,
+    )
     return {"abort": request.as_data()}
 
 
 def as_abort(request: AbortRequest, redactor: Redactor) -> HookAbort:
     """The :class:`HookAbort` a remote's abort object asks for (its reason scrubbed)."""
-    return HookAbort(redactor.redact_text(request.reason), refusal=request.refusal,
-                     ask=request.ask, timeout_seconds=request.timeout_seconds)  # fmt: skip
+    return HookAbort(
+        redactor.redact_text(request.reason),
+        refusal=request.refusal,
+        ask=request.ask,
+        timeout_seconds=request.timeout_seconds,
+    )
 
 
 def decode_reply(point: str, payload: object, redactor: Redactor) -> HookContext | None:

@@ -34,5 +34,7 @@ def version_problem(given: object, *, where: str = SCHEMA_HEADER) -> str | None:
     """
     if given is None or given == SCHEMA_VERSION:
         return None
-    return (f"schema version {given!r} (from {where}) is not served: this executor "
-            f"speaks {SCHEMA_VERSION}; send {where}: {SCHEMA_VERSION} or none")  # fmt: skip
+    return (
+        f"schema version {given!r} (from {where}) is not served: this executor "
+        f"speaks {SCHEMA_VERSION}; send {where}: {SCHEMA_VERSION} or none"
+    )

@@ -80,7 +80,7 @@ def decode_secret(secret: str) -> bytes:
         raise SignatureError(
             problem="secret",
             detail=f"expected '{SECRET_PREFIX}' followed by the base64 of {MIN_SECRET_BYTES} "
-            f"to {MAX_SECRET_BYTES} random bytes (e.g. python -c \"import base64, os; "
+            f'to {MAX_SECRET_BYTES} random bytes (e.g. python -c "import base64, os; '
             f"print('{SECRET_PREFIX}' + base64.b64encode(os.urandom(32)).decode())\")",
         )
     return key
@@ -201,11 +201,17 @@ class Verifier:
             )
         skew = int(stamp) - (time.time() if now is None else now)
         if skew < -self.tolerance:
-            raise SignatureError(problem="stale", detail=f"{TIMESTAMP_HEADER} is {-skew:.0f}s "
-                                 f"old; the tolerance is {self.tolerance:g}s")  # fmt: skip
+            raise SignatureError(
+                problem="stale",
+                detail=f"{TIMESTAMP_HEADER} is {-skew:.0f}s "
+                f"old; the tolerance is {self.tolerance:g}s",
+            )
         if skew > self.tolerance:
-            raise SignatureError(problem="future", detail=f"{TIMESTAMP_HEADER} is {skew:.0f}s "
-                                 f"ahead; the tolerance is {self.tolerance:g}s")  # fmt: skip
+            raise SignatureError(
+                problem="future",
+                detail=f"{TIMESTAMP_HEADER} is {skew:.0f}s "
+                f"ahead; the tolerance is {self.tolerance:g}s",
+            )
         offered = _v1_signatures(lower[SIGNATURE_HEADER])
         content = f"{msg_id}.{stamp}.".encode() + body
         for key in self._keys:

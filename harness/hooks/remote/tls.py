@@ -41,8 +41,9 @@ def client_context(
     if cert is not None:
         # The password callback refuses, so an encrypted key fails here instead of
         # prompting on the worker's terminal.
-        context.load_cert_chain(str(cert), str(key) if key is not None else None,
-                                password=_no_password)  # fmt: skip
+        context.load_cert_chain(
+            str(cert), str(key) if key is not None else None, password=_no_password
+        )
     return context
 
 

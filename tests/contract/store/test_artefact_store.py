@@ -36,8 +36,10 @@ async def test_each_write_adds_a_version_and_reads_see_latest_or_the_one_asked(s
     assert (await store.read("k", 2)).content == "v2"
     assert await store.read("k", 4) is None
     assert [(a.version, a.content) for a in await store.versions("k")] == [
-        (1, "v1"), (2, "v2"), (3, "v3")
-    ]  # fmt: skip
+        (1, "v1"),
+        (2, "v2"),
+        (3, "v3"),
+    ]
     assert [a.version for a in await store.versions("other")] == [1]
 
 
@@ -52,8 +54,11 @@ async def test_a_repeated_idempotency_key_returns_what_it_wrote(store) -> None:
 
 
 async def test_writers_on_two_hosts_lose_and_duplicate_no_version(store, other_host) -> None:
-    writes = [s.write("shared", f"{name}-{n}")
-              for n in range(20) for name, s in (("a", store), ("b", other_host))]  # fmt: skip
+    writes = [
+        s.write("shared", f"{name}-{n}")
+        for n in range(20)
+        for name, s in (("a", store), ("b", other_host))
+    ]
     results = await asyncio.gather(*writes)
     assert sorted(a.version for a in results) == list(range(1, 41))
     stored = await other_host.versions("shared")
@@ -66,8 +71,11 @@ async def test_the_same_write_retried_on_two_hosts_at_once_is_stored_once(
     store, other_host
 ) -> None:
     """An activity retried on another worker while the first attempt still runs."""
-    writes = [s.write("t", f"turn {n}", idempotency_key=f"turn-{n}")
-              for n in range(10) for s in (store, other_host, store)]  # fmt: skip
+    writes = [
+        s.write("t", f"turn {n}", idempotency_key=f"turn-{n}")
+        for n in range(10)
+        for s in (store, other_host, store)
+    ]
     results = await asyncio.gather(*writes)
     stored = await store.versions("t")
     assert len(stored) == 10 and [a.version for a in stored] == list(range(1, 11))

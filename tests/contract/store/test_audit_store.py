@@ -18,9 +18,15 @@ from harness.hooks import AuditRecord, HookManager, Redactor
 
 
 def record(n: int, task_id: str = "T1") -> AuditRecord:
-    return AuditRecord(at=1000.0 + n, kind="refusal", point="tool.invoked.pre",
-                       executor=f"e{n}", reason=f"reason {n}", correlation_id=f"c{n}",
-                       task_id=task_id)  # fmt: skip
+    return AuditRecord(
+        at=1000.0 + n,
+        kind="refusal",
+        point="tool.invoked.pre",
+        executor=f"e{n}",
+        reason=f"reason {n}",
+        correlation_id=f"c{n}",
+        task_id=task_id,
+    )
 
 
 @pytest.fixture
@@ -62,11 +68,17 @@ async def test_every_host_reads_every_hosts_records(database, other_host) -> Non
     here, there = HookManager(redactor=Redactor(secrets=["s3cret"])), HookManager()
     here.audit.sinks.append(SqlAuditStore(database))
     there.audit.sinks.append(SqlAuditStore(other_host))
-    here.audit.record("abort", point="tool.invoked.pre", executor="policy",
-                      reason="token s3cret refused", ctx=None)  # fmt: skip
+    here.audit.record(
+        "abort",
+        point="tool.invoked.pre",
+        executor="policy",
+        reason="token s3cret refused",
+        ctx=None,
+    )
     await here.aclose()  # writes its queue
-    there.audit.record("ignored_failure", point="llm.called.post", executor="x",
-                       reason="down", ctx=None)  # fmt: skip
+    there.audit.record(
+        "ignored_failure", point="llm.called.post", executor="x", reason="down", ctx=None
+    )
     await there.aclose()
     for manager in (here, there):
         kinds = [(r.kind, r.reason) for r in await manager.audit.recent(5)]
@@ -153,8 +165,7 @@ async def test_closing_the_manager_writes_its_audit_queue(database, other_host) 
     sink = SqlAuditStore(database)
     manager.audit.sinks.append(sink)
     for n in range(3):
-        manager.audit.record("abort", point="shutdown.pre", executor=f"e{n}", reason="r",
-                             ctx=None)  # fmt: skip
+        manager.audit.record("abort", point="shutdown.pre", executor=f"e{n}", reason="r", ctx=None)
     assert sink.pending == 3
     await manager.aclose()
     assert [r.executor for r in await read_audit(other_host, 10)] == ["e0", "e1", "e2"]

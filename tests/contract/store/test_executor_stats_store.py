@@ -23,9 +23,12 @@ from harness.plugins import build_manager
 
 
 def ctx(n: int = 0) -> ToolInvokedContext:
-    return ToolInvokedContext(task=TaskRef(task_id="T1"), correlation_id=f"c{n}",
-                              idempotency_key=f"T1:{n}",
-                              call=ToolCall(id="1", name="search", arguments={}))  # fmt: skip
+    return ToolInvokedContext(
+        task=TaskRef(task_id="T1"),
+        correlation_id=f"c{n}",
+        idempotency_key=f"T1:{n}",
+        call=ToolCall(id="1", name="search", arguments={}),
+    )
 
 
 async def fast(ctx):
@@ -131,8 +134,9 @@ async def test_the_cli_reads_only_the_window_asked_for_and_says_when_there_is_no
     store = SqlStatsStore(database)
     aggregate = LatencyAggregate()
     aggregate.add(0, 3.0)
-    old = aggregate.row(worker="w", at=time.time() - 7200, since=0,
-                        key=("tool.invoked.pre", "old", "mcp"))  # fmt: skip
+    old = aggregate.row(
+        worker="w", at=time.time() - 7200, since=0, key=("tool.invoked.pre", "old", "mcp")
+    )
     await store.write_stats([old])
     assert await stats_cli("--since", "1h", "--database", url_of(database)) == 0
     assert "no executor stats since" in capsys.readouterr().out

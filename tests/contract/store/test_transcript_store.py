@@ -49,8 +49,11 @@ async def test_a_repeated_idempotency_key_appends_nothing_and_returns_the_first(
 
 
 async def test_appenders_on_two_hosts_lose_and_repeat_no_message(store, other_host) -> None:
-    appends = [s.append("shared", f"{name}-{n}", idempotency_key=f"{n % 10}-{name}")
-               for n in range(20) for name, s in (("a", store), ("b", other_host))]  # fmt: skip
+    appends = [
+        s.append("shared", f"{name}-{n}", idempotency_key=f"{n % 10}-{name}")
+        for n in range(20)
+        for name, s in (("a", store), ("b", other_host))
+    ]
     results = await asyncio.gather(*appends)
     # 20 distinct keys (n % 10, host): each appended once; a repeat returns the first row.
     assert len({e.version for e in results}) == 20

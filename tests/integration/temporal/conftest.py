@@ -84,13 +84,31 @@ class DevServer:
     def start(self) -> DevServer:
         with open(self.db.with_suffix(".log"), "ab") as log:
             self.process = subprocess.Popen(
-                [temporal_binary(), "server", "start-dev", "--headless", "--ip", "127.0.0.1",
-                 "--port", str(self.port), "--db-filename", str(self.db), "--log-level", "error",
-                 "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
-                 "--dynamic-config-value", 'history.timerProcessorMaxTimeShift="10ms"',
-                 "--sqlite-pragma", "journal_mode=WAL", "--sqlite-pragma", "synchronous=NORMAL"],
-                stdout=log, stderr=subprocess.STDOUT,
-            )  # fmt: skip
+                [
+                    temporal_binary(),
+                    "server",
+                    "start-dev",
+                    "--headless",
+                    "--ip",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.port),
+                    "--db-filename",
+                    str(self.db),
+                    "--log-level",
+                    "error",
+                    "--dynamic-config-value",
+                    "history.transferProcessorMaxPollRPS=1000",
+                    "--dynamic-config-value",
+                    'history.timerProcessorMaxTimeShift="10ms"',
+                    "--sqlite-pragma",
+                    "journal_mode=WAL",
+                    "--sqlite-pragma",
+                    "synchronous=NORMAL",
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         deadline = time.monotonic() + 30
         while True:
             assert self.process.poll() is None, f"temporal dev server exited: see {log.name}"
@@ -193,8 +211,9 @@ def harness(client: Client, settings: Settings) -> HarnessClient:
 
 @pytest.fixture
 async def worker(client: Client, settings: Settings, manager: HookManager) -> AsyncIterator[Worker]:
-    activities = HarnessActivities(manager, heartbeat_seconds=0.5,
-                                   retry_limits=retry_limits(settings))  # fmt: skip
+    activities = HarnessActivities(
+        manager, heartbeat_seconds=0.5, retry_limits=retry_limits(settings)
+    )
     async with build_worker(client, settings, activities) as running:
         yield running
 
@@ -229,15 +248,13 @@ def recorder() -> Recorder:
 
 async def assert_replays(client: Client, workflow_ids: Iterable[str]) -> int:
     """Replay each workflow's recorded history; none may hold a WorkflowTaskFailed event."""
-    replayer = Replayer(workflows=[TaskWorkflow, RequestWorkflow],
-                        data_converter=DATA_CONVERTER)  # fmt: skip
+    replayer = Replayer(workflows=[TaskWorkflow, RequestWorkflow], data_converter=DATA_CONVERTER)
     count = 0
     for workflow_id in workflow_ids:
         history = await client.get_workflow_handle(workflow_id).fetch_history()
         failed = [
-            e for e in history.events
-            if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED
-        ]  # fmt: skip
+            e for e in history.events if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED
+        ]
         assert failed == [], f"{workflow_id}: {failed}"
         await replayer.replay_workflow(history)
         count += 1

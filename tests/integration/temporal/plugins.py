@@ -16,8 +16,13 @@ from pathlib import Path
 from harness.domain import CommandEffect, CommandResult
 from harness.hooks import PHASES, HookManager
 
-RECORDED = ("task.created", "task.state_changed", "task.complete", "persistence.write",
-            "command.invoked")  # fmt: skip
+RECORDED = (
+    "task.created",
+    "task.state_changed",
+    "task.complete",
+    "persistence.write",
+    "command.invoked",
+)
 
 
 def crash_plugin(manager: HookManager, settings: object) -> None:
@@ -29,8 +34,12 @@ def crash_plugin(manager: HookManager, settings: object) -> None:
             point = f"{operation}.{phase}"
 
             async def record(ctx, point=point):
-                line = {"point": point, "attempt": ctx.attempt, "key": ctx.idempotency_key,
-                        "ctx": ctx.model_dump(mode="json")}  # fmt: skip
+                line = {
+                    "point": point,
+                    "attempt": ctx.attempt,
+                    "key": ctx.idempotency_key,
+                    "ctx": ctx.model_dump(mode="json"),
+                }
                 with log.open("a") as out:
                     out.write(json.dumps(line) + "\n")
 
@@ -95,8 +104,13 @@ def cycle_plugin(manager: HookManager, settings: object) -> None:
             point = f"{operation}.{phase}"
 
             async def record(ctx, point=point):
-                line = {"point": point, "attempt": ctx.attempt, "lost": ctx.lost_workers,
-                        "pid": os.getpid(), "ctx": ctx.model_dump(mode="json")}  # fmt: skip
+                line = {
+                    "point": point,
+                    "attempt": ctx.attempt,
+                    "lost": ctx.lost_workers,
+                    "pid": os.getpid(),
+                    "ctx": ctx.model_dump(mode="json"),
+                }
                 with log.open("a") as out:
                     out.write(json.dumps(line) + "\n")
 
@@ -154,9 +168,11 @@ def _reach(step: str, marker: Path, port: int):
 
 def posted_plugin(manager: HookManager, settings: object) -> None:
     """Stops the worker right after ``channel.sent`` posted (step ``posted``), once."""
-    reached = _reach(os.environ.get("HARNESS_TEST_HANG_AT", ""),
-                     Path(os.environ["HARNESS_TEST_MARKER"]),
-                     int(os.environ.get("HARNESS_TEST_SIGNAL_PORT", "0")))  # fmt: skip
+    reached = _reach(
+        os.environ.get("HARNESS_TEST_HANG_AT", ""),
+        Path(os.environ["HARNESS_TEST_MARKER"]),
+        int(os.environ.get("HARNESS_TEST_SIGNAL_PORT", "0")),
+    )
 
     async def after_post(ctx):
         await reached("posted", hang=True)
@@ -180,7 +196,8 @@ def observed_plugin(manager: HookManager, settings: object) -> None:
     async def flaky(ctx):
         log.info("task.created attempt %d sees %s", ctx.attempt, secret)
         if ctx.attempt == 1:
-            raise HookTransportError(point="task.created.pre", endpoint="http://127.0.0.1:9/",
-                                     cause="connection refused")  # fmt: skip
+            raise HookTransportError(
+                point="task.created.pre", endpoint="http://127.0.0.1:9/", cause="connection refused"
+            )
 
     manager.register("task.created.pre", flaky)

@@ -33,7 +33,12 @@ class Probe:
         except ActivityError as error:
             cause = error.cause
             if isinstance(cause, ApplicationError):
-                return {"error": {"type": cause.type, "message": cause.message,
-                                  "non_retryable": cause.non_retryable,
-                                  "details": list(cause.details)}}  # fmt: skip
+                return {
+                    "error": {
+                        "type": cause.type,
+                        "message": cause.message,
+                        "non_retryable": cause.non_retryable,
+                        "details": list(cause.details),
+                    }
+                }
             return {"error": {"type": type(cause).__name__, "message": str(cause)}}

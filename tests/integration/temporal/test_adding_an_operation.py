@@ -68,9 +68,11 @@ async def test_a_new_catalogue_line_runs_as_its_own_activity_with_its_chains(
     ctx = echoed(text="hi", correlation_id="probe")
     async with Worker(client, task_queue=task_queue, workflows=[Probe], activities=activities):
         out = await client.execute_workflow(
-            "probe", args=["probe-echoed-v1", ctx.model_dump(mode="json"), 0.0],
-            id=f"probe-{uuid4()}", task_queue=task_queue,
-        )  # fmt: skip
+            "probe",
+            args=["probe-echoed-v1", ctx.model_dump(mode="json"), 0.0],
+            id=f"probe-{uuid4()}",
+            task_queue=task_queue,
+        )
 
     assert echoed.model_validate(out["ok"]).result == "HI"
     points = [p for p, _ in recorder.trace]

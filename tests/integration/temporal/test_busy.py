@@ -48,8 +48,9 @@ async def set_model(ctx: CommandInvokedContext):
 
 
 def command(ref: TaskRef, args: str, n: int) -> CommandInvokedContext:
-    return CommandInvokedContext(task=ref, command="model", args=args, sender="U0OWNER",
-                                 correlation_id=f"busy/{n}")  # fmt: skip
+    return CommandInvokedContext(
+        task=ref, command="model", args=args, sender="U0OWNER", correlation_id=f"busy/{n}"
+    )
 
 
 async def test_an_update_past_the_in_flight_limit_is_task_busy_and_not_applied(
@@ -58,10 +59,12 @@ async def test_an_update_past_the_in_flight_limit_is_task_busy_and_not_applied(
     gate = Gate()
     manager.register("command.invoked.pre", gate, priority=200)
     manager.register("command.invoked.in", set_model)
-    ref = await harness.start_task(TaskSpec(title="t", owner="U0OWNER", model="offline"),
-                                   team="T", channel="BUSY1")  # fmt: skip
-    held = [asyncio.create_task(harness.send_command(command(ref, "held", n)))
-            for n in range(LIMIT)]  # fmt: skip
+    ref = await harness.start_task(
+        TaskSpec(title="t", owner="U0OWNER", model="offline"), team="T", channel="BUSY1"
+    )
+    held = [
+        asyncio.create_task(harness.send_command(command(ref, "held", n))) for n in range(LIMIT)
+    ]
     await gate.until_held(LIMIT)
     try:
         with pytest.raises(TaskBusy) as caught:

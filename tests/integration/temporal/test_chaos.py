@@ -30,16 +30,28 @@ LEVELS = ("low", "high")
 async def drive(harness, index: int) -> tuple[str, str]:
     """One task's conversation: a message, then a command, ``ROUNDS`` times."""
     channel = f"CH{index}-{uuid.uuid4().hex[:6]}"
-    ref = await harness.start_task(TaskSpec(title=f"chaos {index}", owner="U1"), team="T",
-                                   channel=channel, thread="9.0")  # fmt: skip
+    ref = await harness.start_task(
+        TaskSpec(title=f"chaos {index}", owner="U1"), team="T", channel=channel, thread="9.0"
+    )
     for n in range(ROUNDS):
-        message = ChannelMessage(channel=channel, thread="9.0", user="U1",
-                                 text=f"message {n} of task {index}", ts=f"9.{n + 1}")  # fmt: skip
+        message = ChannelMessage(
+            channel=channel,
+            thread="9.0",
+            user="U1",
+            text=f"message {n} of task {index}",
+            ts=f"9.{n + 1}",
+        )
         assert await harness.send_message(ref.task_id, message) == n + 1
         level = LEVELS[n % 2]
-        result = await harness.send_command(CommandInvokedContext(
-            task=ref, command="effort", args=level, sender="U1",
-            correlation_id=f"chaos-{index}-{n}"))  # fmt: skip
+        result = await harness.send_command(
+            CommandInvokedContext(
+                task=ref,
+                command="effort",
+                args=level,
+                sender="U1",
+                correlation_id=f"chaos-{index}-{n}",
+            )
+        )
         assert result.reply.startswith(f"effort set to `{level}`"), result.reply
     return ref.task_id, channel
 
@@ -50,8 +62,13 @@ async def test_repeated_kills_lose_fail_and_double_nothing(harness, settings, sl
     drains: list[asyncio.Future[str]] = []
 
     async def start_worker() -> subprocess.Popen[str]:
-        worker = subprocess.Popen([sys.executable, "-m", "harness.worker"], cwd=ROOT, env=env,
-                                  stderr=subprocess.PIPE, text=True)  # fmt: skip
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "harness.worker"],
+            cwd=ROOT,
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         workers.append(worker)
         while "task queue" not in await asyncio.to_thread(worker.stderr.readline):  # type: ignore[union-attr]
             assert worker.poll() is None, "worker exited while starting"

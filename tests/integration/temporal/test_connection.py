@@ -42,8 +42,14 @@ def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
 @pytest.fixture
 def temporal_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     """The environment with no ``TEMPORAL_*`` of the machine's; the test sets its own."""
-    for name in ("TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "TEMPORAL_API_KEY", "TEMPORAL_PROFILE",
-                 "TEMPORAL_TLS", "TEMPORAL_CONFIG_FILE"):  # fmt: skip
+    for name in (
+        "TEMPORAL_ADDRESS",
+        "TEMPORAL_NAMESPACE",
+        "TEMPORAL_API_KEY",
+        "TEMPORAL_PROFILE",
+        "TEMPORAL_TLS",
+        "TEMPORAL_CONFIG_FILE",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", "/nonexistent")  # no profile file of the user's
     return monkeypatch
@@ -59,7 +65,7 @@ address = "{temporal_address}"
 namespace = "default"
 api_key = "{API_KEY}"
 tls = {{ disabled = true }}
-""")  # fmt: skip  # the dev server speaks plain gRPC and ignores the bearer header
+""")  # the dev server speaks plain gRPC and ignores the bearer header
     temporal_env.setenv("TEMPORAL_CONFIG_FILE", str(profile))
     temporal_env.setenv("TEMPORAL_PROFILE", "dev")
     harness = await HarnessClient.connect(unaddressed(settings))
@@ -120,16 +126,22 @@ async def test_mtls_connects_with_the_client_certificate_and_is_refused_without(
 
 @pytest.mark.parametrize(
     ("command", "says"),
-    [(("-m", "harness.worker"), "worker not starting: "),
-     (("-m", "bot"), "ERROR bot not starting: ")],
+    [
+        (("-m", "harness.worker"), "worker not starting: "),
+        (("-m", "bot"), "ERROR bot not starting: "),
+    ],
     ids=["worker", "bot"],
-)  # fmt: skip
+)
 async def test_a_wrong_temporal_setting_stops_either_process_at_start_naming_it(
     settings, tmp_path, command, says
 ):
-    env = worker_env(settings, BOT_LOCAL="1", BOT_PORT=str(_free_port()),
-                     TEMPORAL_CONFIG_FILE=str(tmp_path / "missing.toml"),
-                     TEMPORAL_API_KEY=API_KEY)  # fmt: skip
+    env = worker_env(
+        settings,
+        BOT_LOCAL="1",
+        BOT_PORT=str(_free_port()),
+        TEMPORAL_CONFIG_FILE=str(tmp_path / "missing.toml"),
+        TEMPORAL_API_KEY=API_KEY,
+    )
     env.pop("HARNESS_TEMPORAL_ADDRESS")
     process = await asyncio.create_subprocess_exec(
         sys.executable, *command, cwd=ROOT, env=env, stderr=asyncio.subprocess.PIPE

@@ -41,8 +41,11 @@ async def manager(manager):
 
 
 def replies(slack_api) -> list[str]:
-    return [a["text"] for m, a in slack_api.calls
-            if m == "chat.postMessage" and a.get("channel") == CHANNEL]  # fmt: skip
+    return [
+        a["text"]
+        for m, a in slack_api.calls
+        if m == "chat.postMessage" and a.get("channel") == CHANNEL
+    ]
 
 
 async def say(harness, slack_api, task_id: str, text: str, ts: str) -> str:
@@ -73,12 +76,16 @@ async def test_a_long_task_continues_as_new_and_keeps_its_state(
     harness, manager, worker, recorder, client, slack_api
 ):
     recorder.attach(manager, ["context.created", "llm.invoked"])
-    ref = await harness.start_task(TaskSpec(title="long", owner="U1"), team="T",
-                                   channel=CHANNEL, thread="1.0")  # fmt: skip
+    ref = await harness.start_task(
+        TaskSpec(title="long", owner="U1"), team="T", channel=CHANNEL, thread="1.0"
+    )
     task_id = ref.task_id
     first_run = (await client.get_workflow_handle(task_id).describe()).run_id
-    for command, args in (("model", "offline/large"), ("effort", "high"),
-                          ("invite", "<@U2|two> collaborator")):  # fmt: skip
+    for command, args in (
+        ("model", "offline/large"),
+        ("effort", "high"),
+        ("invite", "<@U2|two> collaborator"),
+    ):
         result = await harness.send_command(
             CommandInvokedContext(task=ref, command=command, args=args, sender="U1")
         )
@@ -111,8 +118,7 @@ async def test_a_long_task_continues_as_new_and_keeps_its_state(
 
     await harness.finish(task_id)
     await harness.outcome(task_id)
-    replayer = Replayer(workflows=[TaskWorkflow, RequestWorkflow],
-                        data_converter=DATA_CONVERTER)  # fmt: skip
+    replayer = Replayer(workflows=[TaskWorkflow, RequestWorkflow], data_converter=DATA_CONVERTER)
     for run_id in await runs(client, task_id, first_run):
         history = await client.get_workflow_handle(task_id, run_id=run_id).fetch_history()
         failed = EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED

@@ -14,10 +14,13 @@ from .conftest import assert_replays
 
 async def start(harness, channel: str) -> str:
     spec = TaskSpec(title="guarded", owner="U1")
-    people = (Participant(user_id="U2", role=Role.COLLABORATOR),
-              Participant(user_id="U3", role=Role.WATCHER))  # fmt: skip
-    ref = await harness.start_task(spec, team="T1", channel=channel, thread="1.0",
-                                   participants=people)  # fmt: skip
+    people = (
+        Participant(user_id="U2", role=Role.COLLABORATOR),
+        Participant(user_id="U3", role=Role.WATCHER),
+    )
+    ref = await harness.start_task(
+        spec, team="T1", channel=channel, thread="1.0", participants=people
+    )
     return ref.task_id
 
 
@@ -29,8 +32,16 @@ async def test_a_stranger_and_a_watcher_are_refused_and_nothing_reaches_the_tran
     harness, worker, recorder, manager, client
 ):
     # Everything the agent does after a message arrives (channel.received itself saw it, to refuse).
-    recorder.attach(manager, ("system_one.invoked", "context.created", "llm.invoked",
-                              "persistence.write", "channel.sent"))  # fmt: skip
+    recorder.attach(
+        manager,
+        (
+            "system_one.invoked",
+            "context.created",
+            "llm.invoked",
+            "persistence.write",
+            "channel.sent",
+        ),
+    )
     task_id = await start(harness, "CG1")
 
     with pytest.raises(TaskRefused) as stranger:

@@ -39,15 +39,22 @@ async def test_sigkill_mid_activity_loses_nothing_and_applies_nothing_twice(
         HARNESS_TEST_LOG=str(log),
         HARNESS_TEST_MARKER=str(marker),
     )
-    worker_a = subprocess.Popen([sys.executable, "-m", "harness.worker"], cwd=ROOT, env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    worker_a = subprocess.Popen(
+        [sys.executable, "-m", "harness.worker"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
-        ref = await harness.start_task(TaskSpec(title="t", owner="U1", model="offline/m-1"),
-                                       team="T", channel="K1")  # fmt: skip
+        ref = await harness.start_task(
+            TaskSpec(title="t", owner="U1", model="offline/m-1"), team="T", channel="K1"
+        )
         first = ChannelMessage(channel="K1", user="U1", text="first", ts="1.1")
         assert await harness.send_message(ref.task_id, first) == 1
-        command = CommandInvokedContext(task=ref, command="model", args="offline/m-2", sender="U1",
-                                        correlation_id="cmd-model")  # fmt: skip
+        command = CommandInvokedContext(
+            task=ref, command="model", args="offline/m-2", sender="U1", correlation_id="cmd-model"
+        )
         assert (await harness.send_command(command)).reply == "ok"
         blocked = ChannelMessage(channel="K1", user="U1", text="block-me", ts="1.2")
         sending = asyncio.create_task(harness.send_message(ref.task_id, blocked))
@@ -59,8 +66,16 @@ async def test_sigkill_mid_activity_loses_nothing_and_applies_nothing_twice(
     assert not sending.done()
     before = [json.loads(line) for line in log.read_text().splitlines()]
 
-    recorder.attach(manager, ["task.created", "task.state_changed", "persistence.write",
-                              "activity.failed", "command.invoked"])  # fmt: skip
+    recorder.attach(
+        manager,
+        [
+            "task.created",
+            "task.state_changed",
+            "persistence.write",
+            "activity.failed",
+            "command.invoked",
+        ],
+    )
     activities = HarnessActivities(manager, heartbeat_seconds=0.5)
     async with build_worker(client, settings, activities):
         assert await asyncio.wait_for(sending, 20) == 2
@@ -77,8 +92,9 @@ async def test_sigkill_mid_activity_loses_nothing_and_applies_nothing_twice(
     # The store holds each message once: the retried append found its entry's id.
     entries = await TranscriptStore(store.database).read(f"{ref.task_id}/transcript")
     assert [(e.version, json.loads(e.content)["text"]) for e in entries] == [
-        (1, "first"), (2, "block-me")
-    ]  # fmt: skip
+        (1, "first"),
+        (2, "block-me"),
+    ]
     # The same attempt ran again on worker B (issue 10): a dead worker is not a failure of
     # the operation, so no attempt was used and activity.failed did not run.
     [retry] = recorder.seen("persistence.write.pre")

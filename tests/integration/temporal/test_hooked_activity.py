@@ -57,11 +57,12 @@ def sample(operation: str) -> HookContext:
         "compaction.trigger": {"token_count": 10, "token_budget": 5},
         "compaction.keep": {"messages": [{"role": "user", "content": "hi"}]},
         "compaction.summarise": {
-            "messages": [{"role": "user", "content": "hi"}], "model": "offline"
+            "messages": [{"role": "user", "content": "hi"}],
+            "model": "offline",
         },
         "skill.loaded": {"name": "arithmetic"},
         "skill.unloaded": {"name": "arithmetic"},
-        "agent.invoked": {"agent": "reviewer", "input": "call echo {\"text\": \"x\"}"},
+        "agent.invoked": {"agent": "reviewer", "input": 'call echo {"text": "x"}'},
     }[operation]
     return context_type(operation).model_validate(
         {"task": REF, "correlation_id": "probe", "participants": OWNER, **fields}
@@ -70,9 +71,11 @@ def sample(operation: str) -> HookContext:
 
 async def probe(client, task_queue, name, ctx, cancel_after=0.0):
     return await client.execute_workflow(
-        "probe", args=[name, ctx.model_dump(mode="json"), cancel_after],
-        id=f"probe-{uuid4()}", task_queue=task_queue,
-    )  # fmt: skip
+        "probe",
+        args=[name, ctx.model_dump(mode="json"), cancel_after],
+        id=f"probe-{uuid4()}",
+        task_queue=task_queue,
+    )
 
 
 async def test_every_registered_activity_runs_its_chain_through_the_wrapper(
@@ -83,8 +86,9 @@ async def test_every_registered_activity_runs_its_chain_through_the_wrapper(
     assert set(registered) == set(ACTIVITIES.values())
     cases = [(name, op) for op, name in ACTIVITIES.items()]
     recorder.attach(manager, {op for _, op in cases})
-    async with Worker(client, task_queue=task_queue, workflows=[Probe],
-                      activities=activities.activities()):  # fmt: skip
+    async with Worker(
+        client, task_queue=task_queue, workflows=[Probe], activities=activities.activities()
+    ):
         for name, operation in cases:
             assert getattr(registered[name], HOOKED_ATTRIBUTE) in (operation, "*")
             recorder.trace.clear()
@@ -106,10 +110,10 @@ async def test_an_abort_becomes_a_non_retryable_hook_abort_failure(client, task_
 
     manager.register("persistence.write.pre", veto)
     activities = HarnessActivities(manager)
-    async with Worker(client, task_queue=task_queue, workflows=[Probe],
-                      activities=activities.activities()):  # fmt: skip
-        out = await probe(client, task_queue, "persistence-write-v1",
-                          sample("persistence.write"))  # fmt: skip
+    async with Worker(
+        client, task_queue=task_queue, workflows=[Probe], activities=activities.activities()
+    ):
+        out = await probe(client, task_queue, "persistence-write-v1", sample("persistence.write"))
     error = out["error"]
     assert error["type"] == "HookAbort" and error["non_retryable"] is True
     [details] = error["details"]
@@ -131,17 +135,24 @@ async def test_an_ask_of_the_approval_policy_reaches_the_workflow_as_an_ask(
 
     register_approvals(manager, ApprovalsConfig(default="strict", timeout_seconds=75))
     activities = HarnessActivities(manager)
-    async with Worker(client, task_queue=task_queue, workflows=[Probe],
-                      activities=activities.activities()):  # fmt: skip
+    async with Worker(
+        client, task_queue=task_queue, workflows=[Probe], activities=activities.activities()
+    ):
         out = await probe(client, task_queue, "tool-invoked-v1", sample("tool.invoked"))
     error = out["error"]
     assert error["type"] == "HookAbort" and error["non_retryable"] is True
     [details] = error["details"]
     assert (details["ask"], details["refusal"], details["timeout_seconds"]) == (True, True, 75)
     assert details["point"] == "tool.invoked.pre" and details["executor"] == "approvals"
-    failure = ActivityError("failed", scheduled_event_id=1, started_event_id=2, identity="w",
-                            activity_type="tool-invoked-v1", activity_id="1",
-                            retry_state=RetryState.NON_RETRYABLE_FAILURE)  # fmt: skip
+    failure = ActivityError(
+        "failed",
+        scheduled_event_id=1,
+        started_event_id=2,
+        identity="w",
+        activity_type="tool-invoked-v1",
+        activity_id="1",
+        retry_state=RetryState.NON_RETRYABLE_FAILURE,
+    )
     failure.__cause__ = ApplicationError(error["message"], details, type=error["type"])
     rebuilt = abort_of(failure)
     assert rebuilt is not None and rebuilt.ask and rebuilt.timeout_seconds == 75
@@ -154,8 +165,9 @@ async def test_other_errors_keep_their_type_name_and_stay_retryable(client, task
 
     manager.register("task.complete.in", broken, priority=10)
     activities = HarnessActivities(manager)
-    async with Worker(client, task_queue=task_queue, workflows=[Probe],
-                      activities=activities.activities()):  # fmt: skip
+    async with Worker(
+        client, task_queue=task_queue, workflows=[Probe], activities=activities.activities()
+    ):
         out = await probe(client, task_queue, "task-complete-v1", sample("task.complete"))
     assert out["error"]["type"] == "KeyError"
     assert out["error"]["non_retryable"] is False
@@ -178,10 +190,12 @@ async def test_cancellation_reaches_the_running_chain(client, task_queue, manage
     manager.register("persistence.read.pre", Observer())
     manager.register("persistence.read.in", slow_body, priority=10)
     activities = HarnessActivities(manager)
-    async with Worker(client, task_queue=task_queue, workflows=[Probe],
-                      activities=activities.activities()):  # fmt: skip
-        out = await probe(client, task_queue, "persistence-read-v1",
-                          sample("persistence.read"), cancel_after=0.3)  # fmt: skip
+    async with Worker(
+        client, task_queue=task_queue, workflows=[Probe], activities=activities.activities()
+    ):
+        out = await probe(
+            client, task_queue, "persistence-read-v1", sample("persistence.read"), cancel_after=0.3
+        )
         assert started.is_set()
     assert out["error"]["type"] == "CancelledError"
     assert seen == [("persistence.read.pre", "CancelledError")]
@@ -192,8 +206,9 @@ async def test_dispatch_hooks_tells_failed_from_retried_by_the_context_fields(
     client, task_queue, manager
 ):
     activities = HarnessActivities(manager)
-    async with Worker(client, task_queue=task_queue, workflows=[Probe],
-                      activities=activities.activities()):  # fmt: skip
+    async with Worker(
+        client, task_queue=task_queue, workflows=[Probe], activities=activities.activities()
+    ):
         failed = await probe(client, task_queue, DISPATCH_HOOKS, sample("activity.failed"))
         retried = await probe(client, task_queue, DISPATCH_HOOKS, sample("activity.retried"))
     decision = ActivityFailedContext.model_validate(failed["ok"]).result

@@ -94,9 +94,12 @@ async def test_a_config_file_alone_adds_a_remote_veto_an_mcp_rewrite_and_a_local
     try:
         harness = HarnessClient(client, configured)
         ref = await harness.start_task(
-            TaskSpec(title="t", owner="U1"), team="T1", channel="C9", thread="9.0",
+            TaskSpec(title="t", owner="U1"),
+            team="T1",
+            channel="C9",
+            thread="9.0",
             correlation_id="corr-9",
-        )  # fmt: skip
+        )
         ok = ChannelMessage(channel="C9", thread="9.0", user="U1", text="hello there", ts="9.1")
         assert await harness.send_message(ref.task_id, ok) == 1
 
@@ -105,8 +108,9 @@ async def test_a_config_file_alone_adds_a_remote_veto_an_mcp_rewrite_and_a_local
         assert "hello there" in body_saw["content"]
         assert await recent_audit(configured.database) == []
 
-        vetoed = ChannelMessage(channel="C9", thread="9.0", user="U1",
-                                text="the secret-plan", ts="9.2")  # fmt: skip
+        vetoed = ChannelMessage(
+            channel="C9", thread="9.0", user="U1", text="the secret-plan", ts="9.2"
+        )
         with pytest.raises(Exception, match="forbidden plans are not written"):
             await harness.send_message(ref.task_id, vetoed)
         # The policy saw the MCP rewrite (priority order); the body never ran for it.
@@ -127,15 +131,18 @@ async def test_a_misconfigured_file_stops_the_worker_at_start_naming_the_problem
     settings, tmp_path
 ):
     bad = tmp_path / "bad.toml"
-    bad.write_text('[[executor]]\nkind = "local"\npoints = "tool.invokd.pre"\n'
-                   'target = "no_such_module:hook"\n')  # fmt: skip
+    bad.write_text(
+        '[[executor]]\nkind = "local"\npoints = "tool.invokd.pre"\ntarget = "no_such_module:hook"\n'
+    )
     with pytest.raises(HookConfigError, match=r"line 1: executor\[0\].*'tool.invokd.pre'"):
         await serve(settings.model_copy(update={"hooks_config": bad}), asyncio.Event())
 
     proc = subprocess.run(
         [sys.executable, "-m", "harness.worker"],
         env=worker_env(settings, HARNESS_HOOKS_CONFIG=str(bad)),
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode != 0
     assert "invalid hooks configuration" in proc.stderr and "tool.invokd.pre" in proc.stderr

@@ -51,8 +51,10 @@ async def endpoints():
 
 
 def executor(name: str, url: str) -> str:
-    return (f'[[executor]]\nname = "{name}"\nkind = "jsonrpc"\n'
-            f'points = "persistence.write.pre"\nurl = "{url}"\n')  # fmt: skip
+    return (
+        f'[[executor]]\nname = "{name}"\nkind = "jsonrpc"\n'
+        f'points = "persistence.write.pre"\nurl = "{url}"\n'
+    )
 
 
 class Log:
@@ -91,26 +93,30 @@ async def test_sighup_swaps_the_next_operation_to_the_new_chain_and_refuses_a_br
     hooks = tmp_path / "hooks.toml"
     hooks.write_text(executor("checker-a", f"{url}/a/"))
     worker = subprocess.Popen(
-        [sys.executable, "-m", "harness.worker"], cwd=ROOT, stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-m", "harness.worker"],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
         env=worker_env(settings, HARNESS_HOOKS_CONFIG=str(hooks)),
-    )  # fmt: skip
+    )
     log = Log(worker)
     try:
         await log.wait_for("task queue")
-        ref = await harness.start_task(TaskSpec(title="t", owner="U1"), team="T1",
-                                       channel="CR", thread="5.0")  # fmt: skip
+        ref = await harness.start_task(
+            TaskSpec(title="t", owner="U1"), team="T1", channel="CR", thread="5.0"
+        )
 
         def message(n: int) -> ChannelMessage:
-            return ChannelMessage(channel="CR", thread="5.0", user="U1", text=f"m{n}",
-                                  ts=f"5.{n}")  # fmt: skip
+            return ChannelMessage(channel="CR", thread="5.0", user="U1", text=f"m{n}", ts=f"5.{n}")
 
         assert await harness.send_message(ref.task_id, message(1)) == 1
         assert counts == {"a": 1}
 
         hooks.write_text(executor("checker-b", f"{url}/b/"))
         worker.send_signal(signal.SIGHUP)
-        done = await log.wait_for("reloaded: applied (by SIGHUP): added checker-b; "
-                                  "removed checker-a")  # fmt: skip
+        done = await log.wait_for(
+            "reloaded: applied (by SIGHUP): added checker-b; removed checker-a"
+        )
         assert await harness.send_message(ref.task_id, message(2)) == 2
         assert counts == {"a": 1, "b": 1}  # the next operation ran the new chain only
 
@@ -129,6 +135,5 @@ async def test_sighup_swaps_the_next_operation_to_the_new_chain_and_refuses_a_br
 
     audited = [r for r in await recent_audit(settings.database, 50) if r.kind == "reload"]
     assert [r.reason.split(" (")[0] for r in audited] == ["applied", "refused"]
-    assert all(r.point == str(hooks) and r.executor.endswith(f"pid {worker.pid}")
-               for r in audited)  # fmt: skip
+    assert all(r.point == str(hooks) and r.executor.endswith(f"pid {worker.pid}") for r in audited)
     assert "'ftp://nowhere' is not an http:// or https:// URL" in audited[1].reason

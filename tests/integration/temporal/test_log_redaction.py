@@ -27,8 +27,13 @@ async def test_a_configured_secret_of_no_known_shape_never_reaches_the_worker_lo
         HARNESS_OPENAI_API_KEY=ODD_SECRET,
         HARNESS_RETRY_MAX_ATTEMPTS="1",
     )
-    worker = subprocess.Popen([sys.executable, "-m", "harness.worker"], cwd=ROOT, env=env,
-                              stderr=subprocess.PIPE, text=True)  # fmt: skip
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "harness.worker"],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lines: list[str] = []
     try:
         while worker.poll() is None:

@@ -80,12 +80,17 @@ async def observed(
 ) -> AsyncIterator[Observed]:
     settings = Settings(
         _env_file=None,  # type: ignore[call-arg]  # pydantic-settings init kwarg
-        temporal_address=temporal_address, task_queue=f"tq-{uuid4()}",
-        data_dir=tmp_path_factory.mktemp("observed"), payload_key=PAYLOAD_KEY,
-        activity_heartbeat_seconds=1.5, retry_initial_backoff_seconds=0.05,
-        retry_max_backoff_seconds=0.5, shutdown_grace_seconds=1,
-        sticky_queue_timeout_seconds=1, slack_api_url=slack_api.url,  # type: ignore[attr-defined]
-    )  # fmt: skip
+        temporal_address=temporal_address,
+        task_queue=f"tq-{uuid4()}",
+        data_dir=tmp_path_factory.mktemp("observed"),
+        payload_key=PAYLOAD_KEY,
+        activity_heartbeat_seconds=1.5,
+        retry_initial_backoff_seconds=0.05,
+        retry_max_backoff_seconds=0.5,
+        shutdown_grace_seconds=1,
+        sticky_queue_timeout_seconds=1,
+        slack_api_url=slack_api.url,  # type: ignore[attr-defined]
+    )
     receiver, runner = await start_receiver()
     metrics = f"http://127.0.0.1:{_free_port()}/metrics"
     env = worker_env(
@@ -99,8 +104,13 @@ async def observed(
         OTEL_SERVICE_NAME="harness-worker-under-test",
         OTEL_BSP_SCHEDULE_DELAY="100",  # milliseconds: spans leave while the test watches
     )
-    worker = subprocess.Popen([sys.executable, "-m", "harness.worker"], cwd=ROOT, env=env,
-                              stderr=subprocess.PIPE, text=True)  # fmt: skip
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "harness.worker"],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lines: list[str] = []
     harness = HarnessClient(client, settings)
     try:
@@ -111,20 +121,26 @@ async def observed(
                 break
         async with aiohttp.ClientSession() as http:
             before = samples(await (await http.get(metrics)).text())
-            ref = await harness.start_task(TaskSpec(title="observed", owner="U1"), team="T",
-                                           channel="OBS")  # fmt: skip
+            ref = await harness.start_task(
+                TaskSpec(title="observed", owner="U1"), team="T", channel="OBS"
+            )
             await harness.finish(ref.task_id, summary="seen")
             outcome = await asyncio.wait_for(harness.outcome(ref.task_id), 30)
-            await receiver.wait_for(
-                lambda spans: any(s.name == "task.complete" for s in spans)
-            )
+            await receiver.wait_for(lambda spans: any(s.name == "task.complete" for s in spans))
             after = samples(await (await http.get(metrics)).text())
     finally:
         worker.send_signal(signal.SIGTERM)
         _, rest = await asyncio.to_thread(worker.communicate, timeout=15)
         await runner.cleanup()
-    yield Observed(ref.task_id, outcome.status, before, after, receiver.spans, receiver.headers,
-                   [*lines, *rest.splitlines(keepends=True)])  # fmt: skip
+    yield Observed(
+        ref.task_id,
+        outcome.status,
+        before,
+        after,
+        receiver.spans,
+        receiver.headers,
+        [*lines, *rest.splitlines(keepends=True)],
+    )
 
 
 async def test_the_task_ran_through_a_transport_error_and_a_retry(observed):
@@ -137,8 +153,11 @@ async def test_spans_of_the_task_reach_the_otlp_collector_with_the_service_name(
     assert {"task.created", "activity.failed", "activity.retried", "task.complete"} <= names
     assert {s.resource["service.name"] for s in mine} == {"harness-worker-under-test"}
     # The failed first attempt is a span too, marked as a transport error (status 2: ERROR).
-    outcomes = [(s.attributes["harness.attempt"], s.attributes["harness.outcome"], s.status_code)
-                for s in mine if s.name == "task.created"]  # fmt: skip
+    outcomes = [
+        (s.attributes["harness.attempt"], s.attributes["harness.outcome"], s.status_code)
+        for s in mine
+        if s.name == "task.created"
+    ]
     assert (1, "error", 2) in outcomes and (2, "ok", 1) in outcomes
     assert len({s.trace_id for s in mine}) == 1  # one trace per task, across attempts
     assert observed.collector_headers[0]["x-collector-key"] == HEADER_SECRET
@@ -149,12 +168,17 @@ async def test_metrics_show_temporal_sdk_series_and_harness_counters_changing(ob
     temporal = {name for name, _ in after if name.startswith("temporal_")}
     assert {"temporal_request_total", "temporal_workflow_completed_total"} <= temporal
     assert count(after, "temporal_workflow_completed_total") > count(
-        before, "temporal_workflow_completed_total")  # fmt: skip
+        before, "temporal_workflow_completed_total"
+    )
     for operation in ("task.created", "task.complete"):
         ran = count(after, "harness_operations_total", operation=operation, outcome="ok")
         assert ran - count(before, "harness_operations_total", operation=operation) == 1
-    assert count(after, "harness_operations_total", operation="task.created",
-                 outcome="transport_error") == 1  # fmt: skip
+    assert (
+        count(
+            after, "harness_operations_total", operation="task.created", outcome="transport_error"
+        )
+        == 1
+    )
     assert count(after, "harness_transport_errors_total", point="task.created.pre") == 1
     assert count(after, "harness_retries_total", operation="task.created") == 1
     assert count(after, "harness_aborts_total") == 0
@@ -166,7 +190,8 @@ async def test_every_log_line_is_json_and_lines_inside_an_operation_carry_its_id
     assert all({"time", "level", "logger", "message"} <= set(r) for r in records)
     seen = [r for r in records if r["logger"] == "tests.observed"]
     assert [r["message"] for r in seen] == [
-        "task.created attempt 1 sees [REDACTED]", "task.created attempt 2 sees [REDACTED]"
+        "task.created attempt 1 sees [REDACTED]",
+        "task.created attempt 2 sees [REDACTED]",
     ]
     assert {r["task_id"] for r in seen} == {observed.task_id}
     assert all(r["correlation_id"] and r["operation"] == "task.created" for r in seen)

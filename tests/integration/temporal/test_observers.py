@@ -32,11 +32,13 @@ async def test_an_activity_completes_while_its_observer_is_still_blocked(
     manager.register("persistence.write.pre", blocked, mode="observer")
     manager.register("persistence.write.post", vetoes, mode="observer")
     activities = HarnessActivities(manager)
-    async with Worker(client, task_queue=task_queue, workflows=[Probe],
-                      activities=activities.activities()):  # fmt: skip
+    async with Worker(
+        client, task_queue=task_queue, workflows=[Probe], activities=activities.activities()
+    ):
         async with asyncio.timeout(30):  # were the chain to wait, the activity would time out
-            out = await probe(client, task_queue, "persistence-write-v1",
-                              sample("persistence.write"))  # fmt: skip
+            out = await probe(
+                client, task_queue, "persistence-write-v1", sample("persistence.write")
+            )
     assert "ok" in out, out
     assert seen == ["probe/k"] and not release.is_set()
     release.set()
@@ -58,9 +60,11 @@ async def test_an_activitys_validators_run_at_once(client, task_queue, manager):
     manager.register("persistence.write.pre", waits_for(a, b), priority=1, mode="validator")
     manager.register("persistence.write.pre", waits_for(b, a), priority=2, mode="validator")
     activities = HarnessActivities(manager)
-    async with Worker(client, task_queue=task_queue, workflows=[Probe],
-                      activities=activities.activities()):  # fmt: skip
+    async with Worker(
+        client, task_queue=task_queue, workflows=[Probe], activities=activities.activities()
+    ):
         async with asyncio.timeout(30):
-            out = await probe(client, task_queue, "persistence-write-v1",
-                              sample("persistence.write"))  # fmt: skip
+            out = await probe(
+                client, task_queue, "persistence-write-v1", sample("persistence.write")
+            )
     assert "ok" in out, out

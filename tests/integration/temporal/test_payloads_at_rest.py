@@ -31,10 +31,12 @@ def canary_token() -> str:
 
 async def test_a_token_sent_through_the_client_is_masked_in_the_transcript(harness, worker):
     token, word = canary_token(), "plain" + secrets.token_hex(6)
-    ref = await harness.start_task(TaskSpec(title="t", owner="U1", prompt=f"use {token}"),
-                                   team="T", channel="CREDACT1")  # fmt: skip
-    message = ChannelMessage(channel="CREDACT1", user="U1", ts="1.1",
-                             text=f"{word}: the token is {token}")  # fmt: skip
+    ref = await harness.start_task(
+        TaskSpec(title="t", owner="U1", prompt=f"use {token}"), team="T", channel="CREDACT1"
+    )
+    message = ChannelMessage(
+        channel="CREDACT1", user="U1", ts="1.1", text=f"{word}: the token is {token}"
+    )
     assert await harness.send_message(ref.task_id, message) == 1
     [seen] = await harness.transcript(ref.task_id)
     assert seen.text == f"{word}: the token is {MASK}"
@@ -46,8 +48,9 @@ async def test_a_token_sent_through_the_client_is_masked_in_the_transcript(harne
 async def test_every_payload_in_history_is_encrypted_and_the_history_replays(harness, worker):
     word = "plain" + secrets.token_hex(6)
     ref = await harness.start_task(TaskSpec(title=word, owner="U1"), team="T", channel="CSEAL1")
-    await harness.send_message(ref.task_id, ChannelMessage(channel="CSEAL1", user="U1",
-                                                           text=word, ts="1.1"))  # fmt: skip
+    await harness.send_message(
+        ref.task_id, ChannelMessage(channel="CSEAL1", user="U1", text=word, ts="1.1")
+    )
     await harness.finish(ref.task_id, summary=word)
     await harness.outcome(ref.task_id)
     history = await harness.temporal.get_workflow_handle(ref.task_id).fetch_history()
@@ -65,8 +68,13 @@ async def test_every_payload_in_history_is_encrypted_and_the_history_replays(har
     def patch_ids(p) -> bool:
         return p.metadata.get("type") == b"KeywordList" and set(json.loads(p.data)) <= ids
 
-    stored = [p for e in history.events if e.event_type != marker
-              for p in payloads_in(e) if p.data and not patch_ids(p)]  # fmt: skip
+    stored = [
+        p
+        for e in history.events
+        if e.event_type != marker
+        for p in payloads_in(e)
+        if p.data and not patch_ids(p)
+    ]
     assert stored and {p.metadata["encoding"] for p in stored} == {ENCODING}
     assert all(word.encode() not in p.SerializeToString() for p in stored)
     assert word.encode() in await opened_bytes(harness.temporal, ref.task_id)
@@ -78,12 +86,18 @@ async def test_a_task_started_before_encryption_stays_readable(
 ):
     plain = await Client.connect(temporal_address, data_converter=pydantic_data_converter)
     ref = harness.task_id("T", "CLEGACY1")
-    task = TaskInput(ref={"task_id": ref, "team": "T", "channel": "CLEGACY1"},
-                     spec=TaskSpec(title="old", owner="U1", model="offline"))  # fmt: skip
+    task = TaskInput(
+        ref={"task_id": ref, "team": "T", "channel": "CLEGACY1"},
+        spec=TaskSpec(title="old", owner="U1", model="offline"),
+    )
     await plain.start_workflow(TASK_WORKFLOW, task, id=ref, task_queue=settings.task_queue)
     [started] = [p for p in await stored_payloads(plain, ref) if p.data]
     assert started.metadata["encoding"] == b"json/plain"  # written in the clear, as before
-    assert await harness.send_message(ref, ChannelMessage(channel="CLEGACY1", user="U1",
-                                                          text="hello", ts="1.1")) == 1  # fmt: skip
+    assert (
+        await harness.send_message(
+            ref, ChannelMessage(channel="CLEGACY1", user="U1", text="hello", ts="1.1")
+        )
+        == 1
+    )
     assert [m.text for m in await harness.transcript(ref)] == ["hello"]
     assert (await harness.snapshot(ref)).title == "old"

@@ -64,10 +64,11 @@ async def policy_server():
 async def scheduled(client, task_id: str, activity: str) -> int:
     history = await client.get_workflow_handle(task_id).fetch_history()
     return sum(
-        1 for e in history.events
+        1
+        for e in history.events
         if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
         and e.activity_task_scheduled_event_attributes.activity_type.name == activity
-    )  # fmt: skip
+    )
 
 
 @pytest.mark.parametrize("pure", [True, False], ids=["pure", "not-pure"])
@@ -98,10 +99,10 @@ options = {{ record = "{record}" }}
     try:
         harness = HarnessClient(client, configured)
         channel = "P1" if pure else "P2"  # one task per run: the task id is the channel's
-        ref = await harness.start_task(TaskSpec(title="t", owner="U1"), team="T1",
-                                       channel=channel, thread="1.0")  # fmt: skip
-        message = ChannelMessage(channel=channel, thread="1.0", user="U1", text="keep me",
-                                 ts="1.1")  # fmt: skip
+        ref = await harness.start_task(
+            TaskSpec(title="t", owner="U1"), team="T1", channel=channel, thread="1.0"
+        )
+        message = ChannelMessage(channel=channel, thread="1.0", user="U1", text="keep me", ts="1.1")
         assert await harness.send_message(ref.task_id, message) == 1
         assert len(await harness.transcript(ref.task_id)) == 1
         await harness.finish(ref.task_id)
@@ -120,7 +121,8 @@ options = {{ record = "{record}" }}
     if pure:
         assert [c.attempt for c in requests] == [1]
         assert [(r.point, r.executor, r.task_id) for r in reused] == [
-            ("persistence.write.pre", "policy", ref.task_id)]
+            ("persistence.write.pre", "policy", ref.task_id)
+        ]
     else:
         assert [c.attempt for c in requests] == [1, 2]
         assert reused == []

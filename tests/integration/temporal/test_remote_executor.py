@@ -29,8 +29,9 @@ async def test_a_down_remote_executor_fails_the_activity_until_it_comes_back(
     # Enough attempts that the server surely comes back before the task gives up.
     harness = HarnessClient(client, settings.model_copy(update={"retry_max_attempts": 20}))
     port = free_port()
-    remote = JsonRpcExecutor(f"http://127.0.0.1:{port}/rpc", point="persistence.write.pre",
-                             timeout=1.0)  # fmt: skip
+    remote = JsonRpcExecutor(
+        f"http://127.0.0.1:{port}/rpc", point="persistence.write.pre", timeout=1.0
+    )
     manager.register("persistence.write.pre", remote)
     recorder.attach(manager, ["activity.failed", "activity.retried"])
     received: list[PersistenceWriteContext] = []
@@ -61,8 +62,11 @@ async def test_a_down_remote_executor_fails_the_activity_until_it_comes_back(
         await runner.cleanup()
         await remote.aclose()
 
-    failed = [c for c in recorder.seen("activity.failed.post")
-              if c.failed_operation == "persistence.write"]  # fmt: skip
+    failed = [
+        c
+        for c in recorder.seen("activity.failed.post")
+        if c.failed_operation == "persistence.write"
+    ]
     assert failed and {c.error_type for c in failed} == {"HookTransportError"}
     assert all(c.result.retry for c in failed)
     assert "127.0.0.1" in failed[0].error_message

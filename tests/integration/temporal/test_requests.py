@@ -16,9 +16,14 @@ def request(harness, channel, text, *, ts, thread="", bound="", event=""):
     task_id = bound or harness.task_id("T", channel)
     return RequestReceivedContext(
         task=TaskRef(task_id=task_id, team="T", channel=channel, thread=thread if bound else ""),
-        correlation_id=f"event/{event or ts}", text=text, sender="U1", channel=channel,
-        thread=thread or ts, event_id=event or ts, ts=ts,
-    )  # fmt: skip
+        correlation_id=f"event/{event or ts}",
+        text=text,
+        sender="U1",
+        channel=channel,
+        thread=thread or ts,
+        event_id=event or ts,
+        ts=ts,
+    )
 
 
 async def test_a_mention_opens_the_channels_task_and_a_thread_reply_only_reaches_it(
@@ -45,8 +50,9 @@ async def test_a_mention_opens_the_channels_task_and_a_thread_reply_only_reaches
     assert snapshot.model == "offline"  # no model named: the first configured one
 
     recorder.trace.clear()
-    await harness.send_command(CommandInvokedContext(
-        task=snapshot.ref, command="status", sender="U1"))  # fmt: skip
+    await harness.send_command(
+        CommandInvokedContext(task=snapshot.ref, command="status", sender="U1")
+    )
     assert recorder.operations() == {"command.invoked"}  # commands never run request.received
     await harness.finish(task_id)
     await harness.outcome(task_id)

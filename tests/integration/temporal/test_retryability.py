@@ -42,16 +42,20 @@ NOTICE = "the model is not answering: "
 
 
 def posts(slack_api, channel: str) -> list[str]:
-    return [a["text"] for m, a in slack_api.calls
-            if m == "chat.postMessage" and a.get("channel") == channel]  # fmt: skip
+    return [
+        a["text"]
+        for m, a in slack_api.calls
+        if m == "chat.postMessage" and a.get("channel") == channel
+    ]
 
 
 async def ask(harness, slack_api, model: str, text: str) -> tuple[str, str]:
     """Start a task on ``model``, send it ``text``, return its id and the reply it posts
     (the answer, not a notice that the model is being retried)."""
     channel = f"C{uuid.uuid4().hex[:8].upper()}"
-    ref = await harness.start_task(TaskSpec(title="t", owner="U1", model=model),
-                                   team="T", channel=channel, thread="1.0")  # fmt: skip
+    ref = await harness.start_task(
+        TaskSpec(title="t", owner="U1", model=model), team="T", channel=channel, thread="1.0"
+    )
     await harness.send_message(
         ref.task_id, ChannelMessage(channel=channel, thread="1.0", user="U1", text=text, ts="1.1")
     )
@@ -71,8 +75,9 @@ async def test_a_permanent_error_fails_at_once_and_a_502_is_retried(
 
     missing, reply = await ask(harness, slack_api, "claude-z", "hello")
     # One human sentence: what is missing and what to set; no operation names, no type names.
-    assert reply == ("failed: model 'claude-z' needs the anthropic provider; "
-                     "set HARNESS_ANTHROPIC_API_KEY")  # fmt: skip
+    assert reply == (
+        "failed: model 'claude-z' needs the anthropic provider; set HARNESS_ANTHROPIC_API_KEY"
+    )
     failed = recorder.seen("activity.failed.post")
     assert [(c.attempt, c.retryable) for c in failed] == [(1, False)]
     assert recorder.seen("activity.retried.post") == []
@@ -89,8 +94,9 @@ async def test_a_permanent_error_fails_at_once_and_a_502_is_retried(
     replay.queue("openai/error_502_html", "openai/triage_main_loop", "openai/text")
     flaky, reply = await ask(harness, slack_api, "gpt-x", "capital of France?")
     assert reply == "Paris is the capital of France."
-    assert [(c.attempt, c.retryable, c.error_type) for c in recorder.seen("activity.failed.post")
-            ] == [(1, True, "ModelError")]  # fmt: skip
+    assert [
+        (c.attempt, c.retryable, c.error_type) for c in recorder.seen("activity.failed.post")
+    ] == [(1, True, "ModelError")]
     assert [c.attempt for c in recorder.seen("activity.retried.post")] == [2]
     assert replay.requests[1].body == replay.requests[2].body  # the same call, again
     # The thread heard why the answer took longer, before it came.

@@ -50,8 +50,11 @@ async def manager(manager):
 
 
 def posts(slack_api) -> list[str]:
-    return [a["text"] for m, a in slack_api.calls
-            if m == "chat.postMessage" and a.get("channel") == CHANNEL]  # fmt: skip
+    return [
+        a["text"]
+        for m, a in slack_api.calls
+        if m == "chat.postMessage" and a.get("channel") == CHANNEL
+    ]
 
 
 async def say(harness, slack_api, task_id: str, text: str, ts: str) -> None:
@@ -73,8 +76,9 @@ async def rolled(client, task_id: str, first_run: str, count: int, seconds: floa
 
 
 async def start(harness, client, title: str):
-    ref = await harness.start_task(TaskSpec(title=title, owner="U1"), team="T",
-                                   channel=CHANNEL, thread="1.0")  # fmt: skip
+    ref = await harness.start_task(
+        TaskSpec(title=title, owner="U1"), team="T", channel=CHANNEL, thread="1.0"
+    )
     return ref, (await client.get_workflow_handle(ref.task_id).describe()).run_id
 
 

@@ -38,8 +38,9 @@ class Recording:
         self.calls.append((method, request.headers.get("Authorization", ""), body))
         if method in ("conversations.replies", "conversations.history"):
             return web.json_response({"ok": True, "messages": [], "has_more": False})
-        return web.json_response({"ok": True, "channel": body.get("channel", ""),
-                                  "ts": f"{time.time():.6f}"})  # fmt: skip
+        return web.json_response(
+            {"ok": True, "channel": body.get("channel", ""), "ts": f"{time.time():.6f}"}
+        )
 
 
 async def test_the_workers_posts_reach_the_given_api_url_with_the_bots_token(
@@ -53,11 +54,17 @@ async def test_the_workers_posts_reach_the_given_api_url_with_the_bots_token(
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    env = worker_env(settings, SLACK_BOT_TOKEN=TOKEN,
-                     HARNESS_SLACK_API_URL=f"http://127.0.0.1:{port}/api/")  # fmt: skip
+    env = worker_env(
+        settings, SLACK_BOT_TOKEN=TOKEN, HARNESS_SLACK_API_URL=f"http://127.0.0.1:{port}/api/"
+    )
     env.pop("HARNESS_SLACK_BOT_TOKEN", None)
-    worker = subprocess.Popen([sys.executable, "-m", "harness.worker"], cwd=ROOT, env=env,
-                              stderr=subprocess.PIPE, text=True)  # fmt: skip
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "harness.worker"],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lines: list[str] = []
     try:
         while worker.poll() is None:
@@ -66,10 +73,13 @@ async def test_the_workers_posts_reach_the_given_api_url_with_the_bots_token(
             if "task queue" in line:
                 break
         channel = f"C{uuid.uuid4().hex[:8].upper()}"
-        ref = await harness.start_task(TaskSpec(title="t", owner="U1"), team="T",
-                                       channel=channel, thread="1.0")  # fmt: skip
-        await harness.send_message(ref.task_id, ChannelMessage(
-            channel=channel, thread="1.0", user="U1", text="hello there", ts="1.1"))  # fmt: skip
+        ref = await harness.start_task(
+            TaskSpec(title="t", owner="U1"), team="T", channel=channel, thread="1.0"
+        )
+        await harness.send_message(
+            ref.task_id,
+            ChannelMessage(channel=channel, thread="1.0", user="U1", text="hello there", ts="1.1"),
+        )
         async with asyncio.timeout(20):
             while not [c for c in recording.calls if c[0] == "chat.postMessage"]:
                 await asyncio.sleep(0.05)

@@ -29,18 +29,33 @@ from harness.temporal.errors import TaskRejected
 from .conftest import assert_replays
 
 OPERATIONS = (
-    "task.created", "task.state_changed", "task.complete", "heartbeat.tick",
-    "persistence.write", "persistence.read", "subtask.spawned", "activity.failed",
-    "activity.retried", "command.invoked",
-)  # fmt: skip
+    "task.created",
+    "task.state_changed",
+    "task.complete",
+    "heartbeat.tick",
+    "persistence.write",
+    "persistence.read",
+    "subtask.spawned",
+    "activity.failed",
+    "activity.retried",
+    "command.invoked",
+)
 
 
 def subtask_body(ctx: CommandInvokedContext):
-    return ctx.model_copy(update={"result": CommandResult(
-        reply=f"spawning {ctx.args}",
-        effects=(CommandEffect(kind="spawn_subtask", subtask=SubtaskSpec(
-            title=ctx.args, requested_by=ctx.sender)),),
-    )})  # fmt: skip
+    return ctx.model_copy(
+        update={
+            "result": CommandResult(
+                reply=f"spawning {ctx.args}",
+                effects=(
+                    CommandEffect(
+                        kind="spawn_subtask",
+                        subtask=SubtaskSpec(title=ctx.args, requested_by=ctx.sender),
+                    ),
+                ),
+            )
+        }
+    )
 
 
 async def commands(ctx: CommandInvokedContext):
@@ -76,8 +91,9 @@ async def test_task_lifecycle_runs_every_worker_operation_with_correct_contexts(
     manager.register("task.state_changed.pre", slow_first_transition)
 
     spec = TaskSpec(title="write a haiku", owner="U1", model="offline/m-1")
-    ref = await harness.start_task(spec, team="T1", channel="C1", thread="1.0",
-                                   correlation_id="corr-1")  # fmt: skip
+    ref = await harness.start_task(
+        spec, team="T1", channel="C1", thread="1.0", correlation_id="corr-1"
+    )
     task_id = ref.task_id
     assert task_id == harness.task_id("T1", "C1") and ref.thread == "1.0"
 
@@ -85,9 +101,16 @@ async def test_task_lifecycle_runs_every_worker_operation_with_correct_contexts(
     assert await harness.send_message(task_id, message) == 1
     assert await harness.send_message(task_id, message) == 1  # same ts: not added twice
 
-    result = await harness.send_command(CommandInvokedContext(
-        task=ref, command="sub-task", args="research", sender="U1", role=Role.OWNER,
-        correlation_id="cmd-1"))  # fmt: skip
+    result = await harness.send_command(
+        CommandInvokedContext(
+            task=ref,
+            command="sub-task",
+            args="research",
+            sender="U1",
+            role=Role.OWNER,
+            correlation_id="cmd-1",
+        )
+    )
     assert result.reply == f"spawning research as `{task_id}/sub-1`"
     [effect] = result.effects
     assert effect.subtask.task_id == f"{task_id}/sub-1"
@@ -113,8 +136,10 @@ async def test_task_lifecycle_runs_every_worker_operation_with_correct_contexts(
 
     assert [c.result for c in mine("task.created.post")] == [spec]
     transitions = [(c.from_status, c.result) for c in mine("task.state_changed.post")]
-    assert transitions == [(TaskStatus.CREATED, TaskStatus.RUNNING),
-                           (TaskStatus.RUNNING, TaskStatus.SUCCEEDED)]  # fmt: skip
+    assert transitions == [
+        (TaskStatus.CREATED, TaskStatus.RUNNING),
+        (TaskStatus.RUNNING, TaskStatus.SUCCEEDED),
+    ]
     assert all(c.correlation_id == "corr-1" for c in mine("task.state_changed.pre"))
     [complete] = mine("task.complete.post")
     assert complete.status == TaskStatus.SUCCEEDED and complete.correlation_id == "corr-1"
@@ -169,10 +194,12 @@ async def test_a_refused_command_changes_nothing_and_a_finished_task_rejects_upd
             raise HookAbort("only the owner may change the model", refusal=True)
 
     manager.register("command.invoked.pre", guard, priority=100)
-    ref = await harness.start_task(TaskSpec(title="t", owner="U1", model="offline/m-1"),
-                                   team="T", channel="C2")  # fmt: skip
-    stranger = CommandInvokedContext(task=ref, command="model", args="offline/m-2", sender="U9",
-                                     role=Role.OWNER)  # the claimed role is ignored  # fmt: skip
+    ref = await harness.start_task(
+        TaskSpec(title="t", owner="U1", model="offline/m-1"), team="T", channel="C2"
+    )
+    stranger = CommandInvokedContext(
+        task=ref, command="model", args="offline/m-2", sender="U9", role=Role.OWNER
+    )  # the claimed role is ignored
     refused = await harness.send_command(stranger)
     assert refused.reply == "refused: only the owner may change the model"
     assert refused.effects == () and not refused.public

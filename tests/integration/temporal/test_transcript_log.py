@@ -27,16 +27,21 @@ async def test_a_run_continued_from_the_old_way_moves_the_artefact_into_the_log(
     task_id = harness.task_id("T", channel)
     old = tuple(said(n, channel) for n in range(1, 4))
     await store.write(transcript_key(task_id), TRANSCRIPT.dump_json(old).decode())
-    task = TaskInput(ref=TaskRef(task_id=task_id, team="T", channel=channel, thread="1.0"),
-                     spec=TaskSpec(title="old", owner="U1", model="offline"),
-                     continued=True)  # fmt: skip
+    task = TaskInput(
+        ref=TaskRef(task_id=task_id, team="T", channel=channel, thread="1.0"),
+        spec=TaskSpec(title="old", owner="U1", model="offline"),
+        continued=True,
+    )
     await client.start_workflow(TASK_WORKFLOW, task, id=task_id, task_queue=settings.task_queue)
     assert await harness.send_message(task_id, said(4, channel)) == 4
     assert await harness.send_message(task_id, said(2, channel)) == 2  # a repeat of a moved one
     entries = await TranscriptStore(store.database).read(transcript_key(task_id))
     assert [(e.version, ChannelMessage.model_validate_json(e.content).text) for e in entries] == [
-        (1, "old 1"), (2, "old 2"), (3, "old 3"), (4, "old 4")
-    ]  # fmt: skip
+        (1, "old 1"),
+        (2, "old 2"),
+        (3, "old 3"),
+        (4, "old 4"),
+    ]
     assert len(await store.versions(transcript_key(task_id))) == 1  # never rewritten again
     await harness.finish(task_id)
     await harness.outcome(task_id)
@@ -47,12 +52,14 @@ async def test_the_task_keeps_only_a_window_and_the_store_keeps_every_message(
     harness, worker, client
 ):
     channel = "CLOGWIN"
-    ref = await harness.start_task(TaskSpec(title="long", owner="U1"), team="T",
-                                   channel=channel, thread="1.0")  # fmt: skip
+    ref = await harness.start_task(
+        TaskSpec(title="long", owner="U1"), team="T", channel=channel, thread="1.0"
+    )
     count = WINDOW + 5
     for n in range(1, count + 1):
-        message = ChannelMessage(channel=channel, thread="1.0", user="U1", text=f"m{n}",
-                                 ts=f"2.{n:03d}")  # fmt: skip
+        message = ChannelMessage(
+            channel=channel, thread="1.0", user="U1", text=f"m{n}", ts=f"2.{n:03d}"
+        )
         assert await harness.send_message(ref.task_id, message) == n
     handle = client.get_workflow_handle(ref.task_id)
     window = await handle.query("transcript", result_type=tuple[ChannelMessage, ...])

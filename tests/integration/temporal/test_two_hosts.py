@@ -47,17 +47,23 @@ class Hosts:
 
     def env(self, host: str) -> dict[str, str]:
         return worker_env(
-            self.settings, HARNESS_DATA_DIR=str(self.root / host), HARNESS_DATABASE_URL=self.url,
-            HARNESS_HISTORY_UPDATE_LIMIT=str(UPDATE_LIMIT), HARNESS_PLUGINS=json.dumps([PLUGIN]),
+            self.settings,
+            HARNESS_DATA_DIR=str(self.root / host),
+            HARNESS_DATABASE_URL=self.url,
+            HARNESS_HISTORY_UPDATE_LIMIT=str(UPDATE_LIMIT),
+            HARNESS_PLUGINS=json.dumps([PLUGIN]),
             HARNESS_TEST_HOST=host,
-        )  # fmt: skip
+        )
 
     def start(self, host: str) -> None:
         with (self.root / f"{host}.log").open("ab") as log:  # the child keeps its own copy
             self.running[host] = subprocess.Popen(
-                [sys.executable, "-m", "harness.worker"], cwd=ROOT, env=self.env(host),
-                stdout=log, stderr=log,
-            )  # fmt: skip
+                [sys.executable, "-m", "harness.worker"],
+                cwd=ROOT,
+                env=self.env(host),
+                stdout=log,
+                stderr=log,
+            )
 
     def stop(self, host: str) -> None:
         process = self.running.pop(host)
@@ -72,8 +78,11 @@ class Hosts:
 
 def posts(slack_api) -> list[dict]:
     """The thread's posts, without the turns' progress messages (updated in place)."""
-    return [a for m, a in slack_api.calls if m == "chat.postMessage"
-            and a.get("channel") == CHANNEL and not is_progress(a)]  # fmt: skip
+    return [
+        a
+        for m, a in slack_api.calls
+        if m == "chat.postMessage" and a.get("channel") == CHANNEL and not is_progress(a)
+    ]
 
 
 def help_request_id(post: dict) -> str | None:
@@ -115,8 +124,9 @@ async def test_two_hosts_serve_one_task_through_the_shared_database(
     hosts, harness, client, slack_api
 ):
     hosts.start("a")
-    ref = await harness.start_task(TaskSpec(title="two hosts", owner="U1"), team="T",
-                                   channel=CHANNEL, thread="1.0")  # fmt: skip
+    ref = await harness.start_task(
+        TaskSpec(title="two hosts", owner="U1"), team="T", channel=CHANNEL, thread="1.0"
+    )
     first_run = (await client.get_workflow_handle(ref.task_id).describe()).run_id
     sent: list[str] = []
 
@@ -149,8 +159,9 @@ async def test_two_hosts_serve_one_task_through_the_shared_database(
 
     # Read from the shared database, as a client of the deployment does (the workflow keeps
     # only the last messages).
-    shared = HarnessClient(client, harness.settings.model_copy(
-        update={"database_url": SecretStr(hosts.url)}))  # fmt: skip
+    shared = HarnessClient(
+        client, harness.settings.model_copy(update={"database_url": SecretStr(hosts.url)})
+    )
     assert [m.text for m in await shared.transcript(ref.task_id)] == sent
     assert len(sent) >= 16
     chain = await runs(client, ref.task_id, first_run)
@@ -175,8 +186,12 @@ async def test_two_hosts_serve_one_task_through_the_shared_database(
     # The hooks CLI, configured as host B is, lists host A's record too.
     audit = subprocess.run(
         [sys.executable, "-m", "harness.hooks", "audit", "--task", ref.task_id],
-        cwd=ROOT, env=hosts.env("b"), capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=hosts.env("b"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert audit.returncode == 0, audit.stderr
     lines = [line for line in audit.stdout.splitlines() if "clock refused" in line]
     assert len(lines) == 2 and "on host a" in lines[0] and "on host b" in lines[1], lines

@@ -72,8 +72,13 @@ async def test_python_m_harness_worker_logs_registrations_and_stops_on_sigterm(s
         HARNESS_TEST_LOG=str(tmp_path / "log"),
         HARNESS_TEST_MARKER=str(tmp_path / "marker"),
     )
-    worker = subprocess.Popen([sys.executable, "-m", "harness.worker"], cwd=ROOT, env=env,
-                              stderr=subprocess.PIPE, text=True)  # fmt: skip
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "harness.worker"],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lines: list[str] = []
     while worker.poll() is None:
         line = await asyncio.to_thread(worker.stderr.readline)
@@ -84,9 +89,7 @@ async def test_python_m_harness_worker_logs_registrations_and_stops_on_sigterm(s
     _, rest = await asyncio.to_thread(worker.communicate, timeout=15)
     output = "".join(lines) + rest
     assert worker.returncode == 0, output
-    assert (
-        "registered task.created.in 1000 harness.bodies.task.TaskBodies.task_created" in output
-    )
+    assert "registered task.created.in 1000 harness.bodies.task.TaskBodies.task_created" in output
     assert (
         "registered command.invoked.in 500 tests.integration.temporal.plugins.model_command"
         in output

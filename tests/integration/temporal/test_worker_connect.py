@@ -95,8 +95,13 @@ async def test_sigterm_stops_a_worker_still_waiting_for_temporal_with_exit_0(
     settings, closed_address
 ):
     env = worker_env(settings, HARNESS_TEMPORAL_ADDRESS=closed_address)
-    worker = subprocess.Popen([sys.executable, "-m", "harness.worker"], cwd=ROOT, env=env,
-                              stderr=subprocess.PIPE, text=True)  # fmt: skip
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "harness.worker"],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lines: list[str] = []
     while worker.poll() is None:
         line = await asyncio.to_thread(worker.stderr.readline)  # type: ignore[union-attr]
@@ -117,10 +122,14 @@ async def test_sigterm_stops_a_worker_still_waiting_for_temporal_with_exit_0(
 async def test_the_tuning_settings_reach_the_worker_and_the_sdk_takes_them(
     client, settings, manager
 ):
-    tuned = settings.model_copy(update={
-        "worker_max_concurrent_activities": 7, "worker_max_concurrent_workflow_tasks": 3,
-        "worker_activity_pollers": 2, "worker_workflow_pollers": 4,
-    })  # fmt: skip
+    tuned = settings.model_copy(
+        update={
+            "worker_max_concurrent_activities": 7,
+            "worker_max_concurrent_workflow_tasks": 3,
+            "worker_activity_pollers": 2,
+            "worker_workflow_pollers": 4,
+        }
+    )
     worker = build_worker(client, tuned, HarnessActivities(manager))
     config = worker.config()
     assert (config["max_concurrent_activities"], config["max_concurrent_workflow_tasks"]) == (7, 3)

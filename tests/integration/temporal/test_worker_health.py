@@ -35,19 +35,23 @@ async def test_readyz_is_503_while_connecting_200_while_polling_503_while_stoppi
 ):
     with socket.socket() as nobody:
         nobody.bind(("127.0.0.1", 0))  # bound, never listening: connecting fails at once
-        down = settings.model_copy(update={"temporal_address":
-                                           f"127.0.0.1:{nobody.getsockname()[1]}"})  # fmt: skip
+        down = settings.model_copy(
+            update={"temporal_address": f"127.0.0.1:{nobody.getsockname()[1]}"}
+        )
         stop = asyncio.Event()
         readiness = WorkerReadiness(stop)
-        async with (health_server("127.0.0.1", 0, readiness) as port,
-                    aiohttp.ClientSession() as session):  # fmt: skip
+        async with (
+            health_server("127.0.0.1", 0, readiness) as port,
+            aiohttp.ClientSession() as session,
+        ):
             base = f"http://127.0.0.1:{port}"
             connecting = asyncio.create_task(serve(down, stop, readiness=readiness))
             await asyncio.sleep(0.3)  # a few attempts
             assert not connecting.done()
             assert await get(session, base + "/healthz") == OK
             assert await get(session, base + "/readyz") == not_ready(
-                "starting: connecting to Temporal")  # fmt: skip
+                "starting: connecting to Temporal"
+            )
             stop.set()
             await asyncio.wait_for(connecting, 5)
     assert readiness.worker is None
@@ -61,11 +65,11 @@ async def test_readyz_is_503_while_connecting_200_while_polling_503_while_stoppi
     manager.register("shutdown.pre", slow_shutdown)
     stop = asyncio.Event()
     readiness = WorkerReadiness(stop)
-    async with (health_server("127.0.0.1", 0, readiness) as port,
-                aiohttp.ClientSession() as session):  # fmt: skip
+    async with health_server("127.0.0.1", 0, readiness) as port, aiohttp.ClientSession() as session:
         base = f"http://127.0.0.1:{port}"
-        serving = asyncio.create_task(serve(settings, stop, client=client, manager=manager,
-                                            readiness=readiness))  # fmt: skip
+        serving = asyncio.create_task(
+            serve(settings, stop, client=client, manager=manager, readiness=readiness)
+        )
         async with asyncio.timeout(10):
             while (await get(session, base + "/readyz"))[0] != 200:
                 await asyncio.sleep(0.05)
@@ -74,7 +78,8 @@ async def test_readyz_is_503_while_connecting_200_while_polling_503_while_stoppi
         stop.set()
         await asyncio.wait_for(entered.wait(), 5)
         assert await get(session, base + "/readyz") == not_ready(
-            "stopping: in-flight work is finishing, then the worker exits")  # fmt: skip
+            "stopping: in-flight work is finishing, then the worker exits"
+        )
         assert await get(session, base + "/healthz") == OK  # alive while it drains
         release.set()
         await asyncio.wait_for(serving, 10)

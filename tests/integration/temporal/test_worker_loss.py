@@ -67,11 +67,20 @@ async def kill_at(step: str, settings, tmp_path, signals, start_work, then=None)
 
     ``then``: awaited between the step being reached and the kill.
     """
-    env = worker_env(settings, HARNESS_PLUGINS=json.dumps(
-        ["commands:plugin", "tests.integration.temporal.plugins:cycle_plugin"]),
-        **plugin_env(settings, tmp_path, signals, step))  # fmt: skip
-    worker_a = subprocess.Popen([sys.executable, "-m", "harness.worker"], cwd=ROOT, env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    env = worker_env(
+        settings,
+        HARNESS_PLUGINS=json.dumps(
+            ["commands:plugin", "tests.integration.temporal.plugins:cycle_plugin"]
+        ),
+        **plugin_env(settings, tmp_path, signals, step),
+    )
+    worker_a = subprocess.Popen(
+        [sys.executable, "-m", "harness.worker"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         work = asyncio.create_task(start_work())
         assert await asyncio.wait_for(signals.reached.get(), 30) == step
@@ -90,8 +99,9 @@ async def worker_b(client, settings, store, tmp_path, signals, monkeypatch):
     manager = build_manager(settings, store.database)
     register_all(manager, models=("offline",))
     cycle_plugin(manager, settings)
-    activities = HarnessActivities(manager, heartbeat_seconds=0.5,
-                                   retry_limits=retry_limits(settings))  # fmt: skip
+    activities = HarnessActivities(
+        manager, heartbeat_seconds=0.5, retry_limits=retry_limits(settings)
+    )
     return manager, build_worker(client, settings, activities)
 
 
@@ -103,13 +113,17 @@ def summary(log: Path) -> dict[str, object]:
         return [line for line in lines if line["point"] == point]
 
     def outcome(point: str, key: str | None = None) -> list[tuple[int, object]]:
-        return [(p["attempt"], p["ctx"]["result"][key] if key else p["ctx"]["result"])
-                for p in posts(point)]  # fmt: skip
+        return [
+            (p["attempt"], p["ctx"]["result"][key] if key else p["ctx"]["result"])
+            for p in posts(point)
+        ]
 
     return {
         "created": outcome("task.created.post", "title"),
-        "failed": [(p["attempt"], p["ctx"]["error_type"], p["ctx"]["result"]["retry"])
-                   for p in posts("activity.failed.post")],
+        "failed": [
+            (p["attempt"], p["ctx"]["error_type"], p["ctx"]["result"]["retry"])
+            for p in posts("activity.failed.post")
+        ],
         "retried": outcome("activity.retried.post"),
     }
 
@@ -131,8 +145,9 @@ async def test_a_kill_at_any_step_of_a_retry_cycle_ends_the_task_as_without_it(
     client, settings, store, harness, tmp_path, signals, monkeypatch, step
 ):
     async def start() -> str:
-        ref = await harness.start_task(TaskSpec(title="t", owner="U1"), team="T",
-                                       channel=f"WL-{step}")  # fmt: skip
+        ref = await harness.start_task(
+            TaskSpec(title="t", owner="U1"), team="T", channel=f"WL-{step}"
+        )
         return ref.task_id
 
     settings = slow_retries(settings)
@@ -146,8 +161,9 @@ async def test_a_kill_at_any_step_of_a_retry_cycle_ends_the_task_as_without_it(
             ]:
                 await asyncio.sleep(0.02)
 
-    work = await kill_at(step, settings, tmp_path, signals, start,
-                         then=sleeping if step == "backoff" else None)  # fmt: skip
+    work = await kill_at(
+        step, settings, tmp_path, signals, start, then=sleeping if step == "backoff" else None
+    )
     task_id = await asyncio.wait_for(work, 10)
     manager, worker = await worker_b(client, settings, store, tmp_path, signals, monkeypatch)
     async with worker:
@@ -197,8 +213,11 @@ async def test_a_kill_during_a_slash_command_applies_it_once(
     async def start_and_command():
         ref = await harness.start_task(TaskSpec(title="t", owner="U1"), team="T", channel="WL-c")
         holder["task"] = ref.task_id
-        return await harness.send_command(CommandInvokedContext(
-            task=ref, command="effort", args="high", sender="U1", correlation_id="cmd-effort"))
+        return await harness.send_command(
+            CommandInvokedContext(
+                task=ref, command="effort", args="high", sender="U1", correlation_id="cmd-effort"
+            )
+        )
 
     work = await kill_at("command", settings, tmp_path, signals, start_and_command)
     manager, worker = await worker_b(client, settings, store, tmp_path, signals, monkeypatch)
@@ -215,8 +234,12 @@ async def test_a_kill_during_a_slash_command_applies_it_once(
     done = [line for line in lines if line["point"] == "command.invoked.post"]
     assert [(d["attempt"], d["lost"]) for d in done] == [(1, 1)]  # once, by worker B
     # No retry decision about the command: the kill was no failure of it.
-    assert not [line for line in lines if line["point"].startswith("activity.failed")
-                and line["ctx"]["failed_operation"] == "command.invoked"]  # fmt: skip
+    assert not [
+        line
+        for line in lines
+        if line["point"].startswith("activity.failed")
+        and line["ctx"]["failed_operation"] == "command.invoked"
+    ]
 
 
 async def test_an_attempt_cut_off_by_a_worker_shutdown_runs_again_on_the_next_worker(
@@ -250,12 +273,15 @@ async def test_an_attempt_cut_off_by_a_worker_shutdown_runs_again_on_the_next_wo
     runs = recorder.seen("channel.received.pre")
     assert [(c.attempt, c.lost_workers) for c in runs] == [(1, 0), (1, 1)]
     # The stopping worker said why (not a heartbeat timeout seconds later, not a cancel).
-    failures = [e.activity_task_failed_event_attributes.failure.application_failure_info.type
-                async for e in client.get_workflow_handle(ref.task_id).fetch_history_events()
-                if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED]  # fmt: skip
+    failures = [
+        e.activity_task_failed_event_attributes.failure.application_failure_info.type
+        async for e in client.get_workflow_handle(ref.task_id).fetch_history_events()
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED
+    ]
     assert failures == ["WorkerShutdown"]
-    assert [c for c in recorder.seen("activity.failed.pre")
-            if c.failed_operation == "channel.received"] == []  # fmt: skip
+    assert [
+        c for c in recorder.seen("activity.failed.pre") if c.failed_operation == "channel.received"
+    ] == []
 
 
 async def test_a_kill_after_the_post_and_before_completion_leaves_one_message(
@@ -264,16 +290,25 @@ async def test_a_kill_after_the_post_and_before_completion_leaves_one_message(
     from harness.domain import ChannelMessage
 
     channel = "WL-post"
-    env = worker_env(settings, HARNESS_PLUGINS=json.dumps(
-        ["tests.integration.temporal.plugins:posted_plugin"]),
-        **plugin_env(settings, tmp_path, signals, "posted"))  # fmt: skip
-    worker_a = subprocess.Popen([sys.executable, "-m", "harness.worker"], cwd=ROOT, env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    env = worker_env(
+        settings,
+        HARNESS_PLUGINS=json.dumps(["tests.integration.temporal.plugins:posted_plugin"]),
+        **plugin_env(settings, tmp_path, signals, "posted"),
+    )
+    worker_a = subprocess.Popen(
+        [sys.executable, "-m", "harness.worker"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
-        ref = await harness.start_task(TaskSpec(title="t", owner="U1"), team="T", channel=channel,
-                                       thread="7.0")  # fmt: skip
-        said = ChannelMessage(channel=channel, thread="7.0", user="U1", text="say it once",
-                              ts="7.1")  # fmt: skip
+        ref = await harness.start_task(
+            TaskSpec(title="t", owner="U1"), team="T", channel=channel, thread="7.0"
+        )
+        said = ChannelMessage(
+            channel=channel, thread="7.0", user="U1", text="say it once", ts="7.1"
+        )
         assert await harness.send_message(ref.task_id, said) == 1
         assert await asyncio.wait_for(signals.reached.get(), 30) == "posted"  # posted, not done
     finally:
@@ -295,8 +330,13 @@ async def test_a_kill_after_the_post_and_before_completion_leaves_one_message(
 
     posts = [m for m in slack_api.messages if m["channel"] == channel]
     assert [m["text"] for m in posts] == [  # one message, not two (then how the task ended)
-        "(offline) say it once", ended(f"{ref.task_id} succeeded")]
+        "(offline) say it once",
+        ended(f"{ref.task_id} succeeded"),
+    ]
     assert (1, 1) in recorder_seen  # the post ran again after its worker was lost ...
-    looked = [args for method, args in slack_api.calls
-              if method == "conversations.replies" and args.get("channel") == channel]
+    looked = [
+        args
+        for method, args in slack_api.calls
+        if method == "conversations.replies" and args.get("channel") == channel
+    ]
     assert len(looked) == 1 and looked[0]["ts"] == "7.0"  # ... and looked before posting

@@ -22,8 +22,11 @@ SCRIPT = Path(sys.executable).with_name("tiny-harness-worker")
 def worker_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     ours = ("HARNESS_", "BOT_", "SLACK_", "TEMPORAL_", "OTEL_")
     env = {k: v for k, v in os.environ.items() if not k.startswith(ours)}
-    env.update(HARNESS_DATA_DIR=str(tmp_path), HARNESS_PAYLOAD_KEY=PAYLOAD_KEY,
-               HARNESS_TEMPORAL_ADDRESS="127.0.0.1:1")  # fmt: skip
+    env.update(
+        HARNESS_DATA_DIR=str(tmp_path),
+        HARNESS_PAYLOAD_KEY=PAYLOAD_KEY,
+        HARNESS_TEMPORAL_ADDRESS="127.0.0.1:1",
+    )
     env.update(extra)
     return {k: v for k, v in env.items() if v}
 
@@ -31,9 +34,12 @@ def worker_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 async def refusal(env: dict[str, str], *command: str) -> str:
     """Start the worker; it must exit 2 with exactly one ``worker not starting`` line, no trace."""
     process = await asyncio.create_subprocess_exec(
-        *(command or (sys.executable, "-m", "harness.worker")), cwd=ROOT, env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        *(command or (sys.executable, "-m", "harness.worker")),
+        cwd=ROOT,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     out, err = await asyncio.wait_for(process.communicate(), 30)
     log = err.decode()
     assert process.returncode == 2, log
@@ -78,11 +84,13 @@ async def test_each_bad_input_is_one_line_naming_it_and_exit_2(tmp_path):
     # Concurrently: each is a Python start-up, the suite's budget is seconds. The installed
     # script runs two of the cases, ``python -m harness.worker`` the others.
     scripted = ("models-not-json", "model-without-provider")
-    runs = [(name, env, expected, (str(SCRIPT),) if name in scripted else ())
-            for name, (env, expected) in CASES.items()]  # fmt: skip
-    lines = await asyncio.gather(*(
-        refusal(worker_env(tmp_path / name, **env), *command) for name, env, _, command in runs
-    ))  # fmt: skip
+    runs = [
+        (name, env, expected, (str(SCRIPT),) if name in scripted else ())
+        for name, (env, expected) in CASES.items()
+    ]
+    lines = await asyncio.gather(
+        *(refusal(worker_env(tmp_path / name, **env), *command) for name, env, _, command in runs)
+    )
     for (name, _, expected, _), line in zip(runs, lines, strict=True):
         assert line.startswith(expected), (name, line)
 

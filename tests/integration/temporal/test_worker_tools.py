@@ -29,11 +29,14 @@ SERVER = Path(__file__).parents[2] / "support" / "mcp_tool_server.py"
 @pytest.fixture
 def settings(settings, tmp_path):
     """One tool server, which exits at once until ``tmp_path / "gate"`` exists."""
-    return settings.model_copy(update={
-        "mcp_tool_servers": {"gated": [sys.executable, str(SERVER), "--gate",
-                                       str(tmp_path / "gate")]},
-        "mcp_list_max_backoff_seconds": 0.3,
-    })  # fmt: skip
+    return settings.model_copy(
+        update={
+            "mcp_tool_servers": {
+                "gated": [sys.executable, str(SERVER), "--gate", str(tmp_path / "gate")]
+            },
+            "mcp_list_max_backoff_seconds": 0.3,
+        }
+    )
 
 
 async def readyz(session: aiohttp.ClientSession, port: int) -> tuple[int, dict]:
@@ -42,8 +45,11 @@ async def readyz(session: aiohttp.ClientSession, port: int) -> tuple[int, dict]:
 
 
 def posts(slack_api, channel: str) -> list[str]:
-    return [a["text"] for m, a in slack_api.calls
-            if m == "chat.postMessage" and a.get("channel") == channel]  # fmt: skip
+    return [
+        a["text"]
+        for m, a in slack_api.calls
+        if m == "chat.postMessage" and a.get("channel") == channel
+    ]
 
 
 async def test_a_tool_server_not_listed_keeps_the_worker_unready_until_it_is(
@@ -53,20 +59,22 @@ async def test_a_tool_server_not_listed_keeps_the_worker_unready_until_it_is(
     caplog.set_level(logging.INFO, logger="harness.temporal.worker")
     stop = asyncio.Event()
     readiness = WorkerReadiness(stop)
-    async with (health_server("127.0.0.1", 0, readiness) as port,
-                aiohttp.ClientSession() as session):  # fmt: skip
-        serving = asyncio.create_task(serve(settings, stop, client=client, manager=manager,
-                                            readiness=readiness))  # fmt: skip
+    async with health_server("127.0.0.1", 0, readiness) as port, aiohttp.ClientSession() as session:
+        serving = asyncio.create_task(
+            serve(settings, stop, client=client, manager=manager, readiness=readiness)
+        )
         try:
             async with asyncio.timeout(30):  # each attempt spawns a Python process (~2 s)
                 while ", 2 attempts" not in (await readyz(session, port))[1].get("reason", ""):
                     await asyncio.sleep(0.05)
             status, body = await readyz(session, port)
             assert status == 503 and body["reason"].startswith(
-                "starting: MCP tool server gated not listed yet, ")  # fmt: skip
+                "starting: MCP tool server gated not listed yet, "
+            )
             assert str(SERVER) not in body["reason"]  # the target stays in the log
-            ref = await harness.start_task(TaskSpec(title="tools", owner="U1"), team="T",
-                                           channel="CTOOLS", thread="1.0")  # fmt: skip
+            ref = await harness.start_task(
+                TaskSpec(title="tools", owner="U1"), team="T", channel="CTOOLS", thread="1.0"
+            )
             await asyncio.sleep(1.0)  # a polling worker would have taken its first workflow task
             assert readiness.worker is None and not serving.done()
             history = await client.get_workflow_handle(ref.task_id).fetch_history()
@@ -76,8 +84,13 @@ async def test_a_tool_server_not_listed_keeps_the_worker_unready_until_it_is(
             async with asyncio.timeout(30):
                 while (await readyz(session, port))[0] != 200:
                     await asyncio.sleep(0.05)
-            message = ChannelMessage(channel="CTOOLS", thread="1.0", user="U1", ts="1.1",
-                                     text='call gated__shout {"text": "all here"}')  # fmt: skip
+            message = ChannelMessage(
+                channel="CTOOLS",
+                thread="1.0",
+                user="U1",
+                ts="1.1",
+                text='call gated__shout {"text": "all here"}',
+            )
             await harness.send_message(ref.task_id, message)
             deadline = time.monotonic() + 20
             while not posts(slack_api, "CTOOLS"):
@@ -98,8 +111,9 @@ async def test_a_tool_server_not_listed_keeps_the_worker_unready_until_it_is(
 async def test_a_stop_while_listing_ends_the_start_at_once(client, settings, manager):
     stop = asyncio.Event()
     readiness = WorkerReadiness(stop)
-    serving = asyncio.create_task(serve(settings, stop, client=client, manager=manager,
-                                        readiness=readiness))  # fmt: skip
+    serving = asyncio.create_task(
+        serve(settings, stop, client=client, manager=manager, readiness=readiness)
+    )
     async with asyncio.timeout(30):
         while "attempts failed" not in (await readiness() or ""):
             await asyncio.sleep(0.05)

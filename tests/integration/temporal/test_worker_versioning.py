@@ -39,8 +39,10 @@ def test_versioning_is_off_unless_a_deployment_is_named(settings):
     assert describe(named) == f"worker deployment version harness.{build_id(settings)}"
 
 
-@pytest.mark.parametrize("field, value", [("deployment_name", "a.b"), ("build_id", "x y"),
-                                          ("deployment_name", "x" * 101)])  # fmt: skip
+@pytest.mark.parametrize(
+    "field, value",
+    [("deployment_name", "a.b"), ("build_id", "x y"), ("deployment_name", "x" * 101)],
+)
 def test_a_name_temporal_cannot_take_is_refused_by_the_settings(field, value):
     with pytest.raises(ValidationError, match=field):
         Settings(_env_file=None, **{field: value})  # type: ignore[call-arg]
@@ -51,8 +53,10 @@ async def test_the_deployment_settings_reach_the_worker(client, settings, manage
     config = build_worker(client, named, HarnessActivities(manager)).config()
     version = config["deployment_config"].version
     assert (version.deployment_name, version.build_id) == ("harness", "b-7")
-    assert build_worker(client, settings, HarnessActivities(manager)).config().get(
-        "deployment_config") is None  # fmt: skip
+    assert (
+        build_worker(client, settings, HarnessActivities(manager)).config().get("deployment_config")
+        is None
+    )
 
 
 async def make_current(client: Client, deployment: str, build: str) -> None:
@@ -77,31 +81,39 @@ async def versioning(client: Client, workflow_id: str) -> tuple[int, str]:
     return versioning.behavior, versioning.deployment_version.build_id
 
 
-async def test_a_task_and_its_requests_move_to_the_current_build(
-    client, settings, manager
-):
+async def test_a_task_and_its_requests_move_to_the_current_build(client, settings, manager):
     """A rolling deploy: b2 starts beside b1, b2 is made current, b1 stops; the task goes on."""
     deployment = f"d{uuid4().hex[:8]}"
-    old, new = (settings.model_copy(update={"deployment_name": deployment, "build_id": b})
-                for b in ("b1", "b2"))  # fmt: skip
+    old, new = (
+        settings.model_copy(update={"deployment_name": deployment, "build_id": b})
+        for b in ("b1", "b2")
+    )
     harness = HarnessClient(client, settings)
     task_id = harness.task_id("T", "CVER")
     upgrading = VersioningBehavior.AUTO_UPGRADE
     async with build_worker(client, new, HarnessActivities(manager)):
         async with build_worker(client, old, HarnessActivities(manager)):
             await make_current(client, deployment, "b1")
-            first = await harness.receive(RequestReceivedContext(
-                task=TaskRef(task_id=task_id, team="T", channel="CVER"),
-                correlation_id="event/1.1", text="hello", sender="U1", channel="CVER",
-                thread="1.1", event_id="1.1", ts="1.1",
-            ))  # fmt: skip
+            first = await harness.receive(
+                RequestReceivedContext(
+                    task=TaskRef(task_id=task_id, team="T", channel="CVER"),
+                    correlation_id="event/1.1",
+                    text="hello",
+                    sender="U1",
+                    channel="CVER",
+                    thread="1.1",
+                    event_id="1.1",
+                    ts="1.1",
+                )
+            )
             assert (first.task_id, first.started, first.position) == (task_id, True, 1)
             assert await versioning(client, f"request/{task_id}/event/1.1") == (upgrading, "b1")
             assert await versioning(client, task_id) == (upgrading, "b1")
             await make_current(client, deployment, "b2")
         # b1 is gone: a task pinned to it would wait for it forever.
-        again = ChannelMessage(channel="CVER", thread="1.1", user="U1", text="still there?",
-                               ts="1.2")  # fmt: skip
+        again = ChannelMessage(
+            channel="CVER", thread="1.1", user="U1", text="still there?", ts="1.2"
+        )
         assert await harness.send_message(task_id, again) == 2
         assert await versioning(client, task_id) == (upgrading, "b2")
         await harness.finish(task_id)
@@ -120,8 +132,9 @@ async def test_turning_versioning_on_moves_a_running_task_to_the_current_version
         return ChannelMessage(channel="CTURN", thread="1.0", user="U1", text=text, ts=ts)
 
     async with build_worker(client, settings, HarnessActivities(manager)):  # unversioned
-        await harness.start_task(TaskSpec(title="turn", owner="U1"), team=ref.team,
-                                 channel=ref.channel, thread="1.0")  # fmt: skip
+        await harness.start_task(
+            TaskSpec(title="turn", owner="U1"), team=ref.team, channel=ref.channel, thread="1.0"
+        )
         assert await harness.send_message(task_id, message("before", "1.1")) == 1
         assert (await versioning(client, task_id))[1] == ""
     deployment = f"d{uuid4().hex[:8]}"

@@ -59,8 +59,9 @@ async def manager(settings, store) -> AsyncIterator[HookManager]:
 
 @pytest.fixture
 async def worker(client, settings, manager):
-    activities = HarnessActivities(manager, heartbeat_seconds=0.5,
-                                   retry_limits=retry_limits(settings))  # fmt: skip
+    activities = HarnessActivities(
+        manager, heartbeat_seconds=0.5, retry_limits=retry_limits(settings)
+    )
     async with build_worker(client, settings, activities) as running:
         yield running
 
@@ -96,10 +97,13 @@ class Slack:
     def slash_body(self, command: str, text: str, *, user: str, channel: str, key: str) -> str:
         fields = dict(parse_qsl((FIXTURES / "slash_command.txt").read_text().strip()))
         fields.update(
-            command=command, text=text, user_id=user, channel_id=channel,
+            command=command,
+            text=text,
+            user_id=user,
+            channel_id=channel,
             response_url=f"{self.base}/_local/response/{key}",
             trigger_id=f"{key}.{user}.{channel}",
-        )  # fmt: skip
+        )
         return urlencode(fields)
 
     async def slash(
@@ -143,9 +147,13 @@ def bot_port() -> int:
 
 def posting_to(settings: Settings, bot_port: int, **changes: object) -> Settings:
     """The shared settings, on the offline model, the worker posting to the bot's stand-in."""
-    return settings.model_copy(update={
-        "models": ["offline"], "slack_api_url": f"http://127.0.0.1:{bot_port}{STANDIN_PATH}",
-        **changes})  # fmt: skip
+    return settings.model_copy(
+        update={
+            "models": ["offline"],
+            "slack_api_url": f"http://127.0.0.1:{bot_port}{STANDIN_PATH}",
+            **changes,
+        }
+    )
 
 
 async def serve_bot(harness: Harness, tmp_path: Path, **settings) -> AsyncIterator[Slack]:

@@ -52,13 +52,17 @@ def bot_port() -> int:
 @pytest.fixture
 def settings(settings: Settings, replay, bot_port) -> Settings:
     """The shared test settings, pointed at the replay server and this test's bot stand-in."""
-    return settings.model_copy(update={
-        "models": ["offline", "gpt-x", "claude-y"],  # new tasks start on the offline model
-        "openai_base_url": replay.openai_base_url,
-        "anthropic_api_key": SecretStr("test-anthropic-key"), "anthropic_base_url": replay.url,
-        "slack_api_url": f"http://127.0.0.1:{bot_port}{STANDIN_PATH}",
-        "agent_token_budget": BUDGET, "compaction_keep_last": 4,
-    })  # fmt: skip
+    return settings.model_copy(
+        update={
+            "models": ["offline", "gpt-x", "claude-y"],  # new tasks start on the offline model
+            "openai_base_url": replay.openai_base_url,
+            "anthropic_api_key": SecretStr("test-anthropic-key"),
+            "anthropic_base_url": replay.url,
+            "slack_api_url": f"http://127.0.0.1:{bot_port}{STANDIN_PATH}",
+            "agent_token_budget": BUDGET,
+            "compaction_keep_last": 4,
+        }
+    )
 
 
 @pytest.fixture
@@ -129,37 +133,58 @@ async def test_every_operation_fires_through_the_bot_with_vendors_help_and_a_res
     worker_a = asyncio.create_task(serve(settings, stop_a, client=client, manager=manager_a))
     # --- Channel A: vendors. A mention starts the task (offline until /model).
     chan_a, root_a = "C0VENDOR", "1700000100.000100"
-    status, _ = await slack.event("app_mention.json", channel=chan_a, ts=root_a,
-                                  event_ts=root_a, event_id="EvA1",
-                                  text='<@UBOTLOCAL> call echo {"text": "warm up"}')  # fmt: skip
+    status, _ = await slack.event(
+        "app_mention.json",
+        channel=chan_a,
+        ts=root_a,
+        event_ts=root_a,
+        event_id="EvA1",
+        text='<@UBOTLOCAL> call echo {"text": "warm up"}',
+    )
     assert status == 200
     await until(lambda: any("echo: warm up" in p["text"] for p in posts(slack, chan_a)))
     assert (await slack.slash("/model", "gpt-x", user=OWNER, channel=chan_a))[0] == 200
     assert (await slack.slash("/effort", "high", user=OWNER, channel=chan_a))[0] == 200
 
-    replay.queue("openai/triage_main_loop", "openai/error_502_html", "openai/tool_calls",
-                 "openai/text_slow")  # fmt: skip
-    await slack.event("message_in_thread.json", channel=chan_a, thread_ts=root_a,
-                      ts="1700000200.000200", user=OWNER, event_id="EvA2",
-                      text="greet and compute")  # fmt: skip
+    replay.queue(
+        "openai/triage_main_loop", "openai/error_502_html", "openai/tool_calls", "openai/text_slow"
+    )
+    await slack.event(
+        "message_in_thread.json",
+        channel=chan_a,
+        thread_ts=root_a,
+        ts="1700000200.000200",
+        user=OWNER,
+        event_id="EvA2",
+        text="greet and compute",
+    )
     await until(lambda: replay.pending == 0 and len(posts(slack, chan_a)) >= 3, what="reply")
     _triage, failed, first, second = (r.body for r in replay.requests[:4])
     assert (first["model"], first["reasoning_effort"]) == ("gpt-x", "high")
     assert failed == first  # the failed attempt is retried with the same request
-    assert [m for m in second["messages"] if m.get("tool_call_id", "").startswith("call_")
-            and not m["tool_call_id"].startswith("call_1")][-2:] == [
+    assert [
+        m
+        for m in second["messages"]
+        if m.get("tool_call_id", "").startswith("call_")
+        and not m["tool_call_id"].startswith("call_1")
+    ][-2:] == [
         {"role": "tool", "tool_call_id": "call_echo_1", "content": "rewritten"},
-        {"role": "tool", "tool_call_id": "call_calc_1",
-         "content": "refused: no arithmetic here"},
-    ]  # fmt: skip
+        {"role": "tool", "tool_call_id": "call_calc_1", "content": "refused: no arithmetic here"},
+    ]
     assert ("echo", {"text": "rewritten"}) in seen_args
     assert not any(name == "calculator" for name, _ in seen_args)
 
     sent = len(replay.requests)
     replay.queue("openai/triage_main_loop")
-    await slack.event("message_in_thread.json", channel=chan_a, thread_ts=root_a,
-                      ts="1700000201.000200", user=OWNER, event_id="EvA3",
-                      text="canned answer please")  # fmt: skip
+    await slack.event(
+        "message_in_thread.json",
+        channel=chan_a,
+        thread_ts=root_a,
+        ts="1700000201.000200",
+        user=OWNER,
+        event_id="EvA3",
+        text="canned answer please",
+    )
     await until(lambda: any(p["text"] == "from the executor" for p in posts(slack, chan_a)))
     assert len(replay.requests) == sent + 1  # the triage only: llm.invoked made no call
 
@@ -181,11 +206,18 @@ async def test_every_operation_fires_through_the_bot_with_vendors_help_and_a_res
 
     # --- Channel B: offline model. Skills, a plan with a named agent, a sub-task.
     chan_b, root_b = "C0OFFLINE", "1700000500.000100"
-    await slack.event("app_mention.json", channel=chan_b, ts=root_b, event_ts=root_b,
-                      event_id="EvB1", text="<@UBOTLOCAL> hello")  # fmt: skip
+    await slack.event(
+        "app_mention.json",
+        channel=chan_b,
+        ts=root_b,
+        event_ts=root_b,
+        event_id="EvB1",
+        text="<@UBOTLOCAL> hello",
+    )
     await until(lambda: posts(slack, chan_b), what="task B")
-    _, _reply = await slack.slash("/task", f"invite <@{WATCHER}|w> watcher", user=OWNER,
-                                 channel=chan_b)  # fmt: skip
+    _, _reply = await slack.slash(
+        "/task", f"invite <@{WATCHER}|w> watcher", user=OWNER, channel=chan_b
+    )
     assert (await slack.slash("/task", "skill load arithmetic", user=OWNER, channel=chan_b))[
         1
     ] == "skill `arithmetic` loaded"
@@ -195,8 +227,15 @@ async def test_every_operation_fires_through_the_bot_with_vendors_help_and_a_res
 
     async def say_b(text: str, ts: str) -> None:
         before = len(posts(slack, chan_b))
-        await slack.event("message_in_thread.json", channel=chan_b, thread_ts=root_b, ts=ts,
-                          user=OWNER, event_id=f"Ev{ts}", text=text)  # fmt: skip
+        await slack.event(
+            "message_in_thread.json",
+            channel=chan_b,
+            thread_ts=root_b,
+            ts=ts,
+            user=OWNER,
+            event_id=f"Ev{ts}",
+            text=text,
+        )
         await until(lambda: len(posts(slack, chan_b)) > before, what=text)
 
     await say_b('plan: @reviewer call echo {"text": "agent"}; wrap up', "1700000501.1")
@@ -219,15 +258,22 @@ async def test_every_operation_fires_through_the_bot_with_vendors_help_and_a_res
     assert question["text"] == "which environment?" and question["thread_ts"] == root_b
     buttons = question["blocks"][1]["elements"]
     assert [(b["text"]["text"], b["value"]) for b in buttons] == [
-        ("staging", "staging"), ("prod", "prod")]  # fmt: skip
+        ("staging", "staging"),
+        ("prod", "prod"),
+    ]
     request_id = buttons[0]["action_id"].split(":")[1]
     assert all(b["action_id"] == f"help:{request_id}:{i}" for i, b in enumerate(buttons))
     stop_a.set()
     await asyncio.wait_for(worker_a, 20)
     stop_b = asyncio.Event()
-    worker_b = asyncio.create_task(serve(settings, stop_b, client=client,
-                                         manager=make_manager(settings, store, recorder,
-                                                              seen_args)))  # fmt: skip
+    worker_b = asyncio.create_task(
+        serve(
+            settings,
+            stop_b,
+            client=client,
+            manager=make_manager(settings, store, recorder, seen_args),
+        )
+    )
     status, _ = await click(slack, WATCHER, chan_b, root_b, request_id, "prod")
     assert status == 200
     refusal = await until(lambda: posts(slack, chan_b, "chat.postEphemeral"), what="refusal")
@@ -254,8 +300,11 @@ async def test_every_operation_fires_through_the_bot_with_vendors_help_and_a_res
     at = next(i for i, (p, _) in enumerate(recorder.trace) if p == "compaction.keep.post")
     keep = recorder.trace[at][1]
     kept = [keep.messages[i] for i in keep.result]
-    after = [c for p, c in recorder.trace[at:]
-             if p == "context.created.pre" and c.task.task_id == keep.task.task_id]  # fmt: skip
+    after = [
+        c
+        for p, c in recorder.trace[at:]
+        if p == "context.created.pre" and c.task.task_id == keep.task.task_id
+    ]
     transcript = list(after[0].transcript)
     assert transcript[0].content.startswith(SUMMARY_PREFIX)
     assert transcript[1:] == kept and estimate_tokens(transcript) <= BUDGET

@@ -36,9 +36,7 @@ def questions(thread: Thread) -> list[str]:
     return [p for p in thread.posts() if QUESTION in p]
 
 
-async def test_approve_and_remember_is_not_asked_again_and_a_watcher_cannot_approve(
-    slack, harness
-):
+async def test_approve_and_remember_is_not_asked_again_and_a_watcher_cannot_approve(slack, harness):
     thread = Thread(slack, harness)
     await thread.start("hello")
     await thread.until_posted("(offline) hello")
@@ -56,8 +54,10 @@ async def test_approve_and_remember_is_not_asked_again_and_a_watcher_cannot_appr
     assert snap.approved_tools == ("write_artefact",) and snap.pending == ()
 
     await thread.say(WRITE.format("two"))
-    await until(lambda: len([p for p in thread.posts() if "- write_artefact:" in p]) == 2,
-                what="the second write's answer")  # fmt: skip
+    await until(
+        lambda: len([p for p in thread.posts() if "- write_artefact:" in p]) == 2,
+        what="the second write's answer",
+    )
     assert len(questions(thread)) == 1  # the second call was not asked about
 
 
@@ -72,7 +72,9 @@ async def test_a_denial_names_the_decider_and_a_timeout_names_nobody(slack, harn
     await thread.say(WRITE.format("two"))
     notice = await thread.until_posted("timed out, not approved")
     assert "within 3 s" in notice
-    answer = await until(lambda: [p for p in thread.posts() if "Tool results:" in p][1:],
-                         what="the timed-out call's answer")  # fmt: skip
+    answer = await until(
+        lambda: [p for p in thread.posts() if "Tool results:" in p][1:],
+        what="the timed-out call's answer",
+    )
     assert "approval timed out" in answer[0] and "U0OWNER" not in answer[0]
     assert (await snapshot(slack, thread)).pending == ()

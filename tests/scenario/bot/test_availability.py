@@ -27,8 +27,7 @@ async def test_temporal_down_gets_a_clear_reply_within_3_seconds(tmp_path):
     with socket.socket() as sock:  # a port nobody listens on: Temporal is "stopped"
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    down = Settings(_env_file=None, temporal_address=f"127.0.0.1:{port}",
-                    payload_key=PAYLOAD_KEY)  # fmt: skip
+    down = Settings(_env_file=None, temporal_address=f"127.0.0.1:{port}", payload_key=PAYLOAD_KEY)
 
     async def connect():
         return await HarnessClient.connect(down)
@@ -48,8 +47,9 @@ async def test_slow_task_acks_working_then_replies_via_response_url(
     harness, manager, worker, tmp_path
 ):
     channel = f"C{uuid.uuid4().hex[:8].upper()}"
-    await harness.start_task(TaskSpec(title="t", owner="U0OWNER", model="offline"), team=TEAM,
-                             channel=channel)  # fmt: skip
+    await harness.start_task(
+        TaskSpec(title="t", owner="U0OWNER", model="offline"), team=TEAM, channel=channel
+    )
 
     async def slow(ctx):
         await asyncio.sleep(0.6)
@@ -57,8 +57,9 @@ async def test_slow_task_acks_working_then_replies_via_response_url(
     manager.register("command.invoked.pre", slow, priority=200)
     async for slack in serve_bot(harness, tmp_path, ack_budget_seconds=0.2):
         started = time.monotonic()
-        status, ack = await slack.slash("/effort", "low", user="U0OWNER", channel=channel,
-                                        key="slow1")  # fmt: skip
+        status, ack = await slack.slash(
+            "/effort", "low", user="U0OWNER", channel=channel, key="slow1"
+        )
         assert time.monotonic() - started < 0.6
         assert (status, ack) == (200, "working on `/effort low` …")
         await slack.bot.slash.drain()
@@ -73,8 +74,9 @@ async def test_slow_task_acks_working_then_replies_via_response_url(
 
 async def test_a_late_private_reply_replaces_the_working_note(harness, manager, worker, tmp_path):
     channel = f"C{uuid.uuid4().hex[:8].upper()}"
-    await harness.start_task(TaskSpec(title="t", owner="U0OWNER", model="offline"), team=TEAM,
-                             channel=channel)  # fmt: skip
+    await harness.start_task(
+        TaskSpec(title="t", owner="U0OWNER", model="offline"), team=TEAM, channel=channel
+    )
 
     async def slow(ctx):
         await asyncio.sleep(0.6)
@@ -87,17 +89,22 @@ async def test_a_late_private_reply_replaces_the_working_note(harness, manager, 
     assert ack == "working on `/effort` …"
     assert shown == {
         "original": "replaced",
-        "messages": [{"text": "effort: `medium` (choose from low, medium, high)",
-                      "response_type": "ephemeral"}],
-    }  # fmt: skip
+        "messages": [
+            {
+                "text": "effort: `medium` (choose from low, medium, high)",
+                "response_type": "ephemeral",
+            }
+        ],
+    }
 
 
 async def test_task_that_never_answers_gets_a_timeout_follow_up(harness, tmp_path):
     """No worker polls this task queue: the update cannot finish."""
     channel = f"C{uuid.uuid4().hex[:8].upper()}"
     await harness.start_task(TaskSpec(title="t", owner="U0OWNER"), team=TEAM, channel=channel)
-    async for slack in serve_bot(harness, tmp_path, ack_budget_seconds=0.2,
-                                 reply_deadline_seconds=1.0):  # fmt: skip
+    async for slack in serve_bot(
+        harness, tmp_path, ack_budget_seconds=0.2, reply_deadline_seconds=1.0
+    ):
         _, ack = await slack.slash("/effort", "low", user="U0OWNER", channel=channel, key="never")
         await slack.bot.slash.drain()
         posted = await slack.responses("never")

@@ -26,21 +26,29 @@ async def test_a_command_past_the_in_flight_limit_says_the_task_is_busy(
     harness, manager, worker, tmp_path
 ):
     channel = f"C{uuid.uuid4().hex[:8].upper()}"
-    ref = await harness.start_task(TaskSpec(title="t", owner=OWNER, model="offline"), team=TEAM,
-                                   channel=channel)  # fmt: skip
+    ref = await harness.start_task(
+        TaskSpec(title="t", owner=OWNER, model="offline"), team=TEAM, channel=channel
+    )
     gate = Gate()
     manager.register("command.invoked.pre", gate, priority=200)
     held = [
-        asyncio.create_task(harness.send_command(CommandInvokedContext(
-            task=ref, command="effort", args="low", sender=OWNER, correlation_id=f"hold/{n}")))
+        asyncio.create_task(
+            harness.send_command(
+                CommandInvokedContext(
+                    task=ref, command="effort", args="low", sender=OWNER, correlation_id=f"hold/{n}"
+                )
+            )
+        )
         for n in range(LIMIT)
-    ]  # fmt: skip
+    ]
     await gate.until_held(LIMIT)
     try:
-        async for slack in serve_bot(harness, tmp_path, ack_budget_seconds=0.2,
-                                     reply_deadline_seconds=40):  # fmt: skip
-            status, ack = await slack.slash("/model", "gpt-x", user=OWNER, channel=channel,
-                                            key="busy")  # fmt: skip
+        async for slack in serve_bot(
+            harness, tmp_path, ack_budget_seconds=0.2, reply_deadline_seconds=40
+        ):
+            status, ack = await slack.slash(
+                "/model", "gpt-x", user=OWNER, channel=channel, key="busy"
+            )
             await slack.bot.slash.drain()
             posted = await slack.responses("busy")
     finally:

@@ -55,14 +55,22 @@ async def test_a_waiting_task_goes_on_after_bot_say_click(slack, harness):
     channel = f"C{uuid.uuid4().hex[:8].upper()}"
     where = ("--channel", channel, "--url", slack.url)
     status, lines = await say("--click", "1", "--user", OWNER, *where)
-    assert (status, lines) == (1, [f"no question with buttons in {channel} yet (only the local "
-                                   "stand-in keeps them: is the bot in local mode?)"])  # fmt: skip
+    assert (status, lines) == (
+        1,
+        [
+            f"no question with buttons in {channel} yet (only the local "
+            "stand-in keeps them: is the bot in local mode?)"
+        ],
+    )
 
     await say(ASK, "--user", OWNER, *where)
 
     def question():
-        return [a for m, a in slack.bot.standin.calls if m == "chat.postMessage"
-                and a.get("channel") == channel and a.get("blocks")]  # fmt: skip
+        return [
+            a
+            for m, a in slack.bot.standin.calls
+            if m == "chat.postMessage" and a.get("channel") == channel and a.get("blocks")
+        ]
 
     [asked] = await until(question, "the question")
     assert asked["text"] == "which environment?"
@@ -79,6 +87,9 @@ async def test_a_waiting_task_goes_on_after_bot_say_click(slack, harness):
     assert status == 0
     assert lines[0] == "clicked 'staging' on: which environment?"
     assert "\n".join(lines[1:]) == f"bot in thread {asked['thread_ts']}: {ANSWERED}"
-    texts = [a["text"] for m, a in slack.bot.standin.calls
-             if m == "chat.postMessage" and a.get("channel") == channel]  # fmt: skip
+    texts = [
+        a["text"]
+        for m, a in slack.bot.standin.calls
+        if m == "chat.postMessage" and a.get("channel") == channel
+    ]
     assert texts[-1] == ANSWERED and texts.count(ANSWERED) == 1

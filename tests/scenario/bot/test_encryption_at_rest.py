@@ -29,8 +29,11 @@ def at_rest(db: Path) -> bytes:
 
 
 def agent_replies(slack_api, channel: str) -> list[str]:
-    return [a["text"] for m, a in slack_api.calls
-            if m == "chat.postMessage" and a.get("channel") == channel]  # fmt: skip
+    return [
+        a["text"]
+        for m, a in slack_api.calls
+        if m == "chat.postMessage" and a.get("channel") == channel
+    ]
 
 
 async def test_nothing_sent_from_slack_is_readable_in_temporals_database(
@@ -40,8 +43,9 @@ async def test_nothing_sent_from_slack_is_readable_in_temporals_database(
     token = "xoxb-" + secrets.token_hex(12)
     word = "plaincanary" + secrets.token_hex(6)  # nothing secret-shaped: only encryption hides it
     text = f"<@UBOTLOCAL> remember {word} and deploy with {token}"
-    status, _ = await slack.event("app_mention.json", channel=channel, text=text,
-                                  event_id=f"Ev{uuid.uuid4().hex[:10]}")  # fmt: skip
+    status, _ = await slack.event(
+        "app_mention.json", channel=channel, text=text, event_id=f"Ev{uuid.uuid4().hex[:10]}"
+    )
     assert status == 200
     deadline = time.monotonic() + 20
     while not any(word in reply for reply in agent_replies(slack_api, channel)):

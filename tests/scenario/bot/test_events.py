@@ -22,8 +22,9 @@ async def transcript(harness, channel):
 
 async def invite(slack, channel, user="U0COLLAB", role="collaborator"):
     """The owner lets ``user`` talk to the task (a stranger's messages are refused)."""
-    status, reply = await slack.slash("/task", f"invite <@{user}> {role}", user="U0OWNER",
-                                      channel=channel)  # fmt: skip
+    status, reply = await slack.slash(
+        "/task", f"invite <@{user}> {role}", user="U0OWNER", channel=channel
+    )
     assert status == 200 and user in reply, reply
 
 
@@ -43,8 +44,11 @@ async def test_mention_starts_the_channels_task_and_posts_in_thread(slack, harne
 
 async def test_retry_and_mention_pair_are_one_message(slack, harness, channel):
     await slack.event("app_mention.json", channel=channel)
-    retry = await slack.event("app_mention.json", {"X-Slack-Retry-Num": "1",
-                              "X-Slack-Retry-Reason": "http_timeout"}, channel=channel)  # fmt: skip
+    retry = await slack.event(
+        "app_mention.json",
+        {"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"},
+        channel=channel,
+    )
     pair = await slack.event("message_with_mention.json", channel=channel)
     assert retry[0] == pair[0] == 200
     assert len(await transcript(harness, channel)) == 1
@@ -75,8 +79,9 @@ async def test_dedupe_survives_a_restart_of_the_bot(harness, worker, tmp_path, c
     async for first in serve_bot(harness, tmp_path):
         await first.event("app_mention.json", channel=channel)
     async for second in serve_bot(harness, tmp_path):
-        status, _ = await second.event("app_mention.json", {"X-Slack-Retry-Num": "2"},
-                                       channel=channel)  # fmt: skip
+        status, _ = await second.event(
+            "app_mention.json", {"X-Slack-Retry-Num": "2"}, channel=channel
+        )
         assert status == 200
         assert second.bot.standin.calls == []
     assert len(await transcript(harness, channel)) == 1
@@ -86,15 +91,26 @@ async def test_a_second_mention_joins_the_running_task_and_binds_its_thread(
     slack, harness, channel
 ):
     await slack.event("app_mention.json", channel=channel)
-    await slack.event("app_mention.json", channel=channel, event_id="Ev0SECOND",
-                      ts="1700000200.000100", event_ts="1700000200.000100")  # fmt: skip
+    await slack.event(
+        "app_mention.json",
+        channel=channel,
+        event_id="Ev0SECOND",
+        ts="1700000200.000100",
+        event_ts="1700000200.000100",
+    )
     await invite(slack, channel)
-    await slack.event("message_in_thread.json", channel=channel, thread_ts="1700000200.000100",
-                      ts="1700000201.000100")  # fmt: skip
+    await slack.event(
+        "message_in_thread.json",
+        channel=channel,
+        thread_ts="1700000200.000100",
+        ts="1700000201.000100",
+    )
     task_id = harness.task_id(TEAM, channel)
     assert [m.thread for m in await transcript(harness, channel)] == [
-        "1700000100.000100", "1700000200.000100", "1700000200.000100",
-    ]  # fmt: skip
+        "1700000100.000100",
+        "1700000200.000100",
+        "1700000200.000100",
+    ]
     posts = [args for method, args in slack.bot.standin.calls if method == "chat.postMessage"]
     assert [(p["thread_ts"], p["text"].split(";")[0]) for p in posts] == [
         ("1700000100.000100", f"started task `{task_id}`"),
@@ -112,8 +128,10 @@ async def test_a_strangers_thread_reply_is_refused_to_them_alone_and_never_reach
     [(method, args)] = slack.bot.standin.calls[calls:]  # nothing public, only this
     assert method == "chat.postEphemeral"
     assert (args["user"], args["channel"], args["thread_ts"]) == (
-        "U0STRANGER", channel, "1700000100.000100",
-    )  # fmt: skip
+        "U0STRANGER",
+        channel,
+        "1700000100.000100",
+    )
     assert args["text"] == (
         "refused: you are not part of this task, so its agent did not get your message; "
         "ask <@U0OWNER> to `/task invite` you"

@@ -34,31 +34,88 @@ from tests.support.leaks import collect_earlier_leaks
 from .conftest import FIXTURES, Slack, serve_bot
 
 FORM = "application/x-www-form-urlencoded"
-FUZZ = settings(max_examples=60, deadline=None, database=None, derandomize=True,
-                suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                       HealthCheck.too_slow])  # fmt: skip
+FUZZ = settings(
+    max_examples=60,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 # Keys bolt's context builders, matchers and built-in middleware read, at any level.
 READ_KEYS = (
-    "type", "subtype", "event", "team", "team_id", "enterprise", "enterprise_id", "user",
-    "user_id", "channel", "channel_id", "authorizations", "view", "message",
-    "previous_message", "item", "assistant_thread", "function_data", "response_url",
-    "response_urls", "actions", "container", "command", "text", "trigger_id", "thread_ts",
-    "ts", "bot_id", "user_team", "is_ext_shared_channel", "is_enterprise_install",
-    "challenge", "ssl_check", "token", "callback_id", "action_id", "block_id", "value", "id",
-    "event_id", "function_execution_id", "bot_access_token", "inputs", "edited",
-)  # fmt: skip
+    "type",
+    "subtype",
+    "event",
+    "team",
+    "team_id",
+    "enterprise",
+    "enterprise_id",
+    "user",
+    "user_id",
+    "channel",
+    "channel_id",
+    "authorizations",
+    "view",
+    "message",
+    "previous_message",
+    "item",
+    "assistant_thread",
+    "function_data",
+    "response_url",
+    "response_urls",
+    "actions",
+    "container",
+    "command",
+    "text",
+    "trigger_id",
+    "thread_ts",
+    "ts",
+    "bot_id",
+    "user_team",
+    "is_ext_shared_channel",
+    "is_enterprise_install",
+    "challenge",
+    "ssl_check",
+    "token",
+    "callback_id",
+    "action_id",
+    "block_id",
+    "value",
+    "id",
+    "event_id",
+    "function_execution_id",
+    "bot_access_token",
+    "inputs",
+    "edited",
+)
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner,
-                                                                max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
     max_leaves=12,
-)  # fmt: skip
-ODD = JSON | st.sampled_from([
-    "", "x" * 100_000, 10**300, -(2**70), 1e308, [], {}, [[]], [{}], "\x00", "\udc80",
-    "<@U1>", "\u202e", "hooks.slack.com", "https://evil.example/",
-])  # fmt: skip
+)
+ODD = JSON | st.sampled_from(
+    [
+        "",
+        "x" * 100_000,
+        10**300,
+        -(2**70),
+        1e308,
+        [],
+        {},
+        [[]],
+        [{}],
+        "\x00",
+        "\udc80",
+        "<@U1>",
+        "\u202e",
+        "hooks.slack.com",
+        "https://evil.example/",
+    ]
+)
 
 
 class InstantHarness:
@@ -104,8 +161,9 @@ async def fuzzed(tmp_path_factory) -> AsyncIterator[tuple[Slack, Traceback]]:
 
 def sign(body: bytes, timestamp: str | None = None) -> dict[str, str]:
     ts = timestamp or str(int(time.time()))
-    mac = hmac.new(Slack.signing_secret.encode(), b"v0:" + ts.encode() + b":" + body,
-                   hashlib.sha256).hexdigest()  # fmt: skip
+    mac = hmac.new(
+        Slack.signing_secret.encode(), b"v0:" + ts.encode() + b":" + body, hashlib.sha256
+    ).hexdigest()
     return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": f"v0={mac}"}
 
 
@@ -146,8 +204,13 @@ WRONG = (None, 0, 1.5, True, "", "x", [], [{}], ["x"], {}, {"id": 5})
 def nodes(value: Any, path: tuple = ()) -> list[tuple[tuple, dict]]:
     """Every object in ``value`` with its path."""
     found = [(path, value)] if isinstance(value, dict) else []
-    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(
-        value, list) else ()  # fmt: skip
+    children = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
     for key, child in children:
         found += nodes(child, (*path, key))
     return found
@@ -177,8 +240,14 @@ def mutated(draw, base: dict[str, Any]) -> Any:
     value = json.loads(json.dumps(base))
     for _ in range(draw(st.integers(1, 3))):
         target = value
-        path = draw(st.lists(st.sampled_from(["event", "actions", "user", "team", "channel",
-                                              "container", "message", 0]), max_size=2))  # fmt: skip
+        path = draw(
+            st.lists(
+                st.sampled_from(
+                    ["event", "actions", "user", "team", "channel", "container", "message", 0]
+                ),
+                max_size=2,
+            )
+        )
         for step in path:
             if (
                 isinstance(target, dict)
@@ -201,9 +270,12 @@ def mutated(draw, base: dict[str, Any]) -> Any:
 
 def form(fields: dict[str, Any]) -> bytes:
     """A form body; a lone surrogate becomes the bytes no UTF-8 decoder takes."""
-    return urlencode({k: (v if isinstance(v, str) else json.dumps(v)).encode("utf-8",
-                                                                             "surrogatepass")
-                      for k, v in fields.items()}).encode()  # fmt: skip
+    return urlencode(
+        {
+            k: (v if isinstance(v, str) else json.dumps(v)).encode("utf-8", "surrogatepass")
+            for k, v in fields.items()
+        }
+    ).encode()
 
 
 @pytest.mark.parametrize("kind", sorted(BASES))
@@ -233,8 +305,11 @@ async def test_signed_block_actions_of_any_shape_get_no_5xx(fuzzed, data):
 
 
 @FUZZ
-@given(fields=st.dictionaries(st.sampled_from(sorted(SLASH) + list(READ_KEYS)),
-                              st.text(max_size=30) | ODD, max_size=6))  # fmt: skip
+@given(
+    fields=st.dictionaries(
+        st.sampled_from(sorted(SLASH) + list(READ_KEYS)), st.text(max_size=30) | ODD, max_size=6
+    )
+)
 async def test_signed_slash_commands_and_ssl_checks_of_any_shape_get_no_5xx(fuzzed, fields):
     for base in (SLASH, {"ssl_check": "1", "token": "x"}):
         raw = form({**base, **fields})
@@ -242,18 +317,33 @@ async def test_signed_slash_commands_and_ssl_checks_of_any_shape_get_no_5xx(fuzz
 
 
 @FUZZ
-@given(raw=st.binary(max_size=300), content_type=st.sampled_from([
-    "application/json", FORM, "text/plain", "",
-]))  # fmt: skip
+@given(
+    raw=st.binary(max_size=300),
+    content_type=st.sampled_from(
+        [
+            "application/json",
+            FORM,
+            "text/plain",
+            "",
+        ]
+    ),
+)
 async def test_signed_bytes_that_are_not_a_body_get_no_5xx(fuzzed, raw, content_type):
-    for body in (raw, b"payload=" + raw, b'{"type": "event_callback", "event": "' + raw + b'"}',
-                 b"command=%2Fhelp&text=" + raw):  # fmt: skip
+    for body in (
+        raw,
+        b"payload=" + raw,
+        b'{"type": "event_callback", "event": "' + raw + b'"}',
+        b"command=%2Fhelp&text=" + raw,
+    ):
         check(await post(fuzzed, body, content_type), fuzzed[1], body)
 
 
 async def test_deeply_nested_signed_json_gets_no_5xx(fuzzed):
-    for body in (b'{"event": ' * 5000 + b"{}" + b"}" * 5000, b"[" * 100_000 + b"]" * 100_000,
-                 b'{"type": "event_callback", "event_id": 1' + b"0" * 5000 + b"}"):  # fmt: skip
+    for body in (
+        b'{"event": ' * 5000 + b"{}" + b"}" * 5000,
+        b"[" * 100_000 + b"]" * 100_000,
+        b'{"type": "event_callback", "event_id": 1' + b"0" * 5000 + b"}",
+    ):
         check(await post(fuzzed, body, "application/json"), fuzzed[1], body[:40])
 
 
@@ -261,8 +351,14 @@ async def raw_request(slack: Slack, head: bytes, body: bytes) -> int:
     """One HTTP/1.1 request written byte for byte (aiohttp's client would clean the headers)."""
     host, port = slack.url.split("//")[1].split("/")[0].split(":")
     reader, writer = await asyncio.open_connection(host, int(port))
-    writer.write(b"POST /slack/events HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + head
-                 + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)  # fmt: skip
+    writer.write(
+        b"POST /slack/events HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        + head
+        + b"Content-Length: "
+        + str(len(body)).encode()
+        + b"\r\n\r\n"
+        + body
+    )
     await writer.drain()
     status_line = await reader.readline()
     writer.close()
@@ -273,14 +369,18 @@ ODD_BYTES = st.binary(min_size=1, max_size=8).filter(lambda b: b"\r" not in b an
 
 
 @FUZZ
-@given(odd=ODD_BYTES, where=st.sampled_from(["signature", "timestamp", "content-type",
-                                             "retry", "lazy"]))  # fmt: skip
+@given(
+    odd=ODD_BYTES,
+    where=st.sampled_from(["signature", "timestamp", "content-type", "retry", "lazy"]),
+)
 async def test_headers_with_odd_bytes_get_no_5xx(fuzzed, odd, where):
     slack, handler = fuzzed
     body = json.dumps(BASES["app_mention"]).encode()
     headers = sign(body)
-    signature, timestamp = headers["X-Slack-Signature"].encode(), headers[
-        "X-Slack-Request-Timestamp"].encode()  # fmt: skip
+    signature, timestamp = (
+        headers["X-Slack-Signature"].encode(),
+        headers["X-Slack-Request-Timestamp"].encode(),
+    )
     content_type, extra = b"application/json", b""
     if where == "signature":
         signature = signature[:10] + odd + signature[10:]
@@ -292,8 +392,16 @@ async def test_headers_with_odd_bytes_get_no_5xx(fuzzed, odd, where):
         extra = b"X-Slack-Retry-Num: " + odd + b"\r\n"
     else:
         extra = b"X-Slack-Bolt-Lazy-Only: " + odd + b"\r\n"
-    head = (b"Content-Type: " + content_type + b"\r\nX-Slack-Signature: " + signature
-            + b"\r\nX-Slack-Request-Timestamp: " + timestamp + b"\r\n" + extra)  # fmt: skip
+    head = (
+        b"Content-Type: "
+        + content_type
+        + b"\r\nX-Slack-Signature: "
+        + signature
+        + b"\r\nX-Slack-Request-Timestamp: "
+        + timestamp
+        + b"\r\n"
+        + extra
+    )
     status = await raw_request(slack, head, body)
     check(status, handler, (where, odd))
 
@@ -302,9 +410,13 @@ async def test_a_non_ascii_signature_is_401_not_500(fuzzed):
     slack, handler = fuzzed
     body = json.dumps(BASES["app_mention"]).encode()
     headers = sign(body)
-    head = ("Content-Type: application/json\r\nX-Slack-Signature: v0=é" + "0" * 63
-            + "\r\nX-Slack-Request-Timestamp: " + headers["X-Slack-Request-Timestamp"]
-            + "\r\n").encode()  # fmt: skip
+    head = (
+        "Content-Type: application/json\r\nX-Slack-Signature: v0=é"
+        + "0" * 63
+        + "\r\nX-Slack-Request-Timestamp: "
+        + headers["X-Slack-Request-Timestamp"]
+        + "\r\n"
+    ).encode()
     assert await raw_request(slack, head, body) == 401
     check(401, handler, "non-ASCII signature")
 

@@ -34,8 +34,9 @@ def new_channel() -> str:
 
 async def test_every_declared_command_reaches_the_task_and_nothing_else_does(slack, harness):
     channel = new_channel()
-    await harness.start_task(TaskSpec(title="routing", owner=OWNER, model="offline"), team=TEAM,
-                             channel=channel)  # fmt: skip
+    await harness.start_task(
+        TaskSpec(title="routing", owner=OWNER, model="offline"), team=TEAM, channel=channel
+    )
     for command in declared():
         status, reply = await slack.slash(command, user=OWNER, channel=channel)
         assert status == 200 and NOT_HERE not in reply and " is `/task" not in reply, command
@@ -70,8 +71,9 @@ async def test_help_without_a_task_says_how_to_start_one(slack, harness):
 
 async def test_help_with_a_task_is_the_tasks_answer_for_the_senders_role(slack, harness):
     channel = new_channel()
-    await harness.start_task(TaskSpec(title="t", owner=OWNER, model="offline"), team=TEAM,
-                             channel=channel)  # fmt: skip
+    await harness.start_task(
+        TaskSpec(title="t", owner=OWNER, model="offline"), team=TEAM, channel=channel
+    )
     _, reply = await slack.slash("/task", "help", user=OWNER, channel=channel)
     assert reply.startswith("you are *owner* in this task. commands:")
 

@@ -48,8 +48,13 @@ async def test_readyz_says_whether_temporal_answers_and_goes_false_while_drainin
         return await HarnessClient.connect(down)
 
     port = free_port()
-    bot_settings = BotSettings(_env_file=None, local=True, port=port, data_dir=tmp_path,
-                               signing_secret=Slack.signing_secret)  # fmt: skip
+    bot_settings = BotSettings(
+        _env_file=None,
+        local=True,
+        port=port,
+        data_dir=tmp_path,
+        signing_secret=Slack.signing_secret,
+    )
     base = f"http://127.0.0.1:{port}"
     for connect, expected in ((unreachable, 503), (connected, 200)):
         lazy = LazyHarness(connect, connect_timeout=settings.temporal_rpc_seconds)
@@ -69,10 +74,14 @@ async def test_readyz_says_whether_temporal_answers_and_goes_false_while_drainin
                 assert body == {"status": "ready"}
                 bot.lifecycle.stop_accepting()
                 assert await get(session, base + "/readyz") == (
-                    503, {"status": "not ready", "reason": "shutting down"})  # fmt: skip
+                    503,
+                    {"status": "not ready", "reason": "shutting down"},
+                )
                 slack = Slack(base + "/slack/events", session, bot)
                 assert await slack.slash("/effort", "high", user=OWNER, channel="C1") == (
-                    503, "shutting down")  # fmt: skip
+                    503,
+                    "shutting down",
+                )
                 assert await get(session, base + "/healthz") == (200, {"status": "ok"})
         finally:
             await runner.cleanup()
@@ -86,14 +95,24 @@ async def test_sigterm_delivers_the_reply_still_owed_then_exits_0_within_the_gra
     gate = Gate()  # holds every command in the worker until opened
     manager.register("command.invoked.pre", gate, priority=200)
     port, grace = free_port(), 10.0
-    env = bot_env(tmp_path, BOT_PORT=str(port), SLACK_SIGNING_SECRET=Slack.signing_secret,
-                  HARNESS_TEMPORAL_ADDRESS=settings.temporal_address,
-                  HARNESS_TASK_QUEUE=settings.task_queue, BOT_ACK_BUDGET_SECONDS="0.2",
-                  BOT_SHUTDOWN_GRACE_SECONDS=str(grace))  # fmt: skip
+    env = bot_env(
+        tmp_path,
+        BOT_PORT=str(port),
+        SLACK_SIGNING_SECRET=Slack.signing_secret,
+        HARNESS_TEMPORAL_ADDRESS=settings.temporal_address,
+        HARNESS_TASK_QUEUE=settings.task_queue,
+        BOT_ACK_BUDGET_SECONDS="0.2",
+        BOT_SHUTDOWN_GRACE_SECONDS=str(grace),
+    )
     bot = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=ROOT, env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=ROOT,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     assert bot.stderr is not None
     try:
         async with asyncio.timeout(30):
@@ -103,8 +122,9 @@ async def test_sigterm_delivers_the_reply_still_owed_then_exits_0_within_the_gra
         async with aiohttp.ClientSession() as session:
             assert (await get(session, base + "/readyz"))[0] == 200
             slack = Slack(base + "/slack/events", session, None)  # type: ignore[arg-type]
-            status, ack = await slack.slash("/effort", "high", user=OWNER, channel=channel,
-                                            key="late")  # fmt: skip
+            status, ack = await slack.slash(
+                "/effort", "high", user=OWNER, channel=channel, key="late"
+            )
             assert (status, ack) == (200, "working on `/effort high` …")
             await gate.until_held(1)
 

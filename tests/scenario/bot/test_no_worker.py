@@ -36,13 +36,19 @@ async def test_a_mention_with_no_worker_is_acked_then_told_which_queue_to_check(
     event_id = f"Ev{uuid.uuid4().hex[:8].upper()}"
     async for slack in serve_bot(harness, tmp_path):
         started = time.monotonic()
-        status, _ = await slack.event("app_mention.json", channel=channel, event_id=event_id,
-                                      ts="9.0", event_ts="9.0")  # fmt: skip
+        status, _ = await slack.event(
+            "app_mention.json", channel=channel, event_id=event_id, ts="9.0", event_ts="9.0"
+        )
         assert status == 200 and time.monotonic() - started < 3.0  # acked: Slack won't retry
         async with asyncio.timeout(WAIT + 5):
-            while not (said := [a for m, a in slack.bot.standin.calls
-                                if m == "chat.postMessage" and a.get("channel") == channel]):
-                await asyncio.sleep(0.05)  # fmt: skip
+            while not (
+                said := [
+                    a
+                    for m, a in slack.bot.standin.calls
+                    if m == "chat.postMessage" and a.get("channel") == channel
+                ]
+            ):
+                await asyncio.sleep(0.05)
         told = time.monotonic() - started
     [post] = said
     assert WAIT <= told < WAIT + 3
@@ -53,10 +59,12 @@ async def test_a_mention_with_no_worker_is_acked_then_told_which_queue_to_check(
         "Try again once it is"
     )
     logged = [r.getMessage() for r in caplog.records if "not delivered" in r.getMessage()]
-    assert logged == [f"request {event_id} not delivered: task "
-                      f"{HarnessClient.task_id(TEAM, channel)}: no worker answered within "
-                      f"{WAIT:g} s on task queue {settings.task_queue} (no worker polls it); "
-                      "nothing was delivered"]  # fmt: skip
+    assert logged == [
+        f"request {event_id} not delivered: task "
+        f"{HarnessClient.task_id(TEAM, channel)}: no worker answered within "
+        f"{WAIT:g} s on task queue {settings.task_queue} (no worker polls it); "
+        "nothing was delivered"
+    ]
     # Withdrawn, so a worker that starts later routes nothing the sender was told was dropped.
     key = f"request/{HarnessClient.task_id(TEAM, channel)}/event/{event_id}"
     described = await client.get_workflow_handle(key).describe()

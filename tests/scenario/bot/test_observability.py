@@ -18,9 +18,14 @@ HEADER_SECRET = "zq-bot-Collector-7Kp3-key"
 async def start_lines(env: dict[str, str]) -> list[str]:
     """Start the bot, read its stderr up to the "bot listening" line, stop it."""
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=ROOT, env=env,
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=ROOT,
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
     assert process.stderr is not None
     lines: list[str] = []
     try:
@@ -36,9 +41,12 @@ async def start_lines(env: dict[str, str]) -> list[str]:
 
 
 async def test_with_json_logs_every_line_of_the_bot_is_a_json_object(tmp_path):
-    env = bot_env(tmp_path, HARNESS_LOG_FORMAT="json",
-                  OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:4318/",
-                  OTEL_EXPORTER_OTLP_HEADERS=f"x-collector-key={HEADER_SECRET}")  # fmt: skip
+    env = bot_env(
+        tmp_path,
+        HARNESS_LOG_FORMAT="json",
+        OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:4318/",
+        OTEL_EXPORTER_OTLP_HEADERS=f"x-collector-key={HEADER_SECRET}",
+    )
     lines = await start_lines(env)
     records = [json.loads(line) for line in lines]  # every line, or this fails on it
     assert all(set(r) == {"time", "level", "logger", "message"} for r in records)

@@ -39,11 +39,13 @@ async def test_a_stopped_server_is_said_within_3_seconds_and_nothing_applies_lat
         from commands import register_all
 
         register_all(manager, models=("offline",))
-        activities = HarnessActivities(manager, heartbeat_seconds=0.5,
-                                       retry_limits=retry_limits(settings))  # fmt: skip
+        activities = HarnessActivities(
+            manager, heartbeat_seconds=0.5, retry_limits=retry_limits(settings)
+        )
         async with build_worker(worker_client, settings, activities):
-            ref = await harness.start_task(TaskSpec(title="t", owner=OWNER), team=TEAM,
-                                           channel=channel, thread="8.0")  # fmt: skip
+            ref = await harness.start_task(
+                TaskSpec(title="t", owner=OWNER), team=TEAM, channel=channel, thread="8.0"
+            )
             async for slack in serve_bot(harness, tmp_path):
                 await slack.bot.ledger.bind(f"{TEAM}/{channel}/8.0", ref.task_id)
                 status, reply = await slack.slash("/effort", "low", user=OWNER, channel=channel)
@@ -56,12 +58,21 @@ async def test_a_stopped_server_is_said_within_3_seconds_and_nothing_applies_lat
                 assert (status, reply) == (200, UNREACHABLE)
 
                 started = time.monotonic()
-                status, _ = await slack.event("message_in_thread.json", channel=channel,
-                                              thread_ts="8.0", ts="8.1", user=OWNER,
-                                              event_id="EvOUT1", text="are you there")  # fmt: skip
+                status, _ = await slack.event(
+                    "message_in_thread.json",
+                    channel=channel,
+                    thread_ts="8.0",
+                    ts="8.1",
+                    user=OWNER,
+                    event_id="EvOUT1",
+                    text="are you there",
+                )
                 assert status == 200 and time.monotonic() - started < 3.0
-                said = [a["text"] for m, a in slack.bot.standin.calls
-                        if m == "chat.postMessage" and a.get("channel") == channel]  # fmt: skip
+                said = [
+                    a["text"]
+                    for m, a in slack.bot.standin.calls
+                    if m == "chat.postMessage" and a.get("channel") == channel
+                ]
                 assert said and said[-1].endswith(UNREACHABLE.split("; ")[-1])
 
                 server.start()  # the same port and database: the server was only down
@@ -74,8 +85,7 @@ async def test_a_stopped_server_is_said_within_3_seconds_and_nothing_applies_lat
                             await asyncio.sleep(0.1)
                 assert snapshot.effort == "low"  # the refused /effort high never applied
                 assert [m.text for m in await harness.transcript(ref.task_id)] == []
-                status, reply = await slack.slash("/effort", "medium", user=OWNER,
-                                                  channel=channel)  # fmt: skip
+                status, reply = await slack.slash("/effort", "medium", user=OWNER, channel=channel)
                 assert reply == "effort set to `medium` (was `low`)"
                 await harness.finish(ref.task_id)
                 await asyncio.wait_for(harness.outcome(ref.task_id), 20)

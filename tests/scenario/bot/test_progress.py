@@ -28,8 +28,14 @@ PLAN = 'plan: look around; call echo {"text": "hold"}; wrap up'
 
 @pytest.fixture
 def settings(settings: Settings, bot_port) -> Settings:
-    return posting_to(settings, bot_port, progress="on", progress_interval_seconds=0.3,
-                      activity_start_to_close_seconds=60, activity_heartbeat_seconds=0.5)
+    return posting_to(
+        settings,
+        bot_port,
+        progress="on",
+        progress_interval_seconds=0.3,
+        activity_start_to_close_seconds=60,
+        activity_heartbeat_seconds=0.5,
+    )
 
 
 @pytest.fixture
@@ -66,13 +72,23 @@ def calls(slack, method: str, channel: str) -> list[dict]:
 
 def plan_of(args: dict) -> str:
     """The plan's lines of a progress message (``""`` before it has a plan)."""
-    return next((b["text"]["text"] for b in args.get("blocks") or []
-                 if b.get("block_id") == f"{PROGRESS_BLOCK}-plan"), "")  # fmt: skip
+    return next(
+        (
+            b["text"]["text"]
+            for b in args.get("blocks") or []
+            if b.get("block_id") == f"{PROGRESS_BLOCK}-plan"
+        ),
+        "",
+    )
 
 
 def stop_button(args: dict) -> bool:
-    return any(e.get("action_id") == STOP_ACTION for b in args.get("blocks") or []
-               for e in b.get("elements") or [] if isinstance(e, dict))  # fmt: skip
+    return any(
+        e.get("action_id") == STOP_ACTION
+        for b in args.get("blocks") or []
+        for e in b.get("elements") or []
+        if isinstance(e, dict)
+    )
 
 
 async def _before_restart(slack, harness, hold_a: Hold) -> tuple[Thread, str]:
@@ -84,10 +100,15 @@ async def _before_restart(slack, harness, hold_a: Hold) -> tuple[Thread, str]:
     assert len(posted) == 1 and stop_button(posted[0])
     progress_ts = await until(
         lambda: next((m["ts"] for m in slack.bot.standin.messages if is_progress(m)), ""),
-        what="the message's ts")  # fmt: skip
-    await until(lambda: any(plan_of(u).count(":white_check_mark:") == 1
-                            for u in calls(slack, "chat.update", thread.channel)),
-                what="an update showing the first step done")  # fmt: skip
+        what="the message's ts",
+    )
+    await until(
+        lambda: any(
+            plan_of(u).count(":white_check_mark:") == 1
+            for u in calls(slack, "chat.update", thread.channel)
+        ),
+        what="an update showing the first step done",
+    )
 
     return thread, progress_ts
 
@@ -116,9 +137,14 @@ async def test_a_plan_shows_live_coalesced_progress_in_one_message_across_a_work
     try:
         answer = await thread.until_posted("3. wrap up — done")
         assert "2. call echo" in answer
-        final = await until(lambda: [u for u in calls(slack, "chat.update", thread.channel)
-                                     if u.get("text", "").startswith(":white_check_mark:")],
-                            what="the final rendering")  # fmt: skip
+        final = await until(
+            lambda: [
+                u
+                for u in calls(slack, "chat.update", thread.channel)
+                if u.get("text", "").startswith(":white_check_mark:")
+            ],
+            what="the final rendering",
+        )
     finally:
         stop_b.set()
         await asyncio.wait_for(worker_b, 30)
@@ -126,12 +152,10 @@ async def test_a_plan_shows_live_coalesced_progress_in_one_message_across_a_work
     updates = calls(slack, "chat.update", thread.channel)
     assert len(updates) > before_restart  # the new worker went on updating...
     assert {u["ts"] for u in updates} == {progress_ts}  # ...the same message, never another
-    assert len([a for a in calls(slack, "chat.postMessage", thread.channel)
-                if is_progress(a)]) == 1  # fmt: skip
+    assert len([a for a in calls(slack, "chat.postMessage", thread.channel) if is_progress(a)]) == 1
     assert updates[-1] == final[-1] and not stop_button(final[-1])
     plan = plan_of(final[-1])
     assert plan.count(":white_check_mark:") == 3, plan
     assert len(updates) < events.count  # coalesced: fewer updates than events shown
-    reactions = [(a["name"], a["timestamp"]) for a in calls(slack, "reactions.add",
-                                                            thread.channel)]  # fmt: skip
+    reactions = [(a["name"], a["timestamp"]) for a in calls(slack, "reactions.add", thread.channel)]
     assert ("eyes", thread.root) in reactions and ("white_check_mark", thread.root) in reactions

@@ -49,27 +49,40 @@ async def test_no_secret_of_the_recorded_session_reaches_the_file(
         assert slack.bot.recorder is not None
         for secret in payload_key:
             slack.bot.recorder.scrubber.redactor.add_secret(secret)
-        status, reply = await slack.slash("/model", f"{Slack.signing_secret} {CANARY_TOKEN}",
-                                          user=OWNER, channel=channel)  # fmt: skip
+        status, reply = await slack.slash(
+            "/model", f"{Slack.signing_secret} {CANARY_TOKEN}", user=OWNER, channel=channel
+        )
         assert status == 200 and CANARY_TOKEN not in reply
-        body = slack.event_body("app_mention.json", channel=channel, user=OWNER,
-                                text=f"<@UBOTLOCAL> remember {CANARY_TOKEN} please")  # fmt: skip
+        body = slack.event_body(
+            "app_mention.json",
+            channel=channel,
+            user=OWNER,
+            text=f"<@UBOTLOCAL> remember {CANARY_TOKEN} please",
+        )
         body = body.replace('"token": "', f'"token": "{VERIFICATION}')
         status, _ = await slack.post(body, slack.build_headers(body, "application/json"))
         assert status == 200
         await until(_answered(slack.bot.standin.calls), "the agent's answer")
         await asyncio.sleep(0.5)  # the progress message's last update
     raw = path.read_bytes()
-    for secret in (Slack.signing_secret, CANARY_TOKEN, VERIFICATION, *payload_key,
-                   "/_local/response/"):  # fmt: skip
+    for secret in (
+        Slack.signing_secret,
+        CANARY_TOKEN,
+        VERIFICATION,
+        *payload_key,
+        "/_local/response/",
+    ):
         assert secret.encode() not in raw, f"{secret[:12]}… is in the recording"
     recording = load(path)
     assert [r.transport for r in recording.requests] == ["http", "http"]
     assert "remember" in raw.decode() and "/model" in raw.decode()  # the session is there
     slash = recording.requests[0].payload()
     assert slash["response_url"] == RESPONSE_URL_PLACEHOLDER and slash["token"] == "[REDACTED]"
-    worker = [e for e in recording.effects[recording.requests[1].id]
-              if e.type == "web_api" and e.origin == "worker"]  # fmt: skip
+    worker = [
+        e
+        for e in recording.effects[recording.requests[1].id]
+        if e.type == "web_api" and e.origin == "worker"
+    ]
     assert any("remember [REDACTED] please" in json.dumps(e.args) for e in worker), worker
 
 

@@ -23,8 +23,9 @@ async def test_a_secret_in_a_commands_arguments_is_masked_in_the_ack_and_the_lat
     harness, manager, worker, tmp_path
 ):
     channel = f"C{uuid.uuid4().hex[:8].upper()}"
-    await harness.start_task(TaskSpec(title="t", owner=OWNER, model="offline"), team=TEAM,
-                             channel=channel)  # fmt: skip
+    await harness.start_task(
+        TaskSpec(title="t", owner=OWNER, model="offline"), team=TEAM, channel=channel
+    )
     async for slack in serve_bot(harness, tmp_path):
         status, reply = await slack.slash("/model", SECRET, user=OWNER, channel=channel)
     assert status == 200 and SECRET not in reply and "[REDACTED]" in reply

@@ -60,8 +60,15 @@ async def _value(found):
 
 
 async def reply(slack, user: str, text: str, ts: str):
-    return await slack.event("message_in_thread.json", channel=CHANNEL, thread_ts=ROOT, ts=ts,
-                             user=user, event_id=f"Ev{ts}", text=text)  # fmt: skip
+    return await slack.event(
+        "message_in_thread.json",
+        channel=CHANNEL,
+        thread_ts=ROOT,
+        ts=ts,
+        user=user,
+        event_id=f"Ev{ts}",
+        text=text,
+    )
 
 
 async def test_a_deciders_reply_answers_a_question_without_options_and_a_watchers_is_refused(
@@ -70,12 +77,19 @@ async def test_a_deciders_reply_answers_a_question_without_options_and_a_watcher
     recorder = Recorder()
     recorder.attach(manager, ["help.decided"])
     task_id = harness.task_id(TEAM, CHANNEL)
-    status, _ = await slack.event("app_mention.json", channel=CHANNEL, ts=ROOT, event_ts=ROOT,
-                                  event_id="EvQ1", text="<@UBOTLOCAL> hello")  # fmt: skip
+    status, _ = await slack.event(
+        "app_mention.json",
+        channel=CHANNEL,
+        ts=ROOT,
+        event_ts=ROOT,
+        event_id="EvQ1",
+        text="<@UBOTLOCAL> hello",
+    )
     assert status == 200
     await until(lambda: len(posts(slack)) >= 2, "the first answer")  # "started task", reply
-    _, text = await slack.slash("/task", f"invite <@{WATCHER}|w> watcher", user=OWNER,
-                                channel=CHANNEL)  # fmt: skip
+    _, text = await slack.slash(
+        "/task", f"invite <@{WATCHER}|w> watcher", user=OWNER, channel=CHANNEL
+    )
     assert WATCHER in text
 
     before = len(posts(slack))

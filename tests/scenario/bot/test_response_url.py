@@ -41,8 +41,15 @@ class Recorder:
     async def handle(self, request: web.Request) -> web.Response:
         self.requests.append((request.path, await request.text()))
         if request.path.endswith("auth.test"):
-            return web.json_response({"ok": True, "user_id": "UBOTPROD", "bot_id": "BPROD",
-                                      "team_id": TEAM, "url": "https://x.slack.com/"})  # fmt: skip
+            return web.json_response(
+                {
+                    "ok": True,
+                    "user_id": "UBOTPROD",
+                    "bot_id": "BPROD",
+                    "team_id": TEAM,
+                    "url": "https://x.slack.com/",
+                }
+            )
         return web.json_response({"ok": True, "ts": "1.2"})
 
 
@@ -70,15 +77,24 @@ async def recorders() -> AsyncIterator[tuple[Recorder, Recorder]]:
 
 
 async def production_bot(harness, tmp_path, web_api: Recorder, **settings):
-    async for slack in serve_bot(harness, tmp_path, local=False, bot_token=TOKEN,
-                                 api_url=f"{web_api.url}/api/", **settings):  # fmt: skip
+    async for slack in serve_bot(
+        harness, tmp_path, local=False, bot_token=TOKEN, api_url=f"{web_api.url}/api/", **settings
+    ):
         yield slack
 
 
 def slash_body(command: str, text: str, channel: str, response_url: str) -> str:
-    return urlencode({"team_id": TEAM, "channel_id": channel, "user_id": OWNER,
-                      "command": command, "text": text, "response_url": response_url,
-                      "trigger_id": f"{uuid.uuid4().hex}.t"})  # fmt: skip
+    return urlencode(
+        {
+            "team_id": TEAM,
+            "channel_id": channel,
+            "user_id": OWNER,
+            "command": command,
+            "text": text,
+            "response_url": response_url,
+            "trigger_id": f"{uuid.uuid4().hex}.t",
+        }
+    )
 
 
 async def test_a_signed_status_cannot_send_the_reply_to_another_host(
@@ -86,8 +102,9 @@ async def test_a_signed_status_cannot_send_the_reply_to_another_host(
 ):
     web_api, evil = recorders
     channel = f"C{uuid.uuid4().hex[:8].upper()}"
-    await harness.start_task(TaskSpec(title="t", owner=OWNER, model="offline"), team=TEAM,
-                             channel=channel)  # fmt: skip
+    await harness.start_task(
+        TaskSpec(title="t", owner=OWNER, model="offline"), team=TEAM, channel=channel
+    )
 
     async def slow(ctx):
         await asyncio.sleep(0.6)
@@ -100,8 +117,9 @@ async def test_a_signed_status_cannot_send_the_reply_to_another_host(
 
         handle = manager.register("command.invoked.pre", slow, priority=200)
         try:
-            async for late in production_bot(harness, tmp_path / "late", web_api,
-                                             ack_budget_seconds=0.2):  # fmt: skip
+            async for late in production_bot(
+                harness, tmp_path / "late", web_api, ack_budget_seconds=0.2
+            ):
                 body = slash_body("/task", "status", channel, f"{evil.url}/late")
                 status, text = await late.post(body, late.build_headers(body, FORM))
                 assert (status, json.loads(text)["text"]) == (200, "working on `/task status` …")
@@ -111,8 +129,9 @@ async def test_a_signed_status_cannot_send_the_reply_to_another_host(
     assert evil.requests == []
     assert [p for p, _ in web_api.requests] == ["/api/auth.test", "/api/auth.test"]
     dropped = [r.getMessage() for r in caplog.records if "dropped" in r.getMessage()]
-    assert dropped == 2 * ["response_url to host '127.0.0.1' dropped: replies go only to "
-                           "hooks.slack.com"]  # fmt: skip  # one line per request, host only
+    assert dropped == 2 * [
+        "response_url to host '127.0.0.1' dropped: replies go only to hooks.slack.com"
+    ]  # one line per request, host only
 
 
 async def test_a_signed_click_cannot_send_the_refusal_to_another_host(harness, tmp_path, recorders):
@@ -134,8 +153,9 @@ async def test_a_request_signed_with_the_development_secret_is_401(harness, tmp_
         status, _ = await slack.post(body, signed_headers(LOCAL_SIGNING_SECRET, body, FORM))
         assert status == 401
         mention = (FIXTURES / "app_mention.json").read_text()
-        status, _ = await slack.post(mention, signed_headers(LOCAL_SIGNING_SECRET, mention,
-                                                             "application/json"))  # fmt: skip
+        status, _ = await slack.post(
+            mention, signed_headers(LOCAL_SIGNING_SECRET, mention, "application/json")
+        )
         assert status == 401
     assert web_api.requests == []
 
@@ -145,8 +165,9 @@ async def test_in_local_mode_only_the_bots_own_stand_in_takes_late_replies(
 ):
     _, evil = recorders
     channel = f"C{uuid.uuid4().hex[:8].upper()}"
-    await harness.start_task(TaskSpec(title="t", owner=OWNER, model="offline"), team=TEAM,
-                             channel=channel)  # fmt: skip
+    await harness.start_task(
+        TaskSpec(title="t", owner=OWNER, model="offline"), team=TEAM, channel=channel
+    )
 
     async def slow(ctx):
         await asyncio.sleep(0.6)

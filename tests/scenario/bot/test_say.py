@@ -28,9 +28,15 @@ async def say(*args: str, secret: str = Slack.signing_secret) -> tuple[int, list
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "BOT_"))}
     env.update(BOT_SIGNING_SECRET=secret, BOT_REPLY_DEADLINE_SECONDS="5")
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot.say", *args, cwd=ROOT, env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "bot.say",
+        *args,
+        cwd=ROOT,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     out, err = await asyncio.wait_for(process.communicate(), 30)
     assert err.decode() == "", err.decode()
     return process.returncode or 0, out.decode().splitlines()
@@ -44,8 +50,9 @@ def channel() -> str:
 async def test_a_mention_prints_what_the_bot_posted_and_a_thread_reply_is_accepted(
     slack, harness, channel
 ):
-    status, lines = await say("please fix the build", "--user", OWNER, "--channel", channel,
-                              "--url", slack.url)  # fmt: skip
+    status, lines = await say(
+        "please fix the build", "--user", OWNER, "--channel", channel, "--url", slack.url
+    )
     task_id = harness.task_id(TEAM, channel)
     [(method, post)] = slack.bot.standin.calls[-1:]
     assert method == "chat.postMessage"
@@ -53,11 +60,22 @@ async def test_a_mention_prints_what_the_bot_posted_and_a_thread_reply_is_accept
     assert lines == [f"bot in thread {post['thread_ts']}: {post['text']}"]
     assert post["text"].startswith(f"started task `{task_id}`")
 
-    status, lines = await say("and run the linter", "--user", OWNER, "--channel", channel,
-                              "--thread", post["thread_ts"], "--url", slack.url)  # fmt: skip
+    status, lines = await say(
+        "and run the linter",
+        "--user",
+        OWNER,
+        "--channel",
+        channel,
+        "--thread",
+        post["thread_ts"],
+        "--url",
+        slack.url,
+    )
     assert status == 0
-    assert lines == ["accepted; nothing posted in reply yet (the task answers in its thread "
-                     "when it has an answer)"]  # fmt: skip
+    assert lines == [
+        "accepted; nothing posted in reply yet (the task answers in its thread "
+        "when it has an answer)"
+    ]
     texts = [m.text for m in await harness.transcript(task_id)]
     assert texts == ["please fix the build", "and run the linter"]
 
@@ -70,16 +88,18 @@ async def test_slash_commands_print_the_reply_and_say_when_it_went_to_the_channe
     assert status == 0
     assert lines == ["model: `offline` (available: `gpt-x`, `claude-y`, `offline`)"]
 
-    status, lines = await say("/model gpt-x", "--user", OWNER, "--channel", channel,
-                              "--url", slack.url)  # fmt: skip
+    status, lines = await say(
+        "/model gpt-x", "--user", OWNER, "--channel", channel, "--url", slack.url
+    )
     assert status == 0
     assert lines == ["model set to `gpt-x` (was `offline`)", "(posted to the channel for everyone)"]
     assert (await harness.snapshot(harness.task_id(TEAM, channel))).model == "gpt-x"
 
 
 async def test_a_wrong_signing_secret_is_explained_and_fails(slack, channel):
-    status, lines = await say("/model", "--channel", channel, "--url", slack.url,
-                              secret="not-the-bots-secret")  # fmt: skip
+    status, lines = await say(
+        "/model", "--channel", channel, "--url", slack.url, secret="not-the-bots-secret"
+    )
     assert status == 1
     assert lines == [
         "HTTP 401: invalid signature or timestamp",
@@ -97,26 +117,40 @@ async def test_no_bot_listening_is_explained_and_fails():
 async def test_a_late_reply_is_printed_as_it_replaced_the_working_note(
     harness, manager, worker, tmp_path, channel
 ):
-    await harness.start_task(TaskSpec(title="t", owner=OWNER, model="offline"), team=TEAM,
-                             channel=channel)  # fmt: skip
+    await harness.start_task(
+        TaskSpec(title="t", owner=OWNER, model="offline"), team=TEAM, channel=channel
+    )
 
     async def slow(ctx):
         await asyncio.sleep(0.6)
 
     manager.register("command.invoked.pre", slow, priority=200)
     async for slack in serve_bot(harness, tmp_path, ack_budget_seconds=0.2):
-        status, lines = await say("/effort low", "--user", OWNER, "--channel", channel,
-                                  "--url", slack.url)  # fmt: skip
+        status, lines = await say(
+            "/effort low", "--user", OWNER, "--channel", channel, "--url", slack.url
+        )
     assert status == 0
-    assert lines == ["working on `/effort low` …", "effort set to `low` (was `medium`)",
-                     "(posted to the channel for everyone)"]  # fmt: skip
+    assert lines == [
+        "working on `/effort low` …",
+        "effort set to `low` (was `medium`)",
+        "(posted to the channel for everyone)",
+    ]
 
 
 async def test_a_refusal_only_the_sender_sees_is_printed_as_such(slack, harness, channel):
     await say("start", "--user", OWNER, "--channel", channel, "--url", slack.url)
     [post] = [a for m, a in slack.bot.standin.calls if m == "chat.postMessage"][:1]
-    status, lines = await say("let me in", "--user", "U0STRANGER", "--channel", channel,
-                              "--thread", post["thread_ts"], "--url", slack.url)  # fmt: skip
+    status, lines = await say(
+        "let me in",
+        "--user",
+        "U0STRANGER",
+        "--channel",
+        channel,
+        "--thread",
+        post["thread_ts"],
+        "--url",
+        slack.url,
+    )
     assert status == 0
     assert lines == [
         f"only you see (in thread {post['thread_ts']}): refused: you are not part of this task, "
@@ -130,9 +164,19 @@ async def test_bot_say_signs_with_the_development_secret_against_a_default_local
     async for slack in serve_bot(harness, tmp_path, signing_secret=""):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "BOT_"))}
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot.say", "/model", "--channel", channel, "--url", slack.url,
-            cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
+            sys.executable,
+            "-m",
+            "bot.say",
+            "/model",
+            "--channel",
+            channel,
+            "--url",
+            slack.url,
+            cwd=ROOT,
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
         out, _ = await asyncio.wait_for(process.communicate(), 30)
     assert process.returncode == 0, out
     assert out.decode().startswith("there is no task in this channel yet")

@@ -18,8 +18,9 @@ OWNER = "U0OWNER"
 @pytest.fixture
 async def channel(harness):
     channel = f"C{uuid.uuid4().hex[:8].upper()}"
-    await harness.start_task(TaskSpec(title="t", owner=OWNER, model="offline"), team=TEAM,
-                             channel=channel)  # fmt: skip
+    await harness.start_task(
+        TaskSpec(title="t", owner=OWNER, model="offline"), team=TEAM, channel=channel
+    )
     return channel
 
 

@@ -76,8 +76,7 @@ async def test_effort_set(slack, harness, task, user):
 @pytest.mark.parametrize("user", list(ROLES), ids=list(ROLES.values()))
 async def test_subtask(slack, harness, task, user):
     channel, task_id = task
-    _, reply = await slack.slash("/sub-task", "read the canary logs", user=user,
-                                      channel=channel)  # fmt: skip
+    _, reply = await slack.slash("/sub-task", "read the canary logs", user=user, channel=channel)
     subtasks = (await harness.snapshot(task_id)).subtasks
     if user in (OWNER, COLLAB):
         assert reply.startswith("starting sub-task “read the canary logs”")
@@ -122,8 +121,9 @@ async def test_status_and_help(slack, task, user):
 @pytest.mark.parametrize("user", list(ROLES), ids=list(ROLES.values()))
 async def test_invite(slack, harness, task, user):
     channel, task_id = task
-    _, reply = await slack.slash("/task", "invite <@U0NEW|newbie> collaborator", user=user,
-                                 channel=channel)  # fmt: skip
+    _, reply = await slack.slash(
+        "/task", "invite <@U0NEW|newbie> collaborator", user=user, channel=channel
+    )
     people = {p.user_id: p.role for p in (await harness.snapshot(task_id)).participants}
     if user == OWNER:
         assert reply == "<@U0NEW> is now a collaborator of this task"
@@ -172,8 +172,9 @@ async def test_a_failure_names_the_command_as_typed_under_the_umbrella(slack, ma
     channel, _ = task
     _, reply = await slack.slash("/task", "status", user=OWNER, channel=channel)
     assert reply == "/task status failed: status store unavailable"
-    _, reply = await slack.slash("/task", f"invite <@{STRANGER}> watcher", user=OWNER,
-                                 channel=channel)  # fmt: skip
+    _, reply = await slack.slash(
+        "/task", f"invite <@{STRANGER}> watcher", user=OWNER, channel=channel
+    )
     assert reply == "/task invite failed: directory unreachable"
 
 

@@ -40,22 +40,29 @@ OWNER = "U0OWNER"
 
 @pytest.fixture
 async def server():
-    async with SocketModeServer(app_token=APP_TOKEN, bot_token=BOT_TOKEN,
-                                web_api=SlackStandIn("UBOTLOCAL")) as running:  # fmt: skip
+    async with SocketModeServer(
+        app_token=APP_TOKEN, bot_token=BOT_TOKEN, web_api=SlackStandIn("UBOTLOCAL")
+    ) as running:
         yield running
 
 
 @pytest.fixture
 def settings(settings, server):
     """The worker posts the agent's replies to the server's Web API, with the bot token."""
-    return settings.model_copy(update={"slack_api_url": server.api_url,
-                                       "slack_bot_token": SecretStr(BOT_TOKEN)})  # fmt: skip
+    return settings.model_copy(
+        update={"slack_api_url": server.api_url, "slack_bot_token": SecretStr(BOT_TOKEN)}
+    )
 
 
 def bot_settings(server, tmp_path, **values) -> BotSettings:
     """Socket Mode as an operator sets it: two tokens, the API URL, no signing secret."""
-    given = {"app_token": APP_TOKEN, "bot_token": BOT_TOKEN, "api_url": server.api_url,
-             "port": free_port(), "data_dir": tmp_path} | values  # fmt: skip
+    given = {
+        "app_token": APP_TOKEN,
+        "bot_token": BOT_TOKEN,
+        "api_url": server.api_url,
+        "port": free_port(),
+        "data_dir": tmp_path,
+    } | values
     return BotSettings(_env_file=None, **given)
 
 
@@ -86,8 +93,13 @@ def event(name: str, **overrides) -> dict:
 def slash(command: str, text: str, *, channel: str, user: str = OWNER) -> dict:
     """The recorded slash command as Socket Mode carries it: the form fields as JSON."""
     fields = dict(parse_qsl((FIXTURES / "slash_command.txt").read_text().strip()))
-    fields.update(command=command, text=text, channel_id=channel, user_id=user,
-                  trigger_id=f"{uuid.uuid4().hex}.{user}")  # fmt: skip
+    fields.update(
+        command=command,
+        text=text,
+        channel_id=channel,
+        user_id=user,
+        trigger_id=f"{uuid.uuid4().hex}.{user}",
+    )
     return fields
 
 
@@ -105,8 +117,9 @@ async def until(check, timeout: float = 15.0, what: str = ""):
 async def mention(server, channel: str, text: str = "", **overrides) -> str:
     """A mention over the socket, acked without a payload (events take none)."""
     given = {"text": f"<@UBOTLOCAL> {text}"} if text else {}
-    envelope = await server.push("events_api", event("app_mention.json", channel=channel,
-                                                     **given, **overrides))  # fmt: skip
+    envelope = await server.push(
+        "events_api", event("app_mention.json", channel=channel, **given, **overrides)
+    )
     assert await server.ack(envelope) is None
     return envelope
 
@@ -144,8 +157,10 @@ async def test_slash_commands_are_acked_with_their_reply_as_the_envelopes_payloa
     unknown = await server.ack(
         await server.push("slash_commands", slash("/task", "teleport", channel=channel))
     )
-    assert unknown == {"text": "`/task teleport` is not a command here; `/task help` lists them",
-                       "response_type": "ephemeral"}  # fmt: skip
+    assert unknown == {
+        "text": "`/task teleport` is not a command here; `/task help` lists them",
+        "response_type": "ephemeral",
+    }
 
 
 async def test_a_thread_reply_reaches_the_task(bot, server, harness, channel):
@@ -154,7 +169,9 @@ async def test_a_thread_reply_reaches_the_task(bot, server, harness, channel):
     assert await server.ack(await server.push("events_api", reply)) is None
     messages = await harness.transcript(harness.task_id(TEAM, channel))
     assert [(m.user, m.text) for m in messages] == [
-        (OWNER, "hello"), (OWNER, "also check the canary logs")]  # fmt: skip
+        (OWNER, "hello"),
+        (OWNER, "also check the canary logs"),
+    ]
 
 
 async def test_a_redelivered_event_is_acked_and_not_handled_twice(bot, server, harness, channel):
@@ -166,15 +183,17 @@ async def test_a_redelivered_event_is_acked_and_not_handled_twice(bot, server, h
     assert (len(server.acks[first]), len(server.acks[again])) == (1, 1)
     await until(lambda: posts(server, channel), what="the first delivery's post")
     assert len(await harness.transcript(harness.task_id(TEAM, channel))) == 1
-    assert [p["text"].split("`")[0] for p in posts(server, channel)
-            if p["text"].startswith("started")] == ["started task "]  # fmt: skip
+    assert [
+        p["text"].split("`")[0] for p in posts(server, channel) if p["text"].startswith("started")
+    ] == ["started task "]
 
 
 async def test_a_button_click_over_the_socket_answers_the_tasks_question(bot, server, channel):
     ask = 'call ask_human {"question": "which environment?", "options": ["staging", "prod"]}'
     await mention(server, channel, ask)
-    [question] = await until(lambda: [p for p in posts(server, channel)
-                                      if p.get("blocks")], what="question")  # fmt: skip
+    [question] = await until(
+        lambda: [p for p in posts(server, channel) if p.get("blocks")], what="question"
+    )
     button = question["blocks"][1]["elements"][0]
     click = json.loads((FIXTURES / "block_actions_help.json").read_text())
     click["actions"][0].update(action_id=button["action_id"], value=button["value"])
@@ -241,8 +260,10 @@ async def test_python_m_bot_runs_socket_mode_without_a_signing_secret(
     try:
         await server.connected(timeout=30)
         await mention(server, channel, 'call echo {"text": "from python -m bot"}')
-        await until(lambda: any("echo: from python -m bot" in p["text"]
-                                for p in posts(server, channel)), what="reply")  # fmt: skip
+        await until(
+            lambda: any("echo: from python -m bot" in p["text"] for p in posts(server, channel)),
+            what="reply",
+        )
     finally:
         process.terminate()
         _, err = await asyncio.wait_for(process.communicate(), 20)
@@ -257,8 +278,9 @@ async def test_sigterm_keeps_the_socket_until_the_envelope_in_flight_is_acked(
     ref = await harness.start_task(TaskSpec(title="t", owner=OWNER), team=TEAM, channel=channel)
     gate = Gate()  # holds every command in the worker until opened
     manager.register("command.invoked.pre", gate, priority=200)
-    process = await python_m_bot(server, settings, tmp_path, BOT_ACK_BUDGET_SECONDS="2.5",
-                                 BOT_SHUTDOWN_GRACE_SECONDS="10")  # fmt: skip
+    process = await python_m_bot(
+        server, settings, tmp_path, BOT_ACK_BUDGET_SECONDS="2.5", BOT_SHUTDOWN_GRACE_SECONDS="10"
+    )
     try:
         await server.connected(timeout=30)
         envelope = await server.push("slash_commands", slash("/effort", "high", channel=channel))
@@ -270,8 +292,10 @@ async def test_sigterm_keeps_the_socket_until_the_envelope_in_flight_is_acked(
         acked = await server.ack(envelope)  # on the socket the bot kept open for it
         assert acked is not None
         # The reply itself, or (on a slow machine, past the 2.5 s budget) the promise of it.
-        assert acked["text"] in {"effort set to `high` (was `medium`)",
-                                 "working on `/effort high` …"}, acked  # fmt: skip
+        assert acked["text"] in {
+            "effort set to `high` (was `medium`)",
+            "working on `/effort high` …",
+        }, acked
         _, err = await asyncio.wait_for(process.communicate(), 15)
     finally:
         if process.returncode is None:
@@ -286,14 +310,26 @@ async def test_sigterm_keeps_the_socket_until_the_envelope_in_flight_is_acked(
 
 async def python_m_bot(server, settings, tmp_path, **extra: str) -> asyncio.subprocess.Process:
     """``python -m bot`` in Socket Mode as an operator configures it: no signing secret."""
-    env = bot_env(tmp_path, BOT_LOCAL="", SLACK_APP_TOKEN=APP_TOKEN, SLACK_BOT_TOKEN=BOT_TOKEN,
-                  BOT_API_URL=server.api_url, HARNESS_TEMPORAL_ADDRESS=settings.temporal_address,
-                  HARNESS_TASK_QUEUE=settings.task_queue, **extra)  # fmt: skip
+    env = bot_env(
+        tmp_path,
+        BOT_LOCAL="",
+        SLACK_APP_TOKEN=APP_TOKEN,
+        SLACK_BOT_TOKEN=BOT_TOKEN,
+        BOT_API_URL=server.api_url,
+        HARNESS_TEMPORAL_ADDRESS=settings.temporal_address,
+        HARNESS_TASK_QUEUE=settings.task_queue,
+        **extra,
+    )
     assert "SLACK_SIGNING_SECRET" not in env
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=ROOT, env=env,
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=ROOT,
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
 
 
 async def test_two_replicas_on_one_database_take_a_thread_and_a_retry_as_one_bot(
@@ -301,8 +337,7 @@ async def test_two_replicas_on_one_database_take_a_thread_and_a_retry_as_one_bot
 ):
     """Slack spreads envelopes over the app's connections: one per replica (issue 13)."""
     url = database_url(postgres.create_database(f"sm_{uuid.uuid4().hex[:12]}"), tmp_path / "x")
-    made = [build_app(bot_settings(server, tmp_path / name), harness, Ledger(url))
-            for name in "ab"]  # fmt: skip
+    made = [build_app(bot_settings(server, tmp_path / name), harness, Ledger(url)) for name in "ab"]
     async with socket_mode(made[0], APP_TOKEN), socket_mode(made[1], APP_TOKEN):
         a, b = await server.connected(1), await server.connected(2)
         task_id = harness.task_id(TEAM, channel)
@@ -310,14 +345,17 @@ async def test_two_replicas_on_one_database_take_a_thread_and_a_retry_as_one_bot
         assert await server.ack(await server.push("events_api", mentioned, on=a)) is None
         reply = event("message_in_thread.json", channel=channel, user=OWNER)
         assert await server.ack(await server.push("events_api", reply, on=b)) is None
-        retried = await server.push("events_api", mentioned, retry_attempt=1,
-                                    retry_reason="timeout", on=b)  # fmt: skip
+        retried = await server.push(
+            "events_api", mentioned, retry_attempt=1, retry_reason="timeout", on=b
+        )
         assert await server.ack(retried) is None
         async with asyncio.timeout(15):
             while len(texts := [m.text for m in await harness.transcript(task_id)]) < 2:
                 await asyncio.sleep(0.05)
-        assert texts == ["please summarise yesterday's deploy failures",
-                         "also check the canary logs"]  # fmt: skip
+        assert texts == [
+            "please summarise yesterday's deploy failures",
+            "also check the canary logs",
+        ]
     for bot in made:
         await bot.slash.drain()
         await bot.ledger.aclose()

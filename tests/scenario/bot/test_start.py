@@ -24,9 +24,13 @@ TAGGER = "tests.unit.test_plugins:passthrough"
 def bot_env(tmp_path: Path, config: Path | None = None, **extra: str) -> dict[str, str]:
     """The environment of a bot in local mode unless ``extra`` says otherwise."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_", "BOT_", "SLACK_"))}
-    env.update(HARNESS_PLUGINS='["commands:plugin"]', HARNESS_DATA_DIR=str(tmp_path),
-               BOT_PORT=str(free_port()), BOT_LOCAL="1",
-               HARNESS_PAYLOAD_KEY=PAYLOAD_KEY)  # fmt: skip
+    env.update(
+        HARNESS_PLUGINS='["commands:plugin"]',
+        HARNESS_DATA_DIR=str(tmp_path),
+        BOT_PORT=str(free_port()),
+        BOT_LOCAL="1",
+        HARNESS_PAYLOAD_KEY=PAYLOAD_KEY,
+    )
     if config is not None:
         env["HARNESS_HOOKS_CONFIG"] = str(config)
     env.update(extra)
@@ -36,9 +40,12 @@ def bot_env(tmp_path: Path, config: Path | None = None, **extra: str) -> dict[st
 async def refusal(env: dict[str, str], *command: str) -> str:
     """Start the bot (``python -m bot``, or ``command``), expect status 2; its one log line."""
     process = await asyncio.create_subprocess_exec(
-        *(command or (sys.executable, "-m", "bot")), cwd=ROOT, env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        *(command or (sys.executable, "-m", "bot")),
+        cwd=ROOT,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     out, err = await asyncio.wait_for(process.communicate(), 30)
     log = err.decode()
     assert process.returncode == 2, log
@@ -55,9 +62,14 @@ async def listening_line(env: dict[str, str]) -> str:
 async def start_log(env: dict[str, str]) -> list[str]:
     """Start the bot and return its log lines up to "bot listening", then stop it."""
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=ROOT, env=env,
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=ROOT,
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
     assert process.stderr is not None
     lines: list[str] = []
     try:
@@ -114,8 +126,9 @@ async def test_the_mode_is_logged_when_the_bot_listens(tmp_path):
     )
     given = await listening_line(bot_env(tmp_path, SLACK_SIGNING_SECRET="own-secret"))
     assert "local mode (SLACK_SIGNING_SECRET, Web API stand-in" in given
-    http_log = await start_log(bot_env(tmp_path, BOT_LOCAL="", SLACK_SIGNING_SECRET="s",
-                                       SLACK_BOT_TOKEN="xoxb-1-2-abc"))  # fmt: skip
+    http_log = await start_log(
+        bot_env(tmp_path, BOT_LOCAL="", SLACK_SIGNING_SECRET="s", SLACK_BOT_TOKEN="xoxb-1-2-abc")
+    )
     assert http_log[-1].rstrip().endswith("/slack/events, HTTP mode")
     # Nothing to warn about in a correct set-up (bolt's "`token` will be unused" included).
     assert not [line for line in http_log if " WARNING " in line], http_log
@@ -125,9 +138,14 @@ async def test_a_bad_hooks_file_stops_the_bot_naming_the_problem(tmp_path):
     config = tmp_path / "hooks.toml"
     config.write_text('[[executor]]\nkind = "local"\npoints = "nope.pre"\ntarget = "m:a"\n')
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=ROOT, env=bot_env(tmp_path, config),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=ROOT,
+        env=bot_env(tmp_path, config),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     _, err = await asyncio.wait_for(process.communicate(), 30)
     log = err.decode()
     assert process.returncode == 2, log
@@ -138,12 +156,19 @@ async def test_a_bad_hooks_file_stops_the_bot_naming_the_problem(tmp_path):
 
 async def test_a_good_hooks_file_is_logged_as_chains_before_the_bot_listens(tmp_path):
     config = tmp_path / "hooks.toml"
-    config.write_text(f'[[executor]]\nname = "tagger"\nkind = "local"\n'
-                      f'points = "command.invoked.pre"\npriority = 150\ntarget = "{TAGGER}"\n')
+    config.write_text(
+        f'[[executor]]\nname = "tagger"\nkind = "local"\n'
+        f'points = "command.invoked.pre"\npriority = 150\ntarget = "{TAGGER}"\n'
+    )
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=ROOT, env=bot_env(tmp_path, config),
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=ROOT,
+        env=bot_env(tmp_path, config),
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
     assert process.stderr is not None
     lines: list[str] = []
     try:
@@ -172,19 +197,28 @@ async def test_bad_settings_of_either_class_are_one_line_naming_the_variable(tmp
     """Bad JSON or a bad number in HARNESS_* or BOT_*: named, said to be JSON, exit 2 (issue 11)."""
     script = str(Path(sys.executable).with_name("tiny-harness-bot"))
     cases = [
-        ({"HARNESS_MODELS": "[oops"}, (script,),
-         """HARNESS_MODELS must be JSON (Expecting value: line 1 column 2 (char 1)), e.g. """
-         """HARNESS_MODELS='["offline", "gpt-4o"]'"""),
-        ({"HARNESS_PLUGINS": "commands:plugin"}, (),
-         """HARNESS_PLUGINS must be JSON (Expecting value: line 1 column 1 (char 0)), e.g. """
-         """HARNESS_PLUGINS='["commands:plugin"]'"""),
-        ({"BOT_SHUTDOWN_GRACE_SECONDS": "soon"}, (),
-         "BOT_SHUTDOWN_GRACE_SECONDS: Input should be a valid number, unable to parse string "
-         "as a number"),
-    ]  # fmt: skip
-    lines = await asyncio.gather(*(
-        refusal(bot_env(tmp_path, **env), *command) for env, command, _ in cases
-    ))  # fmt: skip
+        (
+            {"HARNESS_MODELS": "[oops"},
+            (script,),
+            """HARNESS_MODELS must be JSON (Expecting value: line 1 column 2 (char 1)), e.g. """
+            """HARNESS_MODELS='["offline", "gpt-4o"]'""",
+        ),
+        (
+            {"HARNESS_PLUGINS": "commands:plugin"},
+            (),
+            """HARNESS_PLUGINS must be JSON (Expecting value: line 1 column 1 (char 0)), e.g. """
+            """HARNESS_PLUGINS='["commands:plugin"]'""",
+        ),
+        (
+            {"BOT_SHUTDOWN_GRACE_SECONDS": "soon"},
+            (),
+            "BOT_SHUTDOWN_GRACE_SECONDS: Input should be a valid number, unable to parse string "
+            "as a number",
+        ),
+    ]
+    lines = await asyncio.gather(
+        *(refusal(bot_env(tmp_path, **env), *command) for env, command, _ in cases)
+    )
     for (_, _, expected), line in zip(cases, lines, strict=True):
         assert line.split(" ERROR bot not starting: ", 1)[1] == expected
 
@@ -193,9 +227,14 @@ async def test_a_database_the_bot_cannot_reach_stops_it_in_one_line_without_the_
     """The ledger is the bot's memory of Slack's retries: no database, no bot (issue 13)."""
     url = f"postgresql://bot:s3cret-pw@127.0.0.1:{free_port()}/harness"
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=ROOT, env=bot_env(tmp_path, HARNESS_DATABASE_URL=url),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=ROOT,
+        env=bot_env(tmp_path, HARNESS_DATABASE_URL=url),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     _, err = await asyncio.wait_for(process.communicate(), 30)
     log = err.decode()
     assert process.returncode == 2, log
@@ -207,6 +246,8 @@ async def test_a_database_the_bot_cannot_reach_stops_it_in_one_line_without_the_
 
 async def test_a_database_url_of_another_engine_is_refused_saying_what_to_give(tmp_path):
     line = await refusal(bot_env(tmp_path, HARNESS_DATABASE_URL="mysql://bot:pw@db/harness"))
-    assert line.endswith(" ERROR bot not starting: HARNESS_DATABASE_URL: engine 'mysql' is not "
-                         "supported; give postgresql://HOST:5432/DATABASE (with USER:PASSWORD@ "
-                         "before the host), or unset it for SQLite")
+    assert line.endswith(
+        " ERROR bot not starting: HARNESS_DATABASE_URL: engine 'mysql' is not "
+        "supported; give postgresql://HOST:5432/DATABASE (with USER:PASSWORD@ "
+        "before the host), or unset it for SQLite"
+    )

@@ -24,13 +24,21 @@ from .test_slash_roles import COLLAB, NOT_PART, STRANGER, WATCH_ONLY, WATCHER, s
 def progress_post(channel: str, task_id: str) -> dict:
     """The progress message as the stand-in keeps it (its arguments and ts)."""
     progress = TurnProgress(
-        message_ts="1700000000.000200", request_ts="1700000000.000100", channel=channel,
-        thread="1700000000.000100", started_at=1.0,
-    )  # fmt: skip
+        message_ts="1700000000.000200",
+        request_ts="1700000000.000100",
+        channel=channel,
+        thread="1700000000.000100",
+        started_at=1.0,
+    )
     message = progress_message(progress, task_id=task_id, now=3.0)
-    return {"method": "chat.postMessage", "channel": channel, "ts": message.ts,
-            "thread_ts": message.thread, "text": message.text,
-            "blocks": [dict(b) for b in message.blocks]}  # fmt: skip
+    return {
+        "method": "chat.postMessage",
+        "channel": channel,
+        "ts": message.ts,
+        "thread_ts": message.thread,
+        "text": message.text,
+        "blocks": [dict(b) for b in message.blocks],
+    }
 
 
 async def click_stop(slack, post: dict, user: str) -> list[dict]:
@@ -87,8 +95,13 @@ async def test_a_collaborators_click_runs_stop_on_the_task(slack, harness, task)
 async def test_the_same_click_delivered_twice_is_taken_once(slack, task):
     channel, task_id = task
     key = uuid.uuid4().hex
-    body = click_body(progress_post(channel, task_id), 1, user=WATCHER, team=TEAM,
-                      response_url=f"{slack.base}/_local/response/{key}")  # fmt: skip
+    body = click_body(
+        progress_post(channel, task_id),
+        1,
+        user=WATCHER,
+        team=TEAM,
+        response_url=f"{slack.base}/_local/response/{key}",
+    )
     headers = slack.build_headers(body, "application/x-www-form-urlencoded")
     assert (await slack.post(body, headers))[0] == 200
     assert (await slack.post(body, headers))[0] == 200

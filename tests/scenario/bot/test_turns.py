@@ -21,8 +21,9 @@ from .threads import COLLAB, HOLD, OWNER, WATCHER, Hold, Thread, command_as, sna
 @pytest.fixture
 def settings(settings: Settings, bot_port) -> Settings:
     """The worker posts to this test's bot stand-in; the Hold outlives no activity timeout."""
-    return posting_to(settings, bot_port, activity_start_to_close_seconds=60,
-                      activity_heartbeat_seconds=0.5)
+    return posting_to(
+        settings, bot_port, activity_start_to_close_seconds=60, activity_heartbeat_seconds=0.5
+    )
 
 
 @pytest.fixture
@@ -64,7 +65,7 @@ async def test_stop_from_a_collaborator_stops_the_turn_and_a_watcher_is_refused(
     await thread.say("are you still there")  # the task waits for the next message
     await thread.until_posted("(offline) are you still there")
     await thread.slash("/task stop", user=COLLAB)  # nothing runs now: said so, nothing stopped
-    assert not any("stopped by" in p for p in thread.posts()[thread.posts().index(summary) + 1:])
+    assert not any("stopped by" in p for p in thread.posts()[thread.posts().index(summary) + 1 :])
 
 
 async def test_steer_injects_a_burst_at_the_next_boundary_and_acknowledges_each(
@@ -75,8 +76,9 @@ async def test_steer_injects_a_burst_at_the_next_boundary_and_acknowledges_each(
     await hold.until_held()
     for text in ("also mention apples", "and pears", "and plums"):
         await thread.say(text)
-    acks = await until(lambda: len(thread.posts(OWNER)) >= 3 and thread.posts(OWNER),
-                       what="three acknowledgements")  # fmt: skip
+    acks = await until(
+        lambda: len(thread.posts(OWNER)) >= 3 and thread.posts(OWNER), what="three acknowledgements"
+    )
     assert all(a.startswith("noted: the agent takes this into account") for a in acks)
     hold.release.set()
     reply = await thread.until_posted("Offline model (offline) read:")
@@ -105,7 +107,10 @@ async def test_queue_answers_mid_turn_messages_after_the_turn_in_order(slack, ho
     await thread.until_posted("(offline) second after")
     answers = [p for p in thread.posts() if "echo: hold" in p or "after" in p]
     assert [("hold" if "hold" in a else a) for a in answers] == [
-        "hold", "(offline) first after", "(offline) second after"]
+        "hold",
+        "(offline) first after",
+        "(offline) second after",
+    ]
 
 
 async def test_interrupt_stops_the_turn_and_answers_the_new_message(slack, hold, harness):

@@ -45,9 +45,14 @@ async def start_replica(name: str, tmp_path: Path, env: dict[str, str]) -> Repli
     log = data / "bot.log"
     with log.open("wb") as out:  # a file, not a pipe: nobody has to keep reading it
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot", cwd=ROOT, stdout=out, stderr=out,
+            sys.executable,
+            "-m",
+            "bot",
+            cwd=ROOT,
+            stdout=out,
+            stderr=out,
             env=bot_env(data, BOT_PORT=str(port), **env),
-        )  # fmt: skip
+        )
     async with asyncio.timeout(30):
         while b"bot listening" not in log.read_bytes():
             assert process.returncode is None, log.read_text()
@@ -57,19 +62,22 @@ async def start_replica(name: str, tmp_path: Path, env: dict[str, str]) -> Repli
 
 
 @pytest.fixture
-async def replicas(postgres, settings, slack_api, worker, tmp_path) -> AsyncIterator[
-    tuple[Replica, Replica]
-]:  # fmt: skip
+async def replicas(
+    postgres, settings, slack_api, worker, tmp_path
+) -> AsyncIterator[tuple[Replica, Replica]]:
     """Replicas A and B in front of the worker, sharing one fresh PostgreSQL database."""
     env = {
-        "BOT_LOCAL": "", "SLACK_SIGNING_SECRET": Slack.signing_secret,
-        "SLACK_BOT_TOKEN": BOT_TOKEN, "BOT_API_URL": slack_api.url,
+        "BOT_LOCAL": "",
+        "SLACK_SIGNING_SECRET": Slack.signing_secret,
+        "SLACK_BOT_TOKEN": BOT_TOKEN,
+        "BOT_API_URL": slack_api.url,
         "HARNESS_DATABASE_URL": postgres.create_database(f"bots_{uuid.uuid4().hex[:12]}"),
         "HARNESS_TEMPORAL_ADDRESS": settings.temporal_address,
         "HARNESS_TASK_QUEUE": settings.task_queue,
-    }  # fmt: skip
-    started = await asyncio.gather(start_replica("a", tmp_path, env),
-                                   start_replica("b", tmp_path, env))  # fmt: skip
+    }
+    started = await asyncio.gather(
+        start_replica("a", tmp_path, env), start_replica("b", tmp_path, env)
+    )
     try:
         async with aiohttp.ClientSession() as session:
             for replica in started:
@@ -89,8 +97,11 @@ async def replicas(postgres, settings, slack_api, worker, tmp_path) -> AsyncIter
 
 def posts(slack_api, channel: str) -> list[dict]:
     """Every ``chat.postMessage`` to ``channel`` so far, by a replica or the worker."""
-    return [args for method, args in slack_api.calls
-            if method == "chat.postMessage" and args.get("channel") == channel]  # fmt: skip
+    return [
+        args
+        for method, args in slack_api.calls
+        if method == "chat.postMessage" and args.get("channel") == channel
+    ]
 
 
 async def settled(slack_api, channel: str, quiet: float = 1.5) -> list[dict]:
@@ -133,8 +144,10 @@ async def test_reply_on_the_other_replica_is_delivered_and_a_retry_there_posts_n
     status, _ = await b.slack.event("message_in_thread.json", channel=channel, user="U0OWNER")
     assert status == 200
     await until(lambda: _has(texts, "also check the canary logs"), "the reply through B")
-    await until(lambda: _posted(slack_api, channel, "(offline) also check the canary logs"),
-                "the task's answer to the reply")  # fmt: skip
+    await until(
+        lambda: _posted(slack_api, channel, "(offline) also check the canary logs"),
+        "the task's answer to the reply",
+    )
     before = await settled(slack_api, channel)
     assert [p["text"] for p in before if p["text"].startswith("(offline)")] == [
         "(offline) please summarise yesterday's deploy failures",
@@ -146,11 +159,14 @@ async def test_reply_on_the_other_replica_is_delivered_and_a_retry_there_posts_n
     # A's mention again on B, as Slack retries it, and its message twin: both acked, unhandled.
     assert (await b.slack.event("app_mention.json", RETRY, channel=channel))[0] == 200
     assert (await b.slack.event("message_with_mention.json", channel=channel))[0] == 200
-    assert (await b.slack.event("message_in_thread.json", RETRY, channel=channel,
-                                user="U0OWNER"))[0] == 200  # fmt: skip
+    assert (await b.slack.event("message_in_thread.json", RETRY, channel=channel, user="U0OWNER"))[
+        0
+    ] == 200
     assert await settled(slack_api, channel, quiet=3.0) == before
-    assert await texts() == ["please summarise yesterday's deploy failures",
-                             "also check the canary logs"]  # fmt: skip
+    assert await texts() == [
+        "please summarise yesterday's deploy failures",
+        "also check the canary logs",
+    ]
     assert "duplicate event Ev0MENTION1 (retry 1) acknowledged" in b.log.read_text()
 
 
@@ -164,11 +180,15 @@ async def test_one_event_delivered_to_both_replicas_at_once_is_handled_once(
         b.slack.event("app_mention.json", RETRY, channel=channel),
         b.slack.event("message_with_mention.json", channel=channel),
         a.slack.event("message_with_mention.json", RETRY, channel=channel),
-    )  # fmt: skip
+    )
     assert [status for status, _ in answers] == [200] * 4
     await until(lambda: _started(slack_api, channel, task_id), "task started")
-    await until(lambda: _posted(slack_api, channel, "(offline) please summarise yesterday's "
-                                "deploy failures"), "the task's answer")  # fmt: skip
+    await until(
+        lambda: _posted(
+            slack_api, channel, "(offline) please summarise yesterday's deploy failures"
+        ),
+        "the task's answer",
+    )
     after = await settled(slack_api, channel, quiet=3.0)
     assert sum(p["text"].startswith(f"started task `{task_id}`") for p in after) == 1
     assert sum(p["text"].startswith("(offline)") for p in after) == 1  # answered once too
@@ -206,8 +226,9 @@ async def test_a_click_delivered_to_both_replicas_is_taken_once(
     # Loopback response URLs are dropped outside local mode: nothing reaches Slack from here.
     body = click_body(asked, 1, user="U0OWNER", team=TEAM, response_url=f"{slack_api.url}x")
     form = "application/x-www-form-urlencoded"
-    answers = await asyncio.gather(*(r.slack.post(body, r.slack.build_headers(body, form))
-                                     for r in (a, b)))  # fmt: skip
+    answers = await asyncio.gather(
+        *(r.slack.post(body, r.slack.build_headers(body, form)) for r in (a, b))
+    )
     assert [status for status, _ in answers] == [200, 200]
 
     async def answered() -> bool:

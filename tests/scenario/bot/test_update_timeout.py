@@ -67,8 +67,11 @@ async def test_a_command_that_outlives_the_update_timeout_may_still_apply(
     gate.open.clear()
     async for slack in serve_bot(harness, tmp_path, ack_budget_seconds=2.5):
         status, ack = await slack.slash("/effort", "low", user=OWNER, channel=channel)
-    assert (status, ack) == (200, "the task did not answer `/effort` in time; it may still be "
-                                  "applied — check `/task status` before trying again")  # fmt: skip
+    assert (status, ack) == (
+        200,
+        "the task did not answer `/effort` in time; it may still be "
+        "applied — check `/task status` before trying again",
+    )
     gate.open.set()
     await effort_applied(harness, ref.task_id, "low")
 
@@ -79,8 +82,13 @@ async def test_a_command_that_outlives_the_update_timeout_may_still_apply(
     with pytest.raises(TimeoutError):
         async with asyncio.timeout(0.5):
             await patient.send_command(medium)
-    sending = asyncio.create_task(patient.send_command(medium.model_copy(
-        update={"command": "model", "args": "gpt-x", "correlation_id": "cancelled"})))  # fmt: skip
+    sending = asyncio.create_task(
+        patient.send_command(
+            medium.model_copy(
+                update={"command": "model", "args": "gpt-x", "correlation_id": "cancelled"}
+            )
+        )
+    )
     await asyncio.sleep(0.3)
     sending.cancel()
     with pytest.raises(asyncio.CancelledError):

@@ -70,23 +70,38 @@ class Thread:
     def posts(self, user: str = "") -> list[str]:
         """What was posted in the channel: public posts, or what only ``user`` sees."""
         method = "chat.postEphemeral" if user else "chat.postMessage"
-        return [a["text"] for m, a in self.slack.bot.standin.calls
-                if m == method and a.get("channel") == self.channel
-                and (not user or a.get("user") == user)]  # fmt: skip
+        return [
+            a["text"]
+            for m, a in self.slack.bot.standin.calls
+            if m == method
+            and a.get("channel") == self.channel
+            and (not user or a.get("user") == user)
+        ]
 
     async def start(self, text: str) -> None:
         status, _ = await self.slack.event(
-            "app_mention.json", channel=self.channel, ts=self.root, event_ts=self.root,
-            event_id=f"Ev{uuid.uuid4().hex[:10]}", user=OWNER,
-            text=f"<@UBOTLOCAL> {text}")  # fmt: skip
+            "app_mention.json",
+            channel=self.channel,
+            ts=self.root,
+            event_ts=self.root,
+            event_id=f"Ev{uuid.uuid4().hex[:10]}",
+            user=OWNER,
+            text=f"<@UBOTLOCAL> {text}",
+        )
         assert status == 200
 
     async def say(self, text: str, user: str = OWNER) -> None:
         self.sent += 1
         ts = f"{float(self.root) + self.sent:.6f}"
         status, _ = await self.slack.event(
-            "message_in_thread.json", channel=self.channel, thread_ts=self.root, ts=ts,
-            user=user, event_id=f"Ev{uuid.uuid4().hex[:10]}", text=text)  # fmt: skip
+            "message_in_thread.json",
+            channel=self.channel,
+            thread_ts=self.root,
+            ts=ts,
+            user=user,
+            event_id=f"Ev{uuid.uuid4().hex[:10]}",
+            text=text,
+        )
         assert status == 200
 
     async def slash(self, text: str, user: str = OWNER) -> str:
@@ -97,9 +112,10 @@ class Thread:
             await self.slash(f"/task invite <@{user}> {role}")
 
     async def until_posted(self, needle: str, user: str = "") -> str:
-        return await until(lambda: next((p for p in self.posts(user) if needle in p), ""),
-                           what=f"a post with {needle!r}")  # fmt: skip
-
+        return await until(
+            lambda: next((p for p in self.posts(user) if needle in p), ""),
+            what=f"a post with {needle!r}",
+        )
 
     async def raw_posts(self) -> list[dict]:
         """Every post in the channel as the stand-in serves them (``GET /_local/posts``)."""
@@ -111,8 +127,16 @@ class Thread:
         """``user`` clicks the button ``option`` of the last post with buttons containing
         ``needle``."""
         deadline = time.monotonic() + 20
-        while not (post := next((p for p in reversed(await self.raw_posts())
-                                 if buttons(p) and needle in p.get("text", "")), None)):
+        while not (
+            post := next(
+                (
+                    p
+                    for p in reversed(await self.raw_posts())
+                    if buttons(p) and needle in p.get("text", "")
+                ),
+                None,
+            )
+        ):
             assert time.monotonic() < deadline, f"no question with {needle!r}"
             await asyncio.sleep(0.05)
         index = next(i for i, b in enumerate(buttons(post), 1) if b.get("value") == option)
@@ -139,6 +163,3 @@ async def command_as(slack, thread: Thread, user: str, text: str) -> str:
     await slack.bot.slash.drain()
     assert status == 200
     return " ".join([ack] + [r.get("text", "") for r in await slack.responses(key)])
-
-
-

@@ -21,5 +21,8 @@ HOOKS = Path(__file__).with_name("hooks.toml")
 
 @pytest.fixture(scope="session")
 def harness_stack_options(harness_stack_options: StackOptions) -> StackOptions:
-    return replace(harness_stack_options, hooks_config=HOOKS,
-                   env={**harness_stack_options.env, "BOT_ACK_BUDGET_SECONDS": "0.001"})
+    return replace(
+        harness_stack_options,
+        hooks_config=HOOKS,
+        env={**harness_stack_options.env, "BOT_ACK_BUDGET_SECONDS": "0.001"},
+    )

@@ -33,7 +33,10 @@ async def test_a_slash_command_changes_the_task_and_task_status_shows_it(harness
 
     effort = await harness_slack.slash("/effort high")
     assert (effort.status, effort.text, effort.public) == (
-        200, "effort set to `high` (was `medium`)", True)  # fmt: skip
+        200,
+        "effort set to `high` (was `medium`)",
+        True,
+    )
     assert effort.ack == "working on `/effort high` …"  # the answer came late (conftest.py)
     deleted, posted = await harness_slack.responses(effort.key)
     assert deleted["delete_original"] is True
@@ -50,12 +53,16 @@ async def test_a_click_answers_the_tasks_question_and_only_its_people_may(harnes
     stranger = await harness_slack.click(2, user="U0STRANGER")
     assert (stranger.status, stranger.value) == (200, "prod")
     refusal = await harness_slack.wait_for_post(
-        lambda p: p.get("user") == "U0STRANGER" and p.get("method") == "chat.postEphemeral")
+        lambda p: p.get("user") == "U0STRANGER" and p.get("method") == "chat.postEphemeral"
+    )
     assert refusal["text"].startswith("refused: ")
 
     clicked = await harness_slack.click(1)
-    assert (clicked.status, clicked.value, clicked.question["ts"]) == (200, "staging",
-                                                                       question["ts"])  # fmt: skip
+    assert (clicked.status, clicked.value, clicked.question["ts"]) == (
+        200,
+        "staging",
+        question["ts"],
+    )
     answered = await harness_slack.wait_for_post(lambda p: "answered" in p.get("text", ""))
     assert answered["text"] == "Tool results:\n- ask_human: U0KIT answered: staging"
 
@@ -86,8 +93,9 @@ async def test_a_hand_written_payload_is_signed_and_a_forged_one_refused(harness
     sent = await harness_slack.send(challenge, "application/json")
     assert (sent.status, json.loads(sent.text)) == (200, {"challenge": "kit-challenge"})
 
-    forged = await harness_slack.send(challenge, "application/json",
-                                      headers={"X-Slack-Signature": "v0=" + "0" * 64})  # fmt: skip
+    forged = await harness_slack.send(
+        challenge, "application/json", headers={"X-Slack-Signature": "v0=" + "0" * 64}
+    )
     assert forged.status == 401
 
 

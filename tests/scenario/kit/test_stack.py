@@ -21,7 +21,10 @@ def test_the_sessions_stack_is_ready_and_keeps_one_log_per_process(harness_stack
     with urllib.request.urlopen(f"{harness_stack.bot_base}/readyz", timeout=5) as response:
         assert response.status == 200
     assert sorted(p.name for p in harness_stack.log_dir.iterdir()) == [
-        "bot.log", "temporal.log", "worker.log"]  # fmt: skip
+        "bot.log",
+        "temporal.log",
+        "worker.log",
+    ]
     assert "local mode" in harness_stack.logs("bot")
     assert harness_stack.logs().startswith("== bot ==\n")
     assert (harness_stack.data_dir / "temporal.db").exists()

@@ -64,11 +64,24 @@ def test_the_corpus_holds_every_kind_of_request_the_bot_handles() -> None:
             seen.add(f"envelope:{request.envelope.type}" if request.envelope else "")
         assert all(r.response is not None for r in recording.requests), path  # answers recorded
     wanted = {
-        "transport:http", "transport:socket_mode", "type:event_callback", "type:block_actions",
-        "type:url_verification", "type:ssl_check", "command:/model", "command:/effort",
-        "command:/task", "event:app_mention:None", "event:message:channel",
-        "event:message:message_changed", "event:message:bot_message", "event:message:im",
-        "retry:http", "retry:socket_mode", "envelope:events_api", "envelope:slash_commands",
+        "transport:http",
+        "transport:socket_mode",
+        "type:event_callback",
+        "type:block_actions",
+        "type:url_verification",
+        "type:ssl_check",
+        "command:/model",
+        "command:/effort",
+        "command:/task",
+        "event:app_mention:None",
+        "event:message:channel",
+        "event:message:message_changed",
+        "event:message:bot_message",
+        "event:message:im",
+        "retry:http",
+        "retry:socket_mode",
+        "envelope:events_api",
+        "envelope:slash_commands",
         "envelope:interactive",
-    }  # fmt: skip
+    }
     assert wanted <= seen, sorted(wanted - seen)

@@ -35,28 +35,46 @@ reason = "no echoes in replays"
 
 def _clean_env(**more: str) -> dict[str, str]:
     """The environment a user's shell has: none of our variables but those given."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("HARNESS_", "SLACK_", "BOT_", "TEMPORAL_"))}  # fmt: skip
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("HARNESS_", "SLACK_", "BOT_", "TEMPORAL_"))
+    }
     return env | more
 
 
 def _say(stack, *args: str) -> str:
     env = _clean_env(SLACK_SIGNING_SECRET=stack.signing_secret)
     done = subprocess.run(
-        [sys.executable, "-m", "bot.say", "--url", stack.bot_url, "--user", OWNER,
-         "--channel", CHANNEL, *args],
-        env=env, capture_output=True, text=True, timeout=90,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "bot.say",
+            "--url",
+            stack.bot_url,
+            "--user",
+            OWNER,
+            "--channel",
+            CHANNEL,
+            *args,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 
 
 def _start_replay(path: Path, *args: str, **env: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "bot.replay", str(path), "--patience", "6", "--quiet", "0.7",
-         *args], env=_clean_env(**env), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [sys.executable, "-m", "bot.replay", str(path), "--patience", "6", "--quiet", "0.7", *args],
+        env=_clean_env(**env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-    )  # fmt: skip
+    )
 
 
 def _finished(started: subprocess.Popen[str]) -> subprocess.CompletedProcess[str]:
@@ -111,13 +129,17 @@ def test_a_hooks_file_that_vetoes_the_tool_call_fails_naming_the_exchange(
     done, audited = _finished(vetoing), _finished(auditing)
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"DIFF  exchange {reply.id} " in done.stdout, done.stdout
-    assert re.search(r'^      -.*echo: hello from the thread', done.stdout, re.M), done.stdout
-    assert re.search(r'^      \+.*echo: refused: no echoes in replays', done.stdout, re.M)
+    assert re.search(r"^      -.*echo: hello from the thread", done.stdout, re.M), done.stdout
+    assert re.search(r"^      \+.*echo: refused: no echoes in replays", done.stdout, re.M)
     # The state the status view shows differs too (no tool call ran); nothing else does.
     assert f"DIFF  exchange {requests[6].id} " in done.stdout and "tool calls 0" in done.stdout
     assert "replay: 7 exchanges, 5 the same, 2 different" in done.stdout, done.stdout
 
     assert audited.returncode == 0, audited.stdout + audited.stderr
     assert "replay: 7 exchanges, 7 the same, 0 different" in audited.stdout, audited.stdout
-    assert re.search(rf"^  exchange {reply.id}: policy at tool\.invoked\.pre: would refuse: "
-                     r"no echoes in replays", audited.stdout, re.M), audited.stdout  # fmt: skip
+    assert re.search(
+        rf"^  exchange {reply.id}: policy at tool\.invoked\.pre: would refuse: "
+        r"no echoes in replays",
+        audited.stdout,
+        re.M,
+    ), audited.stdout

@@ -72,8 +72,9 @@ async def test_triage_and_planning_tokens_are_counted_with_their_model(metered, 
     assert loop.state.budget.cost == pytest.approx((100 * 1.0 + 50 * 2.0 + 200 * 2.0) / 1e6)
 
 
-async def test_the_last_tool_call_a_limit_allows_is_read_by_the_model(metered, people, tools,
-                                                                    trace):
+async def test_the_last_tool_call_a_limit_allows_is_read_by_the_model(
+    metered, people, tools, trace
+):
     loop = limited(metered, people, tools, tool_call_limit=1)
     assert await loop.handle(ECHO) == "Tool results:\n- echo: hi"
     assert people.asked == [] and model_calls(trace) == 2
@@ -132,14 +133,14 @@ async def test_no_answer_in_time_stops_and_says_so(metered, people, tools, trace
     loop = limited(metered, people, tools, token_limit=1000)
     people.answers = [HelpAnswer(decided_by="", choice="", timed_out=True)]
     reply = await loop.handle(ECHO)
-    assert reply == ("stopped: the token budget of 1,000 is used up and nobody answered in "
-                     "time; `/task budget tokens N` raises it")  # fmt: skip
+    assert reply == (
+        "stopped: the token budget of 1,000 is used up and nobody answered in "
+        "time; `/task budget tokens N` raises it"
+    )
     assert people.refusals == [] and model_calls(trace) == 1
 
 
-async def test_a_raise_keeps_a_larger_limit_set_while_the_question_was_open(
-    metered, people, tools
-):
+async def test_a_raise_keeps_a_larger_limit_set_while_the_question_was_open(metered, people, tools):
     loop = limited(metered, people, tools, token_limit=1000)
 
     async def owner_meanwhile_sets(request):
@@ -164,14 +165,17 @@ async def test_a_tool_call_limit_is_asked_before_the_next_tool_call(metered, peo
 
 
 async def test_only_the_owner_may_answer_a_budget_question(metered, tools, trace):
-    people = ScriptedPeople(answers=[
-        HelpAnswer(decided_by="U_WATCHER", choice="Raise to 2,000 tokens"),
-        HelpAnswer(decided_by="U_COLLAB", choice="Raise to 2,000 tokens"),
-        HelpAnswer(decided_by="U_OWNER", choice="Stop here"),
-    ])  # fmt: skip
+    people = ScriptedPeople(
+        answers=[
+            HelpAnswer(decided_by="U_WATCHER", choice="Raise to 2,000 tokens"),
+            HelpAnswer(decided_by="U_COLLAB", choice="Raise to 2,000 tokens"),
+            HelpAnswer(decided_by="U_OWNER", choice="Stop here"),
+        ]
+    )
     with_collaborator = (*PARTICIPANTS, Participant(user_id="U_COLLAB", role=Role.COLLABORATOR))
-    state = AgentState(model="offline", catalogue=catalogue_of(tools),
-                       budget=BudgetUsage(token_limit=1000))  # fmt: skip
+    state = AgentState(
+        model="offline", catalogue=catalogue_of(tools), budget=BudgetUsage(token_limit=1000)
+    )
     identity = LoopIdentity(task=TaskRef(task_id="T1"), participants=with_collaborator)
     reply = await AgentLoop(metered, people, state, identity).handle(ECHO)
     assert [who for who, _ in people.refusals] == ["U_WATCHER", "U_COLLAB"]
@@ -205,16 +209,21 @@ async def test_cost_is_counted_from_the_models_prices(metered, people, tools):
     await loop.handle(ECHO)
     # (1,000 x 2.5 + 200 x 10) / 1e6 = $0.0045 a call; two calls: 90 % of $0.01.
     assert loop.state.budget.cost == pytest.approx(0.009)
-    assert people.notices[0].startswith("heads-up: this task has used 90 % of its cost budget "
-                                        "($0.009 of $0.01)")  # fmt: skip
+    assert people.notices[0].startswith(
+        "heads-up: this task has used 90 % of its cost budget ($0.009 of $0.01)"
+    )
     assert people.asked == []  # under the limit: nobody asked
 
 
 async def test_a_named_agents_cost_is_priced_too(metered, people, tools):
     """The worker's prices reach the named agent's own loop (AgentBodies, from LoopDefaults)."""
-    bodies = AgentBodies(manager=metered, agents={"reviewer": AgentProfile(tools=("echo",))},
-                         catalogue=catalogue_of(tools), default_model="offline",
-                         prices={"offline": ModelPrice(input=2.5, output=10.0)})  # fmt: skip
+    bodies = AgentBodies(
+        manager=metered,
+        agents={"reviewer": AgentProfile(tools=("echo",))},
+        catalogue=catalogue_of(tools),
+        default_model="offline",
+        prices={"offline": ModelPrice(input=2.5, output=10.0)},
+    )
     metered.register("agent.invoked.in", bodies.agent_invoked, priority=10)  # before the default
     loop = make_loop(metered, people, tools)
     await loop.handle(f"plan: @reviewer {ECHO}")
@@ -224,8 +233,9 @@ async def test_a_named_agents_cost_is_priced_too(metered, people, tools):
 
 def test_loop_defaults_give_a_task_its_limits_once_and_prices_every_run():
     prices = {"gpt-x": ModelPrice(input=1, output=2)}
-    defaults = LoopDefaults(budget=BudgetUsage(token_limit=10_000, tool_call_limit=20),
-                            model_prices=prices)  # fmt: skip
+    defaults = LoopDefaults(
+        budget=BudgetUsage(token_limit=10_000, tool_call_limit=20), model_prices=prices
+    )
     state = AgentState()
     defaults.apply(state)
     assert (state.budget.token_limit, state.budget.tool_call_limit) == (10_000, 20)
@@ -242,7 +252,8 @@ def test_limits_raise_and_add():
     assert budget.spent_limit(usage) == "tokens"
     child = BudgetUsage(tokens=10, tool_calls=2, cost=0.01, token_limit=99)
     assert budget.added(usage, child) == usage.model_copy(
-        update={"tokens": 4510, "tool_calls": 2, "cost": 0.51})
+        update={"tokens": 4510, "tool_calls": 2, "cost": 0.51}
+    )
     assert budget.with_limit(usage, "cost", 1.234).cost_limit == 1.23
     assert budget.with_limit(usage, "tool_calls", -3).tool_call_limit == 0
     assert budget.price_of({"gpt-4o": ModelPrice(input=1)}, "openai/gpt-4o") == ModelPrice(input=1)

@@ -10,10 +10,16 @@ from harness.hooks.contexts import ToolInvokedContext
 from .conftest import make_loop
 
 AGENT_OPERATIONS = {
-    "system_one.invoked", "plan.created", "step.started", "step.finished",
-    "context.created", "llm.invoked", "tool_calls.extracted", "tool.invoked",
+    "system_one.invoked",
+    "plan.created",
+    "step.started",
+    "step.finished",
+    "context.created",
+    "llm.invoked",
+    "tool_calls.extracted",
+    "tool.invoked",
     "compaction.trigger",
-}  # fmt: skip
+}
 
 
 async def test_request_triage_plan_steps_tools_answer(manager, people, tools, trace):
@@ -113,7 +119,10 @@ async def test_a_tool_needing_approval_runs_only_when_approved(manager, people, 
     assert (await store.read("task/T1/artefacts/a.md")).content == "v2"
     first = people.asked[0]
     assert first.kind == "approval" and first.options == (
-        "Approve", "Deny", "Approve and don't ask again for this tool in this task")  # fmt: skip
+        "Approve",
+        "Deny",
+        "Approve and don't ask again for this tool in this task",
+    )
     assert first.tool_call.name == "write_artefact"
     assert "write_artefact" in first.question and '"content": "v1"' in first.question
 

@@ -21,8 +21,9 @@ def results(loop) -> list[tuple[str, str]]:
 
 
 def with_rules(models, tools, store, *rules: dict, default: str = "safe"):
-    config = ApprovalsConfig(default=default, timeout_seconds=90,
-                             rules=tuple(map(ApprovalRule.model_validate, rules)))
+    config = ApprovalsConfig(
+        default=default, timeout_seconds=90, rules=tuple(map(ApprovalRule.model_validate, rules))
+    )
     return build_manager(models, tools, store, approvals=config)
 
 
@@ -31,8 +32,11 @@ class PostTool:
 
     requires_approval = False
     safe = False
-    spec = ToolSpec(name="post", description="Post text somewhere.",
-                    parameters={"type": "object", "properties": {"text": {"type": "string"}}})
+    spec = ToolSpec(
+        name="post",
+        description="Post text somewhere.",
+        parameters={"type": "object", "properties": {"text": {"type": "string"}}},
+    )
 
     async def call(self, arguments, *, task_id=""):
         return ToolResult(content=f"posted {arguments.get('text', '')}")
@@ -123,24 +127,38 @@ async def test_an_executor_cannot_turn_a_timeout_into_an_approval(manager, peopl
 
 
 async def test_a_watchers_click_is_refused_and_the_question_stays_open(manager, people, tools):
-    people.answers = [HelpAnswer(decided_by="U_WATCHER", choice="Approve"),
-                      HelpAnswer(decided_by="U_OWNER", choice="Approve")]  # fmt: skip
+    people.answers = [
+        HelpAnswer(decided_by="U_WATCHER", choice="Approve"),
+        HelpAnswer(decided_by="U_OWNER", choice="Approve"),
+    ]
     loop = make_loop(manager, people, tools)
     await loop.handle(WRITE % "v1")
     assert [who for who, _ in people.refusals] == ["U_WATCHER"]
     assert results(loop) == [("write_artefact", "stored a.md version 1")]
     (approval,) = [r.reason for r in manager.audit.last(10) if r.kind == "approval"]
     assert approval.startswith(
-        'write_artefact {"content": "v1", "name": "a.md"}: approved by <@U_OWNER> [help-T1-')
+        'write_artefact {"content": "v1", "name": "a.md"}: approved by <@U_OWNER> [help-T1-'
+    )
 
 
 async def test_a_deny_rule_refuses_without_asking(models, people, tools, store):
-    manager = with_rules(models, tools, store, {"tool": "write_*", "arguments": {"name": r"\.env$"},
-                                                "verdict": "deny", "reason": "no secrets files"})
+    manager = with_rules(
+        models,
+        tools,
+        store,
+        {
+            "tool": "write_*",
+            "arguments": {"name": r"\.env$"},
+            "verdict": "deny",
+            "reason": "no secrets files",
+        },
+    )
     people.answers = [HelpAnswer(decided_by="U_OWNER", choice="Approve")]
     loop = make_loop(manager, people, tools)
-    await loop.handle('call write_artefact {"name": ".env", "content": "x"} '
-                      'call write_artefact {"name": "ok.md", "content": "x"}')  # fmt: skip
+    await loop.handle(
+        'call write_artefact {"name": ".env", "content": "x"} '
+        'call write_artefact {"name": "ok.md", "content": "x"}'
+    )
     assert results(loop) == [
         ("write_artefact", "refused: no secrets files (approvals rule 1 (write_*))"),
         ("write_artefact", "stored ok.md version 1"),
@@ -149,8 +167,9 @@ async def test_a_deny_rule_refuses_without_asking(models, people, tools, store):
 
 
 async def test_role_rules_read_who_started_the_turn(models, people, tools, store):
-    manager = with_rules(models, tools, store, {"tool": "write_artefact", "role": "owner",
-                                                "verdict": "allow"})  # fmt: skip
+    manager = with_rules(
+        models, tools, store, {"tool": "write_artefact", "role": "owner", "verdict": "allow"}
+    )
     loop = make_loop(manager, people, tools)
     await loop.handle(WRITE % "by owner", sender="U_OWNER")
     assert people.asked == []
@@ -168,9 +187,11 @@ async def test_role_rules_read_who_started_the_turn(models, people, tools, store
 async def test_the_tasks_default_decides_what_is_asked(manager, people, tools, approvals, asked):
     people.answers = [HelpAnswer(decided_by="U_OWNER", choice="Approve") for _ in range(3)]
     loop = make_loop(manager, people, tools, approvals=approvals)
-    await loop.handle('call echo {"text": "hi"} call calculator {"expression": "1+1"} '
-                      'call read_artefact {"name": "none"} call post {"text": "news"} '
-                      'call write_artefact {"name": "a.md", "content": "x"}')  # fmt: skip
+    await loop.handle(
+        'call echo {"text": "hi"} call calculator {"expression": "1+1"} '
+        'call read_artefact {"name": "none"} call post {"text": "news"} '
+        'call write_artefact {"name": "a.md", "content": "x"}'
+    )
     assert [r.tool_call.name for r in people.asked] == asked
     got = dict(results(loop))
     assert got["echo"] == "hi" and got["calculator"] == "2" and got["post"] == "posted news"
@@ -183,8 +204,10 @@ async def test_safe_tools_are_never_asked_about_even_by_an_ask_everything_rule(
     manager = with_rules(models, tools, store, {"tool": "*", "verdict": "ask"}, default="strict")
     people.answers = [HelpAnswer(decided_by="U_OWNER", choice="Approve")]
     loop = make_loop(manager, people, tools)
-    await loop.handle('call calculator {"expression": "2*3"} call clock {} call echo {"text": "x"} '
-                      'call post {"text": "x"}')  # fmt: skip
+    await loop.handle(
+        'call calculator {"expression": "2*3"} call clock {} call echo {"text": "x"} '
+        'call post {"text": "x"}'
+    )
     assert [r.tool_call.name for r in people.asked] == ["post"]
     assert dict(results(loop))["calculator"] == "6"
 
@@ -212,15 +235,20 @@ async def test_where_nobody_can_be_asked_an_ask_is_a_refusal_and_the_tool_not_of
     offered = {spec.name for spec in loop.state.offered_tools()}
     assert "write_artefact" not in offered and "echo" in offered and "ask_human" not in offered
     # A model that calls it anyway (it was offered before, or guessed the name) is refused.
-    result = await loop.call_tool(ToolCall(id="c1", name="write_artefact",
-                                           arguments={"name": "a.md", "content": "x"}))  # fmt: skip
+    result = await loop.call_tool(
+        ToolCall(id="c1", name="write_artefact", arguments={"name": "a.md", "content": "x"})
+    )
     assert people.asked == []
     assert result.is_error
     assert result.content == "refused: write_artefact needs a person's approval (approvals safe)"
     assert "post" in offered
     strict = make_loop(manager, people, tools, can_ask=False, approvals="strict")
     assert {spec.name for spec in strict.state.offered_tools()} == {
-        "echo", "calculator", "clock", "read_artefact"}  # fmt: skip
+        "echo",
+        "calculator",
+        "clock",
+        "read_artefact",
+    }
     remembered = make_loop(manager, people, tools, can_ask=False, approved_tools=["write_artefact"])
     assert "write_artefact" in {spec.name for spec in remembered.state.offered_tools()}
 
@@ -235,25 +263,40 @@ async def test_asks_approvals_and_their_deciders_are_in_the_audit_the_cli_prints
 
     audit = SqlAuditStore(store.database)
     manager.audit.sinks.append(audit)
-    people.answers = [HelpAnswer(decided_by="U_WATCHER", choice="Approve"),
-                      HelpAnswer(decided_by="U_OWNER", choice=REMEMBER),
-                      HelpAnswer(decided_by="", choice="", timed_out=True)]  # fmt: skip
+    people.answers = [
+        HelpAnswer(decided_by="U_WATCHER", choice="Approve"),
+        HelpAnswer(decided_by="U_OWNER", choice=REMEMBER),
+        HelpAnswer(decided_by="", choice="", timed_out=True),
+    ]
     loop = make_loop(manager, people, tools, approvals="strict")
-    await loop.handle('call write_artefact {"name": "a.md", "content": "x"} '
-                      'call post {"text": "y"}')
+    await loop.handle(
+        'call write_artefact {"name": "a.md", "content": "x"} call post {"text": "y"}'
+    )
     await audit.aclose()  # written, and its writer task ended (the fixture's manager is not closed)
     run = subprocess.run(
-        [sys.executable, "-m", "harness.hooks", "audit", "--last", "10",
-         "--database", f"sqlite:///{tmp_path / 'artefacts.sqlite3'}"],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "harness.hooks",
+            "audit",
+            "--last",
+            "10",
+            "--database",
+            f"sqlite:///{tmp_path / 'artefacts.sqlite3'}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 0, run.stderr
     lines = [" ".join(line.split()) for line in run.stdout.splitlines()]
     kinds = [line.split()[2] for line in lines]
     assert kinds == ["ask", "refusal", "approval", "ask", "approval"]
     assert "U_WATCHER is a watcher" in lines[1]
-    assert lines[2].endswith('write_artefact {"content": "x", "name": "a.md"}: approved for the '
-                             f"rest of the task by <@U_OWNER> [{people.asked[0].request_id}]")
+    assert lines[2].endswith(
+        'write_artefact {"content": "x", "name": "a.md"}: approved for the '
+        f"rest of the task by <@U_OWNER> [{people.asked[0].request_id}]"
+    )
     assert 'post {"text": "y"}: timed out after 900 s, not approved: nobody decided' in lines[4]
     assert all("task=T1 corr=corr-1" in line for line in lines)
 
@@ -262,17 +305,20 @@ async def test_a_run_from_before_the_policy_asks_first_as_its_history_has_it(
     manager, people, tools, trace
 ):
     """AgentState.ask_first (set by the workflow for an unpatched run): the old order."""
-    people.answers = [HelpAnswer(decided_by="U_OWNER", choice="approve"),
-                      HelpAnswer(decided_by="U_OWNER", choice="deny")]  # fmt: skip
+    people.answers = [
+        HelpAnswer(decided_by="U_OWNER", choice="approve"),
+        HelpAnswer(decided_by="U_OWNER", choice="deny"),
+    ]
     loop = make_loop(manager, people, tools, ask_first=True)
     await loop.handle(WRITE % "v1")
-    order = [p for p, _ in trace.seen if p.endswith(".in")
-             and p.split(".")[0] in ("help", "tool")]  # fmt: skip
+    order = [p for p, _ in trace.seen if p.endswith(".in") and p.split(".")[0] in ("help", "tool")]
     assert order == ["help.requested.in", "help.decided.in", "tool.invoked.in"]
     assert len(trace.contexts("tool.invoked.pre")) == 1  # run once, approved
     await loop.handle(WRITE % "v2")
-    assert results(loop) == [("write_artefact", "stored a.md version 1"),
-                             ("write_artefact", "refused: <@U_OWNER> did not approve (deny)")]
+    assert results(loop) == [
+        ("write_artefact", "stored a.md version 1"),
+        ("write_artefact", "refused: <@U_OWNER> did not approve (deny)"),
+    ]
 
 
 async def test_a_named_agent_keeps_the_tasks_approval_settings(models, people, tools, store):
@@ -290,8 +336,9 @@ async def test_a_named_agent_keeps_the_tasks_approval_settings(models, people, t
 
     manager.register("llm.invoked.pre", spy)
     loop = make_loop(manager, people, tools, approvals="strict", approved_tools=["write_artefact"])
-    reply = await loop.handle('plan: @writer call write_artefact {"name": "a.md", "content": "x"}',
-                              sender="U_OWNER")  # fmt: skip
+    reply = await loop.handle(
+        'plan: @writer call write_artefact {"name": "a.md", "content": "x"}', sender="U_OWNER"
+    )
     assert "stored a.md version 1" in reply
     assert offered[0] == ("write_artefact",)  # "post" would always be asked under strict
     assert people.asked == []

@@ -33,8 +33,11 @@ def manager(tmp_path, sqlite_store):
 
 @pytest.mark.parametrize("entry", CATALOGUE, ids=[e.operation for e in CATALOGUE])
 def test_each_operation_has_one_default_body_in_its_family_module(manager, entry):
-    bodies = [r.name for r in manager.registrations(f"{entry.operation}.in")
-              if r.priority == BUILTIN_BODY_PRIORITY]  # fmt: skip
+    bodies = [
+        r.name
+        for r in manager.registrations(f"{entry.operation}.in")
+        if r.priority == BUILTIN_BODY_PRIORITY
+    ]
     if entry.operation == "command.invoked":  # the commands plugin's bodies, not a default
         assert bodies == []
     else:
@@ -57,10 +60,14 @@ def test_the_defaults_beside_the_bodies_are_the_loop_defaults_the_guard_and_the_
 def test_progress_off_registers_no_reporter(tmp_path, sqlite_store):
     manager = HookManager()
     deps = BodyDeps(
-        store=sqlite_store, random=random.Random(1), models=ModelRegistry(),
-        tools=ToolRegistry([]), skills=SkillLoader(tmp_path), progress="off",
+        store=sqlite_store,
+        random=random.Random(1),
+        models=ModelRegistry(),
+        tools=ToolRegistry([]),
+        skills=SkillLoader(tmp_path),
+        progress="off",
         channel=SlackChannel(http=None, api_url="http://127.0.0.1:9/", token="unused"),  # type: ignore[arg-type]  # never posts
-    )  # fmt: skip
+    )
     register_defaults(manager, deps)
     names = {r.name for point in POINTS for r in manager.registrations(point)}
     assert not [n for n in names if "progress" in n]

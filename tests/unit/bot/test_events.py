@@ -61,15 +61,23 @@ async def route(error: Exception, tmp_path, secret: str = "sig") -> list[tuple[s
 
 async def test_a_refusal_is_posted_only_to_its_sender_in_the_thread(tmp_path):
     posts = await route(TaskRefused(task_id="task/T0TEAM1/C0CHAN1", reason=REASON), tmp_path)
-    assert posts == [("chat.postEphemeral", {
-        "channel": "C0CHAN1", "user": "U0OWNER", "thread_ts": "1700000100.000100",
-        "text": f"refused: {REASON}",
-    })]  # fmt: skip
+    assert posts == [
+        (
+            "chat.postEphemeral",
+            {
+                "channel": "C0CHAN1",
+                "user": "U0OWNER",
+                "thread_ts": "1700000100.000100",
+                "text": f"refused: {REASON}",
+            },
+        )
+    ]
 
 
 async def test_a_refusal_is_redacted_like_every_other_reply(tmp_path):
-    posts = await route(TaskRefused(task_id="t", reason="not with sig-123 here"), tmp_path,
-                        secret="sig-123")  # fmt: skip
+    posts = await route(
+        TaskRefused(task_id="t", reason="not with sig-123 here"), tmp_path, secret="sig-123"
+    )
     assert [args["text"] for _, args in posts] == ["refused: not with [REDACTED] here"]
 
 
@@ -98,10 +106,14 @@ class Delivering:
         return Delivery(task_id=self.task_id, started=n == 0, position=n + 1)
 
 
-@pytest.mark.parametrize(("delays", "said"), [
-    ((0.02, 0.2), ["started"]),  # the start is announced first: the join says nothing
-    ((0.2, 0.02), ["joined", "started"]),  # the join came back first: each said once
-], ids=["start-first", "join-first"])  # fmt: skip
+@pytest.mark.parametrize(
+    ("delays", "said"),
+    [
+        ((0.02, 0.2), ["started"]),  # the start is announced first: the join says nothing
+        ((0.2, 0.02), ["joined", "started"]),  # the join came back first: each said once
+    ],
+    ids=["start-first", "join-first"],
+)
 async def test_two_replicas_routing_two_messages_of_one_new_thread_announce_the_task_once(
     database, tmp_path, delays, said
 ):
@@ -121,8 +133,13 @@ async def test_two_replicas_routing_two_messages_of_one_new_thread_announce_the_
         await asyncio.sleep(0.01)
     await asyncio.gather(*routing)
     assert len(harness.received) == 2  # both messages reached the task
-    kinds = ["started" if args["text"].startswith("started task `task/T0TEAM1/C0CHAN1`")
-             else "joined" if "is already running" in args["text"] else args["text"]
-             for _, args in recorder.posts]  # fmt: skip
+    kinds = [
+        "started"
+        if args["text"].startswith("started task `task/T0TEAM1/C0CHAN1`")
+        else "joined"
+        if "is already running" in args["text"]
+        else args["text"]
+        for _, args in recorder.posts
+    ]
     assert kinds == said
     assert await routers[1].ledger.task_of("T0TEAM1/C0CHAN1/1700000100.000100") == harness.task_id

@@ -40,8 +40,9 @@ async def test_a_claim_wins_once_and_is_all_or_nothing(database):
 
 async def test_claims_older_than_the_retry_window_are_pruned(database):
     async with database.transaction() as connection:
-        await connection.execute(seen_event.insert().values(
-            key="event:OLD", at=time.time() - KEEP_SECONDS - 60))  # fmt: skip
+        await connection.execute(
+            seen_event.insert().values(key="event:OLD", at=time.time() - KEEP_SECONDS - 60)
+        )
     ledger = Ledger.over(database)
     assert not await ledger.claim(["event:OLD", "event:NEW"])  # still there until a claim wins
     assert await ledger.claim(["event:NEW"])
@@ -66,8 +67,11 @@ async def test_two_ledgers_on_one_database_racing_on_each_event_one_wins(databas
     b = Ledger(database.engine.url)
     try:
         events = [(f"event:E{i}", f"message:T/C/{i}.0") for i in range(30)]
-        claims = [ledger.claim(keys if ledger is a else reversed(keys))
-                  for keys in events for ledger in (a, b)]  # fmt: skip
+        claims = [
+            ledger.claim(keys if ledger is a else reversed(keys))
+            for keys in events
+            for ledger in (a, b)
+        ]
         won = await asyncio.wait_for(asyncio.gather(*claims), 60)
         assert [won[i] + won[i + 1] for i in range(0, len(won), 2)] == [1] * len(events)
         await b.bind("T/C/0.0", "task/T/C")  # what B binds, A reads

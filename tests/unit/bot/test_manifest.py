@@ -30,8 +30,13 @@ FAMILIES = (
 )
 METHOD = re.compile(rf"(?:{FAMILIES})\.[a-z][A-Za-z]*(?:\.[a-z][A-Za-z]*)*")
 CLIENT_CALL = re.compile(rf"(?:{FAMILIES})_[a-z][A-Za-z]*(?:_[a-z][A-Za-z]*)*")
-NOT_CALLERS = {"harness/channels/scopes.py", "bot/standin.py", "bot/standin_live.py",
-               "bot/recording/recorder.py", "bot/replay/view.py"}  # fmt: skip
+NOT_CALLERS = {
+    "harness/channels/scopes.py",
+    "bot/standin.py",
+    "bot/standin_live.py",
+    "bot/recording/recorder.py",
+    "bot/replay/view.py",
+}
 """The table itself, Slack's stand-in (it answers the methods, it calls none), the recorder
 (it wraps the client's calls, whatever they are) and the replay's view (it reads recorded
 calls)."""
@@ -39,9 +44,13 @@ calls)."""
 IMPLICIT = [
     ("chat.postMessage", "slack_bolt.context.say.async_say", "chat_postMessage", "AsyncSay"),
     ("auth.test", "slack_bolt.authorization.async_authorize", "auth_test", "AsyncApp("),
-    ("apps.connections.open", "slack_sdk.socket_mode.async_client", "apps_connections_open",
-     "AsyncSocketModeHandler("),
-]  # fmt: skip
+    (
+        "apps.connections.open",
+        "slack_sdk.socket_mode.async_client",
+        "apps_connections_open",
+        "AsyncSocketModeHandler(",
+    ),
+]
 
 
 def sources() -> dict[str, str]:
@@ -62,8 +71,11 @@ def methods_called() -> dict[str, set[str]]:
             name = None
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 name = node.value if METHOD.fullmatch(node.value) else None
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                  and CLIENT_CALL.fullmatch(node.func.attr)):  # fmt: skip
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and CLIENT_CALL.fullmatch(node.func.attr)
+            ):
                 name = node.func.attr.replace("_", ".")  # client.chat_postEphemeral(...)
             if name:
                 called.setdefault(name, set()).add(rel)

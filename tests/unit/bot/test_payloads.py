@@ -29,12 +29,33 @@ from bot.payloads import (
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "slack"
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
-        st.sampled_from(["event", "text", "user", "ts", "team", "team_id", "actions", "id",
-                         "channel", "thread_ts", "subtype", "event_id", "command"]) | st.text(
-                             max_size=4), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "event",
+                    "text",
+                    "user",
+                    "ts",
+                    "team",
+                    "team_id",
+                    "actions",
+                    "id",
+                    "channel",
+                    "thread_ts",
+                    "subtype",
+                    "event_id",
+                    "command",
+                ]
+            )
+            | st.text(max_size=4),
+            inner,
+            max_size=4,
+        )
+    ),
     max_leaves=16,
-)  # fmt: skip
+)
 
 
 def load(name):
@@ -85,37 +106,46 @@ def test_command_context_leaves_the_response_url_out():
 # --- Slack text in, plain text out (issue 9) ------------------------------------------
 
 
-@pytest.mark.parametrize(("slack", "plain"), [
-    ("fish &amp; chips", "fish & chips"),
-    ("use &lt;b&gt; for bold", "use <b> for bold"),
-    ("&amp;lt; stays an entity", "&lt; stays an entity"),           # one pass, not two
-    ("&lt;@U1&gt; typed by hand", "<@U1> typed by hand"),           # text, not a mention
-    ("ask <@U2> or <@U3|bob>", "ask <@U2> or <@U3|bob>"),           # mentions kept as is
-    ("in <#C1|general> and <#C2>", "in <#C1|general> and <#C2>"),   # channels kept too
-    ("see <https://x.example/a?b=1&amp;c=2|the docs>", "see the docs (https://x.example/a?b=1&c=2)"),
-    ("see <https://x.example/>", "see https://x.example/"),
-    ("<https://x.example|https://x.example>", "https://x.example"),
-    ("mail <mailto:a@b.example|a@b.example>", "mail a@b.example (mailto:a@b.example)"),
-    ("<!here> and <!channel> and <!everyone>", "@here and @channel and @everyone"),
-    ("<!subteam^S1|@ops> look", "@ops look"),
-    ("<!date^1700000000^{date}|Nov 14> ok", "Nov 14 ok"),
-    ("a < b &gt; c", "a < b > c"),                                 # a bare < is not markup
-    ("&quot;as is&quot;", "&quot;as is&quot;"),                    # Slack escapes only three
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("slack", "plain"),
+    [
+        ("fish &amp; chips", "fish & chips"),
+        ("use &lt;b&gt; for bold", "use <b> for bold"),
+        ("&amp;lt; stays an entity", "&lt; stays an entity"),  # one pass, not two
+        ("&lt;@U1&gt; typed by hand", "<@U1> typed by hand"),  # text, not a mention
+        ("ask <@U2> or <@U3|bob>", "ask <@U2> or <@U3|bob>"),  # mentions kept as is
+        ("in <#C1|general> and <#C2>", "in <#C1|general> and <#C2>"),  # channels kept too
+        (
+            "see <https://x.example/a?b=1&amp;c=2|the docs>",
+            "see the docs (https://x.example/a?b=1&c=2)",
+        ),
+        ("see <https://x.example/>", "see https://x.example/"),
+        ("<https://x.example|https://x.example>", "https://x.example"),
+        ("mail <mailto:a@b.example|a@b.example>", "mail a@b.example (mailto:a@b.example)"),
+        ("<!here> and <!channel> and <!everyone>", "@here and @channel and @everyone"),
+        ("<!subteam^S1|@ops> look", "@ops look"),
+        ("<!date^1700000000^{date}|Nov 14> ok", "Nov 14 ok"),
+        ("a < b &gt; c", "a < b > c"),  # a bare < is not markup
+        ("&quot;as is&quot;", "&quot;as is&quot;"),  # Slack escapes only three
+    ],
+)
 def test_slack_markup_becomes_plain_text(slack, plain):
     assert plain_text(slack) == plain
 
 
-@pytest.mark.parametrize(("text", "stripped"), [
-    ("<@UBOT> fix it", "fix it"),
-    ("<@UBOT|bot>   fix it  ", "fix it"),
-    ("please <@UBOT> fix it", "please fix it"),
-    ("fix it <@UBOT>", "fix it"),
-    ("<@UBOT> first line\nsecond line", "first line\nsecond line"),
-    ("<@UBOT>\n\n  indented\n\tand tabbed", "  indented\n\tand tabbed"),
-    ("one\n<@UBOT> two\nthree", "one\ntwo\nthree"),
-    ("keep  <@U2>  spaces", "keep  <@U2>  spaces"),               # other mentions untouched
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "stripped"),
+    [
+        ("<@UBOT> fix it", "fix it"),
+        ("<@UBOT|bot>   fix it  ", "fix it"),
+        ("please <@UBOT> fix it", "please fix it"),
+        ("fix it <@UBOT>", "fix it"),
+        ("<@UBOT> first line\nsecond line", "first line\nsecond line"),
+        ("<@UBOT>\n\n  indented\n\tand tabbed", "  indented\n\tand tabbed"),
+        ("one\n<@UBOT> two\nthree", "one\ntwo\nthree"),
+        ("keep  <@U2>  spaces", "keep  <@U2>  spaces"),  # other mentions untouched
+    ],
+)
 def test_mention_stripping_keeps_line_breaks(text, stripped):
     assert strip_mention(text, "UBOT") == stripped
 
@@ -155,12 +185,20 @@ def test_the_umbrella_names_the_command_and_alone_is_help():
 
 @given(JSON)
 def test_every_payload_function_takes_any_json(value):
-    body = value if isinstance(value, dict) else {"event": value, "actions": value,
-                                                  "team": value, "text": value}  # fmt: skip
-    for make in (lambda: command_context(body, task_id="t"), lambda: dedupe_keys(body),
-                 lambda: request_context(body, bot_user_id="UBOT", task_id="t"),
-                 lambda: event_place(body), lambda: slash_place(body), lambda: help_click(body),
-                 lambda: slash_command(body),
-                 lambda: classify(obj(body.get("event"))),
-                 lambda: mentions(obj(body.get("event")), "UBOT")):  # fmt: skip
+    body = (
+        value
+        if isinstance(value, dict)
+        else {"event": value, "actions": value, "team": value, "text": value}
+    )
+    for make in (
+        lambda: command_context(body, task_id="t"),
+        lambda: dedupe_keys(body),
+        lambda: request_context(body, bot_user_id="UBOT", task_id="t"),
+        lambda: event_place(body),
+        lambda: slash_place(body),
+        lambda: help_click(body),
+        lambda: slash_command(body),
+        lambda: classify(obj(body.get("event"))),
+        lambda: mentions(obj(body.get("event")), "UBOT"),
+    ):
         make()

@@ -17,23 +17,30 @@ from harness.temporal.errors import (
 @pytest.mark.parametrize(
     ("error", "expected"),
     [
-        (TaskBusy(task_id="t", reason="limit (10)", in_flight=10),
-         "this task is busy with 10 other requests, so `/model` was not applied; "
-         "nothing was changed — try again in a moment"),
-        (TaskBusy(task_id="t", reason="namespace rate limit exceeded"),
-         "this task is busy right now, so `/model` was not applied; "
-         "nothing was changed — try again in a moment"),
+        (
+            TaskBusy(task_id="t", reason="limit (10)", in_flight=10),
+            "this task is busy with 10 other requests, so `/model` was not applied; "
+            "nothing was changed — try again in a moment",
+        ),
+        (
+            TaskBusy(task_id="t", reason="namespace rate limit exceeded"),
+            "this task is busy right now, so `/model` was not applied; "
+            "nothing was changed — try again in a moment",
+        ),
         (TaskUnavailable(task_id="t", reason="connection refused"), replies.UNREACHABLE),
-        (TaskRejected(task_id="t", reason="task has finished"),
-         "the task did not take `/model`: task has finished"),
+        (
+            TaskRejected(task_id="t", reason="task has finished"),
+            "the task did not take `/model`: task has finished",
+        ),
         (TaskNotFound(task_id="t", reason="no such task"), replies.no_task("model")),
-        (TaskTimedOut(task_id="t", reason="Timeout or cancellation waiting for update"),
-         "the task did not answer `/model` in time; it may still be applied — "
-         "check `/task status` before trying again"),
+        (
+            TaskTimedOut(task_id="t", reason="Timeout or cancellation waiting for update"),
+            "the task did not answer `/model` in time; it may still be applied — "
+            "check `/task status` before trying again",
+        ),
     ],
-    ids=["busy-in-flight", "busy-rate-limit", "unreachable", "rejected", "not-found",
-         "timed-out"],
-)  # fmt: skip
+    ids=["busy-in-flight", "busy-rate-limit", "unreachable", "rejected", "not-found", "timed-out"],
+)
 def test_each_task_error_has_its_own_reply(error, expected):
     assert replies.for_error("model", error) == expected
 
@@ -51,18 +58,33 @@ def test_commands_are_named_as_they_are_typed():
     ("command", "args", "expected"),
     [
         ("/status", "", "`/status` is `/task status` here (Slack keeps `/status` for itself)"),
-        ("/invite", "<@U2> watcher", "`/invite` is `/task invite` here (Slack keeps `/invite` "
-         "for itself)"),
+        (
+            "/invite",
+            "<@U2> watcher",
+            "`/invite` is `/task invite` here (Slack keeps `/invite` for itself)",
+        ),
         ("/skill", "load x", "`/skill` is `/task skill` here"),
-        ("/task", "teleport mars", "`/task teleport` is not a command here; `/task help` lists "
-         "them"),
+        (
+            "/task",
+            "teleport mars",
+            "`/task teleport` is not a command here; `/task help` lists them",
+        ),
         ("/teleport", "", "`/teleport` is not a command here; `/task help` lists them"),
-        ("/task", "<!here>", "`/task &lt;!here&gt;` is not a command here; `/task help` lists "
-         "them"),
+        (
+            "/task",
+            "<!here>",
+            "`/task &lt;!here&gt;` is not a command here; `/task help` lists them",
+        ),
     ],
-    ids=["reserved", "reserved-with-args", "renamed", "unknown-under-umbrella", "unknown",
-         "echo-is-neutral"],
-)  # fmt: skip
+    ids=[
+        "reserved",
+        "reserved-with-args",
+        "renamed",
+        "unknown-under-umbrella",
+        "unknown",
+        "echo-is-neutral",
+    ],
+)
 def test_what_is_not_a_command_here_points_at_its_new_name_or_the_help(command, args, expected):
     assert replies.not_a_command(command, args) == expected
 

@@ -12,9 +12,11 @@ def test_replacing_twice_keeps_one_replacement_and_new_posts_follow_it():
     view.apply({"text": "also", "response_type": "in_channel", "replace_original": False})
     assert view.as_json() == {
         "original": "replaced",
-        "messages": [{"text": "second", "response_type": "ephemeral"},
-                     {"text": "also", "response_type": "in_channel"}],
-    }  # fmt: skip
+        "messages": [
+            {"text": "second", "response_type": "ephemeral"},
+            {"text": "also", "response_type": "in_channel"},
+        ],
+    }
 
 
 def test_deleting_the_original_leaves_only_what_was_posted():

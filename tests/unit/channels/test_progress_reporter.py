@@ -52,8 +52,9 @@ def entity(progress: TurnProgress) -> dict[str, str]:
 
 
 def turn(**changes) -> TurnProgress:
-    base = TurnProgress(request_ts=REQUEST, channel="C1", thread=REQUEST,
-                        started_at=time.time(), doing="starting")  # fmt: skip
+    base = TurnProgress(
+        request_ts=REQUEST, channel="C1", thread=REQUEST, started_at=time.time(), doing="starting"
+    )
     return base.model_copy(update=changes)
 
 
@@ -77,10 +78,13 @@ def channel_of(http, url: str) -> SlackChannel:
 async def placeholder(bodies: ChannelBodies, reporter: ProgressReporter, **changes) -> str:
     """Post the turn's placeholder through the channel.sent body, then its post; the ts."""
     progress = turn(**changes)
-    ctx = ChannelSentContext(task=TASK, participants=OWNER, entities=entity(progress),
-                             idempotency_key="k-placeholder",
-                             message=ChannelMessage(channel="C1", thread=REQUEST,
-                                                    text="working on it…"))  # fmt: skip
+    ctx = ChannelSentContext(
+        task=TASK,
+        participants=OWNER,
+        entities=entity(progress),
+        idempotency_key="k-placeholder",
+        message=ChannelMessage(channel="C1", thread=REQUEST, text="working on it…"),
+    )
     posted = await bodies.channel_sent(ctx)
     assert await reporter(posted) is None
     assert posted.result is not None
@@ -92,16 +96,21 @@ def methods(standin) -> list[str]:
 
 
 def tool_post(progress: TurnProgress, name: str = "calculator") -> ToolInvokedContext:
-    return ToolInvokedContext(task=TASK, entities=entity(progress),
-                              call=ToolCall(id="c1", name=name),
-                              result=ToolResult(content="4"))  # fmt: skip
+    return ToolInvokedContext(
+        task=TASK,
+        entities=entity(progress),
+        call=ToolCall(id="c1", name=name),
+        result=ToolResult(content="4"),
+    )
 
 
 async def final(reporter: ProgressReporter, progress: TurnProgress) -> None:
-    ctx = ChannelSentContext(task=TASK, entities=entity(progress),
-                             message=ChannelMessage(channel="C1", thread=REQUEST, text="4"),
-                             result=ChannelMessage(channel="C1", thread=REQUEST, text="4",
-                                                   ts="1700000009.000000"))  # fmt: skip
+    ctx = ChannelSentContext(
+        task=TASK,
+        entities=entity(progress),
+        message=ChannelMessage(channel="C1", thread=REQUEST, text="4"),
+        result=ChannelMessage(channel="C1", thread=REQUEST, text="4", ts="1700000009.000000"),
+    )
     assert await reporter(ctx) is None
 
 
@@ -131,16 +140,24 @@ async def test_the_final_state_is_sent_at_once_sticks_and_marks_the_request(http
     reporter = ProgressReporter(channel=channel, interval=5.0)
     plan = Plan(steps=(PlanStep(title="look <!channel>"), PlanStep(title="answer")))
     ts = await placeholder(ChannelBodies(channel=channel), reporter)
-    planned = PlanCreatedContext(task=TASK, entities=entity(turn(message_ts=ts)), goal="g",
-                                 result=plan)  # fmt: skip
+    planned = PlanCreatedContext(
+        task=TASK, entities=entity(turn(message_ts=ts)), goal="g", result=plan
+    )
     await reporter(planned)
     steps = (StepProgress(title="look <!channel>", state="running"), StepProgress(title="answer"))
-    await reporter(StepFinishedContext(
-        task=TASK, entities=entity(turn(message_ts=ts, steps=steps)), index=0, step=plan.steps[0],
-        result=StepOutcome(status="done", summary="seen"),
-    ))  # fmt: skip
-    done = (StepProgress(title="look <!channel>", state="done", note="seen"),
-            StepProgress(title="answer", state="done"))  # fmt: skip
+    await reporter(
+        StepFinishedContext(
+            task=TASK,
+            entities=entity(turn(message_ts=ts, steps=steps)),
+            index=0,
+            step=plan.steps[0],
+            result=StepOutcome(status="done", summary="seen"),
+        )
+    )
+    done = (
+        StepProgress(title="look <!channel>", state="done", note="seen"),
+        StepProgress(title="answer", state="done"),
+    )
     started = time.monotonic()
     await final(reporter, turn(message_ts=ts, steps=done, state="answered"))
     await reporter.coalescer.drain()
@@ -166,8 +183,9 @@ async def test_a_failed_turn_is_marked_x_and_a_model_call_shows_which_model(http
     reporter = ProgressReporter(channel=channel, interval=0.05)
     ts = await placeholder(ChannelBodies(channel=channel), reporter)
     await reporter.coalescer.drain()
-    llm = LlmInvokedContext(task=TASK, entities=entity(turn(message_ts=ts)), model="offline",
-                            messages=())  # fmt: skip
+    llm = LlmInvokedContext(
+        task=TASK, entities=entity(turn(message_ts=ts)), model="offline", messages=()
+    )
     assert await reporter.before(llm) is None
     await asyncio.sleep(0.1)
     await reporter.coalescer.drain()
@@ -184,26 +202,35 @@ async def test_streams_where_offered_append_then_stop_without_chat_update(http, 
     channel = channel_of(http, standin.url)
     streams = Streams(enabled=True)
     reporter = ProgressReporter(channel=channel, streams=streams, interval=0.05)
-    ts = await placeholder(ChannelBodies(channel=channel, streams=streams), reporter,
-                           steps=(StepProgress(title="one"),))  # fmt: skip
+    ts = await placeholder(
+        ChannelBodies(channel=channel, streams=streams),
+        reporter,
+        steps=(StepProgress(title="one"),),
+    )
     await reporter.coalescer.drain()
     running = (StepProgress(title="one", state="running"),)
     await reporter(tool_post(turn(message_ts=ts, steps=running)))
     await asyncio.sleep(0.1)
     await reporter.coalescer.drain()
-    await final(reporter, turn(message_ts=ts, state="answered",
-                               steps=(StepProgress(title="one", state="done"),)))  # fmt: skip
+    await final(
+        reporter,
+        turn(message_ts=ts, state="answered", steps=(StepProgress(title="one", state="done"),)),
+    )
     await reporter.coalescer.drain()
     called = methods(standin)
     assert "chat.postMessage" not in called and "chat.update" not in called
-    assert called.index("chat.startStream") < called.index("chat.appendStream") < called.index(
-        "chat.stopStream")  # fmt: skip
+    assert (
+        called.index("chat.startStream")
+        < called.index("chat.appendStream")
+        < called.index("chat.stopStream")
+    )
     start = dict(standin.calls)["chat.startStream"]
     assert (start["recipient_user_id"], start["recipient_team_id"]) == ("U1", "T1")
     message = standin.live.find("C1", ts)
     assert message["streaming"] is False
-    assert message["chunks"] == [{"type": "task_update", "id": "step-1", "title": "one",
-                                  "status": "complete"}]  # fmt: skip
+    assert message["chunks"] == [
+        {"type": "task_update", "id": "step-1", "title": "one", "status": "complete"}
+    ]
     assert message["text"].startswith(":white_check_mark: done")
     await reporter.aclose()
 
@@ -231,8 +258,13 @@ async def test_a_workspace_without_streams_gets_posts_and_updates_and_is_not_ask
 async def test_contexts_without_a_turn_call_nothing(http, standin):
     reporter = ProgressReporter(channel=channel_of(http, standin.url), interval=0.05)
     await reporter(ToolInvokedContext(task=TASK, call=ToolCall(id="c", name="calculator")))
-    await reporter(ToolInvokedContext(task=TASK, entities={PROGRESS_ENTITY: "{not json"},
-                                      call=ToolCall(id="c", name="calculator")))  # fmt: skip
+    await reporter(
+        ToolInvokedContext(
+            task=TASK,
+            entities={PROGRESS_ENTITY: "{not json"},
+            call=ToolCall(id="c", name="calculator"),
+        )
+    )
     await reporter.coalescer.drain()
     assert standin.calls == []
     assert len(reporter.coalescer) == 0
@@ -246,8 +278,10 @@ async def test_a_slack_that_fails_never_fails_or_holds_up_the_operation(http, ca
     caplog.set_level(logging.WARNING)
     started = time.monotonic()
     for calls in range(5):
-        assert await reporter(tool_post(turn(message_ts="1700000001.000000", tool_calls=calls)))\
-            is None  # fmt: skip
+        assert (
+            await reporter(tool_post(turn(message_ts="1700000001.000000", tool_calls=calls)))
+            is None
+        )
     await final(reporter, turn(message_ts="1700000001.000000", state="answered"))
     assert time.monotonic() - started < 0.5  # submitting never waits for Slack
     await reporter.coalescer.drain()

@@ -9,8 +9,16 @@ from bot.config import BotSettings, startup_problem
 from harness.channels.web_api import SLACK_API_URL, web_api_url
 from harness.config import Settings
 
-SLACK_ENV = ("SLACK_BOT_TOKEN", "HARNESS_SLACK_BOT_TOKEN", "HARNESS_SLACK_API_URL", "BOT_API_URL",
-             "BOT_LOCAL", "BOT_HOST", "BOT_PORT", "SLACK_SIGNING_SECRET")  # fmt: skip
+SLACK_ENV = (
+    "SLACK_BOT_TOKEN",
+    "HARNESS_SLACK_BOT_TOKEN",
+    "HARNESS_SLACK_API_URL",
+    "BOT_API_URL",
+    "BOT_LOCAL",
+    "BOT_HOST",
+    "BOT_PORT",
+    "SLACK_SIGNING_SECRET",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -34,8 +42,10 @@ def worker() -> Settings:
     ],
 )
 def test_the_rule(explicit: str, local: bool, token: str, expected: str) -> None:
-    assert web_api_url(explicit=explicit, local=local, token=token, host="127.0.0.1",
-                       port=13000) == expected  # fmt: skip
+    assert (
+        web_api_url(explicit=explicit, local=local, token=token, host="127.0.0.1", port=13000)
+        == expected
+    )
 
 
 def test_an_ipv6_host_is_bracketed() -> None:

@@ -11,8 +11,9 @@ from .conftest import SNAPSHOT
 
 
 async def test_bare_shows_the_default_what_each_means_and_the_standing_approvals(manager, ctx):
-    snapshot = SNAPSHOT.model_copy(update={"approved_tools": ("write_artefact",),
-                                           "approvals": "safe"})  # fmt: skip
+    snapshot = SNAPSHOT.model_copy(
+        update={"approved_tools": ("write_artefact",), "approvals": "safe"}
+    )
     result = await run_command(manager, ctx("approvals", sender="UWATCH", snapshot=snapshot))
     assert result.reply.splitlines() == [
         "approvals: `safe`",
@@ -27,15 +28,18 @@ async def test_bare_shows_the_default_what_each_means_and_the_standing_approvals
 async def test_a_task_without_its_own_default_says_it_follows_the_workers(manager, ctx):
     result = await run_command(manager, ctx("approvals"))  # the snapshot's approvals is None
     first, *choices = result.reply.splitlines()
-    assert first == "approvals: the worker's default (the hooks file's `[approvals] default`, " \
+    assert (
+        first == "approvals: the worker's default (the hooks file's `[approvals] default`, "
         "else `safe`)"
+    )
     assert len(choices) == 3 and not any("(now)" in line for line in choices)
 
 
 async def test_the_owner_sets_it(manager, ctx):
     result = await run_command(manager, ctx("approvals", " Strict "))
     assert result.effects == (
-        CommandEffect(kind="set_approvals", value="strict", user_id="UOWNER"),)  # fmt: skip
+        CommandEffect(kind="set_approvals", value="strict", user_id="UOWNER"),
+    )
     assert result.reply.startswith("approvals set to `strict` (was the worker's default")
 
 
@@ -54,6 +58,9 @@ async def test_same_default_changes_nothing(manager, ctx):
 
 @pytest.mark.parametrize("text", ["never", "strict please", "<script>"])
 def test_anything_else_is_a_usage_error_naming_the_choices(text):
-    with pytest.raises(UsageError, match=r"one of strict, safe, off\nusage: "
-                       r"/task approvals \[strict\|safe\|off\]"):  # fmt: skip
+    with pytest.raises(
+        UsageError,
+        match=r"one of strict, safe, off\nusage: "
+        r"/task approvals \[strict\|safe\|off\]",
+    ):
         approvals.parse(text)

@@ -9,8 +9,11 @@ from harness.domain import BudgetUsage, CommandEffect
 
 from .conftest import SNAPSHOT
 
-USED = SNAPSHOT.model_copy(update={"budget": BudgetUsage(
-    tokens=8120, token_limit=10_000, tool_calls=3, tool_call_limit=20)})  # fmt: skip
+USED = SNAPSHOT.model_copy(
+    update={
+        "budget": BudgetUsage(tokens=8120, token_limit=10_000, tool_calls=3, tool_call_limit=20)
+    }
+)
 
 
 async def test_bare_shows_the_budget_to_a_watcher(manager, ctx):
@@ -63,8 +66,9 @@ def test_parse_refuses_with_the_usage(text, problem):
 
 
 async def test_the_owner_sets_limits_one_effect_each(manager, ctx):
-    result = await run_command(manager, ctx("budget", "tokens 20k tool-calls 20 cost $5",
-                                            snapshot=USED))  # fmt: skip
+    result = await run_command(
+        manager, ctx("budget", "tokens 20k tool-calls 20 cost $5", snapshot=USED)
+    )
     assert result.effects == (
         CommandEffect(kind="set_budget", value="tokens", amount=20_000, user_id="UOWNER"),
         CommandEffect(kind="set_budget", value="cost", amount=5.0, user_id="UOWNER"),
@@ -90,5 +94,7 @@ async def test_only_the_owner_sets_limits(manager, ctx, sender):
 async def test_a_bad_size_is_a_usage_reply_with_no_effect(manager, ctx):
     result = await run_command(manager, ctx("budget", "tokens many"))
     assert result.effects == ()
-    assert result.reply == ("`many` is not a size for tokens (like `20k`)\n"
-                            "usage: `/task budget [tokens N | tool-calls N | cost X]`")  # fmt: skip
+    assert result.reply == (
+        "`many` is not a size for tokens (like `20k`)\n"
+        "usage: `/task budget [tokens N | tool-calls N | cost X]`"
+    )

@@ -100,8 +100,15 @@ async def test_status_renders_snapshot(manager, ctx):
 
 async def test_status_links_the_workflow_in_the_temporal_ui_when_its_address_is_set(ctx):
     linked = HookManager()
-    plugin(linked, Settings(_env_file=None, temporal_ui_url="http://127.0.0.1:8233/",
-                            temporal_namespace="prod ns", models=["offline"]))  # fmt: skip
+    plugin(
+        linked,
+        Settings(
+            _env_file=None,
+            temporal_ui_url="http://127.0.0.1:8233/",
+            temporal_namespace="prod ns",
+            models=["offline"],
+        ),
+    )
     ref = REF.model_copy(update={"task_id": "task/T1/C1"})
     snapshot = SNAPSHOT.model_copy(update={"ref": ref})
     result = await run_command(linked, ctx("status", task=ref, snapshot=snapshot))

@@ -24,8 +24,13 @@ def live_mentions(text: str) -> list[str]:
 @pytest.mark.parametrize("ping", PINGS)
 @pytest.mark.parametrize(
     ("command", "args"),
-    [("model", "{ping}"), ("invite", "{ping} watcher"), ("skill", "load {ping}"),
-     ("sub-task", "tell {ping} about it"), ("effort", "{ping}")],
+    [
+        ("model", "{ping}"),
+        ("invite", "{ping} watcher"),
+        ("skill", "load {ping}"),
+        ("sub-task", "tell {ping} about it"),
+        ("effort", "{ping}"),
+    ],
     ids=["model", "invite", "skill", "sub-task", "effort"],
 )
 async def test_a_reply_quoting_the_argument_holds_no_live_mention(

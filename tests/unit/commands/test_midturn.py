@@ -41,6 +41,9 @@ async def test_same_mode_changes_nothing(manager, ctx):
 
 
 def test_an_unknown_mode_is_a_usage_error():
-    with pytest.raises(UsageError, match=r"one of steer, queue, interrupt\nusage: "
-                       r"/task mid-turn \[steer\|queue\|interrupt\]"):  # fmt: skip
+    with pytest.raises(
+        UsageError,
+        match=r"one of steer, queue, interrupt\nusage: "
+        r"/task mid-turn \[steer\|queue\|interrupt\]",
+    ):
         midturn.parse("shout")

@@ -30,32 +30,53 @@ class FixedClock:
         return 0.0
 
 
-BUSY = SNAPSHOT.model_copy(update={
-    "turn": TurnProgress(
-        started_at=NOW - 125,
-        steps=(StepProgress(title="gather the logs", state="done"),
-               StepProgress(title="read <!channel> logs", state="running"),
-               StepProgress(title="write the fix")),
-        doing="running calculator",
-        model_calls=3,
-        tool_calls=1,
-    ),
-    "queued": 2,
-    "last_error": "failed: the model is not answering <@U9|nine> <!here>",
-    "pending": (
-        PendingQuestion(request_id="help-1", kind="approval", question="Approve shell with {}?",
-                        asked_at=NOW - 90, timeout_seconds=600),
-        PendingQuestion(request_id="budget-1", kind="budget", question="Raise the budget?",
-                        asked_at=NOW - 3700),
-    ),
-    "mid_turn": "interrupt",
-    "approvals": "strict",
-    "approved_tools": ("echo", "search"),
-    "budget": BudgetUsage(tokens=8120, token_limit=10_000, tool_calls=3, tool_call_limit=20,
-                          cost=0.1234, cost_limit=5),
-    "subtasks": (SubtaskSummary(task_id="T/sub-1", title="read logs", status=TaskStatus.RUNNING),
-                 SubtaskSummary(task_id="T/sub-2", title="ask", status=TaskStatus.FAILED)),
-})  # fmt: skip
+BUSY = SNAPSHOT.model_copy(
+    update={
+        "turn": TurnProgress(
+            started_at=NOW - 125,
+            steps=(
+                StepProgress(title="gather the logs", state="done"),
+                StepProgress(title="read <!channel> logs", state="running"),
+                StepProgress(title="write the fix"),
+            ),
+            doing="running calculator",
+            model_calls=3,
+            tool_calls=1,
+        ),
+        "queued": 2,
+        "last_error": "failed: the model is not answering <@U9|nine> <!here>",
+        "pending": (
+            PendingQuestion(
+                request_id="help-1",
+                kind="approval",
+                question="Approve shell with {}?",
+                asked_at=NOW - 90,
+                timeout_seconds=600,
+            ),
+            PendingQuestion(
+                request_id="budget-1",
+                kind="budget",
+                question="Raise the budget?",
+                asked_at=NOW - 3700,
+            ),
+        ),
+        "mid_turn": "interrupt",
+        "approvals": "strict",
+        "approved_tools": ("echo", "search"),
+        "budget": BudgetUsage(
+            tokens=8120,
+            token_limit=10_000,
+            tool_calls=3,
+            tool_call_limit=20,
+            cost=0.1234,
+            cost_limit=5,
+        ),
+        "subtasks": (
+            SubtaskSummary(task_id="T/sub-1", title="read logs", status=TaskStatus.RUNNING),
+            SubtaskSummary(task_id="T/sub-2", title="ask", status=TaskStatus.FAILED),
+        ),
+    }
+)
 
 
 def test_a_busy_task_shows_what_runs_waits_and_what_it_used():
@@ -81,19 +102,29 @@ def test_a_busy_task_shows_what_runs_waits_and_what_it_used():
 
 
 def test_a_question_past_its_timeout_is_timing_out_and_a_waiting_turn_says_so():
-    snapshot = BUSY.model_copy(update={
-        "turn": TurnProgress(started_at=NOW - 5, state="waiting"),
-        "pending": (PendingQuestion(request_id="h", kind="question", question="which?\nthis one",
-                                    asked_at=NOW - 700, timeout_seconds=600),),
-    })  # fmt: skip
+    snapshot = BUSY.model_copy(
+        update={
+            "turn": TurnProgress(started_at=NOW - 5, state="waiting"),
+            "pending": (
+                PendingQuestion(
+                    request_id="h",
+                    kind="question",
+                    question="which?\nthis one",
+                    asked_at=NOW - 700,
+                    timeout_seconds=600,
+                ),
+            ),
+        }
+    )
     lines = render(snapshot, now=NOW).splitlines()
     assert lines[3] == "now: waiting for an answer · for 5 s (0 model calls, 0 tool calls)"
     assert "• question: which? this one — asked 11 min 40 s ago, timing out now" in lines
 
 
 def test_an_ended_task_shows_no_now_line_and_an_unpriced_budget_hides_cost():
-    ended = SNAPSHOT.model_copy(update={"status": TaskStatus.SUCCEEDED,
-                                        "budget": BudgetUsage(tokens=12_345, tool_calls=7)})
+    ended = SNAPSHOT.model_copy(
+        update={"status": TaskStatus.SUCCEEDED, "budget": BudgetUsage(tokens=12_345, tool_calls=7)}
+    )
     text = render(ended, now=NOW)
     assert "now:" not in text
     assert "budget: tokens 12,345 (no limit) · tool calls 7 (no limit)" in text.splitlines()
@@ -101,15 +132,29 @@ def test_an_ended_task_shows_no_now_line_and_an_unpriced_budget_hides_cost():
 
 
 def test_a_long_question_is_cut_on_one_line():
-    long = BUSY.model_copy(update={"pending": (
-        PendingQuestion(request_id="h", kind="question", question="why " * 100, asked_at=NOW),)})
+    long = BUSY.model_copy(
+        update={
+            "pending": (
+                PendingQuestion(
+                    request_id="h", kind="question", question="why " * 100, asked_at=NOW
+                ),
+            )
+        }
+    )
     (line,) = [x for x in render(long, now=NOW).splitlines() if x.startswith("• question")]
     assert "…" in line and len(line) < 200
 
 
 def test_durations():
     assert [duration(s) for s in (0, 59.9, 60, 3599, 3600, 7322, -4)] == [
-        "0 s", "59 s", "1 min 00 s", "59 min 59 s", "1 h 00 min", "2 h 02 min", "0 s"]
+        "0 s",
+        "59 s",
+        "1 min 00 s",
+        "59 min 59 s",
+        "1 h 00 min",
+        "2 h 02 min",
+        "0 s",
+    ]
 
 
 async def test_the_command_times_with_its_clock(ctx):

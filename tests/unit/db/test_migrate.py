@@ -40,9 +40,12 @@ async def test_an_unreachable_server_is_named_without_its_password(postgres, tmp
 
 @pytest.mark.parametrize(
     ("text", "problem"),
-    [("mysql://x/y", "not supported"), ("sqlite://", "names no SQLite file"),
-     ("not a url", "not a URL")],
-)  # fmt: skip
+    [
+        ("mysql://x/y", "not supported"),
+        ("sqlite://", "names no SQLite file"),
+        ("not a url", "not a URL"),
+    ],
+)
 def test_an_unusable_url_says_what_to_give(text: str, problem: str, tmp_path) -> None:
     with pytest.raises(DatabaseError, match=problem) as caught:
         database_url(text, tmp_path / "x.sqlite3")

@@ -40,8 +40,12 @@ async def test_aborts_refusals_and_transport_errors_are_written_with_ids(store, 
         await manager.run("tool.invoked", tool_ctx)
     manager.unregister(handle)
 
-    down = JsonRpcExecutor(f"http://127.0.0.1:{closed_port()}/", point="tool.invoked.pre",
-                           timeout=2, name="down-policy")  # fmt: skip
+    down = JsonRpcExecutor(
+        f"http://127.0.0.1:{closed_port()}/",
+        point="tool.invoked.pre",
+        timeout=2,
+        name="down-policy",
+    )
     manager.register("tool.invoked.pre", down)
     with pytest.raises(HookTransportError):
         await manager.run("tool.invoked", tool_ctx)
@@ -49,8 +53,10 @@ async def test_aborts_refusals_and_transport_errors_are_written_with_ids(store, 
 
     refusal, transport = await store.last(10)
     assert (refusal.kind, refusal.point, refusal.reason) == (
-        "refusal", "tool.invoked.pre", "not this tool"
-    )  # fmt: skip
+        "refusal",
+        "tool.invoked.pre",
+        "not this tool",
+    )
     assert refusal.executor.endswith("veto")
     assert transport.kind == "transport_error" and transport.point == "tool.invoked.pre"
     for record in (refusal, transport):
@@ -77,14 +83,29 @@ async def test_cli_shows_the_last_records(store, tool_ctx, tmp_path):
     manager = HookManager()
     manager.audit.sinks.append(store)
     for n in range(3):
-        manager.audit.record("ignored_failure", point="tool.invoked.pre", executor=f"e{n}",
-                             reason=f"failure {n}", ctx=tool_ctx)  # fmt: skip
+        manager.audit.record(
+            "ignored_failure",
+            point="tool.invoked.pre",
+            executor=f"e{n}",
+            reason=f"failure {n}",
+            ctx=tool_ctx,
+        )
     await store.flush()
     run = subprocess.run(
-        [sys.executable, "-m", "harness.hooks", "audit", "--last", "2",
-         "--database", f"sqlite:///{tmp_path / 'artefacts.sqlite3'}"],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "harness.hooks",
+            "audit",
+            "--last",
+            "2",
+            "--database",
+            f"sqlite:///{tmp_path / 'artefacts.sqlite3'}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert len(lines) == 2
@@ -97,10 +118,18 @@ def test_cli_names_an_unreachable_database_in_one_line_without_its_password(tmp_
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     run = subprocess.run(
-        [sys.executable, "-m", "harness.hooks", "audit",
-         "--database", f"postgresql://u:pw-s3cret@127.0.0.1:{port}/x"],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "harness.hooks",
+            "audit",
+            "--database",
+            f"postgresql://u:pw-s3cret@127.0.0.1:{port}/x",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 2
     assert f"127.0.0.1:{port}" in run.stderr and "pw-s3cret" not in run.stderr
     assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1

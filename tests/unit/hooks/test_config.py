@@ -59,12 +59,15 @@ ME = "tests.unit.hooks.test_config"
 
 
 def test_patterns_expand_against_the_catalogue(tmp_path):
-    config = load(tmp_path, f"""
+    config = load(
+        tmp_path,
+        f"""
 [[executor]]
 kind = "local"
 points = ["llm.*.post", "*.pre"]
 target = "{ME}:tag"
-""")
+""",
+    )
     [entry] = config.entries
     pre = [p for p in POINTS if p.endswith(".pre")]
     assert entry.entry.points == tuple(p for p in POINTS if p in {*pre, "llm.invoked.post"})
@@ -73,35 +76,71 @@ target = "{ME}:tag"
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        ('points = "tool.invokd.pre"\nkind = "local"\ntarget = "m:a"',
-         "line 2: executor[0]: field 'points': 'tool.invokd.pre' matches no hook point"),
-        ('points = "tool.invoked.pre"\nkind = "jsonrpc"\nurl = "ftp://x"',
-         "field 'url': 'ftp://x' is not an http:// or https:// URL"),
-        ('points = "tool.invoked.pre"\nkind = "local"\ntarget = "no_such_mod:hook"',
-         "field 'target': cannot import 'no_such_mod'"),
-        (f'points = "tool.invoked.pre"\nkind = "local"\ntarget = "{ME}:nope"',
-         f"field 'target': '{ME}' has no attribute 'nope'"),
-        (f'points = "tool.invoked.pre"\nkind = "local"\ntarget = "{ME}:tag"\n'
-         'match = { tool = "(" }', "field 'match.tool'"),
-        (f'points = "persistence.write.pre"\nkind = "local"\ntarget = "{ME}:tag"\n'
-         'match = { tool = "x" }',
-         "PersistenceWriteContext (at persistence.write.pre) has no field 'call'"),
-        ('points = "tool.invoked.pre"\nkind = "jsonrpc"\nurl = "http://h/"\n'
-         'headers = { Authorization = "Bearer abc123" }', "secrets are never written"),
-        ('points = "tool.invoked.pre"\nkind = "jsonrpc"\nurl = "http://h/"\n'
-         'headers = { X-Key = "MISSING_VAR" }', "environment variable MISSING_VAR is not set"),
-        ('points = "tool.invoked.in"\nkind = "jsonrpc"\nurl = "http://h/"\nmode = "validator"',
-         "a validator cannot run at an in point"),
-        ('points = "tool.invoked.pre"\nkind = "mcp"\ncommand = ["no-such-binary-xyz"]',
-         "'no-such-binary-xyz' is not an executable on PATH"),
+        (
+            'points = "tool.invokd.pre"\nkind = "local"\ntarget = "m:a"',
+            "line 2: executor[0]: field 'points': 'tool.invokd.pre' matches no hook point",
+        ),
+        (
+            'points = "tool.invoked.pre"\nkind = "jsonrpc"\nurl = "ftp://x"',
+            "field 'url': 'ftp://x' is not an http:// or https:// URL",
+        ),
+        (
+            'points = "tool.invoked.pre"\nkind = "local"\ntarget = "no_such_mod:hook"',
+            "field 'target': cannot import 'no_such_mod'",
+        ),
+        (
+            f'points = "tool.invoked.pre"\nkind = "local"\ntarget = "{ME}:nope"',
+            f"field 'target': '{ME}' has no attribute 'nope'",
+        ),
+        (
+            f'points = "tool.invoked.pre"\nkind = "local"\ntarget = "{ME}:tag"\n'
+            'match = { tool = "(" }',
+            "field 'match.tool'",
+        ),
+        (
+            f'points = "persistence.write.pre"\nkind = "local"\ntarget = "{ME}:tag"\n'
+            'match = { tool = "x" }',
+            "PersistenceWriteContext (at persistence.write.pre) has no field 'call'",
+        ),
+        (
+            'points = "tool.invoked.pre"\nkind = "jsonrpc"\nurl = "http://h/"\n'
+            'headers = { Authorization = "Bearer abc123" }',
+            "secrets are never written",
+        ),
+        (
+            'points = "tool.invoked.pre"\nkind = "jsonrpc"\nurl = "http://h/"\n'
+            'headers = { X-Key = "MISSING_VAR" }',
+            "environment variable MISSING_VAR is not set",
+        ),
+        (
+            'points = "tool.invoked.in"\nkind = "jsonrpc"\nurl = "http://h/"\nmode = "validator"',
+            "a validator cannot run at an in point",
+        ),
+        (
+            'points = "tool.invoked.pre"\nkind = "mcp"\ncommand = ["no-such-binary-xyz"]',
+            "'no-such-binary-xyz' is not an executable on PATH",
+        ),
         ('points = "tool.invoked.pre"\nkind = "mcp"', "needs exactly one of url or command"),
-        ('points = "tool.invoked.pre"\nkind = "local"\ntarget = "m:a"\npriorty = 3',
-         "field 'priorty': Extra inputs are not permitted"),
+        (
+            'points = "tool.invoked.pre"\nkind = "local"\ntarget = "m:a"\npriorty = 3',
+            "field 'priorty': Extra inputs are not permitted",
+        ),
     ],
-    ids=["unknown-point", "bad-url", "missing-import", "missing-attr", "bad-regex",
-         "matcher-field", "inline-secret", "missing-env", "validator-in", "mcp-command",
-         "mcp-neither", "typo-field"],
-)  # fmt: skip
+    ids=[
+        "unknown-point",
+        "bad-url",
+        "missing-import",
+        "missing-attr",
+        "bad-regex",
+        "matcher-field",
+        "inline-secret",
+        "missing-env",
+        "validator-in",
+        "mcp-command",
+        "mcp-neither",
+        "typo-field",
+    ],
+)
 def test_a_misconfigured_entry_fails_naming_line_entry_and_field(tmp_path, body, expected):
     message = problems(tmp_path, f"# hooks\n[[executor]]\n{body}\n")
     assert "executor[0]" in message
@@ -109,7 +148,9 @@ def test_a_misconfigured_entry_fails_naming_line_entry_and_field(tmp_path, body,
 
 
 def test_every_problem_is_reported_at_once_with_its_line(tmp_path):
-    message = problems(tmp_path, f"""
+    message = problems(
+        tmp_path,
+        f"""
 [[executor]]
 name = "ok"
 kind = "local"
@@ -121,7 +162,8 @@ name = "bad"
 kind = "local"
 points = "tool.invoked.pre"
 target = "nowhere:x"
-""")
+""",
+    )
     assert "line 8: executor[1] ('bad'): field 'target'" in message
     assert "'ok'" not in message
 
@@ -131,7 +173,9 @@ def test_not_toml_is_reported_with_its_position(tmp_path):
 
 
 async def test_loading_is_all_or_nothing_a_failing_factory_registers_nothing(tmp_path):
-    config = load(tmp_path, f"""
+    config = load(
+        tmp_path,
+        f"""
 [[executor]]
 kind = "local"
 points = "tool.invoked.pre"
@@ -142,7 +186,8 @@ name = "boom"
 kind = "local"
 points = "tool.invoked.post"
 target = "{ME}:exploding_factory"
-""")
+""",
+    )
     manager = HookManager()
     with pytest.raises(HookConfigError, match="boom: cannot build: RuntimeError: cannot build"):
         config.apply(manager)
@@ -150,7 +195,9 @@ target = "{ME}:exploding_factory"
 
 
 async def test_matcher_priority_factory_and_point_injection(tmp_path, tool_ctx):
-    config = load(tmp_path, f"""
+    config = load(
+        tmp_path,
+        f"""
 [[executor]]
 name = "tagger"
 kind = "local"
@@ -166,7 +213,8 @@ points = "tool.invoked.in"
 target = "{ME}:make_body"
 options = {{ content = "configured" }}
 priority = 900
-""")
+""",
+    )
     manager = HookManager()
     config.apply(manager)
     CALLS.clear()
@@ -179,24 +227,31 @@ priority = 900
 
 
 async def test_ignore_records_the_failure_and_fail_raises(tmp_path, tool_ctx):
-    config = load(tmp_path, f"""
+    config = load(
+        tmp_path,
+        f"""
 [[executor]]
 name = "lenient"
 kind = "local"
 points = "tool.invoked.pre"
 target = "{ME}:broken"
 on_failure = "ignore"
-""")
+""",
+    )
     manager = HookManager()
     config.apply(manager)
     await manager.run("tool.invoked", tool_ctx)
     [record] = manager.audit.last()
     assert (record.kind, record.executor, record.reason) == (
-        "ignored_failure", "lenient", "RuntimeError: executor bug"
-    )  # fmt: skip
+        "ignored_failure",
+        "lenient",
+        "RuntimeError: executor bug",
+    )
 
-    strict = load(tmp_path, f'[[executor]]\nkind = "local"\npoints = "tool.invoked.pre"\n'
-                            f'target = "{ME}:broken"\n')  # fmt: skip
+    strict = load(
+        tmp_path,
+        f'[[executor]]\nkind = "local"\npoints = "tool.invoked.pre"\ntarget = "{ME}:broken"\n',
+    )
     manager = HookManager()
     strict.apply(manager)
     with pytest.raises(RuntimeError, match="executor bug"):
@@ -205,16 +260,20 @@ on_failure = "ignore"
 
 async def test_executor_timeout_and_chain_budget_fail_the_operation(tmp_path, tool_ctx):
     config = load(
-        tmp_path, f'[[executor]]\nname = "sloth"\nkind = "local"\n'
+        tmp_path,
+        f'[[executor]]\nname = "sloth"\nkind = "local"\n'
         f'points = "tool.invoked.pre"\ntarget = "{ME}:slow"\ntimeout = 0.05\n',
-    )  # fmt: skip
+    )
     manager = HookManager()
     config.apply(manager)
     with pytest.raises(HookTimeoutError, match=r"executor sloth at tool.invoked.pre exceeded"):
         await manager.run("tool.invoked", tool_ctx)
 
-    budget = load(tmp_path, f'[chain]\nbudget_seconds = 0.05\n[[executor]]\nkind = "local"\n'
-                            f'points = "tool.invoked.pre"\ntarget = "{ME}:slow"\n')  # fmt: skip
+    budget = load(
+        tmp_path,
+        f'[chain]\nbudget_seconds = 0.05\n[[executor]]\nkind = "local"\n'
+        f'points = "tool.invoked.pre"\ntarget = "{ME}:slow"\n',
+    )
     manager = HookManager()
     applied = budget.apply(manager)
     with pytest.raises(HookTimeoutError, match=r"the chain at tool.invoked.pre exceeded .* 0.05s"):
@@ -224,8 +283,10 @@ async def test_executor_timeout_and_chain_budget_fail_the_operation(tmp_path, to
 
 
 async def test_retry_section_configures_the_default_activity_failed_body(tmp_path):
-    config = load(tmp_path, "[retry]\nmax_attempts = 2\ninitial_seconds = 0.5\n"
-                            'non_retryable = ["PermissionError"]\n')  # fmt: skip
+    config = load(
+        tmp_path,
+        '[retry]\nmax_attempts = 2\ninitial_seconds = 0.5\nnon_retryable = ["PermissionError"]\n',
+    )
     defaults = config.retry_defaults()
     assert defaults.initial_seconds == 0.5 and defaults.max_attempts == 2
     plugin = ActivityBodies(random=system_random(), retry=defaults)
@@ -243,11 +304,17 @@ async def test_retry_section_configures_the_default_activity_failed_body(tmp_pat
 
 def test_cli_lists_the_effective_chains_and_refuses_a_bad_file(tmp_path):
     good = tmp_path / "good.toml"
-    good.write_text(f'[[executor]]\nname = "tagger"\nkind = "local"\npoints = "tool.invoked.pre"\n'
-                    f'target = "{ME}:tag"\nmode = "audit"\npriority = 7\n'
-                    '[policy]\n[[policy.rules]]\naction = "deny"\ntool = "shell"\n')  # fmt: skip
-    run = subprocess.run([sys.executable, "-m", "harness.hooks", "list", "--config", str(good)],
-                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    good.write_text(
+        f'[[executor]]\nname = "tagger"\nkind = "local"\npoints = "tool.invoked.pre"\n'
+        f'target = "{ME}:tag"\nmode = "audit"\npriority = 7\n'
+        '[policy]\n[[policy.rules]]\naction = "deny"\ntool = "shell"\n'
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "harness.hooks", "list", "--config", str(good)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     at = lines.index("tool.invoked.pre")
@@ -257,6 +324,10 @@ def test_cli_lists_the_effective_chains_and_refuses_a_bad_file(tmp_path):
 
     bad = tmp_path / "bad.toml"
     bad.write_text('[[executor]]\nkind = "local"\npoints = "nope.pre"\ntarget = "m:a"\n')
-    run = subprocess.run([sys.executable, "-m", "harness.hooks", "list", "--config", str(bad)],
-                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-m", "harness.hooks", "list", "--config", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 2 and "'nope.pre' matches no hook point" in run.stderr

@@ -79,7 +79,7 @@ SUB, WIDER = {"a": {"b": 1}}, {"a": {"b": 1, "c": 0}}
         ({"outcome": "rewrite", "context": SUB}, Got("rewrite", context={"a": {"b": 2}}), False),
         ({"outcome": "timeout"}, Got("transport_error", "connect"), False),
     ],
-)  # fmt: skip
+)
 def test_judge(expect, got, ok):
     problem = judge(Expect.model_validate(expect), got)
     assert (problem is None) == ok

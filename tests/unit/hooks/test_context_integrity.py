@@ -50,8 +50,12 @@ async def test_a_replacement_keeping_identity_is_still_accepted(manager, tool_ct
     async def rewrite(ctx: ToolInvokedContext) -> ToolInvokedContext:
         # Equal but not the same objects: a remote reply rebuilds everything.
         same = TaskRef.model_validate(ctx.task.model_dump()) if ctx.task else None
-        return ctx.model_copy(update={"task": same, "call": ctx.call.model_copy(
-            update={"arguments": {"q": "weather in Lyon"}})})  # fmt: skip
+        return ctx.model_copy(
+            update={
+                "task": same,
+                "call": ctx.call.model_copy(update={"arguments": {"q": "weather in Lyon"}}),
+            }
+        )
 
     manager.register("tool.invoked.pre", rewrite)
     out = await manager.run("tool.invoked", tool_ctx)
@@ -87,9 +91,12 @@ def nested_ctx() -> ToolInvokedContext:
     return ToolInvokedContext(
         task=TaskRef(task_id="T1"),
         entities={"ticket": "T-1"},
-        call=ToolCall(id="c1", name="search",
-                      arguments={"q": "x", "tags": ["a", "b"], "opts": {"deep": [{"k": 1}]}}),
-    )  # fmt: skip
+        call=ToolCall(
+            id="c1",
+            name="search",
+            arguments={"q": "x", "tags": ["a", "b"], "opts": {"deep": [{"k": 1}]}},
+        ),
+    )
 
 
 async def test_an_in_place_change_reaches_neither_the_caller_nor_the_next_executor(manager):

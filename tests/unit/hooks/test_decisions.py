@@ -53,9 +53,21 @@ async def passthrough(ctx):
         (None, RuntimeError("bug"), None, "error"),
         (None, asyncio.CancelledError(), None, "error"),
     ],
-    ids=["pass", "rewrite", "failed-open", "veto", "abort", "ask", "own-timeout",
-         "timeout-error", "remote-timeout", "transport-error", "error", "cancelled"],
-)  # fmt: skip
+    ids=[
+        "pass",
+        "rewrite",
+        "failed-open",
+        "veto",
+        "abort",
+        "ask",
+        "own-timeout",
+        "timeout-error",
+        "remote-timeout",
+        "transport-error",
+        "error",
+        "cancelled",
+    ],
+)
 def test_each_outcome_has_its_decision(out, error, passed, decision):
     assert decision_of(out, error, passed) == decision
 
@@ -71,17 +83,17 @@ def test_nothing_watched_runs_the_bare_chain_loop():
     assert chain_runner(None, None) is run_chain
 
 
-async def test_an_executor_monitor_sees_every_call_with_its_name_point_and_kind(
-    manager, tool_ctx
-):
+async def test_an_executor_monitor_sees_every_call_with_its_name_point_and_kind(manager, tool_ctx):
     seen: list[tuple[str, str, str, str]] = []
     manager.register("tool.invoked.pre", passthrough)
     manager.register("tool.invoked.in", set_result)
     handle = manager.add_monitor(call_watcher(seen), around="executor")
     out = await manager.run("tool.invoked", tool_ctx)
     assert out.result.content == "ok"
-    assert [(p, d) for p, _, _, d in seen] == [("tool.invoked.pre", "pass"),
-                                               ("tool.invoked.in", "rewrite")]  # fmt: skip
+    assert [(p, d) for p, _, _, d in seen] == [
+        ("tool.invoked.pre", "pass"),
+        ("tool.invoked.in", "rewrite"),
+    ]
     assert seen[0][1].endswith("passthrough") and seen[0][2] == "local"
 
     handle()  # removed: the chains run bare again and nothing more is seen
@@ -128,9 +140,14 @@ async def test_two_executor_monitors_nest_newest_outermost_and_both_see_failed_o
         raise RuntimeError("backend down")
 
     wrapped = ConfiguredExecutor(
-        broken, point="tool.invoked.pre", name="flaky", matchers=[], timeout=None,
-        on_failure="ignore", audit=manager.audit,
-    )  # fmt: skip
+        broken,
+        point="tool.invoked.pre",
+        name="flaky",
+        matchers=[],
+        timeout=None,
+        on_failure="ignore",
+        audit=manager.audit,
+    )
     manager.register("tool.invoked.pre", wrapped)
     a, b = [], []
     manager.add_monitor(labelled("a", a), around="executor")
@@ -146,22 +163,32 @@ async def test_a_pass_over_inside_a_nested_operation_is_not_the_outer_call_s(man
     async def broken(ctx):
         raise RuntimeError("backend down")
 
-    flaky = ConfiguredExecutor(broken, point="persistence.write.pre", name="flaky", matchers=[],
-                               timeout=None, on_failure="ignore", audit=manager.audit)  # fmt: skip
+    flaky = ConfiguredExecutor(
+        broken,
+        point="persistence.write.pre",
+        name="flaky",
+        matchers=[],
+        timeout=None,
+        on_failure="ignore",
+        audit=manager.audit,
+    )
     manager.register("persistence.write.pre", flaky)
 
     async def writes(ctx):
         from harness.hooks.contexts import PersistenceWriteContext
 
-        await manager.run("persistence.write",
-                          PersistenceWriteContext(task=ctx.task, key="k", content="c"))  # fmt: skip
+        await manager.run(
+            "persistence.write", PersistenceWriteContext(task=ctx.task, key="k", content="c")
+        )
         return None
 
     manager.register("tool.invoked.pre", writes, priority=1)
     manager.add_monitor(call_watcher(seen), around="executor")
     await manager.run("tool.invoked", tool_ctx)
-    assert [(p, d) for p, _, _, d in seen] == [("persistence.write.pre", "failed-open"),
-                                               ("tool.invoked.pre", "pass")]  # fmt: skip
+    assert [(p, d) for p, _, _, d in seen] == [
+        ("persistence.write.pre", "failed-open"),
+        ("tool.invoked.pre", "pass"),
+    ]
 
 
 async def test_a_pass_over_noted_while_nothing_watched_is_not_read_later(manager, tool_ctx):
@@ -203,7 +230,9 @@ async def test_parallel_validators_are_each_watched_with_their_own_decision(mana
     with pytest.raises(HookAbort, match="not today"):
         await manager.run("tool.invoked", tool_ctx)
     assert sorted((name.rsplit(".", 1)[-1], d) for _, name, _, d in seen) == [
-        ("allows", "pass"), ("forbids", "veto")]  # fmt: skip
+        ("allows", "pass"),
+        ("forbids", "veto"),
+    ]
 
 
 async def test_an_observer_is_seen_as_its_hand_off_off_the_critical_path(manager, tool_ctx):

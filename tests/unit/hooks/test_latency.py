@@ -51,8 +51,10 @@ def test_two_workers_rows_merge_into_the_figures_of_all_their_calls():
         two.add(TIMEOUT, 900 + i)
         both.add(TIMEOUT, 900 + i)
     key = ("tool.invoked.pre", "scanner", "jsonrpc")
-    rows = [one.row(worker="host-a", at=10, since=0, key=key),
-            two.row(worker="host-b", at=10, since=0, key=key)]  # fmt: skip
+    rows = [
+        one.row(worker="host-a", at=10, since=0, key=key),
+        two.row(worker="host-b", at=10, since=0, key=key),
+    ]
     [merged] = summarise(rows)
     assert merged.workers == {"host-a", "host-b"}
     assert merged.count("pass") == 300 and merged.count("timeout") == 100
@@ -72,6 +74,8 @@ def test_the_summary_puts_the_slowest_p99_first():
     for _ in range(50):
         fast.add(PASS, 0.2)
         slow.add(REWRITE, 40)
-    rows = [fast.row(worker="w", at=1, since=0, key=("a.pre", "fast", "local")),
-            slow.row(worker="w", at=1, since=0, key=("b.pre", "slow", "mcp"))]  # fmt: skip
+    rows = [
+        fast.row(worker="w", at=1, since=0, key=("a.pre", "fast", "local")),
+        slow.row(worker="w", at=1, since=0, key=("b.pre", "slow", "mcp")),
+    ]
     assert [s.key[1] for s in summarise(rows)] == ["slow", "fast"]

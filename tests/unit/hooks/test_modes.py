@@ -62,8 +62,11 @@ async def test_validators_run_last_in_their_own_priority_order(
     await manager.run("tool.invoked", tool_ctx)
     assert recorder.pop_trace() == ["early", "late", "v1", "v2"]
     assert [r.mode for r in manager.registrations("tool.invoked.pre")] == [
-        "normal", "normal", "validator", "validator"
-    ]  # fmt: skip
+        "normal",
+        "normal",
+        "validator",
+        "validator",
+    ]
 
 
 async def test_a_validator_returning_a_replacement_is_an_error_naming_it(manager, tool_ctx):

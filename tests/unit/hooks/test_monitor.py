@@ -35,8 +35,12 @@ async def test_two_monitors_each_keep_running_whichever_is_undone_first(
     seen: list[str] = []
     handles = [manager.add_monitor(watcher(seen, label)) for label in ("a", "b")]
     await manager.run("tool.invoked", tool_ctx)
-    assert seen == ["b>tool.invoked.in", "a>tool.invoked.in",
-                    "a<tool.invoked.in", "b<tool.invoked.in"]  # fmt: skip  # newest outermost
+    assert seen == [
+        "b>tool.invoked.in",
+        "a>tool.invoked.in",
+        "a<tool.invoked.in",
+        "b<tool.invoked.in",
+    ]  # newest outermost
 
     first, second = undo_order
     handles[first]()
@@ -65,8 +69,12 @@ async def test_chain_and_operation_monitors_nest_and_see_failures(manager, tool_
     manager.register("tool.invoked.in", set_result)
     with pytest.raises(HookAbort):
         await manager.run("tool.invoked", tool_ctx)
-    assert seen == ["op>tool.invoked", "chain>tool.invoked.pre",
-                    "chain<tool.invoked.pre", "op<tool.invoked"]  # fmt: skip
+    assert seen == [
+        "op>tool.invoked",
+        "chain>tool.invoked.pre",
+        "chain<tool.invoked.pre",
+        "op<tool.invoked",
+    ]
     assert manager.aborts[-1].point == "tool.invoked.pre"  # still recorded by the manager
 
 
@@ -79,8 +87,10 @@ async def test_a_budget_and_a_watcher_undone_in_every_order_leave_the_other_work
     manager.register("tool.invoked.pre", slow)
     for order in itertools.permutations(("budget", "watcher")):
         seen: list[str] = []
-        handles = {"budget": install_budget(manager, 0.05),
-                   "watcher": manager.add_monitor(watcher(seen, "w"))}  # fmt: skip
+        handles = {
+            "budget": install_budget(manager, 0.05),
+            "watcher": manager.add_monitor(watcher(seen, "w")),
+        }
         handles[order[0]]()
         if order[0] == "watcher":
             with pytest.raises(HookTimeoutError):

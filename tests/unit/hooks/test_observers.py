@@ -89,7 +89,11 @@ async def test_an_observer_blocked_on_an_event_does_not_delay_the_operation(mana
     assert observer.finished == 1
     stats = stats_of(manager, "blocked")
     assert (stats.point, stats.offered, stats.completed, stats.dropped) == (
-        "tool.invoked.pre", 1, 1, 0)  # fmt: skip
+        "tool.invoked.pre",
+        1,
+        1,
+        0,
+    )
 
 
 async def test_an_observer_sees_the_redacted_context(tool_ctx):
@@ -98,8 +102,9 @@ async def test_an_observer_sees_the_redacted_context(tool_ctx):
     observer = Blocked()
     observer.release.set()
     manager.register("tool.invoked.post", observer, mode="observer")
-    leaky = tool_ctx.model_copy(update={"call": tool_ctx.call.model_copy(
-        update={"arguments": {"q": f"token {SECRET}"}})})  # fmt: skip
+    leaky = tool_ctx.model_copy(
+        update={"call": tool_ctx.call.model_copy(update={"arguments": {"q": f"token {SECRET}"}})}
+    )
     await manager.run("tool.invoked", leaky)
     await manager.observers.drain(timeout=5)
     assert SECRET not in observer.seen[0].model_dump_json()
@@ -131,8 +136,11 @@ async def test_what_an_observer_returns_or_raises_never_reaches_the_operation(
     [pre, post] = manager.observers.stats()
     assert (pre.point, post.point) == ("tool.invoked.post", "tool.invoked.pre")
     counted = {"replace": (2, 0, 0), "veto": (0, 2, 0), "crash": (0, 0, 2)}[does]
-    assert (pre.ignored_rewrites + post.ignored_rewrites, pre.ignored_vetoes + post.ignored_vetoes,
-            pre.failures + post.failures) == counted  # fmt: skip
+    assert (
+        pre.ignored_rewrites + post.ignored_rewrites,
+        pre.ignored_vetoes + post.ignored_vetoes,
+        pre.failures + post.failures,
+    ) == counted
     ignored = [r for r in manager.audit.last(10) if r.kind == "observer_ignored"]
     if does == "replace":
         assert ignored == []
@@ -145,7 +153,8 @@ async def test_what_an_observer_returns_or_raises_never_reaches_the_operation(
         warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
         assert len(warnings) == 2  # one per observer, each rate-limited on its own
         assert "failure ignored: RuntimeError: observer bug with [REDACTED]" in (
-            warnings[0].getMessage())  # fmt: skip
+            warnings[0].getMessage()
+        )
 
 
 async def test_a_full_queue_drops_counts_and_warns_once(manager, tool_ctx, caplog):
@@ -182,8 +191,9 @@ async def test_with_one_slot_observations_run_in_the_order_offered(manager, tool
 
     manager.register("tool.invoked.pre", note, mode="observer")
     for q in ("a", "b", "c", "d"):
-        ctx = tool_ctx.model_copy(update={"call": tool_ctx.call.model_copy(
-            update={"arguments": {"q": q}})})  # fmt: skip
+        ctx = tool_ctx.model_copy(
+            update={"call": tool_ctx.call.model_copy(update={"arguments": {"q": q}})}
+        )
         await manager.run("tool.invoked", ctx)
     assert await manager.observers.drain(timeout=5)
     assert seen == ["a", "b", "c", "d"]
@@ -299,7 +309,8 @@ async def test_drops_are_counted_on_the_workers_meter(manager, tool_ctx):
     updates = [u for u in buffer.retrieve_updates() if u.metric.name == "harness_observer_drops"]
     assert sum(int(u.value) for u in updates) == 2
     assert {(u.attributes["point"], u.attributes["executor"]) for u in updates} == {
-        ("tool.invoked.post", "sink")}  # fmt: skip
+        ("tool.invoked.post", "sink")
+    }
     observer.release.set()
     await manager.observers.drain(timeout=5)
 
@@ -341,14 +352,17 @@ timeout = 2
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        (f'[[executor]]\nkind = "local"\npoints = "tool.invoked.in"\ntarget = "{ME}:seen"\n'
-         'mode = "observer"', "line 1: executor[0]: entry: an observer cannot run at an in point"),
+        (
+            f'[[executor]]\nkind = "local"\npoints = "tool.invoked.in"\ntarget = "{ME}:seen"\n'
+            'mode = "observer"',
+            "line 1: executor[0]: entry: an observer cannot run at an in point",
+        ),
         ("[observers]\nconcurrency = 0", "field 'observers.concurrency'"),
         ("[observers]\nqueue_size = -1", "field 'observers.queue_size'"),
         ("[observers]\nqueue = 5", "field 'observers.queue': Extra inputs are not permitted"),
     ],
     ids=["observer-in", "no-concurrency", "negative-queue", "typo"],
-)  # fmt: skip
+)
 def test_a_wrong_observer_configuration_is_refused_naming_the_field(tmp_path, text, expected):
     path = tmp_path / "hooks.toml"
     path.write_text(text + "\n")
@@ -374,12 +388,15 @@ async def test_a_hot_reload_resizes_the_queue_and_says_so(tmp_path, manager):
     from harness.hooks import HooksReload
 
     path = tmp_path / "hooks.toml"
-    entry = (f'[[executor]]\nname = "feed"\nkind = "local"\npoints = "tool.invoked.post"\n'
-             f'target = "{ME}:seen"\nmode = "observer"\n')  # fmt: skip
+    entry = (
+        f'[[executor]]\nname = "feed"\nkind = "local"\npoints = "tool.invoked.post"\n'
+        f'target = "{ME}:seen"\nmode = "observer"\n'
+    )
     path.write_text("[observers]\nconcurrency = 2\n\n" + entry)
     config = load_hooks_config(path, environ={})
-    reload = HooksReload(manager, path, config, config.apply(manager), grace_seconds=1,
-                         worker="test")  # fmt: skip
+    reload = HooksReload(
+        manager, path, config, config.apply(manager), grace_seconds=1, worker="test"
+    )
     path.write_text("[observers]\nconcurrency = 3\n\n" + entry)
     outcome = await reload.reload(trigger="SIGHUP")
     assert outcome.applied and "[observers]" in outcome.changed and outcome.kept == ("feed",)
@@ -429,12 +446,15 @@ async def test_a_reload_closes_a_removed_observer_after_its_queued_observations(
     EVENTS.clear()
     FEED_GATE[:] = [asyncio.Event()]
     path = tmp_path / "hooks.toml"
-    path.write_text(f'[observers]\nconcurrency = 1\n\n[[executor]]\nname = "feed"\n'
-                    f'kind = "local"\npoints = "tool.invoked.post"\ntarget = "{ME}:feed"\n'
-                    'mode = "observer"\n')  # fmt: skip
+    path.write_text(
+        f'[observers]\nconcurrency = 1\n\n[[executor]]\nname = "feed"\n'
+        f'kind = "local"\npoints = "tool.invoked.post"\ntarget = "{ME}:feed"\n'
+        'mode = "observer"\n'
+    )
     config = load_hooks_config(path, environ={})
-    reload = HooksReload(manager, path, config, config.apply(manager), grace_seconds=10,
-                         worker="test")  # fmt: skip
+    reload = HooksReload(
+        manager, path, config, config.apply(manager), grace_seconds=10, worker="test"
+    )
     for _ in range(3):
         await manager.run("tool.invoked", tool_ctx)  # one observation runs, two wait
     path.write_text("")

@@ -61,8 +61,12 @@ def fresh_calls():
 
 
 def context(content: str = "hello", *, attempt: int = 1, **fields) -> PersistenceWriteContext:
-    base = {"task": TaskRef(task_id="task-1"), "correlation_id": "corr-1",
-            "idempotency_key": "wf/run/1", "key": "task-1/transcript"}  # fmt: skip
+    base = {
+        "task": TaskRef(task_id="task-1"),
+        "correlation_id": "corr-1",
+        "idempotency_key": "wf/run/1",
+        "key": "task-1/transcript",
+    }
     return PersistenceWriteContext(**{**base, **fields}, content=content, attempt=attempt)
 
 
@@ -99,8 +103,12 @@ def test_the_key_leaves_out_only_what_differs_between_attempts():
     assert PER_ATTEMPT_FIELDS < set(IDENTITY_FIELDS)
     assert decision_key(identity, context(attempt=3, lost_workers=2)) == first
     # Every other identity field keeps two operations apart, and so does what they carry.
-    for change in ({"idempotency_key": "wf/run/2"}, {"correlation_id": "corr-2"},
-                   {"task": TaskRef(task_id="task-2")}, {"content": "hello!"}):  # fmt: skip
+    for change in (
+        {"idempotency_key": "wf/run/2"},
+        {"correlation_id": "corr-2"},
+        {"task": TaskRef(task_id="task-2")},
+        {"content": "hello!"},
+    ):
         assert decision_key(identity, context(**change)) != first, change
     moved = executor_identity("policy", "persistence.write.pre", {"url": "http://b/"})
     renamed = executor_identity("other", "persistence.write.pre", {"url": "http://a/"})
@@ -116,7 +124,10 @@ async def test_a_retry_reuses_the_pass_and_says_so(tmp_path, store):
     assert CALLS == [("hello", 1)]
     [reused] = [r for r in manager.audit.last() if r.kind == "reused_decision"]
     assert (reused.point, reused.executor, reused.task_id) == (
-        "persistence.write.pre", "policy", "task-1")
+        "persistence.write.pre",
+        "policy",
+        "task-1",
+    )
     assert reused.reason.startswith("pass recorded by an earlier attempt")
     [reg] = manager.registrations("persistence.write.pre")
     assert isinstance(reg.executor.inner, PureExecutor) and reg.executor.inner.reused == 1
@@ -149,17 +160,23 @@ async def test_a_recorded_rewrite_that_no_longer_validates_is_decided_again(tmp_
 
 @pytest.mark.parametrize(
     ("content", "refusal", "ask", "timeout"),
-    [("veto this", True, False, 0.0), ("ask this", True, True, 30.0)], ids=["veto", "ask"],
-)  # fmt: skip
-async def test_a_reused_abort_keeps_its_reason_and_shape(tmp_path, store, content, refusal, ask,
-                                                         timeout):  # fmt: skip
+    [("veto this", True, False, 0.0), ("ask this", True, True, 30.0)],
+    ids=["veto", "ask"],
+)
+async def test_a_reused_abort_keeps_its_reason_and_shape(
+    tmp_path, store, content, refusal, ask, timeout
+):
     manager = configured(hooks_file(tmp_path), store)
     for attempt in (1, 2):
         with pytest.raises(HookAbort) as caught:
             await manager.run("persistence.write", context(content, attempt=attempt))
         abort = caught.value
         assert (abort.reason, abort.refusal, abort.ask, abort.timeout_seconds) == (
-            "no vetoes here" if not ask else "ask the owner", refusal, ask, timeout)
+            "no vetoes here" if not ask else "ask the owner",
+            refusal,
+            ask,
+            timeout,
+        )
         assert (abort.point, abort.executor) == ("persistence.write.pre", "policy")
     assert CALLS == [(content, 1)]
 
@@ -210,8 +227,10 @@ async def test_a_changed_executor_is_not_fed_its_predecessors_decisions(tmp_path
     try:
         for url, attempt in ((urls[0], 1), (urls[0], 2), (urls[1], 2)):
             path = tmp_path / "remote.toml"
-            path.write_text(f'[[executor]]\nname = "remote"\nkind = "jsonrpc"\n'
-                            f'points = "persistence.write.pre"\nurl = "{url}"\npure = true\n')
+            path.write_text(
+                f'[[executor]]\nname = "remote"\nkind = "jsonrpc"\n'
+                f'points = "persistence.write.pre"\nurl = "{url}"\npure = true\n'
+            )
             manager = configured(path, store)
             try:
                 await manager.run("persistence.write", context(attempt=attempt))
@@ -241,18 +260,22 @@ async def test_secrets_in_a_rewrite_or_a_reason_never_reach_the_database(tmp_pat
 
 async def test_only_pure_entries_are_wrapped_and_without_a_store_none_is(tmp_path, store):
     path = tmp_path / "both.toml"
-    path.write_text(hooks_file(tmp_path).read_text() + f"""
+    path.write_text(
+        hooks_file(tmp_path).read_text()
+        + f"""
 [[executor]]
 name = "plain"
 kind = "local"
 points = "persistence.write.pre"
 target = "{ME}:decide"
-""")
+"""
+    )
     manager = configured(path, store)
     regs = manager.registrations("persistence.write.pre")
     assert [type(r.executor.inner).__name__ for r in regs] == ["PureExecutor", "function"]
     assert describe_chains(manager) == [
-        "persistence.write.pre: 500 policy (local, normal, pure), 500 plain (local, normal)"]
+        "persistence.write.pre: 500 policy (local, normal, pure), 500 plain (local, normal)"
+    ]
     bare = configured(path, None).registrations("persistence.write.pre")
     assert all(isinstance(r.executor, ConfiguredExecutor) for r in bare)
     assert not any(isinstance(r.executor.inner, PureExecutor) for r in bare)
@@ -260,16 +283,20 @@ target = "{ME}:decide"
 
 @pytest.mark.parametrize(
     ("extra", "expected"),
-    [("pure = false\npure_ttl_seconds = 10", "pure_ttl_seconds applies to pure executors only"),
-     ("pure = true\npure_ttl_seconds = 0", "field 'pure_ttl_seconds': Input should be greater"),
-     ("pure = true\npure_ttl_seconds = -3", "field 'pure_ttl_seconds': Input should be greater"),
-     ("pure = \"yes\"", "field 'pure': Input should be a valid boolean")],
+    [
+        ("pure = false\npure_ttl_seconds = 10", "pure_ttl_seconds applies to pure executors only"),
+        ("pure = true\npure_ttl_seconds = 0", "field 'pure_ttl_seconds': Input should be greater"),
+        ("pure = true\npure_ttl_seconds = -3", "field 'pure_ttl_seconds': Input should be greater"),
+        ('pure = "yes"', "field 'pure': Input should be a valid boolean"),
+    ],
     ids=["ttl-without-pure", "zero-ttl", "negative-ttl", "not-a-boolean"],
-)  # fmt: skip
+)
 def test_a_wrong_pure_setting_names_line_entry_and_field(tmp_path, extra, expected):
     path = tmp_path / "bad.toml"
-    path.write_text(f'# pure\n[[executor]]\nname = "p"\nkind = "local"\n'
-                    f'points = "persistence.write.pre"\ntarget = "{ME}:decide"\n{extra}\n')
+    path.write_text(
+        f'# pure\n[[executor]]\nname = "p"\nkind = "local"\n'
+        f'points = "persistence.write.pre"\ntarget = "{ME}:decide"\n{extra}\n'
+    )
     with pytest.raises(Exception) as caught:
         load_hooks_config(path)
     assert "line 2: executor[0] ('p')" in str(caught.value)
@@ -278,7 +305,9 @@ def test_a_wrong_pure_setting_names_line_entry_and_field(tmp_path, extra, expect
 
 def test_pure_contradicts_idempotent_false(tmp_path):
     path = tmp_path / "bad.toml"
-    path.write_text('[[executor]]\nkind = "jsonrpc"\npoints = "persistence.write.pre"\n'
-                    'url = "http://h/"\npure = true\nidempotent = false\n')
+    path.write_text(
+        '[[executor]]\nkind = "jsonrpc"\npoints = "persistence.write.pre"\n'
+        'url = "http://h/"\npure = true\nidempotent = false\n'
+    )
     with pytest.raises(Exception, match="pure = true and idempotent = false contradict"):
         load_hooks_config(path)

@@ -65,10 +65,24 @@ TOKEN_FAMILIES: dict[str, st.SearchStrategy[Fragment]] = {
 }
 
 KEYS = [
-    "authorization", "Proxy-Authorization", "X-API-KEY", "api_key", "api-key", "APIKEY",
-    "access_token", "Access-Token", "accesstoken", "refresh_token", "client-secret",
-    "aws_secret_access_key", "AWS-Secret-Access-Key", "password", "Passwd", "SECRET", "token",
-]  # fmt: skip
+    "authorization",
+    "Proxy-Authorization",
+    "X-API-KEY",
+    "api_key",
+    "api-key",
+    "APIKEY",
+    "access_token",
+    "Access-Token",
+    "accesstoken",
+    "refresh_token",
+    "client-secret",
+    "aws_secret_access_key",
+    "AWS-Secret-Access-Key",
+    "password",
+    "Passwd",
+    "SECRET",
+    "token",
+]
 VALUE = st.text(ALNUM + "-_.~+/=!$%*()", min_size=8, max_size=16)
 _keyed = st.builds(
     lambda key, sep, scheme, value: Fragment(
@@ -120,12 +134,27 @@ FAMILIES: dict[str, st.SearchStrategy[Fragment]] = {
 # JSON can carry one (pydantic refuses to serialise it), so it never reaches a context.
 LITERAL = st.text(
     st.characters(blacklist_characters="[]", blacklist_categories=("Cs",)), min_size=4, max_size=12
-).filter(
-    lambda s: s not in MASK
-)
+).filter(lambda s: s not in MASK)
 
-LEFT = [" ", "\n", "\t", "\r\n", "\x01", "\x1f", "\x7f", '"', "'", "\\", "(", "€", "\u2028",
-        "\xa0", "https://example.com/cb?", "\\ ", "ü "]  # fmt: skip
+LEFT = [
+    " ",
+    "\n",
+    "\t",
+    "\r\n",
+    "\x01",
+    "\x1f",
+    "\x7f",
+    '"',
+    "'",
+    "\\",
+    "(",
+    "€",
+    "\u2028",
+    "\xa0",
+    "https://example.com/cb?",
+    "\\ ",
+    "ü ",
+]
 RIGHT = [" ", "\n", "\t", "\x01", '"', "&", ")", "é", "\\", "\u3000"]
 FILLER = st.text(max_size=8)
 
@@ -171,8 +200,9 @@ def texts(draw: st.DrawFn, literals: list[str], cores: list[str], skeleton: list
 
 
 @st.composite
-def structures(draw: st.DrawFn, literals: list[str], cores: list[str], skeleton: list[str],
-               depth: int = 0) -> Any:  # fmt: skip
+def structures(
+    draw: st.DrawFn, literals: list[str], cores: list[str], skeleton: list[str], depth: int = 0
+) -> Any:
     def child() -> Any:
         return draw(structures(literals, cores, skeleton, depth + 1))
 

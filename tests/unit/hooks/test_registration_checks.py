@@ -89,8 +89,10 @@ async def test_a_sync_abandon_returning_a_coroutine_is_logged(manager, tool_ctx,
     manager.register("tool.invoked.in", fail)
     with caplog.at_level(logging.ERROR), pytest.raises(RuntimeError):
         await manager.run("tool.invoked", tool_ctx)
-    assert any("sneaky" in r.getMessage() and "returned a coroutine" in r.getMessage()
-               for r in caplog.records)  # fmt: skip
+    assert any(
+        "sneaky" in r.getMessage() and "returned a coroutine" in r.getMessage()
+        for r in caplog.records
+    )
 
 
 async def test_an_executor_re_entering_its_own_operation_is_aborted_naming_the_chain(tool_ctx):

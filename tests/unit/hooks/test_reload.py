@@ -109,18 +109,24 @@ async def remote() -> AsyncIterator[tuple[str, Counter[str]]]:
 
 
 def local(name: str, target: str, point: str = "tool.invoked.pre", priority: int = 10) -> str:
-    return (f'[[executor]]\nname = "{name}"\nkind = "local"\npoints = "{point}"\n'
-            f'target = "{ME}:{target}"\npriority = {priority}\n\n')  # fmt: skip
+    return (
+        f'[[executor]]\nname = "{name}"\nkind = "local"\npoints = "{point}"\n'
+        f'target = "{ME}:{target}"\npriority = {priority}\n\n'
+    )
 
 
 def remote_entry(name: str, url: str) -> str:
-    return (f'[[executor]]\nname = "{name}"\nkind = "jsonrpc"\npoints = "tool.invoked.post"\n'
-            f'url = "{url}"\n\n')  # fmt: skip
+    return (
+        f'[[executor]]\nname = "{name}"\nkind = "jsonrpc"\npoints = "tool.invoked.post"\n'
+        f'url = "{url}"\n\n'
+    )
 
 
 def factory(name: str, label: str) -> str:
-    return (f'[[executor]]\nname = "{name}"\nkind = "local"\npoints = "tool.invoked.post"\n'
-            f'target = "{ME}:closable"\noptions = {{ label = "{label}" }}\n\n')  # fmt: skip
+    return (
+        f'[[executor]]\nname = "{name}"\nkind = "local"\npoints = "tool.invoked.post"\n'
+        f'target = "{ME}:closable"\noptions = {{ label = "{label}" }}\n\n'
+    )
 
 
 def start(manager: HookManager, path: Path, text: str, **kwargs) -> HooksReload:
@@ -128,8 +134,15 @@ def start(manager: HookManager, path: Path, text: str, **kwargs) -> HooksReload:
     path.write_text(text)
     config = load_hooks_config(path)
     applied = config.apply(manager)
-    return HooksReload(manager, path, config, applied, grace_seconds=kwargs.pop("grace", 5.0),
-                       worker="test-host pid 1", **kwargs)  # fmt: skip
+    return HooksReload(
+        manager,
+        path,
+        config,
+        applied,
+        grace_seconds=kwargs.pop("grace", 5.0),
+        worker="test-host pid 1",
+        **kwargs,
+    )
 
 
 def chains(manager: HookManager) -> dict[str, tuple]:
@@ -164,8 +177,13 @@ async def test_a_replace_that_cannot_register_everything_changes_nothing(manager
     kept = manager.register("tool.invoked.pre", old_tag)
     before = chains(manager)
     with pytest.raises(ValueError, match=r"validator cannot run at tool\.invoked\.in"):
-        manager.replace([kept], [("tool.invoked.pre", new_tag, 0, "normal"),
-                                 ("tool.invoked.in", new_tag, 0, "validator")])  # fmt: skip
+        manager.replace(
+            [kept],
+            [
+                ("tool.invoked.pre", new_tag, 0, "normal"),
+                ("tool.invoked.in", new_tag, 0, "validator"),
+            ],
+        )
     assert chains(manager) == before
     manager.unregister(kept)  # still registered: the failed replace removed nothing
 
@@ -179,8 +197,11 @@ async def test_a_good_file_swaps_the_chains_and_the_audit_says_what_changed(
     path = tmp_path / "hooks.toml"
     reload = start(manager, path, local("tagger", "old_tag") + local("stays", "gate", priority=5))
     GATE["open"].set()
-    path.write_text(local("tagger", "new_tag") + local("stays", "gate", priority=5)
-                    + local("extra", "old_tag", priority=20))  # fmt: skip
+    path.write_text(
+        local("tagger", "new_tag")
+        + local("stays", "gate", priority=5)
+        + local("extra", "old_tag", priority=20)
+    )
 
     outcome = await reload.reload(trigger="SIGHUP")
 
@@ -198,11 +219,12 @@ async def test_a_bad_file_keeps_the_chains_and_connections_and_the_audit_names_t
 ):
     url, counts = remote
     path = tmp_path / "hooks.toml"
-    reload = start(manager, path,
-                   local("tagger", "old_tag") + remote_entry("counter", f"{url}/a/"))
+    reload = start(manager, path, local("tagger", "old_tag") + remote_entry("counter", f"{url}/a/"))
     before = chains(manager)
-    path.write_text(local("tagger", "old_tag") + '[[executor]]\nname = "typo"\nkind = "local"\n'
-                    'points = "tool.invokd.pre"\ntarget = "m:f"\n')  # fmt: skip
+    path.write_text(
+        local("tagger", "old_tag") + '[[executor]]\nname = "typo"\nkind = "local"\n'
+        'points = "tool.invokd.pre"\ntarget = "m:f"\n'
+    )
 
     outcome = await reload.reload(trigger="SIGHUP")
 
@@ -220,10 +242,16 @@ async def test_removed_remote_and_plugin_executors_close_only_after_operations_u
 ):
     url, counts = remote
     path = tmp_path / "hooks.toml"
-    reload = start(manager, path, local("gate", "gate") + remote_entry("counter", f"{url}/a/")
-                   + factory("plugin", "plugin-v1"))  # fmt: skip
-    [old_remote] = [r.executor for r in manager.registrations("tool.invoked.post")
-                    if r.name == "counter"]  # fmt: skip
+    reload = start(
+        manager,
+        path,
+        local("gate", "gate")
+        + remote_entry("counter", f"{url}/a/")
+        + factory("plugin", "plugin-v1"),
+    )
+    [old_remote] = [
+        r.executor for r in manager.registrations("tool.invoked.post") if r.name == "counter"
+    ]
     running = asyncio.create_task(manager.run("tool.invoked", tool_ctx))
     await GATE["entered"].wait()
     path.write_text(local("gate", "gate") + remote_entry("counter-b", f"{url}/b/"))
@@ -289,8 +317,9 @@ async def test_unchanged_entries_keep_their_executors_and_connections(
     path = tmp_path / "hooks.toml"
     reload = start(manager, path, remote_entry("counter", f"{url}/a/") + factory("plugin", "p1"))
     before = {r.name: r.executor for r in manager.registrations("tool.invoked.post")}
-    path.write_text(remote_entry("counter", f"{url}/a/") + factory("plugin", "p1")
-                    + local("tagger", "new_tag"))  # fmt: skip
+    path.write_text(
+        remote_entry("counter", f"{url}/a/") + factory("plugin", "p1") + local("tagger", "new_tag")
+    )
 
     outcome = await reload.reload(trigger="SIGHUP")
 
@@ -303,15 +332,16 @@ async def test_unchanged_entries_keep_their_executors_and_connections(
     await reload.aclose()
 
 
-async def test_a_build_failure_rolls_back_and_closes_what_it_had_built(
-    manager, tool_ctx, tmp_path
-):
+async def test_a_build_failure_rolls_back_and_closes_what_it_had_built(manager, tool_ctx, tmp_path):
     path = tmp_path / "hooks.toml"
     reload = start(manager, path, local("tagger", "old_tag"))
     before = chains(manager)
-    path.write_text(local("tagger", "old_tag") + factory("fresh", "fresh")
-                    + '[[executor]]\nname = "boom"\nkind = "local"\npoints = "tool.invoked.pre"\n'
-                    f'target = "{ME}:exploding"\n')  # fmt: skip
+    path.write_text(
+        local("tagger", "old_tag")
+        + factory("fresh", "fresh")
+        + '[[executor]]\nname = "boom"\nkind = "local"\npoints = "tool.invoked.pre"\n'
+        f'target = "{ME}:exploding"\n'
+    )
 
     outcome = await reload.reload(trigger="SIGHUP")
 
@@ -331,10 +361,12 @@ async def test_policy_and_approval_rules_reload_and_retry_defaults_need_a_restar
     path = tmp_path / "hooks.toml"
     reload = start(manager, path, "[retry]\nmax_attempts = 3\n", approvals=policy)
     await manager.run("tool.invoked", tool_ctx)
-    path.write_text('[retry]\nmax_attempts = 9\n\n[approvals]\ndefault = "strict"\n'
-                    '[[approvals.rules]]\ntool = "search"\nverdict = "ask"\n\n'
-                    '[[policy.rules]]\naction = "deny"\ntool = "shell"\nreason = "no shells"\n'
-                    '\n[chain]\nbudget_seconds = 7\n')
+    path.write_text(
+        '[retry]\nmax_attempts = 9\n\n[approvals]\ndefault = "strict"\n'
+        '[[approvals.rules]]\ntool = "search"\nverdict = "ask"\n\n'
+        '[[policy.rules]]\naction = "deny"\ntool = "shell"\nreason = "no shells"\n'
+        "\n[chain]\nbudget_seconds = 7\n"
+    )
 
     outcome = await reload.reload(trigger="SIGHUP")
 

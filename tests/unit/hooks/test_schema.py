@@ -87,8 +87,7 @@ def test_a_real_context_as_sent_validates_and_a_wrong_one_does_not(operation):
 
 
 def test_the_envelopes_describe_requests_and_replies():
-    request = json.loads(encode_request(1, "tool.invoked.pre",
-                                        {"context": sample("tool.invoked")}))  # fmt: skip
+    request = json.loads(encode_request(1, "tool.invoked.pre", {"context": sample("tool.invoked")}))
     validator("replies/jsonrpc_request.json").validate(request)
     RpcRequest.model_validate(request)
     reply = validator("replies/hook_reply.json")
@@ -103,12 +102,17 @@ def test_the_envelopes_describe_requests_and_replies():
 def test_the_cli_writes_them(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "harness.hooks", "schema", "--out", str(tmp_path)],
-        cwd=ROOT, capture_output=True, text=True, timeout=60)  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     wrote = f"wrote {len(schemas())} schemas ({SCHEMA_VERSION}) under {tmp_path}"
     assert done.stdout.strip() == wrote
     assert (tmp_path / "contexts" / "tool.invoked.json").read_text() == (
-        COMMITTED / "contexts" / "tool.invoked.json").read_text()
+        COMMITTED / "contexts" / "tool.invoked.json"
+    ).read_text()
     assert done.stderr == ""
 
 
@@ -135,8 +139,10 @@ async def test_every_jsonrpc_request_names_the_schema_version(tmp_path):
     await web.TCPSite(runner, "127.0.0.1", 0).start()
     url = f"http://127.0.0.1:{runner.addresses[0][1]}/hooks"
     path = tmp_path / "hooks.toml"
-    path.write_text(f'[[executor]]\nname = "policy"\npoints = "tool.invoked.pre"\n'
-                    f'kind = "jsonrpc"\nurl = "{url}"\n')  # fmt: skip
+    path.write_text(
+        f'[[executor]]\nname = "policy"\npoints = "tool.invoked.pre"\n'
+        f'kind = "jsonrpc"\nurl = "{url}"\n'
+    )
     manager = HookManager()
     load_hooks_config(path).apply(manager)
     try:

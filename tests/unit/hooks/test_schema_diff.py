@@ -21,24 +21,52 @@ BASE = obj({"name": S, "n": {"type": "integer"}, "mode": {"enum": ["a", "b"]}}, 
     [
         (BASE, "same", ""),
         (obj({**BASE["properties"], "extra": S}, ["name"]), "additive", "new optional property"),
-        (obj({**BASE["properties"], "extra": S}, ["name", "extra"]), "breaking",
-         "new required property"),
-        (obj({"name": S, "mode": BASE["properties"]["mode"]}, ["name"]), "breaking",
-         "property removed"),
-        (obj({**BASE["properties"], "n": S}, ["name"]), "breaking",
-         "type ['integer'] -> ['string']"),
-        (obj({**BASE["properties"], "n": {"type": ["integer", "null"]}}, ["name"]), "additive",
-         "type ['integer'] -> ['integer', 'null']"),
-        (obj({**BASE["properties"], "mode": {"enum": ["a"]}}, ["name"]), "breaking",
-         "enum narrowed"),
-        (obj({**BASE["properties"], "mode": {"enum": ["a", "b", "c"]}}, ["name"]), "additive",
-         "enum widened"),
+        (
+            obj({**BASE["properties"], "extra": S}, ["name", "extra"]),
+            "breaking",
+            "new required property",
+        ),
+        (
+            obj({"name": S, "mode": BASE["properties"]["mode"]}, ["name"]),
+            "breaking",
+            "property removed",
+        ),
+        (
+            obj({**BASE["properties"], "n": S}, ["name"]),
+            "breaking",
+            "type ['integer'] -> ['string']",
+        ),
+        (
+            obj({**BASE["properties"], "n": {"type": ["integer", "null"]}}, ["name"]),
+            "additive",
+            "type ['integer'] -> ['integer', 'null']",
+        ),
+        (
+            obj({**BASE["properties"], "mode": {"enum": ["a"]}}, ["name"]),
+            "breaking",
+            "enum narrowed",
+        ),
+        (
+            obj({**BASE["properties"], "mode": {"enum": ["a", "b", "c"]}}, ["name"]),
+            "additive",
+            "enum widened",
+        ),
         (obj(BASE["properties"], ["name", "n"]), "breaking", "property became required"),
         ({**BASE, "description": "now documented"}, "additive", "changed description"),
     ],
-    ids=["same", "optional-added", "required-added", "removed", "type-changed", "type-widened",
-         "enum-narrowed", "enum-widened", "became-required", "description"],
-)  # fmt: skip
+    ids=[
+        "same",
+        "optional-added",
+        "required-added",
+        "removed",
+        "type-changed",
+        "type-widened",
+        "enum-narrowed",
+        "enum-widened",
+        "became-required",
+        "description",
+    ],
+)
 def test_each_kind_of_change_is_classified(new, kind, says):
     diff = classify(BASE, new)
     assert diff.kind == kind
@@ -53,8 +81,11 @@ def test_each_kind_of_change_is_classified(new, kind, says):
 
 def test_changes_behind_refs_and_in_arrays_are_found_with_their_path():
     def doc(item):
-        return {"type": "object", "properties": {"calls": {"type": "array",
-                "items": {"$ref": "#/$defs/Call"}}}, "$defs": {"Call": item}}  # fmt: skip
+        return {
+            "type": "object",
+            "properties": {"calls": {"type": "array", "items": {"$ref": "#/$defs/Call"}}},
+            "$defs": {"Call": item},
+        }
 
     old = doc(obj({"id": S, "name": S}, ["id"]))
     diff = classify(old, doc(obj({"id": S}, ["id"])))

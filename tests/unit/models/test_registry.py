@@ -20,8 +20,10 @@ def test_nothing_configured_runs_offline_names_and_refuses_the_rest():
     for name in ("", "offline", "offline/fast"):
         assert isinstance(registry.resolve(name)[0], OfflineModel)
     assert registry.resolve("")[1] == "offline"
-    for name, setting in (("gpt-4.1", "HARNESS_OPENAI_API_KEY"),
-                          ("claude-sonnet-4-5", "HARNESS_ANTHROPIC_API_KEY")):  # fmt: skip
+    for name, setting in (
+        ("gpt-4.1", "HARNESS_OPENAI_API_KEY"),
+        ("claude-sonnet-4-5", "HARNESS_ANTHROPIC_API_KEY"),
+    ):
         with pytest.raises(ModelError, match=setting):  # never a silent offline run
             registry.resolve(name)
 

@@ -17,16 +17,27 @@ def through_history(error: ApplicationError) -> ActivityError:
     failure = temporalio.api.failure.v1.Failure()
     converter.failure_converter.to_failure(error, converter.payload_converter, failure)
     decoded = converter.failure_converter.from_failure(failure, converter.payload_converter)
-    outer = ActivityError("activity failed", scheduled_event_id=1, started_event_id=2,
-                          identity="w", activity_type="tool-invoked-v1", activity_id="1",
-                          retry_state=RetryState.NON_RETRYABLE_FAILURE)  # fmt: skip
+    outer = ActivityError(
+        "activity failed",
+        scheduled_event_id=1,
+        started_event_id=2,
+        identity="w",
+        activity_type="tool-invoked-v1",
+        activity_id="1",
+        retry_state=RetryState.NON_RETRYABLE_FAILURE,
+    )
     outer.__cause__ = decoded
     return outer
 
 
 def test_an_ask_crosses_the_boundary_with_its_timeout():
-    sent = HookAbort("echo needs a person's approval (approvals strict)", ask=True,
-                     timeout_seconds=120, point="tool.invoked.pre", executor="approvals")
+    sent = HookAbort(
+        "echo needs a person's approval (approvals strict)",
+        ask=True,
+        timeout_seconds=120,
+        point="tool.invoked.pre",
+        executor="approvals",
+    )
     back = abort_of(through_history(abort_failure(sent)))
     assert back is not None
     assert (back.ask, back.refusal, back.timeout_seconds) == (True, True, 120.0)
@@ -42,13 +53,21 @@ def test_a_plain_refusal_is_not_an_ask():
 
 def test_details_written_before_ask_existed_read_as_not_ask():
     """A running task's history holds aborts without the ask keys: they stay refusals."""
-    old = {"reason": "denied by policy", "refusal": True, "point": "tool.invoked.pre",
-           "executor": "policy"}  # fmt: skip
+    old = {
+        "reason": "denied by policy",
+        "refusal": True,
+        "point": "tool.invoked.pre",
+        "executor": "policy",
+    }
     error = ApplicationError("refused", old, type=ABORT_ERROR_TYPE, non_retryable=True)
     back = abort_of(through_history(error))
     assert back is not None
     assert (back.reason, back.refusal, back.ask, back.timeout_seconds) == (
-        "denied by policy", True, False, 0.0)  # fmt: skip
+        "denied by policy",
+        True,
+        False,
+        0.0,
+    )
 
 
 def test_a_malformed_timeout_is_no_timeout():

@@ -169,8 +169,10 @@ def test_workflow_code_never_loads_the_codec():
     import subprocess
     import sys
 
-    code = ("import sys, harness.temporal.workflows, harness.temporal.requests; "
-            "print(sorted(m for m in ('harness.temporal.codec', 'cryptography') "
-            "if m in sys.modules))")  # fmt: skip
+    code = (
+        "import sys, harness.temporal.workflows, harness.temporal.requests; "
+        "print(sorted(m for m in ('harness.temporal.codec', 'cryptography') "
+        "if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -97,8 +97,11 @@ async def test_encode_then_decode_round_trips_under_a_namespace_prefix(server, h
 
 
 async def test_cors_preflight_answers_the_configured_origin_only(server, http):
-    preflight = {"Origin": UI, "Access-Control-Request-Method": "POST",
-                 "Access-Control-Request-Headers": "content-type,x-namespace"}  # fmt: skip
+    preflight = {
+        "Origin": UI,
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type,x-namespace",
+    }
     async with http.options(f"{server}/decode", headers=preflight) as response:
         assert response.status == 204
         assert response.headers["Access-Control-Allow-Origin"] == UI
@@ -137,8 +140,13 @@ async def test_with_a_token_set_a_request_without_it_is_401(guarded, http):
         (b'{"payloads": [{"data": "AA=="}, {"surprise": true}]}', "payload 1 is not"),
     ],
     ids=[
-        "broken-json", "not-utf8", "no-payloads", "payloads-not-a-list", "payload-not-object",
-        "bad-metadata", "unknown-field",
+        "broken-json",
+        "not-utf8",
+        "no-payloads",
+        "payloads-not-a-list",
+        "payload-not-object",
+        "bad-metadata",
+        "unknown-field",
     ],
 )
 async def test_garbage_is_400_with_a_reason(server, http, body, reason):
@@ -163,8 +171,13 @@ def test_only_loopback_hosts_count_as_local():
 def codec_server(port: int, **env: str) -> subprocess.Popen[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
     clean.update(HARNESS_CODEC_SERVER_PORT=str(port), **env)
-    return subprocess.Popen([sys.executable, "-m", "harness.temporal.codec_server"], env=clean,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, "-m", "harness.temporal.codec_server"],
+        env=clean,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_it_will_not_listen_beyond_loopback_without_a_token(tmp_path):
@@ -193,8 +206,9 @@ async def test_the_module_serves_the_protocol_as_started_by_an_operator(http):
         while True:
             assert proc.poll() is None, proc.communicate()[1]
             try:
-                async with http.post(f"http://127.0.0.1:{port}/decode", json=wire(sealed),
-                                     headers=headers) as response:  # fmt: skip
+                async with http.post(
+                    f"http://127.0.0.1:{port}/decode", json=wire(sealed), headers=headers
+                ) as response:
                     assert unwire(await response.json()) == [Payload(data=b'"up"')]
                     break
             except aiohttp.ClientConnectionError:

@@ -33,8 +33,11 @@ async def test_each_executor_call_is_a_histogram_sample_with_buckets_past_ten_ms
     manager = HookManager()
     manager.register("tool.invoked.pre", slow)
     register_executor_stats(manager, None, meter=runtime.metric_meter)
-    ctx = ToolInvokedContext(task=TaskRef(task_id="T1"), correlation_id="c",
-                             call=ToolCall(id="1", name="search", arguments={}))  # fmt: skip
+    ctx = ToolInvokedContext(
+        task=TaskRef(task_id="T1"),
+        correlation_id="c",
+        call=ToolCall(id="1", name="search", arguments={}),
+    )
     for _ in range(3):
         await manager.run("tool.invoked", ctx)
     await manager.aclose()

@@ -35,8 +35,9 @@ def settings(tmp_path: Path, **values) -> Settings:
 def run(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
     clean.update(HARNESS_DATA_DIR=str(cwd), **env)
-    return subprocess.run([sys.executable, *args], cwd=cwd, env=clean, capture_output=True,
-                          text=True, timeout=60)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, env=clean, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_a_key_list_parses_in_order_and_a_repeated_key_counts_once():

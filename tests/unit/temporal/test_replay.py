@@ -33,8 +33,14 @@ from harness.temporal.workflows import TaskWorkflow
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "histories"
 INDEX = json.loads((FIXTURES / "index.json").read_text())
 FILES = sorted(INDEX["histories"])
-SCENARIOS = {"plain_message", "tool_call", "slash_command", "sub_task", "help_request",
-             "continue_as_new"}
+SCENARIOS = {
+    "plain_message",
+    "tool_call",
+    "slash_command",
+    "sub_task",
+    "help_request",
+    "continue_as_new",
+}
 
 
 def history(file: str) -> WorkflowHistory:
@@ -43,8 +49,10 @@ def history(file: str) -> WorkflowHistory:
 
 def replayer(*workflows: type) -> Replayer:
     # A fresh key: the fixtures hold opened payloads, which the codec passes through.
-    return Replayer(workflows=list(workflows) or [TaskWorkflow, RequestWorkflow],
-                    data_converter=data_converter(parse_keys(new_key())))  # fmt: skip
+    return Replayer(
+        workflows=list(workflows) or [TaskWorkflow, RequestWorkflow],
+        data_converter=data_converter(parse_keys(new_key())),
+    )
 
 
 @pytest.mark.parametrize("file", FILES)
@@ -61,16 +69,21 @@ def test_the_fixtures_cover_each_kind_of_run():
     assert {file.split(".")[0] for file in FILES} == SCENARIOS
     assert len([f for f in FILES if f.startswith("continue_as_new.")]) >= 2
     assert EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW in events(
-        "continue_as_new.1.json")  # fmt: skip
+        "continue_as_new.1.json"
+    )
     assert EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED in events(
-        "sub_task.1.json")  # fmt: skip
-    assert EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED in events(
-        "slash_command.1.json")  # fmt: skip
-    updates = {e.workflow_execution_update_accepted_event_attributes.accepted_request.input.name
-               for e in history("help_request.1.json").events}  # fmt: skip
+        "sub_task.1.json"
+    )
+    assert EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED in events("slash_command.1.json")
+    updates = {
+        e.workflow_execution_update_accepted_event_attributes.accepted_request.input.name
+        for e in history("help_request.1.json").events
+    }
     assert "help" in updates
-    names = {e.activity_task_scheduled_event_attributes.activity_type.name
-             for e in history("tool_call.1.json").events}  # fmt: skip
+    names = {
+        e.activity_task_scheduled_event_attributes.activity_type.name
+        for e in history("tool_call.1.json").events
+    }
     assert "tool-invoked-v1" in names
     started = history("plain_message.1.json").events[0].workflow_execution_started_event_attributes
     assert started.workflow_type.name == RequestWorkflow.__temporal_workflow_definition.name  # type: ignore[attr-defined]

@@ -28,8 +28,12 @@ async def registry(server) -> ToolRegistry:
 
 async def test_listed_tools_become_prefixed_specs(registry):
     assert set(registry.names) == {
-        "testsrv__add", "testsrv__shout", "testsrv__fail", "testsrv__pid", "testsrv__sleep"
-    }  # fmt: skip
+        "testsrv__add",
+        "testsrv__shout",
+        "testsrv__fail",
+        "testsrv__pid",
+        "testsrv__sleep",
+    }
     (add,) = registry.specs(["testsrv__add"])
     assert add.description == "Add two integers."
     assert add.parameters["properties"].keys() == {"a", "b"}

@@ -18,19 +18,36 @@ URL = "http://127.0.0.1:3000/_local/response/abc"
 
 def verified(message, secret: str = "s3cret") -> bool:
     return SignatureVerifier(secret).is_valid(
-        body=message.body, timestamp=message.headers["X-Slack-Request-Timestamp"],
-        signature=message.headers["X-Slack-Signature"])  # fmt: skip
+        body=message.body,
+        timestamp=message.headers["X-Slack-Request-Timestamp"],
+        signature=message.headers["X-Slack-Signature"],
+    )
 
 
 def test_a_click_gets_the_replayed_ts_a_fresh_response_url_and_a_signature():
-    payload = {"type": "block_actions", "response_url": RESPONSE_URL_PLACEHOLDER,
-               "container": {"message_ts": "1700000200.000001"},
-               "actions": [{"value": "staging"}], "user": {"id": "U1"}}  # fmt: skip
-    request = RequestLine(id="r5", at=1.0, transport="http", http=HttpRequest(
-        path="/slack/events", headers={"content-type": FORM, "x-slack-retry-num": "1"},
-        body=urlencode({"payload": json.dumps(payload)})))  # fmt: skip
-    message = outgoing(request, secret="s3cret", response_url=URL,
-                       replace={"1700000200.000001": "1799999999.123456"})  # fmt: skip
+    payload = {
+        "type": "block_actions",
+        "response_url": RESPONSE_URL_PLACEHOLDER,
+        "container": {"message_ts": "1700000200.000001"},
+        "actions": [{"value": "staging"}],
+        "user": {"id": "U1"},
+    }
+    request = RequestLine(
+        id="r5",
+        at=1.0,
+        transport="http",
+        http=HttpRequest(
+            path="/slack/events",
+            headers={"content-type": FORM, "x-slack-retry-num": "1"},
+            body=urlencode({"payload": json.dumps(payload)}),
+        ),
+    )
+    message = outgoing(
+        request,
+        secret="s3cret",
+        response_url=URL,
+        replace={"1700000200.000001": "1799999999.123456"},
+    )
     sent = json.loads(dict(parse_qsl(message.body))["payload"])
     assert sent["response_url"] == URL
     assert sent["container"]["message_ts"] == "1799999999.123456"
@@ -40,20 +57,40 @@ def test_a_click_gets_the_replayed_ts_a_fresh_response_url_and_a_signature():
 
 
 def test_a_socket_mode_command_is_sent_as_slack_would_over_http_with_the_bots_id():
-    request = RequestLine(id="r2", at=0, transport="socket_mode", envelope=Envelope(
-        type="slash_commands", envelope_id="e1",
-        payload={"command": "/model", "text": "<@UREC1234> hi", "response_url": "x"}))  # fmt: skip
-    message = outgoing(request, secret="s3cret", response_url=URL,
-                       replace={"UREC1234": "UBOTLOCAL"})  # fmt: skip
-    assert dict(parse_qsl(message.body)) == {"command": "/model", "text": "<@UBOTLOCAL> hi",
-                                             "response_url": URL}  # fmt: skip
+    request = RequestLine(
+        id="r2",
+        at=0,
+        transport="socket_mode",
+        envelope=Envelope(
+            type="slash_commands",
+            envelope_id="e1",
+            payload={"command": "/model", "text": "<@UREC1234> hi", "response_url": "x"},
+        ),
+    )
+    message = outgoing(
+        request, secret="s3cret", response_url=URL, replace={"UREC1234": "UBOTLOCAL"}
+    )
+    assert dict(parse_qsl(message.body)) == {
+        "command": "/model",
+        "text": "<@UBOTLOCAL> hi",
+        "response_url": URL,
+    }
     assert message.headers["Content-Type"] == FORM and verified(message)
 
 
 def test_a_socket_mode_event_is_its_payload_as_json():
-    request = RequestLine(id="r3", at=0, transport="socket_mode", envelope=Envelope(
-        type="events_api", envelope_id="e2", retry_attempt=2, retry_reason="timeout",
-        payload={"type": "event_callback", "event": {"type": "app_mention"}}))  # fmt: skip
+    request = RequestLine(
+        id="r3",
+        at=0,
+        transport="socket_mode",
+        envelope=Envelope(
+            type="events_api",
+            envelope_id="e2",
+            retry_attempt=2,
+            retry_reason="timeout",
+            payload={"type": "event_callback", "event": {"type": "app_mention"}},
+        ),
+    )
     message = outgoing(request, secret="s3cret", response_url=URL, replace={})
     assert json.loads(message.body)["event"] == {"type": "app_mention"}
     assert message.headers["x-slack-retry-num"] == "2" and verified(message)

@@ -16,8 +16,14 @@ def python(code: str) -> list[str]:
 
 
 def test_a_part_that_exits_is_named_with_the_end_of_its_log(tmp_path):
-    quits = spawn("quitter", python("print('\\n'.join(map(str, range(50)))); raise SystemExit(3)"),
-                  env={}, cwd=tmp_path, log=tmp_path / "quitter.log", port=free_port())  # fmt: skip
+    quits = spawn(
+        "quitter",
+        python("print('\\n'.join(map(str, range(50)))); raise SystemExit(3)"),
+        env={},
+        cwd=tmp_path,
+        log=tmp_path / "quitter.log",
+        port=free_port(),
+    )
     with pytest.raises(StackStartError) as caught:
         wait_ready([quits], patience=30)
     assert caught.value.part == "quitter"
@@ -31,8 +37,14 @@ def test_a_part_that_exits_is_named_with_the_end_of_its_log(tmp_path):
 
 def test_a_part_not_ready_in_time_says_what_it_waits_for(tmp_path):
     port = free_port()
-    sleeper = spawn("sleeper", python("import time; time.sleep(30)"), env={}, cwd=tmp_path,
-                    log=tmp_path / "sleeper.log", port=port)  # fmt: skip
+    sleeper = spawn(
+        "sleeper",
+        python("import time; time.sleep(30)"),
+        env={},
+        cwd=tmp_path,
+        log=tmp_path / "sleeper.log",
+        port=port,
+    )
     try:
         with pytest.raises(StackStartError) as caught:
             wait_ready([sleeper], patience=0.5)
@@ -40,20 +52,28 @@ def test_a_part_not_ready_in_time_says_what_it_waits_for(tmp_path):
         stop_all([sleeper])
     assert str(caught.value).startswith(
         f"the stack's sleeper was not ready within 0 s (nothing listens on 127.0.0.1:{port}); "
-        "if the machine is only slow, give it longer (ready_timeout)")  # fmt: skip
+        "if the machine is only slow, give it longer (ready_timeout)"
+    )
 
 
 def test_a_ready_url_that_answers_503_is_waited_for_with_its_reason(tmp_path):
     port = free_port()
-    server = spawn("server", python(
-        "import http.server, json\n"
-        "class H(http.server.BaseHTTPRequestHandler):\n"
-        "    def do_GET(self):\n"
-        "        self.send_response(503); self.end_headers()\n"
-        "        self.wfile.write(json.dumps({'reason': 'starting: not polling yet'}).encode())\n"
-        f"http.server.HTTPServer(('127.0.0.1', {port}), H).serve_forever()\n"),
-        env={}, cwd=tmp_path, log=tmp_path / "server.log",
-        ready_url=f"http://127.0.0.1:{port}/readyz")  # fmt: skip
+    server = spawn(
+        "server",
+        python(
+            "import http.server, json\n"
+            "class H(http.server.BaseHTTPRequestHandler):\n"
+            "    def do_GET(self):\n"
+            "        self.send_response(503); self.end_headers()\n"
+            "        body = json.dumps({'reason': 'starting: not polling yet'})\n"
+            "        self.wfile.write(body.encode())\n"
+            f"http.server.HTTPServer(('127.0.0.1', {port}), H).serve_forever()\n"
+        ),
+        env={},
+        cwd=tmp_path,
+        log=tmp_path / "server.log",
+        ready_url=f"http://127.0.0.1:{port}/readyz",
+    )
     try:
         with pytest.raises(StackStartError) as caught:
             wait_ready([server], patience=1)
@@ -63,10 +83,16 @@ def test_a_ready_url_that_answers_503_is_waited_for_with_its_reason(tmp_path):
 
 
 def test_stop_all_kills_what_ignores_sigterm(tmp_path):
-    stubborn = spawn("stubborn", python(
-        "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-        "print('up', flush=True)\nwhile True: time.sleep(1)"),
-        env={}, cwd=tmp_path, log=tmp_path / "s.log")  # fmt: skip
+    stubborn = spawn(
+        "stubborn",
+        python(
+            "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            "print('up', flush=True)\nwhile True: time.sleep(1)"
+        ),
+        env={},
+        cwd=tmp_path,
+        log=tmp_path / "s.log",
+    )
     deadline = time.monotonic() + 10
     while "up" not in tail(tmp_path / "s.log") and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -72,8 +72,14 @@ def test_options_come_from_the_ini_file_the_command_line_and_a_conftest(pytester
 
     monkeypatch.setenv("EXPECT_HOOKS", "other.toml")
     monkeypatch.setenv("EXPECT_RECORD", "traffic.jsonl")
-    pytester.runpytest("-p", "no:cacheprovider", "--harness-hooks-config", "other.toml",
-                       "--harness-record", "traffic.jsonl").assert_outcomes(passed=3)  # fmt: skip
+    pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "--harness-hooks-config",
+        "other.toml",
+        "--harness-record",
+        "traffic.jsonl",
+    ).assert_outcomes(passed=3)
 
 
 def test_the_options_are_listed_in_pytest_help(pytester):

@@ -17,22 +17,30 @@ from harness.hooks.monitors.approvals import (
     register_approvals,
 )
 
-PEOPLE = (Participant(user_id="U_OWNER", role=Role.OWNER),
-          Participant(user_id="U_WATCHER", role=Role.WATCHER))  # fmt: skip
+PEOPLE = (
+    Participant(user_id="U_OWNER", role=Role.OWNER),
+    Participant(user_id="U_WATCHER", role=Role.WATCHER),
+)
 NEEDS = ("write_artefact", "deploy")
 SAFE = ("calculator", "read_artefact")
 
 
 def call(name: str, *, by: str = "U_OWNER", approvals=None, approval=None, **arguments):
     return ToolInvokedContext(
-        call=ToolCall(id="c1", name=name, arguments=arguments), participants=PEOPLE,
-        entities={REQUESTED_BY: by}, approvals=approvals, approval=approval,
-    )  # fmt: skip
+        call=ToolCall(id="c1", name=name, arguments=arguments),
+        participants=PEOPLE,
+        entities={REQUESTED_BY: by},
+        approvals=approvals,
+        approval=approval,
+    )
 
 
 def policy(*rules: dict, default: str = "safe", timeout: float = 60) -> ApprovalPolicy:
-    config = ApprovalsConfig(default=default, timeout_seconds=timeout,
-                             rules=tuple(map(ApprovalRule.model_validate, rules)))
+    config = ApprovalsConfig(
+        default=default,
+        timeout_seconds=timeout,
+        rules=tuple(map(ApprovalRule.model_validate, rules)),
+    )
     return ApprovalPolicy(config, needs_approval=NEEDS, safe=SAFE)
 
 
@@ -47,10 +55,14 @@ async def verdict(executor: ApprovalPolicy, ctx: ToolInvokedContext) -> str:
 @pytest.mark.parametrize(
     ("default", "tool", "expected"),
     [
-        ("safe", "write_artefact", "ask"), ("safe", "echo", "allow"),
-        ("strict", "echo", "ask"), ("strict", "write_artefact", "ask"),
-        ("off", "write_artefact", "allow"), ("off", "echo", "allow"),
-        ("strict", "calculator", "allow"), ("safe", "read_artefact", "allow"),
+        ("safe", "write_artefact", "ask"),
+        ("safe", "echo", "allow"),
+        ("strict", "echo", "ask"),
+        ("strict", "write_artefact", "ask"),
+        ("off", "write_artefact", "allow"),
+        ("off", "echo", "allow"),
+        ("strict", "calculator", "allow"),
+        ("safe", "read_artefact", "allow"),
     ],
     ids=lambda v: str(v),
 )
@@ -81,15 +93,19 @@ async def test_an_approval_on_the_context_lets_the_call_run_and_a_timeout_does_n
 
 async def test_first_matching_rule_wins_with_globs_arguments_and_roles():
     executor = policy(
-        {"tool": "deploy", "arguments": {"env": "^prod$"}, "verdict": "deny",
-         "reason": "no deploys to prod from chat"},
+        {
+            "tool": "deploy",
+            "arguments": {"env": "^prod$"},
+            "verdict": "deny",
+            "reason": "no deploys to prod from chat",
+        },
         {"tool": "deploy", "role": "owner", "verdict": "allow"},
         {"tool": "shell*", "arguments": {"command": r"^ls\b"}, "verdict": "allow"},
         {"tool": "shell*", "verdict": "ask"},
         {"tool": "calculator", "verdict": "deny", "name": "no-maths"},
         {"tool": "calculator", "verdict": "ask"},
         {"tool": "echo", "arguments": {"n": "^3$"}, "verdict": "ask"},
-    )  # fmt: skip
+    )
     assert await verdict(executor, call("deploy", env="prod")) == "deny"
     assert await verdict(executor, call("deploy", env="staging")) == "allow"
     assert await verdict(executor, call("deploy", by="U_WATCHER", env="staging")) == "ask"
@@ -120,36 +136,67 @@ async def test_asks_and_decisions_are_in_the_audit_with_who_decided():
     register_approvals(manager, ApprovalsConfig(timeout_seconds=30), needs_approval=NEEDS)
 
     async def body(ctx):
-        return ctx.model_copy(update={"result": HelpDecision(
-            request_id=ctx.request.request_id, decided_by=ctx.decided_by, choice=ctx.choice,
-            approved=ctx.choice != "Deny", remember=ctx.choice == "remember",
-            timed_out=ctx.timed_out)})  # fmt: skip
+        return ctx.model_copy(
+            update={
+                "result": HelpDecision(
+                    request_id=ctx.request.request_id,
+                    decided_by=ctx.decided_by,
+                    choice=ctx.choice,
+                    approved=ctx.choice != "Deny",
+                    remember=ctx.choice == "remember",
+                    timed_out=ctx.timed_out,
+                )
+            }
+        )
 
     manager.register("help.decided.in", body)
     with pytest.raises(HookAbort):
         await manager.run("tool.invoked", call("deploy", env="prod"))
-    request = HelpRequest(request_id="help-T-3", kind="approval", question="Approve deploy?",
-                          tool_call=ToolCall(id="c1", name="deploy", arguments={"env": "prod"}),
-                          timeout_seconds=30)  # fmt: skip
-    for who, choice, timed_out in [("U_OWNER", "Approve", False), ("U_OWNER", "Deny", False),
-                                   ("U_OWNER", "remember", False), ("", "", True)]:  # fmt: skip
-        await manager.run("help.decided", HelpDecidedContext(
-            request=request, decided_by=who, choice=choice, timed_out=timed_out))  # fmt: skip
+    request = HelpRequest(
+        request_id="help-T-3",
+        kind="approval",
+        question="Approve deploy?",
+        tool_call=ToolCall(id="c1", name="deploy", arguments={"env": "prod"}),
+        timeout_seconds=30,
+    )
+    for who, choice, timed_out in [
+        ("U_OWNER", "Approve", False),
+        ("U_OWNER", "Deny", False),
+        ("U_OWNER", "remember", False),
+        ("", "", True),
+    ]:
+        await manager.run(
+            "help.decided",
+            HelpDecidedContext(request=request, decided_by=who, choice=choice, timed_out=timed_out),
+        )
     question = request.model_copy(update={"kind": "question", "tool_call": None})
-    await manager.run("help.decided", HelpDecidedContext(request=question, decided_by="U_OWNER",
-                                                         choice="blue"))  # fmt: skip
+    await manager.run(
+        "help.decided", HelpDecidedContext(request=question, decided_by="U_OWNER", choice="blue")
+    )
     records = [(r.kind, r.executor, r.reason) for r in manager.audit.last(10)]
     assert records == [
         ("ask", "approvals", "deploy needs a person's approval (approvals safe)"),
-        ("approval", "approvals-audit",
-         'deploy {"env": "prod"}: approved by <@U_OWNER> [help-T-3]'),
-        ("approval", "approvals-audit",
-         'deploy {"env": "prod"}: denied by <@U_OWNER> (Deny) [help-T-3]'),
-        ("approval", "approvals-audit",
-         'deploy {"env": "prod"}: approved for the rest of the task by <@U_OWNER> [help-T-3]'),
-        ("approval", "approvals-audit",
-         'deploy {"env": "prod"}: timed out after 30 s, not approved: nobody decided [help-T-3]'),
-    ]  # fmt: skip
+        (
+            "approval",
+            "approvals-audit",
+            'deploy {"env": "prod"}: approved by <@U_OWNER> [help-T-3]',
+        ),
+        (
+            "approval",
+            "approvals-audit",
+            'deploy {"env": "prod"}: denied by <@U_OWNER> (Deny) [help-T-3]',
+        ),
+        (
+            "approval",
+            "approvals-audit",
+            'deploy {"env": "prod"}: approved for the rest of the task by <@U_OWNER> [help-T-3]',
+        ),
+        (
+            "approval",
+            "approvals-audit",
+            'deploy {"env": "prod"}: timed out after 30 s, not approved: nobody decided [help-T-3]',
+        ),
+    ]
 
 
 def load(tmp_path: Path, text: str):
@@ -159,7 +206,9 @@ def load(tmp_path: Path, text: str):
 
 
 def test_the_approvals_table_loads(tmp_path):
-    config = load(tmp_path, """
+    config = load(
+        tmp_path,
+        """
 [approvals]
 default = "Strict"
 timeout_seconds = 300
@@ -169,7 +218,8 @@ tool = "github__*"
 arguments = { repo = "^acme/" }
 role = "collaborator"
 verdict = "allow"
-""")
+""",
+    )
     approvals = config.file.approvals
     assert approvals is not None and approvals.default == "strict"
     assert approvals.timeout_seconds == 300
@@ -179,7 +229,9 @@ verdict = "allow"
 
 def test_a_bad_approvals_table_names_every_key_and_the_fix(tmp_path):
     with pytest.raises(HookConfigError) as caught:
-        load(tmp_path, """
+        load(
+            tmp_path,
+            """
 [approvals]
 default = "paranoid"
 timeout_seconds = -3
@@ -198,28 +250,41 @@ tol = "y"
 
 [[approvals.rules]]
 verdict = "deny"
-""")
+""",
+        )
     problems = caught.value.problems
     assert "field 'approvals.default': Input should be 'strict', 'safe' or 'off'" in problems
     assert any(p.startswith("field 'approvals.timeout_seconds'") for p in problems)
     assert "field 'approvals.colour': unknown key; it takes default, timeout_seconds, rules" in (
-        problems)  # fmt: skip
-    assert ("line 7: approvals.rules[0]: field 'verdict': Input should be 'allow', 'deny' or "
-            "'ask'") in problems  # fmt: skip
-    assert any(p.startswith("line 11: approvals.rules[1]: field 'role': Input should be 'owner'")
-               for p in problems)  # fmt: skip
-    assert any(p.startswith("line 11: approvals.rules[1]: field 'arguments.path'")
-               for p in problems)  # fmt: skip
-    assert any(p.startswith("line 11: approvals.rules[1]: field 'tol': unknown key; it takes tool,")
-               for p in problems)  # fmt: skip
+        problems
+    )
+    assert (
+        "line 7: approvals.rules[0]: field 'verdict': Input should be 'allow', 'deny' or 'ask'"
+    ) in problems
+    assert any(
+        p.startswith("line 11: approvals.rules[1]: field 'role': Input should be 'owner'")
+        for p in problems
+    )
+    assert any(
+        p.startswith("line 11: approvals.rules[1]: field 'arguments.path'") for p in problems
+    )
+    assert any(
+        p.startswith("line 11: approvals.rules[1]: field 'tol': unknown key; it takes tool,")
+        for p in problems
+    )
     assert "line 18: approvals.rules[2]: field 'tool': Field required" in problems
     assert len(problems) == 8
 
 
 async def test_the_policy_sees_the_call_as_rewritten_and_after_every_other_veto():
     manager = HookManager()
-    config = ApprovalsConfig(rules=(ApprovalRule(tool="deploy", arguments={"env": "^prod$"},
-                                                 verdict="deny", reason="not prod"),))  # fmt: skip
+    config = ApprovalsConfig(
+        rules=(
+            ApprovalRule(
+                tool="deploy", arguments={"env": "^prod$"}, verdict="deny", reason="not prod"
+            ),
+        )
+    )
     register_approvals(manager, config, needs_approval=NEEDS)
 
     async def to_prod(ctx):  # a normal executor registered after, at a higher priority
@@ -246,14 +311,20 @@ async def test_an_approval_record_quotes_a_large_call_shortened():
     register_approvals(manager)
 
     async def body(ctx):
-        return ctx.model_copy(update={"result": HelpDecision(
-            request_id="h", decided_by="U_OWNER", choice="Approve", approved=True)})  # fmt: skip
+        return ctx.model_copy(
+            update={
+                "result": HelpDecision(
+                    request_id="h", decided_by="U_OWNER", choice="Approve", approved=True
+                )
+            }
+        )
 
     manager.register("help.decided.in", body)
     big = ToolCall(id="c1", name="write_artefact", arguments={"content": "x" * 5000})
     request = HelpRequest(request_id="h", kind="approval", question="?", tool_call=big)
-    await manager.run("help.decided", HelpDecidedContext(request=request, decided_by="U_OWNER",
-                                                         choice="Approve"))  # fmt: skip
+    await manager.run(
+        "help.decided", HelpDecidedContext(request=request, decided_by="U_OWNER", choice="Approve")
+    )
     (record,) = manager.audit.last(1)
     assert len(record.reason) < 400 and record.reason.endswith("…: approved by <@U_OWNER> [h]")
 
@@ -278,6 +349,7 @@ async def test_the_workers_catalogue_counts_ask_human_and_the_read_only_built_in
         await database.aclose()
     assert set(catalogue.safe) == {"echo", "clock", "calculator", "read_artefact", "ask_human"}
     assert catalogue.approval == ("write_artefact",)
-    executor = ApprovalPolicy(ApprovalsConfig(default="strict"), safe=catalogue.safe,
-                              needs_approval=catalogue.approval)  # fmt: skip
+    executor = ApprovalPolicy(
+        ApprovalsConfig(default="strict"), safe=catalogue.safe, needs_approval=catalogue.approval
+    )
     assert await verdict(executor, call("ask_human", question="?")) == "allow"

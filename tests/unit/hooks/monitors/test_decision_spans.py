@@ -140,7 +140,9 @@ async def test_one_child_span_per_executor_call_with_its_decision(
     assert span.status.status_code is expected
     if raises is None:  # the body ran too, and has its own span
         assert [s.attributes["harness.point"] for s in decisions] == [
-            "tool.invoked.pre", "tool.invoked.in"]  # fmt: skip
+            "tool.invoked.pre",
+            "tool.invoked.in",
+        ]
 
 
 async def test_without_tracing_no_span_and_no_monitor(tmp_path, spans, tool_ctx):
@@ -293,9 +295,15 @@ def test_the_trace_context_is_w3c_only_with_tracestate_when_set_and_none_without
     from harness.hooks.remote.trace_context import trace_context
 
     assert trace_context() is None
-    span = NonRecordingSpan(SpanContext(
-        trace_id=0x1234, span_id=0x42, is_remote=False, trace_flags=TraceFlags(1),
-        trace_state=TraceState([("vendor", "opaque")])))  # fmt: skip
+    span = NonRecordingSpan(
+        SpanContext(
+            trace_id=0x1234,
+            span_id=0x42,
+            is_remote=False,
+            trace_flags=TraceFlags(1),
+            trace_state=TraceState([("vendor", "opaque")]),
+        )
+    )
     token = otel_context.attach(baggage.set_baggage("user", "not-for-hooks"))
     try:
         with trace.use_span(span):

@@ -53,8 +53,9 @@ async def test_each_run_is_counted_once_by_operation_and_outcome(counted, buffer
     counted.register("tool.invoked.in", body)
     await counted.run("tool.invoked", tool_ctx)
     await counted.run("tool.invoked", tool_ctx)
-    boom = tool_ctx.model_copy(update={"call": tool_ctx.call.model_copy(
-        update={"arguments": {"q": "boom"}})})  # fmt: skip
+    boom = tool_ctx.model_copy(
+        update={"call": tool_ctx.call.model_copy(update={"arguments": {"q": "boom"}})}
+    )
     with pytest.raises(RuntimeError):
         await counted.run("tool.invoked", boom)
     assert counts(buffer) == {op("tool.invoked", "ok"): 2, op("tool.invoked", "error"): 1}
@@ -63,8 +64,9 @@ async def test_each_run_is_counted_once_by_operation_and_outcome(counted, buffer
 async def test_a_refusal_counts_once_at_the_point_that_raised_it_even_when_nested(
     counted, buffer, tool_ctx
 ):
-    read = PersistenceReadContext(task=tool_ctx.task, correlation_id="corr-2",
-                                  idempotency_key="T1:read-1", key="transcript")  # fmt: skip
+    read = PersistenceReadContext(
+        task=tool_ctx.task, correlation_id="corr-2", idempotency_key="T1:read-1", key="transcript"
+    )
 
     async def veto(ctx):
         raise HookAbort("no reading", refusal=True)
@@ -85,8 +87,9 @@ async def test_a_refusal_counts_once_at_the_point_that_raised_it_even_when_neste
 
 async def test_transport_errors_and_retries_are_counted(counted, buffer, tool_ctx):
     async def unreachable(ctx):
-        raise HookTransportError(point="tool.invoked.post", endpoint="http://127.0.0.1:9/",
-                                 cause="connection refused")  # fmt: skip
+        raise HookTransportError(
+            point="tool.invoked.post", endpoint="http://127.0.0.1:9/", cause="connection refused"
+        )
 
     counted.register("tool.invoked.in", _ok_body())
     counted.register("tool.invoked.post", unreachable)

@@ -34,8 +34,9 @@ async def test_the_operation_log_is_one_json_line_per_chain_and_undo_restores(
         await manager.run("tool.invoked", tool_ctx)
     lines = [json.loads(r.getMessage()) for r in caplog.records]
     assert [(x["point"], x["outcome"]) for x in lines] == [
-        ("tool.invoked.in", "ok"), ("tool.invoked.pre", "abort")
-    ]  # fmt: skip
+        ("tool.invoked.in", "ok"),
+        ("tool.invoked.pre", "abort"),
+    ]
     assert lines[1]["reason"] == "not now" and lines[1]["task_id"] == "T1"
     assert all(x["duration_ms"] >= 0 and x["correlation_id"] == "corr-1" for x in lines)
     undo()

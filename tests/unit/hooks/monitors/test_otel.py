@@ -110,8 +110,9 @@ async def test_no_span_is_left_open_when_a_post_validator_vetoes(traced, spans, 
 
 async def test_an_operation_run_inside_another_nests_under_its_span(traced, spans, tool_ctx):
     async def body_that_writes(ctx):
-        await traced.run("persistence.write",
-                         PersistenceWriteContext(task=ctx.task, key="k", content="c"))  # fmt: skip
+        await traced.run(
+            "persistence.write", PersistenceWriteContext(task=ctx.task, key="k", content="c")
+        )
         return ctx.model_copy(update={"result": ToolResult(content="ok")})
 
     traced.register("tool.invoked.in", body_that_writes)

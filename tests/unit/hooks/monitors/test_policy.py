@@ -12,13 +12,28 @@ from harness.hooks.monitors.policy import POLICY_POINTS, Policy, PolicyRule
 
 RULES = [
     {"name": "safe-ls", "action": "allow", "tool": "shell", "arguments": {"command": r"^ls\b"}},
-    {"name": "no-rm", "action": "deny", "tool": "shell", "arguments": {"command": r"rm\s+-rf"},
-     "reason": "shell commands with rm -rf are not allowed"},
-    {"action": "rewrite", "tool": "read_file", "arguments": {"path": "^/etc/"},
-     "set": {"path": "/workspace/blocked"}},
-    {"name": "watchers", "action": "deny", "command": "model|effort", "roles": ["watcher"],
-     "arguments": {"args": r"\S"}, "reason": "watchers cannot change settings"},
-]  # fmt: skip
+    {
+        "name": "no-rm",
+        "action": "deny",
+        "tool": "shell",
+        "arguments": {"command": r"rm\s+-rf"},
+        "reason": "shell commands with rm -rf are not allowed",
+    },
+    {
+        "action": "rewrite",
+        "tool": "read_file",
+        "arguments": {"path": "^/etc/"},
+        "set": {"path": "/workspace/blocked"},
+    },
+    {
+        "name": "watchers",
+        "action": "deny",
+        "command": "model|effort",
+        "roles": ["watcher"],
+        "arguments": {"args": r"\S"},
+        "reason": "watchers cannot change settings",
+    },
+]
 
 
 @pytest.fixture

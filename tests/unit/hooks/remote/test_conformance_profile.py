@@ -20,8 +20,9 @@ from harness.hooks.remote.wire import ABORT, METHOD_NOT_FOUND, encode_request
 
 
 def probe(name: str, correlation: str = "conformance-t", **arguments: object) -> ToolInvokedContext:
-    return ToolInvokedContext(correlation_id=correlation,
-                              call=ToolCall(id="c", name=name, arguments=arguments))  # fmt: skip
+    return ToolInvokedContext(
+        correlation_id=correlation, call=ToolCall(id="c", name=name, arguments=arguments)
+    )
 
 
 def policy(ctx: ToolInvokedContext) -> None:
@@ -64,8 +65,11 @@ async def test_jsonrpc_answers_probes_by_the_profile_at_any_point_and_real_calls
     assert not_point["error"]["code"] == METHOD_NOT_FOUND
 
 
-@pytest.mark.parametrize(("version", "served"), [(None, True), ("v1", True), ("v2", False)],
-                         ids=["none", "ours", "another"])  # fmt: skip
+@pytest.mark.parametrize(
+    ("version", "served"),
+    [(None, True), ("v1", True), ("v2", False)],
+    ids=["none", "ours", "another"],
+)
 async def test_jsonrpc_refuses_another_schema_version(version, served):
     dispatcher = JsonRpcDispatcher({"tool.invoked.pre": lambda ctx: None})
     out = await rpc(dispatcher, "tool.invoked.pre", probe("x", correlation="c"), version)
@@ -77,8 +81,9 @@ async def test_jsonrpc_refuses_another_schema_version(version, served):
 
 
 def call(name, ctx, meta=None):
-    return CallToolRequestParams(name=name, arguments={"context": ctx.model_dump(mode="json")},
-                                 _meta=meta)  # fmt: skip
+    return CallToolRequestParams(
+        name=name, arguments={"context": ctx.model_dump(mode="json")}, _meta=meta
+    )
 
 
 async def test_mcp_answers_probes_by_the_profile_at_any_point_and_checks_the_version():
@@ -97,6 +102,12 @@ async def test_mcp_answers_probes_by_the_profile_at_any_point_and_checks_the_ver
     ok = await tools.call_tool(None, call("hooks.tool.invoked.pre", probe("conformance.x"), ours))
     assert ok.structured_content == {"context": None}
     with pytest.raises(MCPError) as other:
-        await tools.call_tool(None, call("hooks.tool.invoked.pre", probe("conformance.pass"),
-                                         {"tiny-harness.dev/schema": "v9"}))  # fmt: skip
+        await tools.call_tool(
+            None,
+            call(
+                "hooks.tool.invoked.pre",
+                probe("conformance.pass"),
+                {"tiny-harness.dev/schema": "v9"},
+            ),
+        )
     assert other.value.error.code == INVALID_REQUEST and "'v9'" in other.value.error.message

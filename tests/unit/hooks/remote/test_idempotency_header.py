@@ -37,8 +37,12 @@ async def server() -> AsyncIterator[tuple[str, list[str | None]]]:
 
 
 def ctx(key: str, attempt: int = 1, lost: int = 0) -> ToolInvokedContext:
-    return ToolInvokedContext(idempotency_key=key, attempt=attempt, lost_workers=lost,
-                              call=ToolCall(id="c1", name="send_invoice"))  # fmt: skip
+    return ToolInvokedContext(
+        idempotency_key=key,
+        attempt=attempt,
+        lost_workers=lost,
+        call=ToolCall(id="c1", name="send_invoice"),
+    )
 
 
 @pytest.mark.parametrize("idempotent", [False, True])
@@ -48,8 +52,10 @@ async def test_the_key_goes_with_every_call_of_a_non_idempotent_remote(
     url, seen = server
     path = tmp_path / "hooks.toml"
     flag = str(idempotent).lower()
-    path.write_text(f'[[executor]]\nname = "billing"\npoints = "tool.invoked.post"\n'
-                    f'kind = "jsonrpc"\nurl = "{url}"\nidempotent = {flag}\n')  # fmt: skip
+    path.write_text(
+        f'[[executor]]\nname = "billing"\npoints = "tool.invoked.post"\n'
+        f'kind = "jsonrpc"\nurl = "{url}"\nidempotent = {flag}\n'
+    )
     manager = HookManager()
     load_hooks_config(path).apply(manager)
     try:
@@ -68,7 +74,9 @@ async def test_the_key_goes_with_every_call_of_a_non_idempotent_remote(
 
 def test_only_jsonrpc_executors_take_the_setting(tmp_path: Path):
     path = tmp_path / "hooks.toml"
-    path.write_text('[[executor]]\npoints = "tool.invoked.pre"\nkind = "mcp"\n'
-                    'command = ["python", "x.py"]\nidempotent = false\n')  # fmt: skip
+    path.write_text(
+        '[[executor]]\npoints = "tool.invoked.pre"\nkind = "mcp"\n'
+        'command = ["python", "x.py"]\nidempotent = false\n'
+    )
     with pytest.raises(HookConfigError, match="idempotent = false applies to jsonrpc"):
         load_hooks_config(path)

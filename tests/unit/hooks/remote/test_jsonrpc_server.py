@@ -91,9 +91,10 @@ async def test_handler_abort_becomes_the_abort_error_and_a_crash_an_internal_err
     )
     abort = (await reply(dispatcher, request("tool.invoked.pre", context)))["error"]
     assert abort == {
-        "code": ABORT, "message": "not today",
+        "code": ABORT,
+        "message": "not today",
         "data": {"abort": {"reason": "not today", "refusal": True}},
-    }  # fmt: skip
+    }
     crashed = (await reply(dispatcher, request("tool.invoked.in", context)))["error"]
     assert crashed["code"] == INTERNAL_ERROR and "KeyError" in crashed["message"]
     wrong_type = (await reply(dispatcher, request("tool.invoked.post", context)))["error"]
@@ -104,8 +105,11 @@ async def test_notification_runs_the_handler_and_gets_no_reply(tool_ctx):
     seen = []
     dispatcher = JsonRpcDispatcher({"tool.invoked.pre": seen.append})
     body = json.dumps(
-        {"jsonrpc": "2.0", "method": "tool.invoked.pre",
-         "params": {"context": tool_ctx.model_dump(mode="json")}}
-    ).encode()  # fmt: skip
+        {
+            "jsonrpc": "2.0",
+            "method": "tool.invoked.pre",
+            "params": {"context": tool_ctx.model_dump(mode="json")},
+        }
+    ).encode()
     assert await dispatcher.dispatch(body) is None
     assert seen == [tool_ctx]

@@ -64,11 +64,20 @@ async def urls(pki: Pki) -> AsyncIterator[dict[str, str]]:
     runner, jsonrpc = await _jsonrpc_server(pki)
     port = free_port()
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, str(EXAMPLE), "--http", "--port", str(port),
-        "--tls-cert", str(pki.server_cert), "--tls-key", str(pki.server_key),
-        "--tls-client-ca", str(pki.ca),
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
-    )  # fmt: skip
+        sys.executable,
+        str(EXAMPLE),
+        "--http",
+        "--port",
+        str(port),
+        "--tls-cert",
+        str(pki.server_cert),
+        "--tls-key",
+        str(pki.server_key),
+        "--tls-client-ca",
+        str(pki.ca),
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
     try:
         async with asyncio.timeout(20):
             while True:
@@ -101,8 +110,10 @@ def served(out: ToolInvokedContext, kind: str) -> bool:
 def hooks_file(tmp_path: Path, pki: Pki, kind: str, url: str, **tls: Path) -> Path:
     # Paths relative to the hooks file, as an operator writes them.
     (tmp_path / "tls").mkdir(exist_ok=True)
-    lines = [f'[[executor]]\nname = "secure"\npoints = "{POINT}"\nkind = "{kind}"\n'
-             f'url = "{url}"\ntimeout = 5']  # fmt: skip
+    lines = [
+        f'[[executor]]\nname = "secure"\npoints = "{POINT}"\nkind = "{kind}"\n'
+        f'url = "{url}"\ntimeout = 5'
+    ]
     for key, source in tls.items():
         target = tmp_path / "tls" / source.name
         target.write_bytes(source.read_bytes())
@@ -124,8 +135,15 @@ async def run_once(path: Path) -> ToolInvokedContext:
 @pytest.mark.parametrize("kind", ["jsonrpc", "mcp"])
 async def test_with_the_client_certificate_the_call_succeeds(tmp_path, pki, kind, urls):
     url = urls[kind]
-    path = hooks_file(tmp_path, pki, kind, url, tls_client_cert=pki.client_cert,
-                      tls_client_key=pki.client_key, tls_ca=pki.ca)  # fmt: skip
+    path = hooks_file(
+        tmp_path,
+        pki,
+        kind,
+        url,
+        tls_client_cert=pki.client_cert,
+        tls_client_key=pki.client_key,
+        tls_ca=pki.ca,
+    )
     assert served(await run_once(path), kind)
 
 
@@ -147,8 +165,15 @@ async def test_without_a_trusted_client_certificate_the_call_fails_naming_tls(
 @pytest.mark.parametrize("kind", ["jsonrpc", "mcp"])
 async def test_a_server_certificate_from_another_ca_is_refused(tmp_path, pki, kind, urls):
     url = urls[kind]
-    path = hooks_file(tmp_path, pki, kind, url, tls_client_cert=pki.client_cert,
-                      tls_client_key=pki.client_key, tls_ca=pki.other_ca)  # fmt: skip
+    path = hooks_file(
+        tmp_path,
+        pki,
+        kind,
+        url,
+        tls_client_cert=pki.client_cert,
+        tls_client_key=pki.client_key,
+        tls_ca=pki.other_ca,
+    )
     with pytest.raises(HookTransportError) as caught:
         await run_once(path)
     assert "CERTIFICATE_VERIFY_FAILED" in str(caught.value)
@@ -159,22 +184,33 @@ async def test_a_server_certificate_from_another_ca_is_refused(tmp_path, pki, ki
     [
         ({"tls_ca": "missing.pem"}, "field 'tls_ca': no file"),
         ({"tls_client_key": "client.key"}, "tls_client_key needs tls_client_cert"),
-        ({"tls_client_cert": "client.pem", "tls_client_key": "stranger.key"},
-         "fields tls_client_cert, tls_client_key: not a usable TLS set-up"),
+        (
+            {"tls_client_cert": "client.pem", "tls_client_key": "stranger.key"},
+            "fields tls_client_cert, tls_client_key: not a usable TLS set-up",
+        ),
         ({"tls_ca": "client.key"}, "fields tls_ca: not a usable TLS set-up"),
-        ({"tls_client_cert": "client.pem", "tls_client_key": "client-encrypted.key"},
-         "encrypted private keys are not supported"),
+        (
+            {"tls_client_cert": "client.pem", "tls_client_key": "client-encrypted.key"},
+            "encrypted private keys are not supported",
+        ),
     ],
-    ids=["missing-file", "key-without-cert", "key-of-another-cert", "not-a-ca-bundle",
-         "encrypted-key"],
-)  # fmt: skip
+    ids=[
+        "missing-file",
+        "key-without-cert",
+        "key-of-another-cert",
+        "not-a-ca-bundle",
+        "encrypted-key",
+    ],
+)
 def test_the_tls_files_are_checked_when_the_hooks_file_loads(tmp_path, pki, settings, expected):
     for source in (pki.client_cert, pki.client_key, pki.stranger_key, pki.client_key_encrypted):
         (tmp_path / source.name).write_bytes(source.read_bytes())
     keys = "\n".join(f'{k} = "{v}"' for k, v in settings.items())
     path = tmp_path / "hooks.toml"
-    path.write_text(f'[[executor]]\nname = "secure"\npoints = "{POINT}"\nkind = "jsonrpc"\n'
-                    f'url = "https://hooks.example/rpc"\n{keys}\n')  # fmt: skip
+    path.write_text(
+        f'[[executor]]\nname = "secure"\npoints = "{POINT}"\nkind = "jsonrpc"\n'
+        f'url = "https://hooks.example/rpc"\n{keys}\n'
+    )
     with pytest.raises(HookConfigError) as caught:
         load_hooks_config(path, environ={})
     assert "line 1: executor[0] ('secure')" in str(caught.value)
@@ -183,10 +219,12 @@ def test_the_tls_files_are_checked_when_the_hooks_file_loads(tmp_path, pki, sett
 
 @pytest.mark.parametrize(
     "entry",
-    ['kind = "jsonrpc"\nurl = "http://hooks.example/rpc"',
-     'kind = "mcp"\ncommand = ["python", "hooks.py"]'],
+    [
+        'kind = "jsonrpc"\nurl = "http://hooks.example/rpc"',
+        'kind = "mcp"\ncommand = ["python", "hooks.py"]',
+    ],
     ids=["plain-http", "stdio"],
-)  # fmt: skip
+)
 def test_tls_settings_need_an_https_url(tmp_path, entry):
     path = tmp_path / "hooks.toml"
     path.write_text(f'[[executor]]\npoints = "{POINT}"\n{entry}\ntls_ca = "ca.pem"\n')
@@ -199,14 +237,22 @@ async def test_a_reload_reads_the_certificate_files_again(tmp_path, pki, urls):
     path = hooks_file(tmp_path, pki, "jsonrpc", urls["jsonrpc"], tls_ca=pki.ca)
     manager = HookManager()
     config = load_hooks_config(path, environ={})
-    reload = HooksReload(manager, path, config, config.apply(manager), grace_seconds=0.5,
-                         worker="test pid 1")  # fmt: skip
+    reload = HooksReload(
+        manager, path, config, config.apply(manager), grace_seconds=0.5, worker="test pid 1"
+    )
     try:
         with pytest.raises(HookTransportError, match="TLS"):  # no client certificate yet
             await manager.run("tool.invoked", ctx())
         # The operator puts the certificate in place and names it; same CA file, re-read.
-        hooks_file(tmp_path, pki, "jsonrpc", urls["jsonrpc"], tls_client_cert=pki.client_cert,
-                   tls_client_key=pki.client_key, tls_ca=pki.ca)  # fmt: skip
+        hooks_file(
+            tmp_path,
+            pki,
+            "jsonrpc",
+            urls["jsonrpc"],
+            tls_client_cert=pki.client_cert,
+            tls_client_key=pki.client_key,
+            tls_ca=pki.ca,
+        )
         outcome = await reload.reload(trigger="SIGHUP")
         assert outcome.applied, outcome.problems
         assert served(await manager.run("tool.invoked", ctx()), "jsonrpc")

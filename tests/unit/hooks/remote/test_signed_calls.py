@@ -76,8 +76,9 @@ async def knows_old() -> AsyncIterator[Server]:
 
 
 def ctx(key: str = "task/T/C/run/7:tool:1", attempt: int = 1) -> ToolInvokedContext:
-    return ToolInvokedContext(idempotency_key=key, attempt=attempt,
-                              call=ToolCall(id="c1", name="search"))  # fmt: skip
+    return ToolInvokedContext(
+        idempotency_key=key, attempt=attempt, call=ToolCall(id="c1", name="search")
+    )
 
 
 async def call(url: str, context: ToolInvokedContext | None = None, **kw: object):
@@ -111,9 +112,12 @@ async def test_an_unsigned_or_wrongly_signed_call_is_refused_401(knows_old, secr
 async def test_a_replayed_or_future_request_is_refused(knows_old, skew, problem):
     body = encode_request(1, POINT, {"context": ctx()})
     headers = Signer([OLD]).headers("msg_replayed", body, now=time.time() + skew)
-    async with aiohttp.ClientSession() as session, session.post(
-        knows_old.url, data=body, headers={"content-type": "application/json", **headers}
-    ) as resp:  # fmt: skip
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(
+            knows_old.url, data=body, headers={"content-type": "application/json", **headers}
+        ) as resp,
+    ):
         assert resp.status == 401
         reply = await resp.json()
     assert reply["error"] == "unauthorized" and reply["problem"] == problem
@@ -132,9 +136,10 @@ async def test_a_replayed_or_future_request_is_refused(knows_old, skew, problem)
 )
 async def test_hostile_headers_get_a_401_never_a_5xx(knows_old, headers):
     encoded = {k: v.encode("utf-8").decode("latin-1") for k, v in headers.items()}
-    async with aiohttp.ClientSession() as session, session.post(
-        knows_old.url, data=b"{}", headers=encoded
-    ) as resp:  # fmt: skip
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(knows_old.url, data=b"{}", headers=encoded) as resp,
+    ):
         assert resp.status == 401
         assert (await resp.json())["error"] == "unauthorized"
 
@@ -184,8 +189,10 @@ def test_a_server_without_its_secret_does_not_start(monkeypatch):
 
 def write(tmp_path: Path, url: str, secret_line: str, extra: str = "") -> Path:
     path = tmp_path / "hooks.toml"
-    path.write_text(f'[[executor]]\nname = "policy"\npoints = "{POINT}"\nkind = "jsonrpc"\n'
-                    f'url = "{url}"\n{secret_line}\n{extra}')  # fmt: skip
+    path.write_text(
+        f'[[executor]]\nname = "policy"\npoints = "{POINT}"\nkind = "jsonrpc"\n'
+        f'url = "{url}"\n{secret_line}\n{extra}'
+    )
     return path
 
 
@@ -212,13 +219,19 @@ async def test_the_hooks_file_signs_with_every_named_secret_and_keeps_the_id_acr
         (f'signing_secret = "{OLD}"', {}, "field 'signing_secret': must name environment"),
         ('signing_secret = "hooks_secret"', {}, "field 'signing_secret': must name environment"),
         ("signing_secret = []", {}, "field 'signing_secret': names no environment variable"),
-        ('signing_secret = "HOOKS_UNSET"', {},
-         "field 'signing_secret': environment variable HOOKS_UNSET is not set"),
-        ('signing_secret = ["HOOKS_OK", "HOOKS_WEAK"]', {"HOOKS_OK": OLD, "HOOKS_WEAK": "abc"},
-         "field 'signing_secret': HOOKS_WEAK: expected 'whsec_' followed by the base64"),
+        (
+            'signing_secret = "HOOKS_UNSET"',
+            {},
+            "field 'signing_secret': environment variable HOOKS_UNSET is not set",
+        ),
+        (
+            'signing_secret = ["HOOKS_OK", "HOOKS_WEAK"]',
+            {"HOOKS_OK": OLD, "HOOKS_WEAK": "abc"},
+            "field 'signing_secret': HOOKS_WEAK: expected 'whsec_' followed by the base64",
+        ),
     ],
     ids=["literal-secret", "lower-case", "empty", "unset", "not-a-secret"],
-)  # fmt: skip
+)
 def test_the_hooks_file_refuses_bad_signing_settings_naming_line_entry_and_field(
     tmp_path, line, environ, expected
 ):
@@ -238,8 +251,10 @@ def test_the_literal_secret_itself_is_not_echoed_by_the_refusal(tmp_path):
 
 def test_only_jsonrpc_executors_sign(tmp_path):
     path = tmp_path / "hooks.toml"
-    path.write_text(f'[[executor]]\npoints = "{POINT}"\nkind = "mcp"\n'
-                    'command = ["python", "x.py"]\nsigning_secret = "HOOKS_S"\n')  # fmt: skip
+    path.write_text(
+        f'[[executor]]\npoints = "{POINT}"\nkind = "mcp"\n'
+        'command = ["python", "x.py"]\nsigning_secret = "HOOKS_S"\n'
+    )
     with pytest.raises(HookConfigError, match="signing_secret applies to jsonrpc executors only"):
         load_hooks_config(path, environ={"HOOKS_S": OLD})
 
@@ -290,8 +305,9 @@ async def test_a_reload_starts_signing_with_the_secrets_the_new_file_names(tmp_p
     path = write(tmp_path, server.url, 'signing_secret = "HOOKS_ROTATE_OLD"')
     manager = HookManager()
     config = load_hooks_config(path)
-    reload = HooksReload(manager, path, config, config.apply(manager), grace_seconds=1.0,
-                         worker="test pid 1")  # fmt: skip
+    reload = HooksReload(
+        manager, path, config, config.apply(manager), grace_seconds=1.0, worker="test pid 1"
+    )
     try:
         with pytest.raises(HookTransportError, match="signature mismatch"):
             await manager.run("tool.invoked", ctx())

@@ -31,8 +31,9 @@ SPEC_SIGNATURE = "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
 DOC_SECRET = "whsec_dGlueS1oYXJuZXNzLWV4YW1wbGUtc2lnbmluZy1rZXk="
 DOC_ID = "msg_Jr8bZB0bT5a3Yl8C2Gg1xXwE"
 DOC_TS = 1767225600
-DOC_BODY = (b'{"jsonrpc":"2.0","id":1,"method":"tool.invoked.pre",'
-            b'"params":{"context":{"attempt":1}}}')  # fmt: skip
+DOC_BODY = (
+    b'{"jsonrpc":"2.0","id":1,"method":"tool.invoked.pre","params":{"context":{"attempt":1}}}'
+)
 DOC_SIGNATURE = "v1,RAXPpIkWS/XA86Jb3BJmCwRy1D5WrcuiITCm9tHV03M="
 
 OLD = "whsec_" + base64.b64encode(b"o" * 32).decode()
@@ -47,8 +48,11 @@ def problem(verifier: Verifier, headers: dict[str, str], body: bytes, now: float
 
 def test_the_spec_vector_signs_and_verifies_with_or_without_the_prefix():
     headers = sign(SPEC_SECRET, SPEC_ID, SPEC_TS, SPEC_BODY)
-    assert headers == {"webhook-id": SPEC_ID, "webhook-timestamp": str(SPEC_TS),
-                       "webhook-signature": SPEC_SIGNATURE}  # fmt: skip
+    assert headers == {
+        "webhook-id": SPEC_ID,
+        "webhook-timestamp": str(SPEC_TS),
+        "webhook-signature": SPEC_SIGNATURE,
+    }
     for secret in (SPEC_SECRET, SPEC_SECRET.removeprefix("whsec_")):
         assert Verifier([secret]).verify(headers, SPEC_BODY, now=SPEC_TS) == SPEC_ID
 
@@ -77,10 +81,21 @@ process.stdout.write(ok ? 'valid' : 'invalid');
     headers = Signer([NEW, OLD]).headers("msg_x", DOC_BODY, now=DOC_TS)
     for secret, expected in ((OLD, "valid"), (NEW, "valid"), (DOC_SECRET, "invalid")):
         out = subprocess.run(
-            ["node", "-e", script, secret, "msg_x", str(DOC_TS), DOC_BODY.decode(),
-             headers["webhook-signature"]],
-            capture_output=True, text=True, timeout=30, check=True,
-        ).stdout  # fmt: skip
+            [
+                "node",
+                "-e",
+                script,
+                secret,
+                "msg_x",
+                str(DOC_TS),
+                DOC_BODY.decode(),
+                headers["webhook-signature"],
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout
         assert out == expected
 
 
@@ -138,9 +153,21 @@ def test_headers_are_matched_in_any_case():
         ({"webhook-signature": "   "}, "unsigned"),
         ({"webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OA="}, "mismatch"),
     ],
-    ids=["word-timestamp", "fractional", "negative", "huge", "dotted-id", "long-id",
-         "no-version", "not-base64", "huge-header", "only-v1a", "blank", "wrong-mac"],
-)  # fmt: skip
+    ids=[
+        "word-timestamp",
+        "fractional",
+        "negative",
+        "huge",
+        "dotted-id",
+        "long-id",
+        "no-version",
+        "not-base64",
+        "huge-header",
+        "only-v1a",
+        "blank",
+        "wrong-mac",
+    ],
+)
 def test_hostile_headers_get_a_typed_verdict(change, expected):
     headers = {**sign(SPEC_SECRET, SPEC_ID, SPEC_TS, SPEC_BODY), **change}
     assert problem(Verifier([SPEC_SECRET]), headers, SPEC_BODY, SPEC_TS) == expected
@@ -162,9 +189,14 @@ def test_one_good_signature_among_others_of_any_version_verifies():
         ([OLD], [NEW, OLD], True),
         ([NEW], [OLD], False),  # rotated on one side only, and the old key dropped
     ],
-    ids=["client-first-old", "client-first-new", "server-first-new", "server-first-old",
-         "dropped-too-early"],
-)  # fmt: skip
+    ids=[
+        "client-first-old",
+        "client-first-new",
+        "server-first-new",
+        "server-first-old",
+        "dropped-too-early",
+    ],
+)
 def test_rotation(signs_with, knows, ok):
     headers = Signer(signs_with).headers(SPEC_ID, SPEC_BODY, now=SPEC_TS)
     assert headers["webhook-signature"].count("v1,") == len(signs_with)
@@ -177,10 +209,15 @@ def test_rotation(signs_with, knows, ok):
 
 @pytest.mark.parametrize(
     "secret",
-    ["", "whsec_", "whsec_not*base64*at*all*!!", "whsec_" + base64.b64encode(b"s" * 8).decode(),
-     "whsec_" + base64.b64encode(b"s" * 65).decode()],
+    [
+        "",
+        "whsec_",
+        "whsec_not*base64*at*all*!!",
+        "whsec_" + base64.b64encode(b"s" * 8).decode(),
+        "whsec_" + base64.b64encode(b"s" * 65).decode(),
+    ],
     ids=["empty", "prefix-only", "not-base64", "too-short", "too-long"],
-)  # fmt: skip
+)
 def test_an_unusable_secret_is_refused_without_echoing_it(secret):
     with pytest.raises(SignatureError) as caught:
         decode_secret(secret)

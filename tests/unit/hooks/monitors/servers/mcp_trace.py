@@ -22,8 +22,10 @@ HOOKS = HookTools({"tool.invoked.pre": lambda ctx: None})
 async def call_tool(request: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
     context = dict((params.arguments or {})["context"])
     meta = {k: v for k, v in dict(params.meta or {}).items() if isinstance(v, str)}
-    context["call"] = {**context["call"], "arguments": {**context["call"]["arguments"],
-                                                       "meta": meta}}  # fmt: skip
+    context["call"] = {
+        **context["call"],
+        "arguments": {**context["call"]["arguments"], "meta": meta},
+    }
     payload = {"context": context}
     return types.CallToolResult(
         content=[types.TextContent(text=dumps(payload))], structured_content=payload
