@@ -20,6 +20,7 @@ from harness.hooks.catalogue import (
     POINTS,
     ROLE_GUARD_PRIORITY,
     Entry,
+    activity_of,
     entries,
     extend,
 )
@@ -122,6 +123,7 @@ __all__ = [
     "RunningOperation",
     "StatsRow",
     "UnknownHookPointError",
+    "activity_of",
     "context_type",
     "count_observer_drops",
     "current_operation",

@@ -192,6 +192,19 @@ def check_operation(operation: str) -> str:
     return operation
 
 
+def activity_of(operation: str) -> str:
+    """The activity that runs ``operation``, from the live catalogue (runtime rows included).
+
+    Raises:
+        UnknownHookPointError: the operation is not in the catalogue.
+        ValueError: it runs inside another activity (``heartbeat.tick``, ``shutdown``).
+    """
+    activity = _ENTRIES[check_operation(operation)].activity
+    if activity is None:
+        raise ValueError(f"{operation} runs inside another activity, not as one of its own")
+    return activity
+
+
 def point(operation: str, phase: Phase) -> str:
     """Build the point name of ``operation`` at ``phase``."""
     return f"{check_operation(operation)}.{phase}"

@@ -16,7 +16,7 @@ from typing import TypeVar
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from harness.hooks import ACTIVITIES, HookContext
+    from harness.hooks import HookContext
     from harness.temporal import MODEL_OPERATIONS
     from harness.temporal.retries import GaveUpError, OnRetry, OperationRunner
     from harness.temporal.turn import Turn
@@ -50,7 +50,7 @@ class LoopOperations:
         if turn is not None:
             ctx = ctx.model_copy(update={"entities": {**ctx.entities, **turn.entity()}})
         try:
-            done = await self._ops.run(ACTIVITIES[operation], ctx, on_retry=on_retry)
+            done = await self._ops.run(ctx, on_retry=on_retry)
         except GaveUpError as error:
             if error.abort is None:
                 raise

@@ -31,7 +31,7 @@ with workflow.unsafe.imports_passed_through():
         MidTurn,
         TurnState,
     )
-    from harness.hooks import ACTIVITIES, HookAbort
+    from harness.hooks import HookAbort
     from harness.hooks.contexts import ChannelSentContext, PersistenceReadContext
     from harness.temporal.agent_runner import LoopOperations
     from harness.temporal.host import ConversationHost
@@ -334,7 +334,6 @@ class Conversation:
     async def _configure(self) -> None:
         """Read the worker's loop defaults (tools, budgets) once per run."""
         read = await self._ops.run(
-            ACTIVITIES["persistence.read"],
             PersistenceReadContext(**self._common(), key=LOOP_DEFAULTS_KEY),
         )
         if read.result is not None and read.result.content:

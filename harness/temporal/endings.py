@@ -16,7 +16,6 @@ from temporalio.exceptions import ApplicationError
 with workflow.unsafe.imports_passed_through():
     from harness.domain import ChannelMessage, TaskRef, TaskStatus
     from harness.domain.task import FINAL_STATUSES
-    from harness.hooks import ACTIVITIES
     from harness.hooks.contexts import TaskCompleteContext, TaskStateChangedContext
     from harness.temporal.conversation import Conversation
     from harness.temporal.models import TaskOutcome, transcript_key
@@ -61,7 +60,6 @@ class TaskEndings:
 
     async def _complete(self, summary: str) -> str:
         done = await self._ops.run(
-            ACTIVITIES["task.complete"],
             TaskCompleteContext(
                 **self._common(),
                 status=self._status,
@@ -90,7 +88,6 @@ class TaskEndings:
 
     async def _transition(self, to: TaskStatus, reason: str) -> None:
         out = await self._ops.run(
-            ACTIVITIES["task.state_changed"],
             TaskStateChangedContext(
                 **self._common(), from_status=self._status, to_status=to, reason=reason
             ),

@@ -15,7 +15,6 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from harness.domain import RequestRoute
-    from harness.hooks import ACTIVITIES
     from harness.temporal import REQUEST_WORKFLOW
     from harness.temporal.models import RequestInput
     from harness.temporal.retries import OperationRunner
@@ -33,9 +32,7 @@ class RequestWorkflow:
             ApplicationError: the chain gave up or aborted (type ``TaskGaveUp``), or no
                 body set a route.
         """
-        out = await OperationRunner(request.policy).run(
-            ACTIVITIES["request.received"], request.request
-        )
+        out = await OperationRunner(request.policy).run(request.request)
         if out.result is None:
             raise ApplicationError(
                 "no request.received body routed the request", type="NoRoute", non_retryable=True

@@ -27,7 +27,7 @@ from temporalio.exceptions import (
 
 with workflow.unsafe.imports_passed_through():
     from harness.channels import replies
-    from harness.hooks import DISPATCH_HOOKS, HookAbort
+    from harness.hooks import DISPATCH_HOOKS, HookAbort, activity_of
     from harness.hooks.contexts import (
         ActivityFailedContext,
         ActivityRetriedContext,
@@ -72,17 +72,16 @@ class OperationRunner:
 
     async def run(
         self,
-        activity: str,
         ctx: C,
         *,
         max_attempts: int | None = None,
         on_retry: OnRetry | None = None,
     ) -> C:
-        """Run ``activity`` on ``ctx`` until it succeeds or ``activity.failed`` gives up.
+        """Perform ``ctx``'s operation in its activity until it succeeds or gives up.
 
         Args:
-            activity: the activity name (the operation is the context's).
-            ctx: the context; ``attempt`` and ``idempotency_key`` are set here.
+            ctx: the context; its type names the operation, whose catalogue row names the
+                activity. ``attempt`` and ``idempotency_key`` are set here.
             max_attempts: overrides the policy (commands get one attempt).
             on_retry: told before each retry's backoff, so a person waiting hears why
                 nothing happens (its own failure is its business: it must not raise).
@@ -97,6 +96,7 @@ class OperationRunner:
         key = f"{self._prefix}/{self._count}"
         limit = max_attempts or self.policy.max_attempts
         operation = type(ctx).operation
+        activity = activity_of(operation)
         attempt = 1
         while True:
             current = ctx.model_copy(update={"attempt": attempt, "idempotency_key": key})

@@ -29,7 +29,6 @@ with workflow.unsafe.imports_passed_through():
         TaskStatus,
     )
     from harness.domain.task import FINAL_STATUSES
-    from harness.hooks import ACTIVITIES
     from harness.hooks.contexts import SubtaskSpawnedContext
     from harness.temporal import TASK_WORKFLOW
     from harness.temporal.models import TaskInput, TaskOutcome
@@ -85,9 +84,7 @@ class Children:
         ref = self._parent.ref
         number = len(self._children) + 1
         spec = spec.model_copy(update={"task_id": spec.task_id or f"{ref.task_id}/sub-{number}"})
-        out = await self._ops.run(
-            ACTIVITIES["subtask.spawned"], SubtaskSpawnedContext(**common, spec=spec)
-        )
+        out = await self._ops.run(SubtaskSpawnedContext(**common, spec=spec))
         final = out.result or spec
         child = TaskInput(
             ref=ref.model_copy(update={"task_id": final.task_id, "parent_id": ref.task_id}),

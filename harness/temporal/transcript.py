@@ -23,7 +23,6 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from harness.domain import ChannelMessage
-    from harness.hooks import ACTIVITIES
     from harness.hooks.contexts import PersistenceReadContext, PersistenceWriteContext
     from harness.temporal.models import TRANSCRIPT, TranscriptRef
     from harness.temporal.retries import OperationRunner
@@ -77,9 +76,7 @@ class Transcript:
             )
             if self.length or not continued:
                 return
-        whole = await self._ops.run(
-            ACTIVITIES["persistence.read"], PersistenceReadContext(**self._common(""), key=self.key)
-        )
+        whole = await self._ops.run(PersistenceReadContext(**self._common(""), key=self.key))
         older: tuple[ChannelMessage, ...] = ()
         if whole.result is not None and whole.result.content:
             older = TRANSCRIPT.validate_json(whole.result.content)
@@ -109,7 +106,6 @@ class Transcript:
         if not self._log:
             transcript = (*self._recent, message)
             await self._ops.run(
-                ACTIVITIES["persistence.write"],
                 PersistenceWriteContext(
                     **self._common(correlation_id),
                     key=self.key,
@@ -132,7 +128,6 @@ class Transcript:
 
     async def _append(self, message: ChannelMessage, once: str, correlation_id: str = "") -> int:
         out = await self._ops.run(
-            ACTIVITIES["persistence.write"],
             PersistenceWriteContext(
                 **self._common(correlation_id),
                 key=self.key,
@@ -145,6 +140,5 @@ class Transcript:
 
     async def _read(self, *, after: int) -> PersistenceReadContext:
         return await self._ops.run(
-            ACTIVITIES["persistence.read"],
             PersistenceReadContext(**self._common(""), key=self.key, after=after),
         )

@@ -32,7 +32,6 @@ with workflow.unsafe.imports_passed_through():
         TaskStatus,
     )
     from harness.domain.task import FINAL_STATUSES
-    from harness.hooks import ACTIVITIES
     from harness.hooks.contexts import (
         ChannelReceivedContext,
         CommandInvokedContext,
@@ -95,9 +94,7 @@ class TaskWorkflow(TaskEffects, TaskEndings):
             if task.continued:  # continue-as-new: the task exists, it is running
                 self._status = TaskStatus.RUNNING
             else:
-                created = await self._ops.run(
-                    ACTIVITIES["task.created"], TaskCreatedContext(**self._common(), spec=task.spec)
-                )
+                created = await self._ops.run(TaskCreatedContext(**self._common(), spec=task.spec))
                 self._apply_spec(created.result or task.spec)
             await self._transcript.load(task.transcript, continued=task.continued)
             if not task.continued:
@@ -182,7 +179,7 @@ class TaskWorkflow(TaskEffects, TaskEndings):
         ref = self._ref
         if seen := self._transcript.position_of(request.ts):
             return Delivery(task_id=ref.task_id, started=False, position=seen)
-        route = (await self._ops.run(ACTIVITIES["request.received"], request)).result
+        route = (await self._ops.run(request)).result
         if route is None:
             raise ApplicationError(
                 "no request.received body routed the request", type="NoRoute", non_retryable=True
@@ -209,7 +206,6 @@ class TaskWorkflow(TaskEffects, TaskEndings):
                 return seen
             try:
                 received = await self._ops.run(
-                    ACTIVITIES["channel.received"],
                     ChannelReceivedContext(**self._common(message.ts), message=message),
                 )
             except ApplicationError as error:
@@ -266,7 +262,7 @@ class TaskWorkflow(TaskEffects, TaskEndings):
         )
         typed = replies.spelled(ctx.command, ctx.invocation)
         try:
-            out = await self._ops.run(ACTIVITIES["command.invoked"], ctx, max_attempts=1)
+            out = await self._ops.run(ctx, max_attempts=1)
             if out.sender != ctx.sender or out.role != ctx.role:
                 return CommandResult(reply=replies.refused(replies.IDENTITY_CHANGED))
             if out.result is None:
