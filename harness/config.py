@@ -9,20 +9,18 @@ from __future__ import annotations
 
 import ipaddress
 import os
-import re
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Final, Literal
+from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy.engine import URL
-from temporalio.envconfig import ClientConfigProfile
 
 from harness.agent.profiles import AgentProfile
 from harness.channels.web_api import plain_http_problem, web_api_url
 from harness.db.engine import DatabaseError, database_url
 from harness.domain import ModelPrice
+from harness.secret_values import split_keys, temporal_secret_values
 from harness.tracing import header_values
 
 
@@ -383,36 +381,3 @@ class Settings(BaseSettings):
     def artefact_store_path(self) -> Path:
         """The SQLite file of the artefact store."""
         return self.artefact_store or self.data_dir / "artefacts.sqlite3"
-
-
-# Base64 has neither commas nor whitespace, so either separates keys (a file may hold one a line).
-_KEY_SEPARATORS: Final = re.compile(r"[,\s]+")
-
-
-def split_keys(text: str) -> list[str]:
-    """The key texts in ``text`` (``HARNESS_PAYLOAD_KEY`` or its file), in order.
-
-    Parsing and checking them is :mod:`harness.temporal.keys`'s; the settings only need
-    each one alone, so the redactor masks a key wherever it shows.
-    """
-    return [item for item in _KEY_SEPARATORS.split(text) if item]
-
-
-def temporal_secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
-    """The API key and inline client key data Temporal's environment configuration holds.
-
-    From the ``TEMPORAL_*`` variables or the profile file, as :mod:`temporalio.envconfig`
-    reads them, for the redactor. Never raises: a configuration too broken to load still
-    has its variables masked (:func:`harness.temporal.connection.resolve` reports what is
-    wrong, and is where the connection itself is decided).
-    """
-    try:
-        profile = ClientConfigProfile.load(override_env_vars=dict(env))
-    except Exception:  # the bridge's ConfigError, an unreadable file: mask the variables
-        return tuple(
-            v for k in ("TEMPORAL_API_KEY", "TEMPORAL_TLS_CLIENT_KEY_DATA") if (v := env.get(k, ""))
-        )
-    key = profile.tls.client_private_key if profile.tls else None
-    data = key.decode(errors="replace") if isinstance(key, bytes) else key
-    found = (profile.api_key, data if isinstance(data, str) else None)
-    return tuple(v for v in found if v)

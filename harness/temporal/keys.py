@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, final
 
-from harness.config import split_keys
+from harness.secret_values import split_keys
 from harness.temporal.errors import PayloadKeyError
 
 if TYPE_CHECKING:

@@ -22,7 +22,8 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ValidationError
 
-from harness.hooks.config.plan import HooksConfig, ResolvedEntry
+from harness.hooks.config.build import ResolvedEntry
+from harness.hooks.config.plan import HooksConfig
 from harness.hooks.config.schema import ExecutorEntry, HooksFile
 from harness.hooks.config.wrappers import FIELD_ALIASES
 from harness.hooks.contexts import CONTEXT_TYPES

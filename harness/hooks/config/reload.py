@@ -23,14 +23,9 @@ from pathlib import Path
 from typing import cast, final
 
 from harness.domain import DEFAULT_APPROVALS
+from harness.hooks.config.build import holds_connections
 from harness.hooks.config.loader import load_hooks_config
-from harness.hooks.config.plan import (
-    POLICY_LABEL,
-    AppliedHooks,
-    HooksConfig,
-    Planned,
-    holds_connections,
-)
+from harness.hooks.config.plan import POLICY_LABEL, AppliedHooks, HooksConfig, Planned
 from harness.hooks.errors import HookConfigError
 from harness.hooks.executor import Executor, Registration
 from harness.hooks.manager import HookManager

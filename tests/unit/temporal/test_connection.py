@@ -13,7 +13,7 @@ import pytest
 from temporalio.service import TLSConfig
 
 from harness.config import Settings
-from harness.config import temporal_secret_values as secret_values
+from harness.secret_values import temporal_secret_values as secret_values
 from harness.temporal.connection import resolve
 from harness.temporal.errors import TemporalConfigError
 
