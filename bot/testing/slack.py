@@ -21,8 +21,8 @@ from typing import Any, Final, final
 
 import aiohttp
 
+from bot.as_slack import mention_body, signed_headers, slash_body
 from bot.clicks import buttons, click_body, from_task, is_progress, last_question, last_stop
-from bot.say import mention_body, signed_headers, slash_body
 from bot.standin import POSTS_PATH, RESPONSE_PATH, SHOWN_SUFFIX
 from bot.testing.stack import Stack
 
