@@ -33,7 +33,7 @@ from bot.config import APP_TOKEN_PREFIX
 from bot.envelope import MalformedBody, check
 from bot.lifecycle import SHUTTING_DOWN
 from harness.channels.scopes import app_token_scopes
-from harness.errors import HarnessError
+from harness.errors import ServiceError
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ REFUSALS: Final = frozenset(
 
 
 @final
-class SlackRefused(HarnessError):
+class SlackRefused(ServiceError):
     """Slack refused ``SLACK_APP_TOKEN`` when asked for a Socket Mode connection.
 
     Args:

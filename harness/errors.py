@@ -13,16 +13,22 @@ caller catches the harness's failures in one clause, except the few named below 
     │   ├── HookTimeoutError           an executor or a chain ran past its time budget
     │   ├── HookConfigError            the executor configuration file is wrong
     │   └── UnknownHookPointError      a point name outside the catalogue
-    ├── WireError                      harness.hooks.remote.wire: a reply broke the protocol
-    │   └── HookFunctionError          harness.hooks.remote.reply: a served function failed
-    ├── RedactedError                  harness.hooks.remote.wire: a foreign cause, text redacted
-    ├── SignatureError                 harness.hooks.remote.signing: a signature or secret is bad
-    ├── HttpClientError                harness.http.errors: an HTTP call got no complete answer
-    ├── ModelError                     harness.models.errors: a model call gave nothing usable
-    ├── ToolError                      harness.tools.errors: a tool cannot do the call as asked
-    │   └── ToolUnavailable            the tool was not reached or did not answer (retryable)
-    ├── SkillError                     harness.skills.loader: a skill is missing or invalid
-    ├── ChannelError                   harness.channels.slack: Slack did not accept a post
+    ├── ConfigurationError             harness.errors: a setting is wrong; fix it, then restart
+    │   ├── SettingsInvalid            harness.startup: a setting's value cannot be taken
+    │   ├── TemporalConfigError        harness.temporal.errors: TEMPORAL_* or a profile is wrong
+    │   ├── PayloadKeyError            harness.temporal.errors: no usable HARNESS_PAYLOAD_KEY
+    │   ├── TracingConfigError         harness.tracing: an OTEL_* variable is wrong
+    │   ├── MetricsConfigError         harness.temporal.telemetry: HARNESS_METRICS_ADDRESS unusable
+    │   └── HealthServerError          harness.health: /healthz cannot listen where it was told
+    ├── ServiceError                   harness.errors: a service outside failed or is out of reach
+    │   ├── HttpClientError            harness.http.errors: an HTTP call got no complete answer
+    │   ├── WireError                  harness.hooks.remote.wire: a reply broke the protocol
+    │   │   └── HookFunctionError      harness.hooks.remote.reply: a served function failed
+    │   ├── ModelError                 harness.models.errors: a model call gave nothing usable
+    │   ├── ChannelError               harness.channels.slack: Slack did not accept a post
+    │   ├── SlackRefused               bot.socket_mode: Slack refused SLACK_APP_TOKEN
+    │   ├── TemporalUnreachable        harness.temporal.errors: the worker gave up waiting at start
+    │   └── DatabaseError              harness.db.engine: the database is misconfigured or down
     ├── TaskError                      harness.temporal.errors: a request to a task failed
     │   ├── TaskRejected               the task refused the request (finished, invalid)
     │   │   └── TaskRefused            a hook refused it on purpose (a sender with no role)
@@ -31,19 +37,20 @@ caller catches the harness's failures in one clause, except the few named below 
     │   ├── TaskTimedOut               the task did not answer in time; the request may apply
     │   ├── TaskNoWorker               no worker took the request (none polls its task queue)
     │   └── TaskUnavailable            Temporal cannot be reached
-    ├── PayloadKeyError                harness.temporal.errors: no usable HARNESS_PAYLOAD_KEY
+    ├── ToolError                      harness.tools.errors: a tool cannot do the call as asked
+    │   └── ToolUnavailable            the tool was not reached or did not answer (retryable)
+    ├── SkillError                     harness.skills.loader: a skill is missing or invalid
+    ├── SignatureError                 harness.hooks.remote.signing: a signature or secret is bad
+    ├── RedactedError                  harness.hooks.remote.wire: a foreign cause, text redacted
     ├── PayloadCodecError              harness.temporal.errors: a stored payload does not decrypt
-    ├── TemporalConfigError            harness.temporal.errors: TEMPORAL_* or a profile is wrong
-    ├── TemporalUnreachable            harness.temporal.errors: the worker gave up waiting at start
-    ├── DatabaseError                  harness.db.engine: the database is misconfigured or down
-    ├── SettingsInvalid                harness.startup: a setting's value cannot be taken
-    ├── HealthServerError              harness.health: /healthz cannot listen where it was told
-    ├── TracingConfigError             harness.tracing: an OTEL_* variable is wrong
-    ├── MetricsConfigError             harness.temporal.telemetry: HARNESS_METRICS_ADDRESS unusable
-    ├── SlackRefused                   bot.socket_mode: Slack refused SLACK_APP_TOKEN
     ├── RecordingError                 bot.recording.format: a recording cannot be read or written
     ├── StackStartError                bot.testing.parts: a test stack's process did not start
     └── BudgetSpent                    harness.agent.budget: a limit is used up, the owner said stop
+
+The middle layers say what a caller can do: a :class:`ConfigurationError` is never
+retried (nothing helps until an operator changes a setting; a process that meets one at
+start exits with its sentence), a :class:`ServiceError` usually is (a server, a network
+or a provider was down or answered badly, and may not be next time).
 
 Deliberately outside it: errors that never leave the module pair that raises and
 catches them, so they subclass what their neighbour catches, and the one failure
@@ -122,3 +129,20 @@ def is_retryable(error: BaseException) -> bool:
         ``False`` only when the error says so.
     """
     return getattr(error, "retryable", True) is not False
+
+
+class ConfigurationError(HarnessError):
+    """A setting, a file or an environment variable is wrong; the message names it and the fix."""
+
+    @property
+    def retryable(self) -> bool:
+        """No: the configuration has to change first."""
+        return False
+
+
+class ServiceError(HarnessError):
+    """A service outside the harness failed or could not be reached.
+
+    Temporal, the database, Slack, a model provider, an HTTP endpoint or a remote
+    executor: most such failures pass, so another attempt may help (the default).
+    """

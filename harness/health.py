@@ -17,7 +17,7 @@ from typing import Final
 
 from aiohttp import web
 
-from harness.errors import HarnessError
+from harness.errors import ConfigurationError
 from harness.http import is_loopback
 
 log = logging.getLogger(__name__)
@@ -29,7 +29,7 @@ Probe = Callable[[], Awaitable[str | None]]
 """Why the process cannot serve now (a short reason), or ``None`` when it can."""
 
 
-class HealthServerError(HarnessError):
+class HealthServerError(ConfigurationError):
     """The health endpoints cannot listen where they were told to (a port taken, a bad host).
 
     Args:

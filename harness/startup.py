@@ -19,7 +19,7 @@ from pydantic import AliasChoices, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsError
 
-from harness.errors import HarnessError
+from harness.errors import ConfigurationError
 
 EXIT_STATUS: Final = 2
 """What a process exits with when its configuration forbids starting (``EX_USAGE``-like)."""
@@ -33,7 +33,7 @@ _UNPARSABLE: Final = re.compile(
 _VALUE_ERROR: Final = "Value error, "
 
 
-class SettingsInvalid(HarnessError):
+class SettingsInvalid(ConfigurationError):
     """The environment (or ``.env``) holds a value a settings class cannot take.
 
     Args:
@@ -43,11 +43,6 @@ class SettingsInvalid(HarnessError):
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
         super().__init__("; ".join(problems))
-
-    @property
-    def retryable(self) -> bool:
-        """No: the configuration has to change first."""
-        return False
 
 
 def load_settings(cls: type[S], **values: Any) -> S:  # noqa: ANN401  # forwarded to the settings class

@@ -25,7 +25,7 @@ from opentelemetry.sdk.resources import SERVICE_NAME, Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
 
-from harness.errors import HarnessError
+from harness.errors import ConfigurationError
 from harness.http import is_loopback
 
 EXPORTERS: Final = ("otlp", "console", "none")
@@ -38,7 +38,7 @@ _PROTOCOLS: Final = ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_P
 _HEADERS: Final = ("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_HEADERS")
 
 
-class TracingConfigError(HarnessError):
+class TracingConfigError(ConfigurationError):
     """An ``OTEL_*`` variable holds a value tracing cannot use.
 
     Args:
@@ -50,11 +50,6 @@ class TracingConfigError(HarnessError):
         self.variable = variable
         self.problem = problem
         super().__init__(f"{variable}: {problem}")
-
-    @property
-    def retryable(self) -> bool:
-        """No: the environment has to change first."""
-        return False
 
 
 def tracer_provider(env: Mapping[str, str] | None = None, *, service: str) -> TracerProvider | None:

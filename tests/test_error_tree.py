@@ -77,3 +77,14 @@ def test_every_exception_class_is_drawn_under_its_own_base():
 
 def test_the_tree_has_harness_error_as_its_root():
     assert _drawn()["HarnessError"] == (None, "HarnessError")
+
+
+def test_a_configuration_error_is_never_retried_and_a_service_error_is_by_default():
+    from harness.errors import ConfigurationError, ServiceError
+
+    classes = _exception_classes().values()
+    config = [cls for cls in classes if issubclass(cls, ConfigurationError)]
+    assert len(config) > 1
+    for cls in config:
+        assert Exception.__new__(cls).retryable is False, cls  # no __init__: any constructor's
+    assert ServiceError("down").retryable is True

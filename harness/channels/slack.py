@@ -15,7 +15,7 @@ import json
 from typing import Any, Final, final
 
 from harness.domain import ChannelMessage, HelpRequest
-from harness.errors import HarnessError
+from harness.errors import ServiceError
 from harness.http import HttpClientError
 from harness.providers import Clock, HttpClient, SystemClock
 
@@ -37,7 +37,7 @@ REPLY_HINT: Final = "reply in this thread to answer"
 """Shown with a question that has no buttons: the task takes the next reply as the answer."""
 
 
-class ChannelError(HarnessError):
+class ChannelError(ServiceError):
     """Slack (or the stand-in) did not accept a post; the operation fails and is retried.
 
     ``code`` is Slack's own error word (``unknown_method``, ``not_allowed_token_type``,

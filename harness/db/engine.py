@@ -23,7 +23,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql import Insert
 
-from harness.errors import HarnessError
+from harness.errors import ServiceError
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ _HOW: Final = (
 )
 
 
-class DatabaseError(HarnessError):
+class DatabaseError(ServiceError):
     """The database is misconfigured or cannot be reached; the message says which and the fix.
 
     Retryable when the server could not be reached (it may come back); not when the

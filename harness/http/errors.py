@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from harness.errors import HarnessError
+from harness.errors import ServiceError
 
 HttpErrorKind = Literal["timeout", "connect", "closed", "too_large", "protocol"]
 """Why a call failed: deadline passed; no connection; peer closed or reset it mid-call;
@@ -26,7 +26,7 @@ TLS_DROPPED_HINT = (
 after the client's handshake is done, so a refusal reads as a reset or an early close."""
 
 
-class HttpClientError(HarnessError):
+class HttpClientError(ServiceError):
     """An HTTP call did not produce a complete response.
 
     Args:

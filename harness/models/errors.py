@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Final, Literal, get_args
 
-from harness.errors import HarnessError
+from harness.errors import ServiceError
 from harness.http import HttpClientError
 
 ModelErrorKind = Literal["status", "timeout", "transport", "malformed", "config"]
@@ -42,7 +42,7 @@ def redact(text: str) -> str:
     return scrubbed if len(scrubbed) <= _MAX_MESSAGE else scrubbed[:_MAX_MESSAGE] + "…"
 
 
-class ModelError(HarnessError):
+class ModelError(ServiceError):
     """A model call did not produce a usable response.
 
     Args:

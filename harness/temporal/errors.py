@@ -22,7 +22,7 @@ before Temporal is called or while a payload is decoded; neither ever holds key 
 
 from __future__ import annotations
 
-from harness.errors import HarnessError
+from harness.errors import ConfigurationError, HarnessError, ServiceError
 
 
 class TaskError(HarnessError):
@@ -119,7 +119,7 @@ class TaskUnavailable(TaskError):
     """Temporal could not be reached (or answered with an error that is not about the task)."""
 
 
-class PayloadKeyError(HarnessError):
+class PayloadKeyError(ConfigurationError):
     """No usable payload key: nothing may be sent to Temporal unencrypted (issue 9).
 
     Raised by :func:`harness.temporal.keys.load_keys` before any connection is made,
@@ -136,11 +136,6 @@ class PayloadKeyError(HarnessError):
         self.source = source
         self.problem = problem
         super().__init__(f"{source}: {problem}")
-
-    @property
-    def retryable(self) -> bool:
-        """No: the configuration has to change first."""
-        return False
 
 
 class PayloadCodecError(HarnessError):
@@ -162,7 +157,7 @@ class PayloadCodecError(HarnessError):
         return False
 
 
-class TemporalUnreachable(HarnessError):
+class TemporalUnreachable(ServiceError):
     """The worker waited its patience for Temporal at start and never got through.
 
     Raised by :func:`harness.temporal.worker.connect`, so a worker started against a
@@ -182,7 +177,7 @@ class TemporalUnreachable(HarnessError):
         super().__init__(f"Temporal at {where} not reachable in {seconds:g} s: {reason}")
 
 
-class TemporalConfigError(HarnessError):
+class TemporalConfigError(ConfigurationError):
     """How to reach Temporal is misconfigured: a ``TEMPORAL_*`` variable, a profile, a TLS file.
 
     Raised by :func:`harness.temporal.connection.resolve` before any connection is
@@ -199,8 +194,3 @@ class TemporalConfigError(HarnessError):
         self.source = source
         self.problem = problem
         super().__init__(f"{source}: {problem}")
-
-    @property
-    def retryable(self) -> bool:
-        """No: the configuration has to change first."""
-        return False

@@ -25,14 +25,14 @@ from temporalio.runtime import (
 )
 
 from harness.config import Settings
-from harness.errors import HarnessError
+from harness.errors import ConfigurationError
 from harness.hooks import LATENCY_BUCKETS_MS, LATENCY_METRIC
 
 CORE_LOGGER: Final = "temporalio.core"
 """Where the SDK core's log lines go with ``HARNESS_LOG_FORMAT=json``."""
 
 
-class MetricsConfigError(HarnessError):
+class MetricsConfigError(ConfigurationError):
     """The metrics endpoint cannot be served where ``HARNESS_METRICS_ADDRESS`` says.
 
     Args:
@@ -44,11 +44,6 @@ class MetricsConfigError(HarnessError):
         self.address = address
         self.problem = problem
         super().__init__(f"HARNESS_METRICS_ADDRESS={address}: {problem}")
-
-    @property
-    def retryable(self) -> bool:
-        """No: another address, or the other process gone, first."""
-        return False
 
 
 def worker_runtime(settings: Settings) -> Runtime | None:

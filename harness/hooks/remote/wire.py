@@ -21,7 +21,7 @@ import pydantic_core
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from harness.errors import HarnessError
+from harness.errors import HarnessError, ServiceError
 from harness.hooks.errors import HookTransportError
 from harness.hooks.redactor import Redactor
 from harness.http.errors import HttpClientError
@@ -123,7 +123,7 @@ class _AbortData(BaseModel):
     abort: AbortRequest
 
 
-class WireError(HarnessError):
+class WireError(ServiceError):
     """A reply that parsed but breaks the contract (wrong id, an error object, ...).
 
     Raised inside :func:`map_transport_errors`, which turns it into a transport error
