@@ -15,8 +15,8 @@ from commands.spec import Args, CommandConfig, CommandSpec, UsageError
 from harness.domain import (
     APPROVAL_DEFAULTS,
     ApprovalDefault,
-    CommandEffect,
     CommandResult,
+    SetApprovals,
 )
 from harness.hooks.contexts import CommandInvokedContext
 
@@ -79,7 +79,7 @@ async def body(
         return CommandResult(reply=f"approvals are already `{current}`")
     return CommandResult(
         reply=f"approvals set to `{args.default}` (was {shown}): {MEANING[args.default]}",
-        effects=(CommandEffect(kind="set_approvals", value=args.default, user_id=ctx.sender),),
+        effects=(SetApprovals(approvals=args.default, user_id=ctx.sender),),
         public=True,
     )
 

@@ -14,7 +14,7 @@ from typing import Final
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
 from harness.agent.budget import TYPED, Limit, amount, describe, limit_of
 from harness.channels import neutral
-from harness.domain import BudgetUsage, CommandEffect, CommandResult
+from harness.domain import BudgetUsage, CommandResult, SetBudget
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "budget"
@@ -107,8 +107,7 @@ async def body(
         f"{TYPED[limit]} {amount(limit, size) if size else 'no limit'}" for limit, size in changes
     )
     effects = tuple(
-        CommandEffect(kind="set_budget", value=limit, amount=size, user_id=ctx.sender)
-        for limit, size in changes
+        SetBudget(limit=limit, amount=size, user_id=ctx.sender) for limit, size in changes
     )
     return CommandResult(
         reply=f"<@{ctx.sender}> set the budget: {said}", effects=effects, public=True

@@ -10,7 +10,7 @@ from typing import Final
 
 from commands.finish import ending, ending_note
 from commands.spec import Args, CommandConfig, CommandSpec
-from harness.domain import CommandResult
+from harness.domain import CancelTask, CommandResult
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "cancel"
@@ -35,7 +35,7 @@ async def body(
     ctx: CommandInvokedContext, args: CancelArgs, config: CommandConfig
 ) -> CommandResult:
     """A ``cancel`` effect, unless the task has already ended."""
-    return ending(ctx, args.reason, kind="cancel", done="cancelled")
+    return ending(ctx, args.reason, ends=CancelTask, done="cancelled")
 
 
 SPEC: Final = CommandSpec(

@@ -7,7 +7,7 @@ from typing import Final
 from pydantic import ValidationError
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
-from harness.domain import DEFAULT_EFFORT, EFFORTS, CommandEffect, CommandResult, Effort
+from harness.domain import DEFAULT_EFFORT, EFFORTS, CommandResult, Effort, SetEffort
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "effort"
@@ -47,7 +47,7 @@ async def body(
         return CommandResult(reply=f"effort is already `{current}`")
     return CommandResult(
         reply=f"effort set to `{args.level}` (was `{current}`)",
-        effects=(CommandEffect(kind="set_effort", value=args.level),),
+        effects=(SetEffort(effort=args.level),),
         public=True,  # a change: everyone in the channel sees it
     )
 

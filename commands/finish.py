@@ -6,11 +6,11 @@ stops any turn, ends with status succeeded and returns the summary as its outcom
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
 from harness.channels import neutral
-from harness.domain import FINAL_STATUSES, CommandEffect, CommandResult
+from harness.domain import FINAL_STATUSES, CancelTask, CommandResult, FinishTask
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "finish"
@@ -48,7 +48,7 @@ def ending_note(text: str, *, command: str, usage: str) -> str:
 
 
 def ending(
-    ctx: CommandInvokedContext, note: str, *, kind: Literal["finish", "cancel"], done: str
+    ctx: CommandInvokedContext, note: str, *, ends: type[FinishTask | CancelTask], done: str
 ) -> CommandResult:
     """The effect that ends the task (``finish`` or ``cancel``), unless it has ended already;
     the reply says who ``done`` it (``finished``, ``cancelled``) and that a new one may start."""
@@ -58,7 +58,7 @@ def ending(
     return CommandResult(
         reply=f"<@{ctx.sender}> {done} this task{said}\n"
         "mention me in the channel to start a new one",
-        effects=(CommandEffect(kind=kind, value=note, user_id=ctx.sender),),
+        effects=(ends(summary=note, user_id=ctx.sender),),
         public=True,
     )
 
@@ -67,7 +67,7 @@ async def body(
     ctx: CommandInvokedContext, args: FinishArgs, config: CommandConfig
 ) -> CommandResult:
     """A ``finish`` effect, unless the task has already ended."""
-    return ending(ctx, args.summary, kind="finish", done="finished")
+    return ending(ctx, args.summary, ends=FinishTask, done="finished")
 
 
 SPEC: Final = CommandSpec(

@@ -8,24 +8,22 @@ usage error says to pick the person from Slack's mention menu.
 from __future__ import annotations
 
 import re
-from typing import Final, Literal
+from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
 from harness.channels import neutral
-from harness.domain import CommandEffect, CommandResult, Role
+from harness.domain import CommandResult, GrantableRole, GrantRole, Role
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "invite"
 _MENTION: Final = re.compile(r"^<@([UW][A-Z0-9]+)(?:\|[^>]*)?>$|^([UW][A-Z0-9]{2,})$")
-
-Grantable = Literal["watcher", "collaborator"]
 
 
 class InviteArgs(Args):
     """Who, and as what."""
 
     user_id: str
-    role: Grantable
+    role: GrantableRole
 
 
 def parse(text: str) -> InviteArgs:
@@ -68,7 +66,7 @@ async def body(
         return CommandResult(reply=f"<@{args.user_id}> is already a {args.role}")
     return CommandResult(
         reply=f"<@{args.user_id}> is now a {args.role} of this task",
-        effects=(CommandEffect(kind="grant_role", user_id=args.user_id, value=args.role),),
+        effects=(GrantRole(user_id=args.user_id, role=args.role),),
         public=True,  # a change: everyone in the channel sees it
     )
 

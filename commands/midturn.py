@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
-from harness.domain import DEFAULT_MID_TURN, MID_TURN_MODES, CommandEffect, CommandResult, MidTurn
+from harness.domain import DEFAULT_MID_TURN, MID_TURN_MODES, CommandResult, MidTurn, SetMidTurn
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "mid-turn"
@@ -61,7 +61,7 @@ async def body(
     return CommandResult(
         reply=f"mid-turn set to `{args.mode}` (was `{current}`): a message sent while a turn "
         f"runs is {MEANING[args.mode]}",
-        effects=(CommandEffect(kind="set_mid_turn", value=args.mode, user_id=ctx.sender),),
+        effects=(SetMidTurn(mid_turn=args.mode, user_id=ctx.sender),),
         public=True,
     )
 

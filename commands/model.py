@@ -10,7 +10,7 @@ from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
 from harness.channels import neutral
-from harness.domain import CommandEffect, CommandResult
+from harness.domain import CommandResult, SetModel
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "model"
@@ -48,7 +48,7 @@ async def body(ctx: CommandInvokedContext, args: ModelArgs, config: CommandConfi
         return CommandResult(reply=f"model is already `{chosen}`")
     return CommandResult(
         reply=f"model set to `{chosen}` (was `{current}`)",
-        effects=(CommandEffect(kind="set_model", value=chosen),),
+        effects=(SetModel(model=chosen),),
         public=True,  # a change: everyone in the channel sees it
     )
 

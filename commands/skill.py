@@ -11,7 +11,7 @@ from typing import Final, Literal
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
 from harness.channels import neutral
-from harness.domain import CommandEffect, CommandResult
+from harness.domain import CommandResult, LoadSkill, UnloadSkill
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "skill"
@@ -42,12 +42,10 @@ async def body(ctx: CommandInvokedContext, args: SkillArgs, config: CommandConfi
     """Return the effect; the task replies once the skill is (un)loaded."""
     if not args.action:
         return CommandResult(reply=f"usage: `{USAGE}`")
-    kind: Literal["load_skill", "unload_skill"] = (
-        "load_skill" if args.action == "load" else "unload_skill"
-    )
+    effect = LoadSkill(skill=args.name) if args.action == "load" else UnloadSkill(skill=args.name)
     return CommandResult(
         reply=f"skill `{neutral(args.name)}` {args.action}ed",
-        effects=(CommandEffect(kind=kind, value=args.name),),
+        effects=(effect,),
         public=True,
     )
 

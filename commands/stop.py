@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, no_arguments
-from harness.domain import FINAL_STATUSES, CommandEffect, CommandResult
+from harness.domain import FINAL_STATUSES, CommandResult, StopTurn
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "stop"
@@ -40,7 +40,7 @@ async def body(ctx: CommandInvokedContext, args: StopArgs, config: CommandConfig
     return CommandResult(
         reply=f"<@{ctx.sender}> is stopping the current turn; what it did and did not do "
         "follows in the thread",
-        effects=(CommandEffect(kind="stop_turn", user_id=ctx.sender),),
+        effects=(StopTurn(user_id=ctx.sender),),
         public=True,  # everyone following the task sees who stopped it
     )
 

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
 from harness.channels import neutral
-from harness.domain import DEFAULT_EFFORT, CommandEffect, CommandResult, SubtaskSpec
+from harness.domain import DEFAULT_EFFORT, CommandResult, SpawnSubtask, SubtaskSpec
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "sub-task"
@@ -59,7 +59,7 @@ async def body(
     )
     return CommandResult(
         reply=f"starting sub-task “{neutral(spec.title)}”",
-        effects=(CommandEffect(kind="spawn_subtask", user_id=ctx.sender, subtask=spec),),
+        effects=(SpawnSubtask(subtask=spec, user_id=ctx.sender),),
         public=True,  # a change: everyone in the channel sees it
     )
 

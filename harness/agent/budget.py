@@ -15,16 +15,26 @@ Not the hooks file's chain budget (time per chain, :mod:`harness.hooks.monitors.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final, Literal, Protocol, get_args
+from typing import Final, Protocol
 
 from harness.agent.state import AgentState, LoopIdentity
-from harness.domain import BudgetUsage, HelpDecision, HelpRequest, ModelPrice, Role, Usage
+from harness.domain import (
+    BUDGET_LIMITS,
+    BudgetLimit,
+    BudgetUsage,
+    HelpDecision,
+    HelpRequest,
+    ModelPrice,
+    Role,
+    Usage,
+)
 from harness.errors import HarnessError
 
-Limit = Literal["tokens", "tool_calls", "cost"]
-"""A limit's name, as a ``set_budget`` effect's ``value`` names it."""
+Limit = BudgetLimit
+"""A limit's name (the domain's :data:`~harness.domain.BudgetLimit`, which a ``set_budget``
+effect carries)."""
 
-LIMITS: Final[tuple[Limit, ...]] = get_args(Limit)
+LIMITS: Final[tuple[Limit, ...]] = BUDGET_LIMITS
 MODEL_LIMITS: Final[tuple[Limit, ...]] = ("tokens", "cost")
 """What a model call spends: checked before each one."""
 TOOL_LIMITS: Final[tuple[Limit, ...]] = ("tool_calls",)

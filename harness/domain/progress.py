@@ -34,6 +34,11 @@ ApprovalDefault = Literal["strict", "safe", "off"]
 APPROVAL_DEFAULTS: Final[tuple[ApprovalDefault, ...]] = get_args(ApprovalDefault)
 DEFAULT_APPROVALS: Final[ApprovalDefault] = "safe"
 
+BudgetLimit = Literal["tokens", "tool_calls", "cost"]
+"""A limit of a task's budget, as a ``set_budget`` effect names it (:class:`BudgetUsage`)."""
+
+BUDGET_LIMITS: Final[tuple[BudgetLimit, ...]] = get_args(BudgetLimit)
+
 PROGRESS_ENTITY: Final = "progress"
 """The ``entities`` key of a loop context that carries the turn's :class:`TurnProgress` as JSON."""
 

@@ -1,42 +1,43 @@
 """The effects of slash commands, as the task workflow applies them (workflows act).
 
 Workflow code (sandboxed, deterministic). A command's body only *says* what should
-change (:class:`~harness.domain.CommandEffect`); :class:`TaskEffects`, mixed into
+change (one of :data:`~harness.domain.EFFECTS`, typed); :class:`TaskEffects`, mixed into
 :class:`~harness.temporal.workflows.TaskWorkflow`, changes the task's state: its model,
 effort, people, skills, sub-tasks, the turn running now, its settings, its end.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final, TypeVar
+from typing import Any
 
 from temporalio import workflow
-from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from harness.agent.budget import LIMITS, with_limit
+    from harness.agent.budget import with_limit
     from harness.domain import (
-        APPROVAL_DEFAULTS,
-        MID_TURN_MODES,
+        CancelTask,
         CommandEffect,
         Effort,
+        FinishTask,
+        GrantRole,
+        LoadSkill,
         MidTurn,
         Participant,
         Role,
+        SetApprovals,
+        SetBudget,
+        SetEffort,
+        SetMidTurn,
+        SetModel,
+        SpawnSubtask,
+        StopTurn,
         TaskStatus,
+        UnloadSkill,
     )
-    from harness.domain.task import EFFORTS
     from harness.hooks.contexts import CommandInvokedContext
     from harness.temporal.conversation import Conversation
     from harness.temporal.models import FinishRequest
     from harness.temporal.subtasks import Children
-
-T = TypeVar("T", bound=str)
-
-IDLE: Final = "idle"
-"""The ``value`` of a ``stop_turn`` effect as applied when no turn was running."""
-
-ENDINGS: Final = {"finish": TaskStatus.SUCCEEDED, "cancel": TaskStatus.CANCELLED}
 
 
 class TaskEffects:
@@ -54,57 +55,50 @@ class TaskEffects:
         raise NotImplementedError
 
     async def _apply(self, effect: CommandEffect, ctx: CommandInvokedContext) -> CommandEffect:
-        """Apply one effect; returns it as applied (a sub-task with its final id)."""
-        kind = effect.kind
-        if kind == "set_model":
-            self._model = effect.value
-        elif kind == "set_effort":
-            if effect.value not in EFFORTS:
-                raise ApplicationError(f"effort must be one of {', '.join(EFFORTS)}")
-            self._effort = effect.value  # narrowed to Effort by the check above
-        elif kind == "grant_role":
-            role = Role(effect.value)
-            self._participants[effect.user_id] = Participant(user_id=effect.user_id, role=role)
-        elif kind in ("load_skill", "unload_skill"):
-            await self._conversation.skill(effect.value, load=kind == "load_skill")
-        elif kind == "stop_turn":
-            if not self._conversation.stop_turn(effect.user_id or ctx.sender):
-                return effect.model_copy(update={"value": IDLE})
-        elif kind in ENDINGS:
-            self._end(effect, ctx)
-        elif kind == "set_mid_turn":
-            self._mid_turn = _one_of(effect.value, MID_TURN_MODES, "mid-turn mode")
-        elif kind == "set_approvals":
-            state = self._conversation.state
-            state.approvals = _one_of(effect.value, APPROVAL_DEFAULTS, "approval default")
-        elif kind == "set_budget":
-            state = self._conversation.state
-            limit = _one_of(effect.value, LIMITS, "budget limit")
-            state.budget = with_limit(state.budget, limit, effect.amount)
-        elif effect.subtask is not None:
-            final = await self._children.spawn(
-                effect.subtask,
-                self._common(ctx.correlation_id),
-                model=self._model,
-                participants=tuple(self._participants.values()),
-            )
-            return effect.model_copy(update={"subtask": final})
+        """Apply one effect; returns it as applied (a sub-task with its final id).
+
+        Each effect was validated where it was made (its types say what it may hold), so
+        nothing is checked again here: applying is only assigning, or asking the activity
+        that does it.
+        """
+        state = self._conversation.state
+        match effect:
+            case SetModel():
+                self._model = effect.model
+            case SetEffort():
+                self._effort = effect.effort
+            case GrantRole():
+                role = Role(effect.role)
+                self._participants[effect.user_id] = Participant(user_id=effect.user_id, role=role)
+            case LoadSkill() | UnloadSkill():
+                await self._conversation.skill(effect.skill, load=isinstance(effect, LoadSkill))
+            case StopTurn():
+                if not self._conversation.stop_turn(effect.user_id or ctx.sender):
+                    return effect.model_copy(update={"idle": True})
+            case FinishTask() | CancelTask():
+                self._end(effect, ctx)
+            case SetMidTurn():
+                self._mid_turn = effect.mid_turn
+            case SetApprovals():
+                state.approvals = effect.approvals
+            case SetBudget():
+                state.budget = with_limit(state.budget, effect.limit, effect.amount)
+            case SpawnSubtask():
+                final = await self._children.spawn(
+                    effect.subtask,
+                    self._common(ctx.correlation_id),
+                    model=self._model,
+                    participants=tuple(self._participants.values()),
+                )
+                return effect.model_copy(update={"subtask": final})
         return effect
 
-    def _end(self, effect: CommandEffect, ctx: CommandInvokedContext) -> None:
+    def _end(self, effect: FinishTask | CancelTask, ctx: CommandInvokedContext) -> None:
         """``/task finish`` or ``/task cancel``: stop the turn running now, then end the task."""
         who = effect.user_id or ctx.sender
-        status = ENDINGS[effect.kind]
-        said = "finished" if status is TaskStatus.SUCCEEDED else "cancelled"
-        summary = effect.value or f"{said} by <@{who}>"
+        finished = isinstance(effect, FinishTask)
+        status = TaskStatus.SUCCEEDED if finished else TaskStatus.CANCELLED
+        said = "finished" if finished else "cancelled"
+        summary = effect.summary or f"{said} by <@{who}>"
         self._conversation.stop_turn(who, f"the task was {said}")
         self._finish = FinishRequest(status=status, summary=summary, requested_by=who)
-
-
-def _one_of(value: str, allowed: tuple[T, ...], what: str) -> T:
-    for option in allowed:
-        if value == option:
-            return option
-    raise ApplicationError(
-        f"{what} must be one of {', '.join(allowed)}, not {value!r}", non_retryable=True
-    )

@@ -40,7 +40,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from harness.temporal import ALIVE_PATCH, REFUSED_ERROR_TYPE, TASK_WORKFLOW
     from harness.temporal.conversation import Conversation
-    from harness.temporal.effects import IDLE, TaskEffects
+    from harness.temporal.effects import TaskEffects
     from harness.temporal.endings import TaskEndings
     from harness.temporal.models import (
         Delivery,
@@ -270,9 +270,9 @@ class TaskWorkflow(TaskEffects, TaskEndings):
             applied = [await self._apply(effect, ctx) for effect in out.result.effects]
         except ApplicationError as error:
             return CommandResult(reply=command_reply(typed, error))
-        spawned = [e.subtask.task_id for e in applied if e.subtask is not None]
+        spawned = [e.subtask.task_id for e in applied if e.kind == "spawn_subtask"]
         reply = out.result.reply + "".join(f" as `{task_id}`" for task_id in spawned)
-        if any(e.kind == "stop_turn" and e.value == IDLE for e in applied):
+        if any(e.kind == "stop_turn" and e.idle for e in applied):
             reply = "nothing is running: the task is waiting for your next message"
         return out.result.model_copy(update={"reply": reply, "effects": tuple(applied)})
 

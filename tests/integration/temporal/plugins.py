@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from harness.domain import CommandEffect, CommandResult
+from harness.domain import CommandResult, SetModel
 from harness.hooks import PHASES, HookManager
 
 RECORDED = (
@@ -58,7 +58,7 @@ async def model_command(ctx):
     """Issue 4's ``/model <x>`` in miniature: reply and one effect."""
     if ctx.command != "model":
         return None
-    effects = (CommandEffect(kind="set_model", value=ctx.args),)
+    effects = (SetModel(model=ctx.args),)
     return ctx.model_copy(update={"result": CommandResult(reply="ok", effects=effects)})
 
 

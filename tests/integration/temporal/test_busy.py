@@ -12,7 +12,7 @@ import asyncio
 
 import pytest
 
-from harness.domain import CommandEffect, CommandResult, TaskRef, TaskSpec
+from harness.domain import CommandResult, SetModel, TaskRef, TaskSpec
 from harness.hooks.contexts import CommandInvokedContext
 from harness.temporal.errors import TaskBusy, TaskUnavailable
 
@@ -43,7 +43,7 @@ class Gate:
 
 
 async def set_model(ctx: CommandInvokedContext):
-    effects = (CommandEffect(kind="set_model", value=ctx.args),)
+    effects = (SetModel(model=ctx.args),)
     return ctx.model_copy(update={"result": CommandResult(reply="ok", effects=effects)})
 
 

@@ -17,8 +17,8 @@ from commands import register_all
 from harness.config import Settings
 from harness.domain import (
     ChannelMessage,
-    CommandEffect,
     CommandResult,
+    SpawnSubtask,
     SubtaskSpec,
     TaskSpec,
     TaskStatus,
@@ -121,7 +121,7 @@ async def spawn_child(harness, manager, ref) -> str:
         if ctx.command != "sub-task":
             return None
         spec = SubtaskSpec(title=ctx.args, requested_by=ctx.sender)
-        effects = (CommandEffect(kind="spawn_subtask", subtask=spec),)
+        effects = (SpawnSubtask(subtask=spec),)
         return ctx.model_copy(update={"result": CommandResult(reply="ok", effects=effects)})
 
     manager.register("command.invoked.in", subtask)

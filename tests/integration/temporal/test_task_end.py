@@ -10,7 +10,7 @@ import asyncio
 
 import pytest
 
-from harness.domain import CommandEffect, CommandResult, SubtaskSpec, TaskSpec, TaskStatus
+from harness.domain import CommandResult, SpawnSubtask, SubtaskSpec, TaskSpec, TaskStatus
 from harness.hooks import HookAbort
 from harness.hooks.contexts import CommandInvokedContext
 from harness.temporal.errors import TaskRejected
@@ -102,7 +102,7 @@ async def test_cancelling_a_task_runs_the_cancelled_transition_and_complete(
 async def spawn_child(harness, manager, ref):
     async def subtask(ctx: CommandInvokedContext):
         spec = SubtaskSpec(title=ctx.args, requested_by=ctx.sender)
-        effects = (CommandEffect(kind="spawn_subtask", subtask=spec),)
+        effects = (SpawnSubtask(subtask=spec),)
         return ctx.model_copy(update={"result": CommandResult(reply="ok", effects=effects)})
 
     manager.register("command.invoked.in", subtask)

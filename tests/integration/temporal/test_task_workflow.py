@@ -9,9 +9,10 @@ import pytest
 from harness.db import TranscriptStore
 from harness.domain import (
     ChannelMessage,
-    CommandEffect,
     CommandResult,
     Role,
+    SetModel,
+    SpawnSubtask,
     SubtaskSpec,
     TaskSpec,
     TaskStatus,
@@ -48,10 +49,7 @@ def subtask_body(ctx: CommandInvokedContext):
             "result": CommandResult(
                 reply=f"spawning {ctx.args}",
                 effects=(
-                    CommandEffect(
-                        kind="spawn_subtask",
-                        subtask=SubtaskSpec(title=ctx.args, requested_by=ctx.sender),
-                    ),
+                    SpawnSubtask(subtask=SubtaskSpec(title=ctx.args, requested_by=ctx.sender)),
                 ),
             )
         }
@@ -63,7 +61,7 @@ async def commands(ctx: CommandInvokedContext):
     if ctx.command == "sub-task":
         return subtask_body(ctx)
     if ctx.command == "model":
-        effects = (CommandEffect(kind="set_model", value=ctx.args),)
+        effects = (SetModel(model=ctx.args),)
         return ctx.model_copy(update={"result": CommandResult(reply="ok", effects=effects)})
     return None
 

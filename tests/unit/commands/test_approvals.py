@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from commands import UsageError, approvals, run_command
-from harness.domain import CommandEffect
+from harness.domain import SetApprovals
 
 from .conftest import SNAPSHOT
 
@@ -37,9 +37,7 @@ async def test_a_task_without_its_own_default_says_it_follows_the_workers(manage
 
 async def test_the_owner_sets_it(manager, ctx):
     result = await run_command(manager, ctx("approvals", " Strict "))
-    assert result.effects == (
-        CommandEffect(kind="set_approvals", value="strict", user_id="UOWNER"),
-    )
+    assert result.effects == (SetApprovals(approvals="strict", user_id="UOWNER"),)
     assert result.reply.startswith("approvals set to `strict` (was the worker's default")
 
 

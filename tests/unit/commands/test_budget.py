@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from commands import UsageError, budget, run_command
-from harness.domain import BudgetUsage, CommandEffect
+from harness.domain import BudgetUsage, SetBudget
 
 from .conftest import SNAPSHOT
 
@@ -70,8 +70,8 @@ async def test_the_owner_sets_limits_one_effect_each(manager, ctx):
         manager, ctx("budget", "tokens 20k tool-calls 20 cost $5", snapshot=USED)
     )
     assert result.effects == (
-        CommandEffect(kind="set_budget", value="tokens", amount=20_000, user_id="UOWNER"),
-        CommandEffect(kind="set_budget", value="cost", amount=5.0, user_id="UOWNER"),
+        SetBudget(limit="tokens", amount=20_000, user_id="UOWNER"),
+        SetBudget(limit="cost", amount=5.0, user_id="UOWNER"),
     )  # tool calls were already 20
     assert result.reply == "<@UOWNER> set the budget: tokens 20,000, cost $5.00"
     assert result.public

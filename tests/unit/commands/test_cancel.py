@@ -5,16 +5,14 @@ from __future__ import annotations
 import pytest
 
 from commands import run_command
-from harness.domain import CommandEffect, TaskStatus
+from harness.domain import CancelTask, TaskStatus
 
 from .conftest import SNAPSHOT
 
 
 async def test_the_owner_cancels_with_a_reason(manager, ctx):
     result = await run_command(manager, ctx("cancel", "wrong channel"))
-    assert result.effects == (
-        CommandEffect(kind="cancel", value="wrong channel", user_id="UOWNER"),
-    )
+    assert result.effects == (CancelTask(summary="wrong channel", user_id="UOWNER"),)
     assert result.reply.startswith("<@UOWNER> cancelled this task: wrong channel\n")
     assert result.public
 

@@ -6,7 +6,7 @@ import pytest
 
 from commands import COMMANDS, UsageError, effort, invite, model, plugin, run_command, subtask
 from harness.config import Settings
-from harness.domain import CommandEffect
+from harness.domain import GrantRole, SetEffort, SetModel, SpawnSubtask
 from harness.hooks import HookManager
 
 from .conftest import REF, SNAPSHOT
@@ -20,7 +20,7 @@ async def test_model_without_argument_shows_current_and_available(manager, ctx):
 
 async def test_model_with_configured_name_returns_set_model_effect(manager, ctx):
     result = await run_command(manager, ctx("/model", "GPT-X"))
-    assert result.effects == (CommandEffect(kind="set_model", value="gpt-x"),)
+    assert result.effects == (SetModel(model="gpt-x"),)
     assert result.reply == "model set to `gpt-x` (was `offline`)"
 
 
@@ -58,7 +58,7 @@ async def test_effort_sets_and_shows(manager, ctx):
     shown = await run_command(manager, ctx("effort"))
     assert shown.reply == "effort: `medium` (choose from low, medium, high)"
     result = await run_command(manager, ctx("effort", "high"))
-    assert result.effects == (CommandEffect(kind="set_effort", value="high"),)
+    assert result.effects == (SetEffort(effort="high"),)
 
 
 async def test_subtask_empty_text_is_usage_error(manager, ctx):
@@ -70,8 +70,7 @@ async def test_subtask_empty_text_is_usage_error(manager, ctx):
 async def test_subtask_returns_spawn_effect_inheriting_model_and_effort(manager, ctx):
     result = await run_command(manager, ctx("sub-task", "summarise the logs\nin detail", "UCOLLAB"))
     (effect,) = result.effects
-    assert effect.kind == "spawn_subtask"
-    assert effect.subtask is not None
+    assert isinstance(effect, SpawnSubtask) and effect.user_id == "UCOLLAB"
     assert effect.subtask.title == "summarise the logs"
     assert effect.subtask.prompt == "summarise the logs\nin detail"
     assert effect.subtask.requested_by == "UCOLLAB"
@@ -142,9 +141,7 @@ async def test_help_is_generated_per_role(manager, ctx):
 
 async def test_invite_by_owner_grants_role(manager, ctx):
     result = await run_command(manager, ctx("invite", "<@UNEW|new.person> collaborator"))
-    assert result.effects == (
-        CommandEffect(kind="grant_role", user_id="UNEW", value="collaborator"),
-    )
+    assert result.effects == (GrantRole(user_id="UNEW", role="collaborator"),)
     assert result.reply == "<@UNEW> is now a collaborator of this task"
 
 

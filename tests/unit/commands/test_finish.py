@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from commands import run_command
-from harness.domain import CommandEffect, TaskStatus
+from harness.domain import FinishTask, TaskStatus
 
 from .conftest import SNAPSHOT
 
@@ -13,9 +13,7 @@ from .conftest import SNAPSHOT
 @pytest.mark.parametrize("sender", ["UOWNER", "UCOLLAB"])
 async def test_finish_ends_the_task_with_the_summary(manager, ctx, sender):
     result = await run_command(manager, ctx("finish", "  fixed in <@U1> PR 42 ", sender=sender))
-    assert result.effects == (
-        CommandEffect(kind="finish", value="fixed in <@U1> PR 42", user_id=sender),
-    )
+    assert result.effects == (FinishTask(summary="fixed in <@U1> PR 42", user_id=sender),)
     assert result.reply.splitlines() == [
         f"<@{sender}> finished this task: fixed in &lt;@U1&gt; PR 42",
         "mention me in the channel to start a new one",
@@ -25,7 +23,7 @@ async def test_finish_ends_the_task_with_the_summary(manager, ctx, sender):
 
 async def test_finish_without_a_summary(manager, ctx):
     result = await run_command(manager, ctx("finish"))
-    assert result.effects == (CommandEffect(kind="finish", user_id="UOWNER"),)
+    assert result.effects == (FinishTask(user_id="UOWNER"),)
     assert result.reply.startswith("<@UOWNER> finished this task\n")
 
 

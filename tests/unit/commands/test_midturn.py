@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from commands import UsageError, midturn, run_command
-from harness.domain import CommandEffect
+from harness.domain import SetMidTurn
 
 from .conftest import SNAPSHOT
 
@@ -23,7 +23,7 @@ async def test_bare_shows_the_mode_and_what_each_does_to_a_watcher(manager, ctx)
 
 async def test_the_owner_sets_it(manager, ctx):
     result = await run_command(manager, ctx("mid-turn", " QUEUE "))
-    assert result.effects == (CommandEffect(kind="set_mid_turn", value="queue", user_id="UOWNER"),)
+    assert result.effects == (SetMidTurn(mid_turn="queue", user_id="UOWNER"),)
     assert result.reply.startswith("mid-turn set to `queue` (was `steer`)")
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from commands import for_command, outcome_reply, run_command
-from harness.domain import CommandEffect, CommandResult
+from harness.domain import CommandResult, SetEffort, SetModel
 from harness.hooks import HookAbort
 
 
@@ -18,7 +18,7 @@ async def test_filtered_body_never_sees_other_commands(manager, ctx):
     effort = await run_command(manager, ctx("effort", "high"))
     model = await run_command(manager, ctx("/model", "gpt-x"))
     assert seen == [("/model", "gpt-x")]
-    assert effort.effects == (CommandEffect(kind="set_effort", value="high"),)
+    assert effort.effects == (SetEffort(effort="high"),)
     assert model.reply == "custom model"
 
 
@@ -41,7 +41,7 @@ async def test_post_replacement_becomes_the_reply(manager, ctx):
 
 
 def test_outcome_reply_maps_each_outcome():
-    ok = CommandResult(reply="fine", effects=(CommandEffect(kind="set_model", value="m"),))
+    ok = CommandResult(reply="fine", effects=(SetModel(model="m"),))
     assert outcome_reply("model", result=ok) is ok
     assert outcome_reply("/model", error=HookAbort("no", refusal=True)).reply == "refused: no"
     assert outcome_reply("model", error=ValueError("bad")).reply == "/model failed: bad"

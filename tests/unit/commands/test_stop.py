@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from commands import run_command
-from harness.domain import CommandEffect, TaskStatus, TurnProgress
+from harness.domain import StopTurn, TaskStatus, TurnProgress
 
 from .conftest import SNAPSHOT
 
@@ -15,7 +15,7 @@ RUNNING = SNAPSHOT.model_copy(update={"turn": TurnProgress(started_at=1.0)})
 @pytest.mark.parametrize("sender", ["UOWNER", "UCOLLAB"])
 async def test_owner_and_collaborator_stop_the_turn_in_their_name(manager, ctx, sender):
     result = await run_command(manager, ctx("stop", sender=sender, snapshot=RUNNING))
-    assert result.effects == (CommandEffect(kind="stop_turn", user_id=sender),)
+    assert result.effects == (StopTurn(user_id=sender),)
     assert result.reply.startswith(f"<@{sender}> is stopping the current turn")
     assert result.public
 
