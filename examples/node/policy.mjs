@@ -1,7 +1,7 @@
 // A remote hook executor in Node (v20, standard library only): JSON-RPC 2.0 over HTTP.
 //
 // It is what a third party writes without our Python helpers, following only the
-// published contract: schemas/v1/ (the contexts, read here to check what arrives), the
+// published contract: schemas/v2/ (the contexts, read here to check what arrives), the
 // wire (docs/hooks/conformance.md) and the conformance profile, so the kit can check it:
 //
 //   node examples/node/policy.mjs --port 8767          # serves http://127.0.0.1:8767/hooks
@@ -18,7 +18,7 @@ import { createServer } from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const SCHEMA_VERSION = "v1";
+const SCHEMA_VERSION = "v2";
 const SCHEMA_HEADER = "x-tiny-harness-schema";
 const ABORT = -32001;
 const MAX_BODY = 4 << 20;

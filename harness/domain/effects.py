@@ -34,7 +34,12 @@ def _kind_required(schema: dict[str, Any]) -> None:
 class Effect(Frozen):
     """Every effect: frozen, closed (an unknown field is an error), tagged by ``kind``."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=_kind_required)
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        json_schema_extra=_kind_required,
+        use_attribute_docstrings=True,  # the published schema says what each field is
+    )
 
 
 class SetModel(Effect):

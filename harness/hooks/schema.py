@@ -6,9 +6,11 @@ what arrives in a JSON-RPC request's ``params.context`` and an MCP call's ``cont
 argument, and what a replacement sends back), and the reply envelopes
 (``replies/*.json``: the JSON-RPC request, result and error, the abort data, and the MCP
 hook reply). :data:`SCHEMA_VERSION` names the set; every JSON-RPC request says it in the
-:data:`SCHEMA_HEADER` header. The committed copy is ``schemas/v1/`` (a test checks it is
-what the code generates); a change that an executor built against it would reject needs
-a new version. ``python -m harness.hooks schema --out DIR`` writes them.
+:data:`SCHEMA_HEADER` header. The committed copy is ``schemas/<SCHEMA_VERSION>/`` (a test
+checks it is what the code generates); a change that an executor built against it would
+reject needs a new version (:mod:`harness.hooks.schema_diff` tells which), and the older
+versions stay committed as they were published. ``python -m harness.hooks schema --out DIR``
+writes them.
 """
 
 from __future__ import annotations

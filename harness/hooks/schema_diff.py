@@ -4,7 +4,8 @@
 ``schemas/v1`` must keep working when the committed schemas are regenerated, so a new
 optional property (or a widened enum, a new description) is *additive* and the fix is
 to regenerate; a removed property, a new required one, a changed type or a narrowed
-enum is *breaking* and needs ``schemas/v2``. A pure function over two schema documents,
+enum is *breaking* and needs the next version (``schemas/v2`` after ``v1``: issue 25's typed
+command effects were the first). A pure function over two schema documents,
 resolving their local ``$ref`` s; the schemas themselves are :mod:`harness.hooks.schema`'s.
 """
 
@@ -19,7 +20,11 @@ from harness.hooks.remote.wire import SCHEMA_VERSION
 REGENERATE: Final = (
     f"regenerate with `python -m harness.hooks schema --out schemas/{SCHEMA_VERSION}`"
 )
-BREAKING: Final = "breaking change: publish schemas/v2 and bump SCHEMA_VERSION"
+NEXT_VERSION: Final = f"v{int(SCHEMA_VERSION.removeprefix('v')) + 1}"
+"""The version a breaking change to the current one publishes."""
+BREAKING: Final = (
+    f"breaking change: publish schemas/{NEXT_VERSION} and bump SCHEMA_VERSION to {NEXT_VERSION}"
+)
 
 Kind = Literal["same", "additive", "breaking"]
 _MAX_DEPTH: Final = 32  # recursive $refs stop here

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from harness.hooks import OPERATIONS
+from harness.hooks.remote.wire import SCHEMA_VERSION
 from tests.unit.hooks.test_schema import sample
 
 OUT = Path(__file__).resolve().parents[2] / "harness" / "hooks" / "conformance" / "fixtures"
@@ -200,10 +201,10 @@ jsonrpc = [
     ),
     raw(
         "schema.header-ours",
-        "a request naming schema v1 in x-tiny-harness-schema is served",
+        f"a request naming schema {SCHEMA_VERSION} in x-tiny-harness-schema is served",
         body(P, probe("h", "conformance.pass")),
         {"outcome": "pass"},
-        headers={"x-tiny-harness-schema": "v1"},
+        headers={"x-tiny-harness-schema": SCHEMA_VERSION},
     ),
     raw(
         "schema.header-other",
@@ -223,11 +224,11 @@ def mcp(fid, desc, tool, arguments, expect, meta=None):
 mcpf = [
     mcp(
         "schema.meta-ours",
-        "a call naming schema v1 in _meta is served",
+        f"a call naming schema {SCHEMA_VERSION} in _meta is served",
         "hooks." + P,
         {"context": probe("m1", "conformance.pass")},
         {"outcome": "pass"},
-        meta={"tiny-harness.dev/schema": "v1"},
+        meta={"tiny-harness.dev/schema": SCHEMA_VERSION},
     ),
     mcp(
         "schema.meta-other",
@@ -263,7 +264,8 @@ for op in OPERATIONS:
     rt.append(
         {
             "id": f"contexts.{op}",
-            "description": f"a {op} context (schema v1) is accepted and passed through",
+            "description": f"a {op} context (schema {SCHEMA_VERSION}) is accepted and passed "
+            "through",
             "transport": "any",
             "send": {"point": f"{op}.pre", "context": ctx},
             "expect": {"outcome": "pass"},

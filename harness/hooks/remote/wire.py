@@ -43,9 +43,10 @@ This is how a remote policy vetoes: an executor turns it into a ``HookAbort``, n
 transport failure, because the remote answered in contract and meant it.
 """
 
-SCHEMA_VERSION: Final = "v1"
-"""The version of the published contexts and envelopes (``schemas/v1/``; see
-:mod:`harness.hooks.schema`)."""
+SCHEMA_VERSION: Final = "v2"
+"""The version of the published contexts and envelopes (``schemas/v2/``; see
+:mod:`harness.hooks.schema`). v2: a command's effects are typed, one shape per kind
+(issue 25); ``schemas/v1/`` stays as it was published."""
 
 SCHEMA_HEADER: Final = "x-tiny-harness-schema"
 """HTTP header of every JSON-RPC hook request: the :data:`SCHEMA_VERSION` it follows."""

@@ -18,6 +18,7 @@ from opentelemetry.trace import StatusCode
 from harness.domain import ToolResult
 from harness.hooks import HookAbort, HookManager, Redactor, load_hooks_config
 from harness.hooks.monitors.otel import register_tracing
+from harness.hooks.remote.wire import SCHEMA_VERSION
 
 HERE = "tests.unit.hooks.monitors.test_decision_spans"
 MCP_SERVER = [sys.executable, str(Path(__file__).with_name("servers") / "mcp_trace.py")]
@@ -230,8 +231,8 @@ async def test_an_mcp_executor_gets_its_decision_span_as_traceparent_in_meta(
         await manager.aclose()
 
     assert "traceparent" not in untraced.call.arguments["meta"]
-    assert untraced.call.arguments["meta"]["tiny-harness.dev/schema"] == "v1"
-    assert traced.call.arguments["meta"]["tiny-harness.dev/schema"] == "v1"  # merged with
+    assert untraced.call.arguments["meta"]["tiny-harness.dev/schema"] == SCHEMA_VERSION
+    assert traced.call.arguments["meta"]["tiny-harness.dev/schema"] == SCHEMA_VERSION  # beside it
     _, decisions = split(spans[1])
     [span] = [s for s in decisions if s.attributes["harness.kind"] == "mcp"]
     assert span.attributes["harness.decision"] == "rewrite"

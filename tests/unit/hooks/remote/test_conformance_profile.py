@@ -16,7 +16,7 @@ from harness.hooks.contexts import ToolInvokedContext
 from harness.hooks.remote.conformance_profile import answer_probe, is_probe
 from harness.hooks.remote.jsonrpc_server import JsonRpcDispatcher
 from harness.hooks.remote.mcp_server import HookTools
-from harness.hooks.remote.wire import ABORT, METHOD_NOT_FOUND, encode_request
+from harness.hooks.remote.wire import ABORT, METHOD_NOT_FOUND, SCHEMA_VERSION, encode_request
 
 
 def probe(name: str, correlation: str = "conformance-t", **arguments: object) -> ToolInvokedContext:
@@ -67,8 +67,8 @@ async def test_jsonrpc_answers_probes_by_the_profile_at_any_point_and_real_calls
 
 @pytest.mark.parametrize(
     ("version", "served"),
-    [(None, True), ("v1", True), ("v2", False)],
-    ids=["none", "ours", "another"],
+    [(None, True), (SCHEMA_VERSION, True), ("v1", False), ("v999", False)],
+    ids=["none", "ours", "the-last-one", "another"],
 )
 async def test_jsonrpc_refuses_another_schema_version(version, served):
     dispatcher = JsonRpcDispatcher({"tool.invoked.pre": lambda ctx: None})
@@ -77,7 +77,8 @@ async def test_jsonrpc_refuses_another_schema_version(version, served):
         assert out["result"] is None
     else:
         assert out["error"]["code"] == -32600
-        assert "'v2'" in out["error"]["message"] and "speaks v1" in out["error"]["message"]
+        assert f"'{version}'" in out["error"]["message"]
+        assert f"speaks {SCHEMA_VERSION}" in out["error"]["message"]
 
 
 def call(name, ctx, meta=None):
@@ -98,7 +99,7 @@ async def test_mcp_answers_probes_by_the_profile_at_any_point_and_checks_the_ver
     with pytest.raises(MCPError) as unknown:
         await tools.call_tool(None, call("hooks.tool.invoked.in", probe("p", correlation="c")))
     assert unknown.value.error.code == INVALID_PARAMS
-    ours = {"tiny-harness.dev/schema": "v1"}
+    ours = {"tiny-harness.dev/schema": SCHEMA_VERSION}
     ok = await tools.call_tool(None, call("hooks.tool.invoked.pre", probe("conformance.x"), ours))
     assert ok.structured_content == {"context": None}
     with pytest.raises(MCPError) as other:
