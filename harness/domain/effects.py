@@ -194,7 +194,8 @@ def upgrade(data: object) -> object:
     """The typed shape of a first-release effect (one with a ``value``); anything else as given.
 
     A flat field the typed effect has no place for is kept unless it holds the first
-    release's default, so validation refuses it by name rather than dropping a value.
+    release's default, so validation refuses it by name rather than dropping a value; so
+    is a ``value`` beside the typed field it would fill (a mixed shape is not guessed at).
 
     Args:
         data: an effect as it arrived (a history's payload, a remote executor's reply).
@@ -205,17 +206,16 @@ def upgrade(data: object) -> object:
     if not isinstance(data, Mapping) or "value" not in data:
         return data
     kind = data.get("kind")
-    effect = _BY_KIND.get(kind) if isinstance(kind, str) else None
-    if effect is None:
+    if not isinstance(kind, str) or kind not in _BY_KIND:
         return data  # the union names the unknown kind
+    effect = _BY_KIND[kind]
     typed = dict(data)
     value = typed.pop("value")
-    if kind == "stop_turn" and value in ("", IDLE):
-        typed["idle"] = value == IDLE
-    elif kind in _FLAT_VALUE:
-        typed[_FLAT_VALUE[kind]] = value
-    elif value != "":
-        typed["value"] = value  # a sub-task's effect had none: refused by name
+    target = "idle" if kind == "stop_turn" else _FLAT_VALUE.get(kind)
+    if target is not None and target not in typed and (target != "idle" or value in ("", IDLE)):
+        typed[target] = value == IDLE if target == "idle" else value
+    elif target is not None or value != "":
+        typed["value"] = value  # no place for it, or a mixed shape: refused by name
     for name, default in _FLAT_DEFAULTS.items():
         if name in typed and name not in effect.model_fields and typed[name] == default:
             del typed[name]

@@ -11,6 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from harness.domain import EFFECTS, CommandResult, SetEffort
 from harness.hooks import OPERATIONS, HookAbort
 from harness.hooks.contexts import HookContext, context_type
 from harness.hooks.remote.reply import abort_reply, reply_of
@@ -151,3 +152,41 @@ async def test_every_jsonrpc_request_names_the_schema_version(tmp_path):
         await manager.aclose()
         await runner.cleanup()
     assert seen == [SCHEMA_VERSION]
+
+
+V1 = ROOT / "schemas" / "v1"
+FLAT = {"kind": "set_effort", "value": "high", "user_id": "", "subtask": None, "amount": 0.0}
+
+
+def with_effect(effect: dict) -> dict:
+    ctx = sample("command.invoked").model_dump(mode="json")
+    return {**ctx, "result": {"reply": "r", "effects": [effect], "public": False}}
+
+
+def test_typed_effects_are_why_v2_exists_and_v1_stays_as_published():
+    """A v1 executor validating what it receives would refuse a typed effect, and a flat one
+    is no longer what we send: breaking, by the classifier too, so a new version (issue 25)."""
+    v1 = json.loads((V1 / "contexts" / "command.invoked.json").read_text())
+    v2 = schemas()["contexts/command.invoked.json"]
+    typed = json.loads(
+        CommandResult(reply="r", effects=(SetEffort(effort="high"),)).model_dump_json()
+    )
+    old, new = jsonschema.Draft202012Validator(v1), validator("contexts/command.invoked.json")
+    assert old.is_valid(with_effect(FLAT)) and not old.is_valid(with_effect(typed["effects"][0]))
+    assert new.is_valid(with_effect(typed["effects"][0])) and not new.is_valid(with_effect(FLAT))
+    diff = classify(v1, v2)
+    assert diff.kind == "breaking" and diff.advice().endswith(BREAKING)
+    assert all(c.path.startswith("$.result.anyOf[0].effects[]") for c in diff.changes if c.breaking)
+    assert json.loads((V1 / "index.json").read_text())["version"] == "v1"
+
+
+def test_the_published_schema_tells_every_kind_of_effect_apart_by_kind():
+    effects = schemas()["contexts/command.invoked.json"]["$defs"]["CommandResult"]
+    mapping = effects["properties"]["effects"]["items"]["discriminator"]["mapping"]
+    kinds = {effect.model_fields["kind"].default: effect.__name__ for effect in EFFECTS}
+    assert mapping == {kind: f"#/$defs/{name}" for kind, name in kinds.items()}
+    defs = schemas()["contexts/command.invoked.json"]["$defs"]
+    assert all(defs[name]["required"][0] == "kind" for name in kinds.values())
+    check = validator("contexts/command.invoked.json")
+    assert not check.is_valid(with_effect({"kind": "set_effort", "effort": "extreme"}))
+    assert not check.is_valid(with_effect({"effort": "high"}))  # no kind: refused
