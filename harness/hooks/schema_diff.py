@@ -1,12 +1,14 @@
 """How two versions of a published JSON Schema differ: additive, or breaking for an executor.
 
-"A breaking change needs a new version" (issue 15): an executor built against
-``schemas/v1`` must keep working when the committed schemas are regenerated, so a new
+"A breaking change needs a new version" (issue 15): an executor built against the
+published version must keep working when the committed schemas are regenerated, so a new
 optional property (or a widened enum, a new description) is *additive* and the fix is
 to regenerate; a removed property, a new required one, a changed type or a narrowed
 enum is *breaking* and needs the next version (``schemas/v2`` after ``v1``: issue 25's typed
-command effects were the first). A pure function over two schema documents,
-resolving their local ``$ref`` s; the schemas themselves are :mod:`harness.hooks.schema`'s.
+command effects were the first). An object that becomes a union of objects (a tagged
+union) is compared option by option, so the report names what each kind lost. A pure
+function over two schema documents, resolving their local ``$ref`` s; the schemas
+themselves are :mod:`harness.hooks.schema`'s.
 """
 
 from __future__ import annotations
@@ -107,6 +109,7 @@ _STRUCTURE: Final = {
     "required",
     "type",
     "enum",
+    "const",
     "items",
     "anyOf",
     "oneOf",
@@ -128,16 +131,20 @@ def _compare(
     if depth > _MAX_DEPTH:
         return
     o, n = od.resolve(o), nd.resolve(n)
+    options = _options(nd, n) if "properties" in o and "properties" not in n else None
+    if options is not None:
+        _compare_split(od, o, nd, options, path, out, depth)
+        return
+    was = _options(od, o) if "properties" in n and "properties" not in o else None
+    if was is not None and len(was) == 1:  # ``X | None`` became ``X``: compare the X
+        alternatives = len(o.get("oneOf") or o.get("anyOf") or ())
+        out.append(Change(path, f"{alternatives} alternatives -> only the object", True))
+        _compare(od, was[0], nd, n, path, out, depth + 1)
+        return
     if _types(o) and _types(n) and _types(o) != _types(n):
         lost = _types(o) - _types(n)
         out.append(Change(path, f"type {sorted(_types(o))} -> {sorted(_types(n))}", bool(lost)))
-    if "enum" in o and "enum" in n:
-        gone = [v for v in o["enum"] if v not in n["enum"]]
-        added = [v for v in n["enum"] if v not in o["enum"]]
-        if gone:
-            out.append(Change(path, f"enum narrowed: {json.dumps(gone)} no longer allowed", True))
-        if added:
-            out.append(Change(path, f"enum widened: {json.dumps(added)}", False))
+    _compare_values(_values(o), _values(n), path, out)
     _compare_properties(od, o, nd, n, path, out, depth)
     if isinstance(o.get("items"), dict) and isinstance(n.get("items"), dict):
         _compare(od, o["items"], nd, n["items"], f"{path}[]", out, depth + 1)
@@ -178,3 +185,84 @@ def _compare_properties(
         elif name in required_before and name not in required_now:
             out.append(Change(f"{path}.{name}", "property became optional", False))
         _compare(od, op[name], nd, np_[name], f"{path}.{name}", out, depth + 1)
+
+
+def _values(node: dict[str, Any]) -> list[Any] | None:
+    """The values ``node`` allows, when it lists them (``enum``, or ``const`` as one)."""
+    if isinstance(node.get("enum"), list):
+        return list(node["enum"])
+    return [node["const"]] if "const" in node else None
+
+
+def _compare_values(
+    old: list[Any] | None, new: list[Any] | None, path: str, out: list[Change]
+) -> None:
+    if old is None or new is None:
+        return
+    gone = [v for v in old if v not in new]
+    added = [v for v in new if v not in old]
+    if gone:
+        out.append(Change(path, f"enum narrowed: {json.dumps(gone)} no longer allowed", True))
+    if added:
+        out.append(Change(path, f"enum widened: {json.dumps(added)}", False))
+
+
+def _options(doc: _Doc, node: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The objects a union offers (``oneOf``/``anyOf``; a ``null`` beside them aside), if any."""
+    for key in ("oneOf", "anyOf"):
+        listed = node.get(key)
+        if isinstance(listed, list) and listed and all(isinstance(o, dict) for o in listed):
+            resolved = [doc.resolve(option) for option in listed]
+            objects = [option for option in resolved if "properties" in option]
+            if objects and len(objects) + sum(_types(o) == {"null"} for o in resolved) == len(
+                resolved
+            ):
+                return objects
+    return None
+
+
+def _tag(doc: _Doc, options: list[dict[str, Any]]) -> str | None:
+    """The property each option pins to a value of its own (a tagged union's tag), if any."""
+    for name in options[0]["properties"]:
+        pinned = [_values(doc.resolve(option["properties"].get(name, {}))) for option in options]
+        values = [found[0] for found in pinned if found is not None and len(found) == 1]
+        if len(values) == len(options) and len(set(map(json.dumps, values))) == len(values):
+            return str(name)
+    return None
+
+
+def _compare_split(
+    od: _Doc,
+    o: dict[str, Any],
+    nd: _Doc,
+    options: list[dict[str, Any]],
+    path: str,
+    out: list[Change],
+    depth: int,
+) -> None:
+    """One object became a union of objects (issue 25's typed effects): each option is compared
+    with the old object, its tag aside; the tag's values are compared across all options."""
+    tag = _tag(nd, options)
+    by = f" told apart by {tag}" if tag else ""
+    out.append(Change(path, f"one object -> {len(options)} alternatives{by}", False))
+    for i, option in enumerate(options):
+        where = f"{path}<{option.get('title') or i}>"
+        _compare(od, _structure(o, tag), nd, _structure(option, tag), where, out, depth + 1)
+    if tag is None:
+        return
+    old_tag = o["properties"].get(tag)
+    if old_tag is None:
+        out.append(Change(f"{path}.{tag}", "new required property", True))
+        return
+    told = [_values(nd.resolve(option["properties"][tag])) or [] for option in options]
+    _compare_values(
+        _values(od.resolve(old_tag)), [v for found in told for v in found], f"{path}.{tag}", out
+    )
+
+
+def _structure(node: dict[str, Any], tag: str | None) -> dict[str, Any]:
+    """``node``'s structure without its documentation or ``tag``: what an option is compared on."""
+    kept = {key: value for key, value in node.items() if key in _STRUCTURE}
+    kept["properties"] = {k: v for k, v in node.get("properties", {}).items() if k != tag}
+    kept["required"] = [name for name in node.get("required", []) if name != tag]
+    return kept

@@ -99,3 +99,37 @@ def test_a_breaking_and_an_additive_change_together_are_breaking():
     diff = classify(BASE, new)
     assert diff.kind == "breaking" and len(diff.changes) == 2
     assert "additive: $.x: new optional property" in diff.advice()
+
+
+def test_an_object_split_into_a_tagged_union_is_compared_option_by_option():
+    """Issue 25's typed effects: each option is held to the old object, its tag aside, and
+    the tag's values across the options to the old enum."""
+    flat = obj({"kind": {"enum": ["a", "b"]}, "value": S}, ["kind"])
+    option_a = obj({"kind": {"const": "a"}, "value": S}, ["kind"], title="A")
+    option_b = obj({"kind": {"const": "b"}, "value": S, "n": S}, ["kind"], title="B")
+    same = classify(flat, {"oneOf": [option_a, option_b]})
+    assert same.kind == "additive"
+    assert [c.what for c in same.changes] == [
+        "one object -> 2 alternatives told apart by kind",
+        "new optional property",
+    ]
+    assert same.changes[1].path == "$<B>.n"
+    renamed = obj({"kind": {"const": "b"}, "level": S}, ["kind", "level"], title="B")
+    diff = classify(flat, {"oneOf": [option_a, renamed]})
+    assert diff.kind == "breaking" and diff.advice().endswith(BREAKING)
+    assert ("$<B>.value", "property removed") in [(c.path, c.what) for c in diff.changes]
+    assert ("$<B>.level", "new required property") in [(c.path, c.what) for c in diff.changes]
+    lost = classify(flat, {"oneOf": [option_a]})
+    assert [(c.path, c.breaking) for c in lost.changes if "narrowed" in c.what] == [
+        ("$.kind", True)
+    ]
+
+
+def test_a_nullable_object_made_required_is_compared_with_its_object():
+    old = obj({"spec": {"anyOf": [obj({"title": S}, ["title"]), {"type": "null"}]}})
+    new = obj({"spec": obj({"title": S, "more": S}, ["title"])})
+    diff = classify(old, new)
+    assert [(c.path, c.what, c.breaking) for c in diff.changes] == [
+        ("$.spec", "2 alternatives -> only the object", True),
+        ("$.spec.more", "new optional property", False),
+    ]
