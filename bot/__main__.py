@@ -25,7 +25,7 @@ from aiohttp import web
 from bot.app import Bot, build_app, build_web_app, open_recorder
 from bot.config import BotSettings, startup_problem
 from bot.gateway import Harness, LazyHarness
-from bot.ledger import Ledger, ledger_database
+from bot.ledger import ledger_database
 from bot.socket_mode import socket_mode
 from harness.config import Settings
 from harness.errors import HarnessError
@@ -33,6 +33,7 @@ from harness.hooks import Redactor
 from harness.logs import configure_logging, install_log_redaction
 from harness.plugins import effective_manager
 from harness.startup import EXIT_STATUS, SettingsInvalid, load_settings, one_line
+from harness.storage.ledger import Ledger
 from harness.temporal.client import HarnessClient
 from harness.temporal.connection import resolve
 from harness.temporal.keys import load_keys

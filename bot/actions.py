@@ -24,7 +24,6 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 
 from bot import replies
 from bot.gateway import Harness, task_id
-from bot.ledger import Ledger
 from bot.payloads import obj, text
 from commands import invocation_of
 from harness.channels.progress import STOP_ACTION
@@ -32,6 +31,7 @@ from harness.channels.slack import HELP_ACTION_PREFIX
 from harness.domain import CommandResult, Role, TaskRef
 from harness.hooks import Redactor
 from harness.hooks.contexts import CommandInvokedContext
+from harness.storage.ledger import Ledger
 from harness.temporal.errors import TaskError, TaskTimedOut
 from harness.temporal.models import HelpClick
 

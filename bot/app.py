@@ -27,14 +27,14 @@ from bot import actions, events, slash
 from bot.config import STANDIN_PATH, BotSettings, startup_problem
 from bot.gate import HttpErrorLog, SlackGate
 from bot.gateway import Harness
-from bot.ledger import Ledger
 from bot.lifecycle import Lifecycle
 from bot.middleware import DedupeEvents, GuardResponseUrls, LogRequests, RecordOutgoing
 from bot.recording import Recorder, RecordingWebClient, Scrubber
 from bot.standin import SlackStandIn
 from harness import health
-from harness.db import database_url
 from harness.hooks import Redactor
+from harness.storage import database_url
+from harness.storage.ledger import Ledger
 
 log = logging.getLogger(__name__)
 

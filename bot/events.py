@@ -32,10 +32,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot import replies
 from bot.config import BotSettings
 from bot.gateway import Harness, task_id
-from bot.ledger import Ledger
 from bot.lifecycle import Pending
 from bot.payloads import EventKind, classify, event_place, mentions, obj, request_context
 from harness.hooks import Redactor
+from harness.storage.ledger import Ledger
 from harness.temporal.errors import TaskError, TaskRefused
 
 log = logging.getLogger(__name__)

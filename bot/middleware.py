@@ -20,13 +20,13 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.webhook_response import WebhookResponse
 
-from bot.ledger import Ledger
 from bot.payloads import dedupe_keys
 from bot.recording import Recorder, RecordingRespond
 from bot.recording.recorder import recording_copy
 from bot.standin import RESPONSE_PATH
 from harness.hooks import Redactor
 from harness.http import is_loopback
+from harness.storage.ledger import Ledger
 
 Next = Callable[[], Awaitable[BoltResponse]]
 log = logging.getLogger("bot.requests")

@@ -18,9 +18,9 @@ from sqlalchemy.engine import URL
 
 from harness.agent.profiles import AgentProfile
 from harness.channels.web_api import plain_http_problem, web_api_url
-from harness.db.engine import DatabaseError, database_url
 from harness.domain import ModelPrice
 from harness.secret_values import split_keys, temporal_secret_values
+from harness.storage.engine import DatabaseError, database_url
 from harness.tracing import header_values
 
 
@@ -64,7 +64,7 @@ class Settings(BaseSettings):
     """Connections each process keeps open to PostgreSQL (and as many more under load)."""
     database_migrate: bool = True
     """Bring the database's tables up to date at start (one process at a time). Off: run
-    ``python -m harness.db upgrade`` yourself; a process then refuses an older schema."""
+    ``python -m harness.storage upgrade`` yourself; a process then refuses an older schema."""
     payload_key: SecretStr | None = None
     """Keys that encrypt what Temporal stores (issue 9): comma-separated base64 32-byte keys;
     the first encrypts, every one decrypts (rotation: prepend the new key)."""

@@ -28,7 +28,7 @@ caller catches the harness's failures in one clause, except the few named below 
     │   ├── ChannelError               harness.channels.slack: Slack did not accept a post
     │   ├── SlackRefused               bot.socket_mode: Slack refused SLACK_APP_TOKEN
     │   ├── TemporalUnreachable        harness.temporal.errors: the worker gave up waiting at start
-    │   └── DatabaseError              harness.db.engine: the database is misconfigured or down
+    │   └── DatabaseError              harness.storage.engine: the database is misconfigured or down
     ├── TaskError                      harness.temporal.errors: a request to a task failed
     │   ├── TaskRejected               the task refused the request (finished, invalid)
     │   │   └── TaskRefused            a hook refused it on purpose (a sender with no role)
@@ -78,8 +78,8 @@ Foreign exceptions become these at one boundary per foreign party, and nowhere e
 - Temporal's activity failures, the other way: :mod:`harness.temporal.wrapper` turns any
   error into an ``ApplicationError``, an abort through :mod:`harness.temporal.aborts`,
   which also rebuilds the :class:`HookAbort` on the workflow's side.
-- SQLAlchemy, asyncpg, aiosqlite and alembic: :class:`harness.db.engine.Database`'s
-  transactions and :mod:`harness.db.migrate`, to :class:`DatabaseError`.
+- SQLAlchemy, asyncpg, aiosqlite and alembic: :class:`harness.storage.engine.Database`'s
+  transactions and :mod:`harness.storage.migrate`, to :class:`DatabaseError`.
 - ``cryptography`` and key files: :mod:`harness.temporal.codec` and
   :mod:`harness.temporal.keys`; the MCP SDK's tool servers: :mod:`harness.tools.mcp`;
   ``slack_sdk`` in Socket Mode: :mod:`bot.socket_mode`; pydantic's validation:

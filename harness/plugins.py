@@ -32,7 +32,7 @@ from harness.hooks import (
 if TYPE_CHECKING:
     from temporalio.common import MetricMeter
 
-    from harness.db import Database
+    from harness.storage import Database
 
 Plugin = Callable[[HookManager, Settings], Any]
 
@@ -100,7 +100,7 @@ def build_hooks(
     provider (:func:`harness.tracing.configure_tracing` found an exporter), so an
     unconfigured worker pays for neither. The artefact store and the audit sink share
     ``database``, which the caller opened and closes (after the manager), with the
-    decisions of the hooks file's pure executors (:mod:`harness.decision_store`).
+    decisions of the hooks file's pure executors (:mod:`harness.storage.decisions`).
 
     Args:
         settings: the worker's settings.
@@ -118,12 +118,12 @@ def build_hooks(
         HookConfigError: ``settings.hooks_config`` is invalid, or a plugin path does
             not resolve (every problem named).
     """
-    from harness.audit_store import SqlAuditStore
     from harness.bodies import BodyRuntime, catalogue_of, register_defaults
-    from harness.db import TranscriptStore
-    from harness.decision_store import SqlDecisionStore
     from harness.providers import system_random
-    from harness.store import SqlArtefactStore
+    from harness.storage import TranscriptStore
+    from harness.storage.artefacts import SqlArtefactStore
+    from harness.storage.audit import SqlAuditStore
+    from harness.storage.decisions import SqlDecisionStore
 
     hooks = (
         load_hooks_config(settings.hooks_config, audit_only=settings.hooks_audit_only)
@@ -177,8 +177,8 @@ def build_hooks(
 def register_stats(manager: HookManager, database: Database, meter: MetricMeter | None) -> None:
     """Per-executor counts and latency, flushed to ``database`` (``[observability]
     executor_stats``); on ``meter`` too, as a histogram, when the worker serves metrics."""
-    from harness.executor_stats_store import SqlStatsStore
     from harness.hooks import register_executor_stats
+    from harness.storage.executor_stats import SqlStatsStore
 
     register_executor_stats(manager, SqlStatsStore(database), meter=meter)
 
@@ -221,7 +221,7 @@ async def effective_manager(
     """
     from sqlalchemy.ext.asyncio import create_async_engine
 
-    from harness.db import Database
+    from harness.storage import Database
 
     unused = Database(create_async_engine("sqlite+aiosqlite://"))  # connects on first use only
     try:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.db import Database, database_url, open_database
-from harness.store import SqlArtefactStore
+from harness.storage import Database, database_url, open_database
+from harness.storage.artefacts import SqlArtefactStore
 from tests.support.postgres import PostgresServer, running
 
 # The testing kit's fixtures (harness_stack, harness_slack), loaded as a user's conftest

@@ -31,11 +31,11 @@ from bot.recording.format import Recording, RecordingError, RequestLine, load
 from bot.replay.compare import compare, report
 from bot.replay.runner import Replay, Target
 from bot.replay.view import title, views
-from harness.audit_store import recent_audit
 from harness.config import Settings
 from harness.errors import HarnessError
 from harness.hooks import AuditRecord
 from harness.startup import SettingsInvalid, load_settings, one_line
+from harness.storage.audit import recent_audit
 
 USAGE: Final = 2
 DIFFERENT: Final = 1

@@ -19,11 +19,11 @@ from harness.domain import RetryDefaults
 if TYPE_CHECKING:
     from harness.agent.profiles import AgentProfile
     from harness.channels import SlackChannel
-    from harness.db import TranscriptStore
     from harness.models import ModelRegistry
     from harness.providers import RandomSource
     from harness.skills import SkillLoader
-    from harness.store import ArtefactStore
+    from harness.storage import TranscriptStore
+    from harness.storage.artefacts import ArtefactStore
     from harness.tools import ToolRegistry
 
 DEFAULT_KEEP_LAST: Final = 20

@@ -1,9 +1,10 @@
 """Default bodies of persistence.read and persistence.write, and the worker's loop defaults.
 
-Reads and writes go to the :class:`~harness.store.ArtefactStore`; appends and range reads
-of a log (a task's transcript) to the :class:`~harness.db.TranscriptStore`. One key is the
-worker's, not the store's: a read of :data:`~harness.agent.state.LOOP_DEFAULTS_KEY`
-is answered before the store (:data:`LOOP_DEFAULTS_PRIORITY`) with this worker's
+Reads and writes go to the :class:`~harness.storage.artefacts.ArtefactStore`; appends and
+range reads of a log (a task's transcript) to the :class:`~harness.storage.TranscriptStore`.
+One key is the worker's, not the store's: a read of
+:data:`~harness.agent.state.LOOP_DEFAULTS_KEY` is answered before the store
+(:data:`LOOP_DEFAULTS_PRIORITY`) with this worker's
 :class:`~harness.agent.state.LoopDefaults`, so the task workflow learns its tools and
 budgets through a hooked operation.
 """
@@ -20,8 +21,8 @@ from harness.hooks.contexts import PersistenceReadContext, PersistenceWriteConte
 
 if TYPE_CHECKING:
     from harness.bodies.deps import Resources
-    from harness.db import TranscriptStore
-    from harness.store import ArtefactStore
+    from harness.storage import TranscriptStore
+    from harness.storage.artefacts import ArtefactStore
     from harness.tools import ToolRegistry
 
 LOOP_DEFAULTS_PRIORITY: Final = 900

@@ -27,11 +27,11 @@ from harness.tools import ToolRegistry, ToolUnavailable, builtin_tools
 
 if TYPE_CHECKING:
     from harness.config import Settings
-    from harness.db import TranscriptStore
     from harness.domain import RetryDefaults
     from harness.hooks import HookManager
     from harness.providers import RandomSource
-    from harness.store import ArtefactStore
+    from harness.storage import TranscriptStore
+    from harness.storage.artefacts import ArtefactStore
     from harness.tools.mcp import McpToolServer
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """A stored artefact (a transcript, an attachment) as a value: key, content, version.
 
-A plain frozen value; the stores are :mod:`harness.store`, the hook contexts of reads and
-writes :mod:`harness.hooks.contexts.persistence`.
+A plain frozen value; the stores are :mod:`harness.storage.artefacts`, the hook contexts of
+reads and writes :mod:`harness.hooks.contexts.persistence`.
 """
 
 from __future__ import annotations

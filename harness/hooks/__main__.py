@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Final
 
 from harness.config import Settings
-from harness.db import DatabaseError
 from harness.hooks import POINTS, HookConfigError
 from harness.hooks.conformance.runner import add_arguments as add_conformance_arguments
 from harness.hooks.conformance.runner import run_command as run_conformance
@@ -35,6 +34,7 @@ from harness.hooks.executor import executor_kind
 from harness.hooks.latency import ExecutorSummary, summarise
 from harness.hooks.schema import SCHEMA_VERSION
 from harness.hooks.schema import write as write_schemas
+from harness.storage import DatabaseError
 
 EDGE_PRIORITY: Final = 2**62
 """Priorities this far out mean "before/after everything" (the commands' identity seal
@@ -79,8 +79,8 @@ async def _list(settings: Settings, config: Path | None) -> int:
 
 
 async def _audit(settings: Settings, database: str, last: int, task: str | None) -> int:
-    from harness.audit_store import recent_audit
-    from harness.db import database_url
+    from harness.storage import database_url
+    from harness.storage.audit import recent_audit
 
     url = database_url(database, settings.artefact_store_path) if database else settings.database
     records = await recent_audit(url, last, task_id=task)
@@ -139,8 +139,8 @@ def stats_lines(summaries: list[ExecutorSummary]) -> list[str]:
 
 
 async def _stats(settings: Settings, database: str, since: float) -> int:
-    from harness.db import database_url
-    from harness.executor_stats_store import executor_stats
+    from harness.storage import database_url
+    from harness.storage.executor_stats import executor_stats
 
     url = database_url(database, settings.artefact_store_path) if database else settings.database
     start = time.time() - since

@@ -4,7 +4,7 @@ It is what makes "never a silent pass" checkable (issue 6): whatever an executor
 vetoed, failed at, or would have changed in audit mode is written here with the
 point, the executor, the reason and the correlation and task ids. It keeps the last
 records in memory and hands each one to its sinks (the worker adds the database's audit
-table, :mod:`harness.audit_store`); it does not decide anything.
+table, :mod:`harness.storage.audit`); it does not decide anything.
 """
 
 from __future__ import annotations

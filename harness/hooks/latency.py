@@ -5,7 +5,7 @@ holds calls of at most ``FIRST_MS * 2 ** (i / PER_DOUBLING)`` ms), so two worker
 or a day of 10-second ones, merge by adding counts, and a percentile read from the merged
 histogram is within one bucket (about 19 %) of the exact one, never above the maximum seen.
 What gathers them is :mod:`harness.hooks.monitors.executor_stats`; where they are kept is
-:mod:`harness.executor_stats_store`.
+:mod:`harness.storage.executor_stats`.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ An executor declared pure (``pure = true`` in the hooks file) decides from the c
 alone, so a Temporal retry of the same operation, on this worker or another, reuses the
 decision it recorded instead of calling it again. :class:`PureExecutor` wraps only the
 entries that ask for it (other executors pay nothing); where decisions live is a
-:class:`DecisionStore` (the worker's is :mod:`harness.decision_store`, in the database
+:class:`DecisionStore` (the worker's is :mod:`harness.storage.decisions`, in the database
 every host shares). Only verdicts are recorded: a transport error, a timeout or an
 exception is not a decision, and the retry calls the executor again.
 """

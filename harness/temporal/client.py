@@ -29,7 +29,6 @@ from temporalio.service import RetryConfig, RPCError, RPCStatusCode
 
 from harness.channels.umbrella import invocation
 from harness.config import Settings
-from harness.db import TranscriptStore
 from harness.domain import (
     ChannelMessage,
     CommandResult,
@@ -41,6 +40,7 @@ from harness.domain import (
 )
 from harness.hooks import Redactor
 from harness.hooks.contexts import CommandInvokedContext, RequestReceivedContext
+from harness.storage import TranscriptStore
 from harness.temporal import REFUSED_ERROR_TYPE, TASK_WORKFLOW, routing
 from harness.temporal.codec import data_converter
 from harness.temporal.connection import explain, open_client, resolve

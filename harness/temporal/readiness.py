@@ -15,7 +15,7 @@ from typing import Final, final
 
 from temporalio.worker import Worker
 
-from harness.db import Database, DatabaseError
+from harness.storage import Database, DatabaseError
 
 PING_SECONDS: Final = 2.0
 """How long ``/readyz`` waits for the database to answer."""

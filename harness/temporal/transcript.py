@@ -1,7 +1,7 @@
 """Transcript: a task's messages as its workflow sees them, the store holding all of them.
 
 Workflow code (sandboxed, deterministic). The store keeps the whole transcript, one
-append per message (``persistence.write`` in append mode, :class:`harness.db.TranscriptStore`
+append per message (``persistence.write`` in append mode, :class:`harness.storage.TranscriptStore`
 behind it); the workflow keeps only a reference (the key and the length) and a bounded
 window of the last :data:`WINDOW` messages, which the ``transcript`` query answers and which
 spots a message delivered twice. So what a message costs in history, and what a

@@ -27,7 +27,6 @@ from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
 
 from harness.bodies import BodyRuntime
 from harness.config import Settings
-from harness.db import Database, open_database
 from harness.errors import HarnessError
 from harness.health import health_server
 from harness.hooks import POINTS, HookManager, HooksReload, Redactor
@@ -37,6 +36,7 @@ from harness.plugins import build_hooks
 from harness.plugins import build_manager as build_manager  # the worker's, re-exported here
 from harness.providers import SystemClock
 from harness.startup import EXIT_STATUS, load_settings, one_line
+from harness.storage import Database, open_database
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.codec import data_converter
 from harness.temporal.connection import explain, open_client, resolve

@@ -7,7 +7,7 @@ when configured, so a worker without MCP tool servers does not pay for it.
 from __future__ import annotations
 
 from harness.providers import Clock
-from harness.store import ArtefactStore
+from harness.storage.artefacts import ArtefactStore
 from harness.tools.artefacts import ReadArtefactTool, WriteArtefactTool
 from harness.tools.base import Tool
 from harness.tools.builtin import ClockTool, EchoTool

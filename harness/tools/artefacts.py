@@ -11,7 +11,7 @@ import re
 from typing import Any, Final, final
 
 from harness.domain import ToolResult, ToolSpec
-from harness.store import ArtefactStore
+from harness.storage.artefacts import ArtefactStore
 from harness.tools.base import object_schema, text_argument
 from harness.tools.errors import ToolError
 

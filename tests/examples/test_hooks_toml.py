@@ -17,10 +17,10 @@ import sys
 import pytest
 
 from harness.config import Settings
-from harness.db import open_database
 from harness.domain import HelpDecision, TaskRef, ToolCall
 from harness.hooks import HookAbort
 from harness.hooks.contexts import ToolInvokedContext
+from harness.storage import open_database
 from harness.temporal.worker import build_manager
 
 from .conftest import EXAMPLES, ROOT

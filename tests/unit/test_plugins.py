@@ -126,8 +126,8 @@ async def passthrough(ctx):
 
 async def test_cli_list_shows_what_the_worker_registers_in_its_order(tmp_path):
     """``list`` and the worker's ``registered <point> <priority> <name>`` lines agree."""
-    from harness.db import open_database
     from harness.hooks.__main__ import priority_label
+    from harness.storage import open_database
     from harness.temporal.worker import build_manager, describe
 
     config = tmp_path / "hooks.toml"

@@ -4,7 +4,7 @@ An executor monitor (``around="executor"``) that aggregates in memory, with no l
 on the call path: counts by decision (:mod:`harness.hooks.decisions`) and fixed log-scale
 latency buckets, so aggregates from any number of workers merge by adding them up. Every
 ``interval`` seconds, and at close, it hands what it gathered since the last flush to a
-:class:`StatsSink` (the harness database's table, :mod:`harness.executor_stats_store`), where
+:class:`StatsSink` (the harness database's table, :mod:`harness.storage.executor_stats`), where
 ``python -m harness.hooks stats`` merges every worker's rows. With a meter it also records each
 call's milliseconds on a histogram, for the worker's Prometheus endpoint. The percentile
 arithmetic is :mod:`harness.hooks.latency`'s.

@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from harness.db import Database, open_database
-from harness.store import SqlArtefactStore
+from harness.storage import Database, open_database
+from harness.storage.artefacts import SqlArtefactStore
 
 
 @pytest.fixture

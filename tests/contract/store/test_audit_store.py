@@ -12,9 +12,9 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from harness.audit_store import SqlAuditStore, read_audit, recent_audit
-from harness.db import Database, open_database
 from harness.hooks import AuditRecord, HookManager, Redactor
+from harness.storage import Database, open_database
+from harness.storage.audit import SqlAuditStore, read_audit, recent_audit
 
 
 def record(n: int, task_id: str = "T1") -> AuditRecord:
@@ -96,7 +96,7 @@ async def test_closing_writes_what_is_queued(database, other_host) -> None:
 
 def test_records_written_outside_a_loop_wait_for_close(database_engine, request, tmp_path) -> None:
     """``abandon`` may audit from a synchronous path with no running loop."""
-    from harness.db import database_url
+    from harness.storage import database_url
     from tests.conftest import database_url_for
 
     url = database_url(database_url_for(database_engine, request, tmp_path), tmp_path / "x")
@@ -122,7 +122,7 @@ def test_records_written_outside_a_loop_wait_for_close(database_engine, request,
 
 async def test_a_full_queue_drops_counts_and_logs_once_without_blocking(sink, caplog) -> None:
     small = SqlAuditStore(sink.database, capacity=3)
-    with caplog.at_level(logging.WARNING, logger="harness.audit_store"):
+    with caplog.at_level(logging.WARNING, logger="harness.storage.audit"):
         for n in range(6):
             small.write(record(n))
     assert (small.pending, small.dropped) == (3, 3)
@@ -144,7 +144,7 @@ async def test_a_database_that_is_down_keeps_records_queued_and_close_says_so(ca
         sink.write(record(1))  # returns at once: the writer task meets the outage
         await asyncio.sleep(0.3)
         assert sink.pending == 1
-        with caplog.at_level(logging.WARNING, logger="harness.audit_store"):
+        with caplog.at_level(logging.WARNING, logger="harness.storage.audit"):
             await sink.aclose()
     finally:
         await down.aclose()

@@ -11,15 +11,15 @@ from collections.abc import AsyncIterator
 import pytest
 
 from harness.config import Settings
-from harness.db import Database, open_database
 from harness.domain import TaskRef, ToolCall
-from harness.executor_stats_store import PRUNE_EVERY, SqlStatsStore, read_stats
 from harness.hooks import HookManager, HookTransportError
 from harness.hooks.__main__ import main
 from harness.hooks.contexts import ToolInvokedContext
 from harness.hooks.latency import LatencyAggregate, StatsRow, summarise
 from harness.hooks.monitors.executor_stats import ExecutorStats, register_executor_stats
 from harness.plugins import build_manager
+from harness.storage import Database, open_database
+from harness.storage.executor_stats import PRUNE_EVERY, SqlStatsStore, read_stats
 
 
 def ctx(n: int = 0) -> ToolInvokedContext:

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from harness.db import Database, TranscriptStore, open_database
+from harness.storage import Database, TranscriptStore, open_database
 
 
 @pytest.fixture

@@ -29,9 +29,9 @@ from temporalio.worker import Replayer, Worker
 from bot.standin import SlackStandIn, served
 from harness.agent.profiles import AgentProfile
 from harness.config import Settings
-from harness.db import open_database
 from harness.hooks import PHASES, HookContext, HookManager
-from harness.store import SqlArtefactStore
+from harness.storage import open_database
+from harness.storage.artefacts import SqlArtefactStore
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.client import HarnessClient
 from harness.temporal.codec import data_converter

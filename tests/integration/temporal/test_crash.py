@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.db import TranscriptStore
 from harness.domain import ChannelMessage, TaskSpec, TaskStatus
 from harness.hooks.contexts import CommandInvokedContext
+from harness.storage import TranscriptStore
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.worker import build_worker
 

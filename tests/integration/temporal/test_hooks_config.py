@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from harness.audit_store import recent_audit
 from harness.domain import ChannelMessage, TaskSpec
 from harness.hooks import HookAbort, HookConfigError
 from harness.hooks.contexts import PersistenceWriteContext
 from harness.hooks.remote import jsonrpc_app
+from harness.storage.audit import recent_audit
 from harness.temporal.client import HarnessClient
 from harness.temporal.worker import serve
 

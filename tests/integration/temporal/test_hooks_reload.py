@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from harness.audit_store import recent_audit
 from harness.domain import ChannelMessage, TaskSpec
 from harness.hooks.remote import jsonrpc_app
+from harness.storage.audit import recent_audit
 
 from .conftest import ROOT, worker_env
 

@@ -18,10 +18,10 @@ import pytest
 from aiohttp import web
 from temporalio.api.enums.v1 import EventType
 
-from harness.audit_store import recent_audit
 from harness.domain import ChannelMessage, TaskSpec
 from harness.hooks.contexts import PersistenceWriteContext
 from harness.hooks.remote import jsonrpc_app
+from harness.storage.audit import recent_audit
 from harness.temporal.client import HarnessClient
 from harness.temporal.worker import serve
 

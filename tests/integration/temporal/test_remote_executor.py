@@ -7,11 +7,11 @@ import socket
 
 from aiohttp import web
 
-from harness.db import TranscriptStore
 from harness.domain import ChannelMessage, TaskSpec
 from harness.hooks import JsonRpcExecutor
 from harness.hooks.contexts import PersistenceWriteContext
 from harness.hooks.remote.jsonrpc_server import jsonrpc_app
+from harness.storage import TranscriptStore
 from harness.temporal.client import HarnessClient
 
 from .conftest import assert_replays

@@ -6,7 +6,6 @@ import asyncio
 
 import pytest
 
-from harness.db import TranscriptStore
 from harness.domain import (
     ChannelMessage,
     CommandResult,
@@ -25,6 +24,7 @@ from harness.hooks.contexts import (
     HeartbeatTickContext,
     PersistenceWriteContext,
 )
+from harness.storage import TranscriptStore
 from harness.temporal.errors import TaskRejected
 
 from .conftest import assert_replays

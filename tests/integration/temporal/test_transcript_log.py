@@ -7,8 +7,8 @@ reference) appends those messages to the log once, and goes on appending there.
 
 from __future__ import annotations
 
-from harness.db import TranscriptStore
 from harness.domain import ChannelMessage, TaskRef, TaskSpec
+from harness.storage import TranscriptStore
 from harness.temporal import TASK_WORKFLOW
 from harness.temporal.models import TRANSCRIPT, TaskInput, transcript_key
 from harness.temporal.transcript import WINDOW

@@ -23,10 +23,10 @@ import pytest
 from pydantic import SecretStr
 
 from bot.clicks import is_progress
-from harness.audit_store import recent_audit
-from harness.db import database_url, open_database
 from harness.domain import ChannelMessage, TaskSpec
-from harness.store import SqlArtefactStore
+from harness.storage import database_url, open_database
+from harness.storage.artefacts import SqlArtefactStore
+from harness.storage.audit import recent_audit
 from harness.temporal.client import HarnessClient
 from harness.temporal.models import HelpClick
 

@@ -106,4 +106,4 @@ async def test_the_worker_keeps_the_workflow_sandbox_on_and_passes_through_no_io
     runner = worker.config(active_config=True)["workflow_runner"]
     assert isinstance(runner, SandboxedWorkflowRunner)
     passthrough = runner.restrictions.passthrough_modules
-    assert not {"harness", "harness.store", "harness.temporal.activities"} & passthrough
+    assert not {"harness", "harness.storage.artefacts", "harness.temporal.activities"} & passthrough

@@ -8,7 +8,7 @@ import socket
 
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from harness.db import Database, open_database
+from harness.storage import Database, open_database
 from harness.temporal.readiness import WorkerReadiness
 
 from .test_worker_start import refusal, worker_env

@@ -21,11 +21,11 @@ from pydantic import SecretStr
 
 from bot.app import build_app
 from bot.config import BotSettings
-from bot.ledger import Ledger
 from bot.socket_mode import SlackRefused, socket_mode
 from bot.standin import SlackStandIn
-from harness.db import database_url
 from harness.domain import TaskSpec
+from harness.storage import database_url
+from harness.storage.ledger import Ledger
 from tests.integration.temporal.test_busy import Gate
 from tests.support.leaks import collect_earlier_leaks
 from tests.support.socket_mode_server import SocketModeServer

@@ -259,7 +259,7 @@ async def test_asks_approvals_and_their_deciders_are_in_the_audit_the_cli_prints
     import subprocess
     import sys
 
-    from harness.audit_store import SqlAuditStore
+    from harness.storage.audit import SqlAuditStore
 
     audit = SqlAuditStore(store.database)
     manager.audit.sinks.append(audit)

@@ -11,9 +11,9 @@ import pytest
 
 from bot.config import BotSettings
 from bot.events import EventRouter
-from bot.ledger import Ledger
-from harness.db import database_url
 from harness.hooks import Redactor
+from harness.storage import database_url
+from harness.storage.ledger import Ledger
 from harness.temporal.errors import TaskRefused, TaskUnavailable
 from harness.temporal.models import Delivery
 

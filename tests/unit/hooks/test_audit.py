@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from harness.audit_store import SqlAuditStore, recent_audit
-from harness.db import database_url, open_database
 from harness.hooks import HookAbort, HookManager, HookTransportError, JsonRpcExecutor
+from harness.storage import database_url, open_database
+from harness.storage.audit import SqlAuditStore, recent_audit
 
 
 def closed_port() -> int:

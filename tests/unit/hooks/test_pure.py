@@ -2,7 +2,7 @@
 
 The executors come from a real hooks file and run through a real manager; decisions go to
 the real SQL store on a SQLite file (the store's own contract, on both engines and across
-two hosts, is tests/unit/test_decision_store.py).
+two hosts, is tests/unit/storage/test_decisions.py).
 """
 
 from __future__ import annotations
@@ -14,9 +14,6 @@ import pytest
 from aiohttp import web
 from sqlalchemy import select
 
-from harness.db import database_url, open_database
-from harness.db.schema import hook_decision
-from harness.decision_store import SqlDecisionStore
 from harness.domain import TaskRef
 from harness.hooks import (
     HookAbort,
@@ -30,6 +27,9 @@ from harness.hooks.config.wrappers import ConfiguredExecutor
 from harness.hooks.contexts import PersistenceWriteContext
 from harness.hooks.pure import PER_ATTEMPT_FIELDS, decision_key, executor_identity
 from harness.hooks.remote import jsonrpc_app
+from harness.storage import database_url, open_database
+from harness.storage.decisions import SqlDecisionStore
+from harness.storage.schema import hook_decision
 
 ME = "tests.unit.hooks.test_pure"
 CALLS: list[tuple[str, int]] = []

@@ -331,8 +331,8 @@ async def test_an_approval_record_quotes_a_large_call_shortened():
 
 async def test_the_workers_catalogue_counts_ask_human_and_the_read_only_built_ins_safe(tmp_path):
     from harness.bodies import catalogue_of
-    from harness.db import database_url, open_database
-    from harness.store import SqlArtefactStore
+    from harness.storage import database_url, open_database
+    from harness.storage.artefacts import SqlArtefactStore
     from harness.tools import ToolRegistry, builtin_tools
 
     class Clock:

@@ -4,8 +4,8 @@
 driven by asyncpg) that every worker and bot replica of a deployment shares; unset, a
 process uses a SQLite file (aiosqlite) under its data dir. Both go through SQLAlchemy's
 async engine, so no query blocks the event loop, and through the same tables
-(:mod:`harness.db.schema`). Driver and connection errors become :class:`DatabaseError`
-here and in :mod:`harness.db.migrate`; the URL's password never appears in one.
+(:mod:`harness.storage.schema`). Driver and connection errors become :class:`DatabaseError`
+here and in :mod:`harness.storage.migrate`; the URL's password never appears in one.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from harness.errors import ServiceError
 
 log = logging.getLogger(__name__)
 
-# Alembic logs "setup plugin …" as it is imported (harness.db.migrate imports it after this
-# module) and "Context impl …" at every open, at INFO; harness.db.migrate says what it did
+# Alembic logs "setup plugin …" as it is imported (harness.storage.migrate imports it after this
+# module) and "Context impl …" at every open, at INFO; harness.storage.migrate says what it did
 # instead, once, when it migrates.
 for _name in ("alembic.runtime.migration", "alembic.runtime.plugins"):
     logging.getLogger(_name).setLevel(logging.WARNING)

@@ -1,4 +1,4 @@
-"""``python -m harness.db upgrade|current``: migrate the configured database, or say where it is.
+"""``python -m harness.storage upgrade|current``: migrate the configured database, or say where.
 
 Reads ``HARNESS_DATABASE_URL`` (or the worker's SQLite file) as the worker does; prints
 the database without its password.
@@ -12,9 +12,9 @@ import sys
 from collections.abc import Sequence
 
 from harness.config import Settings
-from harness.db.connect import open_database
-from harness.db.engine import DatabaseError
-from harness.db.migrate import current, head
+from harness.storage.connect import open_database
+from harness.storage.engine import DatabaseError
+from harness.storage.migrate import current, head
 
 
 async def _run(command: str) -> int:
@@ -30,7 +30,7 @@ async def _run(command: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; 0 when the database is at this release's schema."""
-    parser = argparse.ArgumentParser(prog="python -m harness.db")
+    parser = argparse.ArgumentParser(prog="python -m harness.storage")
     parser.add_argument(
         "command",
         choices=("upgrade", "current"),

@@ -1,7 +1,7 @@
 """Executor stats (issue 15, point 4): each worker's per-executor calls by decision and latency
 histogram, one row per executor per flush window.
 
-Written out here rather than created from :mod:`harness.db.schema`, so a later change to the
+Written out here rather than created from :mod:`harness.storage.schema`, so a later change to the
 table is a later revision and this one stays what it was.
 
 Revision ID: 0004

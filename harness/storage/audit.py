@@ -4,7 +4,7 @@ An :class:`~harness.hooks.AuditLog` sink (issue 6): the manager hands it every a
 refusal, transport error, ignored failure and dry-run verdict, and
 ``python -m harness.hooks audit`` or :meth:`~harness.hooks.AuditLog.recent` reads the
 last ones back, from every worker that shares the database (issue 13). Artefacts are
-:mod:`harness.store`'s; the table is :data:`harness.db.schema.hook_audit`.
+:mod:`harness.storage.artefacts`'s; the table is :data:`harness.storage.schema.hook_audit`.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from typing import Final, final
 from sqlalchemy import insert, select
 from sqlalchemy.engine import URL
 
-from harness.db import Database, DatabaseError, open_database
-from harness.db.migrate import current
-from harness.db.schema import hook_audit
 from harness.hooks import AuditRecord
+from harness.storage import Database, DatabaseError, open_database
+from harness.storage.migrate import current
+from harness.storage.schema import hook_audit
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 The SQL :class:`~harness.hooks.DecisionStore` (issue 15, point 7): a row per key of the
 redacted context, with its expiry; the next put after :data:`PURGE_EVERY_SECONDS` deletes
 the expired rows. What is recorded and when is :mod:`harness.hooks.pure`'s; the table is
-:data:`harness.db.schema.hook_decision`.
+:data:`harness.storage.schema.hook_decision`.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pydantic import ValidationError
 from sqlalchemy import delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from harness.db import Database, DatabaseError
-from harness.db.schema import hook_decision
 from harness.hooks import RecordedDecision
+from harness.storage import Database, DatabaseError
+from harness.storage.schema import hook_decision
 
 log = logging.getLogger(__name__)
 

@@ -17,10 +17,10 @@ from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql import Executable
 
-from harness.db.connect import open_database
-from harness.db.engine import Database, DatabaseError
-from harness.db.schema import transcript
 from harness.domain import Artefact
+from harness.storage.connect import open_database
+from harness.storage.engine import Database, DatabaseError
+from harness.storage.schema import transcript
 
 MAX_APPEND_ROUNDS: Final = 1000
 """How often one append may lose the next position to another writer before it gives up."""

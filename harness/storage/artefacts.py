@@ -3,7 +3,7 @@
 Task *state* is durable in Temporal; this store holds the harness's own artefacts,
 read and written only by the default bodies of ``persistence.read`` and
 ``persistence.write`` (:mod:`harness.bodies.persistence`) and the artefact tools. It
-lives in the harness's database (:mod:`harness.db`: a SQLite file, or PostgreSQL that
+lives in the harness's database (:mod:`harness.storage`: a SQLite file, or PostgreSQL that
 every worker of a deployment shares). Writes are idempotent per idempotency key,
 because activities run at least once, also when two workers run the same write.
 """
@@ -16,9 +16,9 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql import Executable
 
-from harness.db import Database, DatabaseError
-from harness.db.schema import artefact
 from harness.domain import Artefact
+from harness.storage import Database, DatabaseError
+from harness.storage.schema import artefact
 
 MAX_WRITE_ROUNDS: Final = 1000
 """How often one write may lose the next version to another writer before it gives up; each
@@ -43,7 +43,7 @@ class ArtefactStore(Protocol):
 
 @final
 class SqlArtefactStore:
-    """:class:`ArtefactStore` in the ``artefact`` table of a :class:`~harness.db.Database`.
+    """:class:`ArtefactStore` in the ``artefact`` table of a :class:`~harness.storage.Database`.
 
     The next version is ``max + 1``, inserted with ``ON CONFLICT DO NOTHING``: a writer
     on another host that took that version (or this idempotency key) first makes the

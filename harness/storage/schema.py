@@ -70,7 +70,7 @@ hook_executor_stats: Final = Table(
     Index("hook_executor_stats_at", "at"),
 )
 """Each worker's executor calls per flush window: counts by decision and latency buckets (JSON),
-added up by ``python -m harness.hooks stats`` (:mod:`harness.executor_stats_store`)."""
+added up by ``python -m harness.hooks stats`` (:mod:`harness.storage.executor_stats`)."""
 
 hook_decision: Final = Table(
     "hook_decision",

@@ -1,6 +1,6 @@
 """Pure executors' recorded decisions (issue 15, point 7): one row per key, with its expiry.
 
-Written out here rather than created from :mod:`harness.db.schema`, so a later change to the
+Written out here rather than created from :mod:`harness.storage.schema`, so a later change to the
 table is a later revision and this one stays what it was.
 
 Revision ID: 0003

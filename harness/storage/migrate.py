@@ -1,6 +1,6 @@
 """Schema migrations (alembic): every process upgrades at open, one at a time.
 
-The revisions live in ``harness/db/migrations/versions``; ``python -m harness.db
+The revisions live in ``harness/storage/migrations/versions``; ``python -m harness.storage
 upgrade`` runs them by hand (for an operator who opens with ``HARNESS_DATABASE_MIGRATE=
 false``), ``current`` says where a database is. On PostgreSQL an advisory lock makes two
 workers that start together migrate one after the other; SQLite's write lock does the
@@ -22,7 +22,7 @@ from alembic.util import CommandError
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
-from harness.db.engine import Database, DatabaseError, unavailable
+from harness.storage.engine import Database, DatabaseError, unavailable
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +106,6 @@ async def require_head(db: Database) -> None:
     if revision != head():
         problem = (
             f"is not this release's ({head()}), and HARNESS_DATABASE_MIGRATE is off; "
-            "run python -m harness.db upgrade"
+            "run python -m harness.storage upgrade"
         )
         raise DatabaseError(source=f"{db.describe()} schema {revision or 'none'}", problem=problem)

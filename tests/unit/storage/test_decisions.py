@@ -10,13 +10,13 @@ from aiohttp import web
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from harness.db import Database, open_database
-from harness.db.schema import hook_decision
-from harness.decision_store import PURGE_EVERY_SECONDS, SqlDecisionStore
 from harness.domain import TaskRef
 from harness.hooks import HookManager, RecordedDecision, load_hooks_config
 from harness.hooks.contexts import PersistenceWriteContext
 from harness.hooks.remote import jsonrpc_app
+from harness.storage import Database, open_database
+from harness.storage.decisions import PURGE_EVERY_SECONDS, SqlDecisionStore
+from harness.storage.schema import hook_decision
 
 VETO = RecordedDecision(kind="abort", reason="no", refusal=True)
 

@@ -1,8 +1,8 @@
 """Opening the database: an engine with its pool, checked and migrated before first use.
 
 A process opens its database once at start (:func:`open_database`) and shares the
-:class:`~harness.db.engine.Database` among its stores; a server that cannot be reached
-fails the start with a :class:`~harness.db.engine.DatabaseError` naming it.
+:class:`~harness.storage.engine.Database` among its stores; a server that cannot be reached
+fails the start with a :class:`~harness.storage.engine.DatabaseError` naming it.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from harness.db.engine import Database, sqlite_pragmas
-from harness.db.migrate import require_head, upgrade
+from harness.storage.engine import Database, sqlite_pragmas
+from harness.storage.migrate import require_head, upgrade
 
 log = logging.getLogger(__name__)
 

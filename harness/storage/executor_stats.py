@@ -4,7 +4,7 @@ The :class:`~harness.hooks.monitors.executor_stats.StatsSink` of a worker (issue
 each flush inserts one row per executor called in the window, so workers on different hosts
 never write the same row, and :func:`executor_stats` (``python -m harness.hooks stats``) adds
 up every worker's rows since a time. Rows older than ``retention`` are deleted by the writers,
-at most once an hour each. The table is :data:`harness.db.schema.hook_executor_stats`; the
+at most once an hour each. The table is :data:`harness.storage.schema.hook_executor_stats`; the
 aggregates and their merge are :mod:`harness.hooks.latency`'s.
 """
 
@@ -18,10 +18,10 @@ from typing import Final, final
 from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import URL
 
-from harness.db import Database, open_database
-from harness.db.migrate import current
-from harness.db.schema import hook_executor_stats
 from harness.hooks import StatsRow
+from harness.storage import Database, open_database
+from harness.storage.migrate import current
+from harness.storage.schema import hook_executor_stats
 
 RETENTION_SECONDS: Final = 7 * 24 * 3600.0
 """How long rows are kept (a week of 10-second windows per executor per worker)."""

@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import inspect
 
-from harness.db import Database, DatabaseError, database_url, open_database
-from harness.db.migrate import VERSION_TABLE, current, head
-from harness.db.schema import METADATA
+from harness.storage import Database, DatabaseError, database_url, open_database
+from harness.storage.migrate import VERSION_TABLE, current, head
+from harness.storage.schema import METADATA
 
 
 async def test_a_fresh_database_is_migrated_to_this_release(database: Database) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from alembic import op
 
-from harness.db import schema
+from harness.storage import schema
 
 revision = "0001"
 down_revision = None

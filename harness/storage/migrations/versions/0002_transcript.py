@@ -1,7 +1,7 @@
 """Append-only transcripts (issue 13): one row per message instead of the whole transcript
 rewritten as a new artefact version at every message.
 
-Written out here rather than created from :mod:`harness.db.schema`, so a later change to the
+Written out here rather than created from :mod:`harness.storage.schema`, so a later change to the
 table is a later revision and this one stays what it was.
 
 Revision ID: 0002
