@@ -29,9 +29,9 @@ from bot.ledger import ledger_database
 from bot.socket_mode import socket_mode
 from harness.config import Settings
 from harness.errors import HarnessError
-from harness.hooks import Redactor
 from harness.logs import configure_logging, install_log_redaction
 from harness.plugins import effective_manager
+from harness.redaction import Redactor
 from harness.startup import EXIT_STATUS, SettingsInvalid, load_settings, one_line
 from harness.storage.ledger import Ledger
 from harness.temporal.client import HarnessClient

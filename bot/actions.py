@@ -29,8 +29,8 @@ from commands import invocation_of
 from harness.channels.progress import STOP_ACTION
 from harness.channels.slack import HELP_ACTION_PREFIX
 from harness.domain import CommandResult, Role, TaskRef
-from harness.hooks import Redactor
 from harness.hooks.contexts import CommandInvokedContext
+from harness.redaction import Redactor
 from harness.storage.ledger import Ledger
 from harness.temporal.errors import TaskError, TaskTimedOut
 from harness.temporal.models import HelpClick

@@ -6,7 +6,7 @@ round trip) and its Web API client points at the stand-in served by the same aio
 application; otherwise bolt authorizes with the bot token. Socket Mode, when an app
 token is set, is started by :mod:`bot.__main__` (:mod:`bot.socket_mode`); without a
 signing secret, which Socket Mode does not need, the HTTP endpoint for Slack is not
-served. Every text the bot writes goes through one :class:`~harness.hooks.Redactor`
+served. Every text the bot writes goes through one :class:`~harness.redaction.Redactor`
 that knows the bot's own credentials.
 """
 
@@ -32,7 +32,7 @@ from bot.middleware import DedupeEvents, GuardResponseUrls, LogRequests, RecordO
 from bot.recording import Recorder, RecordingWebClient, Scrubber
 from bot.standin import SlackStandIn
 from harness import health
-from harness.hooks import Redactor
+from harness.redaction import Redactor
 from harness.storage import database_url
 from harness.storage.ledger import Ledger
 

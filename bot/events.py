@@ -34,7 +34,7 @@ from bot.config import BotSettings
 from bot.gateway import Harness, task_id
 from bot.lifecycle import Pending
 from bot.payloads import EventKind, classify, event_place, mentions, obj, request_context
-from harness.hooks import Redactor
+from harness.redaction import Redactor
 from harness.storage.ledger import Ledger
 from harness.temporal.errors import TaskError, TaskRefused
 

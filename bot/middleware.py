@@ -24,8 +24,8 @@ from bot.payloads import dedupe_keys
 from bot.recording import Recorder, RecordingRespond
 from bot.recording.recorder import recording_copy
 from bot.standin import RESPONSE_PATH
-from harness.hooks import Redactor
 from harness.http import is_loopback
+from harness.redaction import Redactor
 from harness.storage.ledger import Ledger
 
 Next = Callable[[], Awaitable[BoltResponse]]

@@ -30,7 +30,7 @@ from commands import COMMANDS, help
 from commands.registry import Registry
 from commands.surface import slash_commands
 from harness.domain import CommandResult
-from harness.hooks import Redactor
+from harness.redaction import Redactor
 from harness.temporal.errors import TaskBusy, TaskNotFound
 
 log = logging.getLogger(__name__)

@@ -3,7 +3,7 @@
 Redaction is one process-wide hook on record creation (:func:`logging.setLogRecordFactory`),
 not a handler or a filter: those attach to one logger or handler each, and whichever was
 left out (a library's own handler, pytest's caplog) would print raw text. What counts
-as a secret is :class:`~harness.hooks.Redactor`'s business. The line format
+as a secret is :class:`~harness.redaction.Redactor`'s business. The line format
 (:func:`configure_logging`: text, or one JSON object per line) adds the task id and
 correlation id of the operation being run (:func:`harness.hooks.current_operation`);
 calling both at start belongs to the entry points (worker, bot).
@@ -18,7 +18,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Final, Literal, final
 
-from harness.hooks import Redactor, current_operation
+from harness.hooks import current_operation
+from harness.redaction import Redactor
 
 _FORMATTER: Final = logging.Formatter()
 

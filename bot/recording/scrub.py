@@ -3,7 +3,7 @@
 Every text and every payload goes through :class:`Scrubber` before it is written:
 
 - the bot's and the worker's own credentials (the signing secret, tokens, keys) and any
-  token-shaped text, by the harness's :class:`~harness.hooks.Redactor`;
+  token-shaped text, by the harness's :class:`~harness.redaction.Redactor`;
 - fields that are secrets by name (Slack's legacy verification ``token``, ``secret``, …);
 - ``response_url`` values: anyone holding one can post to the channel for half an hour, so
   a recording keeps only that there was one (replay gives each request a fresh one);
@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import Any, Final, final
 from urllib.parse import parse_qsl, urlencode
 
-from harness.hooks import Redactor
+from harness.redaction import Redactor
 
 RESPONSE_URL_PLACEHOLDER: Final = "https://hooks.slack.com/commands/REDACTED"
 """What a recorded ``response_url`` says; replay puts a fresh URL of its own in its place."""

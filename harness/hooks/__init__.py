@@ -41,7 +41,7 @@ from harness.hooks.monitor import Monitor, MonitorHandle, Proceed
 from harness.hooks.monitors.approvals import REQUESTED_BY, register_approvals
 from harness.hooks.monitors.metrics import count_observer_drops, register_metrics
 from harness.hooks.pure import DecisionStore, PureExecutor, RecordedDecision
-from harness.hooks.redactor import Redactor
+from harness.redaction import Redactor
 
 if TYPE_CHECKING:
     from harness.hooks.config import HooksConfig, describe_chains, load_hooks_config

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Final, Literal, Protocol, final, runtime_checkable
 
 from harness.hooks.contexts import HookContext
-from harness.hooks.redactor import Redactor
+from harness.redaction import Redactor
 
 log = logging.getLogger(__name__)
 

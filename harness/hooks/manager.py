@@ -28,8 +28,8 @@ from harness.hooks.executor import is_async_callable as _is_async_callable
 from harness.hooks.modes import MODE_RANK, Mode, check_mode, wrap
 from harness.hooks.monitor import AROUND, AnyMonitor, Around, Monitor, MonitorHandle
 from harness.hooks.observers import ObserverQueue
-from harness.hooks.redactor import Redactor
 from harness.hooks.validators import run_order
+from harness.redaction import Redactor
 
 log = logging.getLogger(__name__)
 

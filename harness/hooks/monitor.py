@@ -20,8 +20,8 @@ from harness.hooks.chain import Scrub, run_chain
 from harness.hooks.contexts import HookContext
 from harness.hooks.decisions import watched, watching
 from harness.hooks.executor import Registration, executor_kind
-from harness.hooks.redactor import Redactor
 from harness.hooks.validators import ValidatorGroup
+from harness.redaction import Redactor
 
 log = logging.getLogger(__name__)
 

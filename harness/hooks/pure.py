@@ -23,7 +23,7 @@ from harness.hooks.audit import AuditLog
 from harness.hooks.contexts import HookContext
 from harness.hooks.errors import HookAbort
 from harness.hooks.executor import AbandonObserver, Executor
-from harness.hooks.redactor import Redactor
+from harness.redaction import Redactor
 
 log = logging.getLogger(__name__)
 

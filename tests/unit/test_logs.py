@@ -7,8 +7,8 @@ import logging
 
 import pytest
 
-from harness.hooks import Redactor
 from harness.logs import install_log_redaction
+from harness.redaction import Redactor
 
 CANARY = "xoxb-canary-0123456789"
 log = logging.getLogger("tests.logs")

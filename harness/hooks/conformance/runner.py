@@ -24,8 +24,8 @@ from typing import Any, Final, Literal, TextIO
 from harness.hooks.config.loader import resolve_program
 from harness.hooks.conformance.fixture import Expect, Fixture, load_fixtures
 from harness.hooks.conformance.targets import Got, JsonRpcTarget, McpTarget, Target
-from harness.hooks.redactor import Redactor
 from harness.hooks.remote.signing import SignatureError, decode_secret
+from harness.redaction import Redactor
 
 USAGE_ERROR: Final = 2
 _ENV_VALUE: Final = re.compile(r"^(.*?)env:([A-Za-z_][A-Za-z0-9_]*)$")

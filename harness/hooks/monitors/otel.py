@@ -40,7 +40,7 @@ from harness.hooks.contexts import HookContext
 from harness.hooks.decisions import Decision, decision_of, passed_over, reason_of
 from harness.hooks.errors import HookAbort
 from harness.hooks.monitor import CallProceed, ExecutorCall, Monitored, MonitorHandle, Proceed
-from harness.hooks.redactor import Redactor
+from harness.redaction import Redactor
 
 TRACER_NAME: Final = "harness.hooks"
 

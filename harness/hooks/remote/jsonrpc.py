@@ -20,7 +20,6 @@ from typing import Final, final
 
 from harness.hooks.catalogue import split_point
 from harness.hooks.contexts import HookContext, context_type
-from harness.hooks.redactor import Redactor
 from harness.hooks.remote.reply import as_abort
 from harness.hooks.remote.signing import Signer, message_id
 from harness.hooks.remote.trace_context import trace_context
@@ -36,6 +35,7 @@ from harness.hooks.remote.wire import (
 )
 from harness.http import AiohttpClient
 from harness.providers import HttpClient, HttpResponse
+from harness.redaction import Redactor
 
 DEFAULT_TIMEOUT: Final = 5.0
 DEFAULT_MAX_REPLY_BYTES: Final = 1 << 20

@@ -19,12 +19,12 @@ from mcp_types import CallToolResult, TextContent
 
 from harness.hooks.catalogue import split_point
 from harness.hooks.contexts import HookContext, context_type
-from harness.hooks.redactor import Redactor
 from harness.hooks.remote.mcp_connection import McpConnection
 from harness.hooks.remote.reply import decode_reply, encode_context, tool_name
 from harness.hooks.remote.schema_version import schema_meta
 from harness.hooks.remote.trace_context import trace_context
 from harness.hooks.remote.wire import WireError, map_transport_errors
+from harness.redaction import Redactor
 
 DEFAULT_TIMEOUT: Final = 5.0
 """Seconds a call may take, connecting included, before it fails as a transport error."""

@@ -16,9 +16,9 @@ from typing import Final, final
 
 from harness.hooks.catalogue import split_point
 from harness.hooks.contexts import HookContext, context_type
-from harness.hooks.redactor import Redactor
 from harness.hooks.remote.reply import HookFunction, answer, decode_reply, dumps, encode_context
 from harness.hooks.remote.wire import WireError, map_transport_errors
+from harness.redaction import Redactor
 
 DEFAULT_TIMEOUT: Final = 5.0
 

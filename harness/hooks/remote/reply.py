@@ -21,8 +21,8 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from harness.hooks.contexts import HookContext, context_type
 from harness.hooks.errors import HookAbort
-from harness.hooks.redactor import Redactor
 from harness.hooks.remote.wire import AbortRequest, WireError
+from harness.redaction import Redactor
 
 log = logging.getLogger(__name__)
 

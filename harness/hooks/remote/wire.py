@@ -23,8 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from harness.errors import HarnessError, ServiceError
 from harness.hooks.errors import HookTransportError
-from harness.hooks.redactor import Redactor
 from harness.http.errors import HttpClientError
+from harness.redaction import Redactor
 
 JSONRPC_VERSION: Final = "2.0"
 

@@ -11,7 +11,7 @@ import pytest
 
 from bot.config import BotSettings
 from bot.events import EventRouter
-from harness.hooks import Redactor
+from harness.redaction import Redactor
 from harness.storage import database_url
 from harness.storage.ledger import Ledger
 from harness.temporal.errors import TaskRefused, TaskUnavailable

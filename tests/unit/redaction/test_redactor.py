@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from harness.domain import ChannelMessage, FrozenDict, TaskRef, ToolCall, ToolResult
 from harness.hooks import BUILTIN_BODY_PRIORITY, HookManager, Redactor
 from harness.hooks.contexts import ChannelSentContext, ToolInvokedContext
-from harness.hooks.redaction_patterns import is_json_safe
+from harness.redaction.patterns import is_json_safe
 
 SECRETS = {
     "slack bot": "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",

@@ -1,9 +1,9 @@
 """The redactor's fast path: cheap tests over a value's JSON bytes that prove it clean.
 
-A miss proves that :meth:`~harness.hooks.redactor.Redactor._walk` would change nothing,
+A miss proves that :meth:`~harness.redaction.redactor.Redactor._walk` would change nothing,
 so the value is returned as is; a hit (maybe a false one) only sends it to the walk.
 Every test is therefore a superset of a redaction rule, read over JSON's escaped text
-(see :mod:`harness.hooks.redaction_patterns`). It masks nothing itself.
+(see :mod:`harness.redaction.patterns`). It masks nothing itself.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pydantic_core
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from harness.hooks.redaction_patterns import (
+from harness.redaction.patterns import (
     GATE,
     GATE_WORDS,
     JSON_BASIC,

@@ -1,6 +1,6 @@
 """What secrets look like: the families the redactor masks by default, in text and in JSON.
 
-Shapes only, no masking: :mod:`harness.hooks.redactor` decides what to do with a match.
+Shapes only, no masking: :mod:`harness.redaction.redactor` decides what to do with a match.
 Each family is a pattern over text; the redactor's fast path tests a value's JSON bytes
 instead, so each family also has a JSON test, and that test is a superset: whatever the
 text pattern finds in a string, the JSON test finds in that string's JSON-escaped bytes.

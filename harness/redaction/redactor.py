@@ -5,8 +5,8 @@ type with secrets masked wherever they sit (model fields, mapping keys and value
 lists, tuples, sets, and text inside text such as JSON or headers embedded in a
 string). Objects with nothing to mask come back as the very same objects: a clean
 context costs one JSON serialisation (in Rust) and a regex scan, no Python walk and
-no copies. What secrets look like is :mod:`harness.hooks.redaction_patterns`; the
-scan over JSON bytes is :mod:`harness.hooks.redaction_json`.
+no copies. What secrets look like is :mod:`harness.redaction.patterns`; the
+scan over JSON bytes is :mod:`harness.redaction.json_scan`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any, Final, NamedTuple, TypeVar, final
 import pydantic_core
 from pydantic import BaseModel
 
-from harness.hooks.redaction_json import JsonDetector, class_defaults, field_key
-from harness.hooks.redaction_patterns import (
+from harness.redaction.json_scan import JsonDetector, class_defaults, field_key
+from harness.redaction.patterns import (
     BASIC,
     BEARER,
     KEYED_VALUE,
@@ -94,7 +94,7 @@ class Redactor:
     Args:
         patterns: extra regular expressions whose matches are masked. One the fast
             path cannot test over JSON bytes (see
-            :func:`~harness.hooks.redaction_patterns.is_json_safe`) makes every value
+            :func:`~harness.redaction.patterns.is_json_safe`) makes every value
             take the full walk.
         fields: extra field or key names whose values are masked whole
             (ASCII case-insensitive, ``-`` and ``_`` alike).

@@ -22,9 +22,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from harness.domain import FrozenDict, ToolCall
-from harness.hooks import Redactor
 from harness.hooks.contexts import ToolInvokedContext
-from harness.hooks.redactor import DEFAULT_PATTERNS, MASK
+from harness.redaction import DEFAULT_PATTERNS, MASK, Redactor
 
 ALNUM = string.ascii_letters + string.digits
 SLACK_HOOK = next(p for p in DEFAULT_PATTERNS if "hooks" in p)
