@@ -39,9 +39,9 @@ import aiohttp
 from aiohttp import web
 
 from harness.domain import Participant, Role, TaskRef, ToolCall
+from harness.hook_server.jsonrpc import jsonrpc_app
 from harness.hooks import JsonRpcExecutor
 from harness.hooks.contexts import ToolInvokedContext
-from harness.hooks.remote.jsonrpc_server import jsonrpc_app
 from harness.hooks.remote.signing import Signer, Verifier, message_id
 from harness.hooks.remote.wire import encode_request
 

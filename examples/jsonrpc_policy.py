@@ -26,9 +26,9 @@ import sys
 
 from aiohttp import web
 
+from harness.hook_server.jsonrpc import jsonrpc_app
 from harness.hooks import HookAbort
 from harness.hooks.contexts import ToolInvokedContext
-from harness.hooks.remote.jsonrpc_server import jsonrpc_app
 
 PORT = 8765
 PATH = "/hooks"

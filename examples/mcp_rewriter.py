@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 
+from harness.hook_server import serve_from_command_line
 from harness.hooks.contexts import ToolInvokedContext
-from harness.hooks.remote import serve_from_command_line
 
 TOOLS = frozenset({"read_artefact", "write_artefact"})
 

@@ -59,7 +59,7 @@ workflow code must raise as Temporal's own type::
     ValueError
     ├── FrontMatterError               harness.skills.frontmatter: caught by the loader (SkillError)
     ├── MalformedBody                  bot.envelope: caught by bot.gate and bot.socket_mode
-    ├── KitUsageError                  harness.hooks.conformance.runner: printed, exit status 2
+    ├── KitUsageError                  harness.hook_server.conformance.runner: printed, exit 2
     └── UsageError                     commands.spec: caught by the command, becomes its usage reply
     ApplicationError                   temporalio.exceptions
     └── GaveUpError                    harness.temporal.retries: TaskGaveUp, with its abort

@@ -8,7 +8,7 @@ path the worker would refuse.
 ``audit [--last N] [--task ID] [--database URL]`` prints the last audit records of every
 worker sharing the database (``HARNESS_DATABASE_URL``, else this host's SQLite file).
 ``conformance --jsonrpc URL | --mcp CMD`` runs the conformance kit against an executor
-(:mod:`harness.hooks.conformance`).
+(:mod:`harness.hook_server.conformance`).
 ``stats [--since 1h] [--database URL]`` merges every worker's executor stats (``[observability]
 executor_stats``) and prints one line per executor, the slowest p99 first.
 """
@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Final
 
 from harness.config import Settings
+from harness.hook_server.conformance.runner import add_arguments as add_conformance_arguments
+from harness.hook_server.conformance.runner import run_command as run_conformance
 from harness.hooks import POINTS, HookConfigError
-from harness.hooks.conformance.runner import add_arguments as add_conformance_arguments
-from harness.hooks.conformance.runner import run_command as run_conformance
 from harness.hooks.decisions import DECISIONS
 from harness.hooks.executor import executor_kind
 from harness.hooks.latency import ExecutorSummary, summarise

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 
+from harness.hook_server import serve_from_command_line
 from harness.hooks import HookAbort
 from harness.hooks.contexts import ToolInvokedContext
-from harness.hooks.remote import serve_from_command_line
 
 POINT = "tool.invoked.pre"
 SECRET = "xoxb-123456789012-abcdefghijkl"

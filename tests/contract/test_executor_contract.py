@@ -17,11 +17,11 @@ import pytest
 from aiohttp import web
 
 from harness.domain import Participant, Role, TaskRef, ToolCall, ToolResult
+from harness.hook_server.jsonrpc import jsonrpc_app
 from harness.hooks import HookAbort, HookManager, HookTransportError
 from harness.hooks.contexts import LlmInvokedContext, ToolInvokedContext
 from harness.hooks.remote import McpConnection, McpExecutor
 from harness.hooks.remote.jsonrpc import JsonRpcExecutor
-from harness.hooks.remote.jsonrpc_server import jsonrpc_app
 from harness.hooks.remote.memory import InMemoryExecutor
 from tests.contract import contract_hooks
 from tests.contract.contract_hooks import HOOKS, PAUSE, POINT, SECRET, contract_hook

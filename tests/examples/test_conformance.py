@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from harness.hooks.conformance import JsonRpcTarget, McpTarget, load_fixtures, run_fixtures
+from harness.hook_server.conformance import JsonRpcTarget, McpTarget, load_fixtures, run_fixtures
 from tests.examples.conftest import EXAMPLES, ROOT, free_port
 from tests.examples.test_mcp_rewriter import http_url  # noqa: F401  # the fixture, shared
 from tests.support.broken_executor import BROKEN_FIXTURES

@@ -12,7 +12,7 @@ import json
 
 from aiohttp import web
 
-from harness.hooks.remote.jsonrpc_server import JsonRpcDispatcher
+from harness.hook_server.jsonrpc import JsonRpcDispatcher
 from harness.hooks.remote.wire import ABORT
 
 BROKEN_FIXTURES = frozenset(

@@ -1,5 +1,6 @@
-"""Writes harness/hooks/conformance/fixtures/*.json: the kit's fixtures, made here once so the 30
-round-trip contexts are real samples (a test checks the committed files are what this makes).
+"""Writes harness/hook_server/conformance/fixtures/*.json: the kit's fixtures, made here once
+so the 30 round-trip contexts are real samples (a test checks the committed files are what this
+makes).
 
 Edit this file, then ``PYTHONPATH=. python -m tests.support.conformance_fixtures``.
 """
@@ -11,7 +12,7 @@ from harness.hooks import OPERATIONS
 from harness.hooks.remote.wire import SCHEMA_VERSION
 from tests.unit.hooks.test_schema import sample
 
-OUT = Path(__file__).resolve().parents[2] / "harness" / "hooks" / "conformance" / "fixtures"
+OUT = Path(__file__).resolve().parents[2] / "harness" / "hook_server" / "conformance" / "fixtures"
 
 
 def probe(fid, tool, **arguments):

@@ -3,7 +3,7 @@
 It adapts the wire (:mod:`harness.hooks.remote.wire`) to the executor shape: the
 request is ``{"method": <point>, "params": {"context": ...}}`` and the result is a
 replacement context or null. HTTP itself is a provider (:mod:`harness.http`); the
-server side helper is :mod:`harness.hooks.remote.jsonrpc_server`.
+server side helper is :mod:`harness.hook_server.jsonrpc`.
 
 Failures are never passed through: anything but a conforming reply raises
 ``HookTransportError`` (DESIGN.md, "Remote executors"), except the one error the

@@ -5,7 +5,7 @@ the signed content is ``{webhook-id}.{webhook-timestamp}.{body}``, HMAC-SHA256 k
 with the base64-decoded ``whsec_`` secret, sent as ``v1,<base64>`` in
 ``webhook-signature`` (space separated, one per secret, so keys rotate without
 downtime). Only the standard library. Where the signature goes on the wire is
-:mod:`.jsonrpc` (client) and :mod:`.jsonrpc_server` (server).
+:mod:`.jsonrpc` (client) and :mod:`harness.hook_server.jsonrpc` (server).
 """
 
 from __future__ import annotations

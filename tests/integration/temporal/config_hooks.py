@@ -34,6 +34,6 @@ def make_body(*, record: str):
 
 
 if __name__ == "__main__":
-    from harness.hooks.remote import serve_from_command_line
+    from harness.hook_server import serve_from_command_line
 
     serve_from_command_line({"persistence.write.pre": rewrite}, name="config-test-rewriter")

@@ -18,9 +18,9 @@ import pytest
 from aiohttp import web
 
 from harness.domain import ChannelMessage, TaskSpec
+from harness.hook_server import jsonrpc_app
 from harness.hooks import HookAbort, HookConfigError
 from harness.hooks.contexts import PersistenceWriteContext
-from harness.hooks.remote import jsonrpc_app
 from harness.storage.audit import recent_audit
 from harness.temporal.client import HarnessClient
 from harness.temporal.worker import serve

@@ -21,7 +21,7 @@ import pytest
 from aiohttp import web
 
 from harness.domain import ChannelMessage, TaskSpec
-from harness.hooks.remote import jsonrpc_app
+from harness.hook_server import jsonrpc_app
 from harness.storage.audit import recent_audit
 
 from .conftest import ROOT, worker_env

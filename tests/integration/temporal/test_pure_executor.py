@@ -19,8 +19,8 @@ from aiohttp import web
 from temporalio.api.enums.v1 import EventType
 
 from harness.domain import ChannelMessage, TaskSpec
+from harness.hook_server import jsonrpc_app
 from harness.hooks.contexts import PersistenceWriteContext
-from harness.hooks.remote import jsonrpc_app
 from harness.storage.audit import recent_audit
 from harness.temporal.client import HarnessClient
 from harness.temporal.worker import serve

@@ -8,9 +8,9 @@ import socket
 from aiohttp import web
 
 from harness.domain import ChannelMessage, TaskSpec
+from harness.hook_server.jsonrpc import jsonrpc_app
 from harness.hooks import JsonRpcExecutor
 from harness.hooks.contexts import PersistenceWriteContext
-from harness.hooks.remote.jsonrpc_server import jsonrpc_app
 from harness.storage import TranscriptStore
 from harness.temporal.client import HarnessClient
 

@@ -11,10 +11,10 @@ import pytest
 from aiohttp import web
 
 from harness.domain import ChannelMessage, FrozenDict, TaskRef, ToolCall, freeze
+from harness.hook_server.jsonrpc import jsonrpc_app
 from harness.hooks import HookManager, HookValidationError, JsonRpcExecutor
 from harness.hooks.chain import IDENTITY_FIELDS
 from harness.hooks.contexts import ChannelSentContext, ToolInvokedContext
-from harness.hooks.remote.jsonrpc_server import jsonrpc_app
 
 CHANGES = {
     "task": TaskRef(task_id="someone-elses-task"),

@@ -15,6 +15,7 @@ from aiohttp import web
 from sqlalchemy import select
 
 from harness.domain import TaskRef
+from harness.hook_server import jsonrpc_app
 from harness.hooks import (
     HookAbort,
     HookManager,
@@ -26,7 +27,6 @@ from harness.hooks.chain import IDENTITY_FIELDS
 from harness.hooks.config.wrappers import ConfiguredExecutor
 from harness.hooks.contexts import PersistenceWriteContext
 from harness.hooks.pure import PER_ATTEMPT_FIELDS, decision_key, executor_identity
-from harness.hooks.remote import jsonrpc_app
 from harness.storage import database_url, open_database
 from harness.storage.decisions import SqlDecisionStore
 from harness.storage.schema import hook_decision

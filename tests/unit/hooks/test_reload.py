@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
+from harness.hook_server import jsonrpc_app
 from harness.hooks import (
     HookAbort,
     HookManager,
@@ -23,7 +24,6 @@ from harness.hooks import (
     register_approvals,
 )
 from harness.hooks.contexts import ToolInvokedContext
-from harness.hooks.remote import jsonrpc_app
 
 ME = "tests.unit.hooks.test_reload"
 SEEN: list[str] = []

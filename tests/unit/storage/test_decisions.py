@@ -11,9 +11,9 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from harness.domain import TaskRef
+from harness.hook_server import jsonrpc_app
 from harness.hooks import HookManager, RecordedDecision, load_hooks_config
 from harness.hooks.contexts import PersistenceWriteContext
-from harness.hooks.remote import jsonrpc_app
 from harness.storage import Database, open_database
 from harness.storage.decisions import PURGE_EVERY_SECONDS, SqlDecisionStore
 from harness.storage.schema import hook_decision

@@ -247,7 +247,7 @@ async def test_a_python_server_continues_the_trace_under_the_decision_span(
     from opentelemetry import context as otel_context
     from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-    from harness.hooks.remote.jsonrpc_server import jsonrpc_app
+    from harness.hook_server.jsonrpc import jsonrpc_app
 
     service = InMemorySpanExporter()
     their_provider = TracerProvider()

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
+from harness.hook_server.jsonrpc import jsonrpc_app
 from harness.hooks import HookAbort
 from harness.hooks.contexts import LlmInvokedContext, ToolInvokedContext
-from harness.hooks.remote.jsonrpc_server import jsonrpc_app
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "jsonrpc"
 OVERSIZE = 2 << 20  # bytes the oversize routes send, above the 1 MiB default cap

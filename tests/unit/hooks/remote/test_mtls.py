@@ -18,6 +18,7 @@ import pytest
 from aiohttp import web
 
 from harness.domain import ToolCall
+from harness.hook_server.jsonrpc import jsonrpc_app
 from harness.hooks import (
     HookConfigError,
     HookManager,
@@ -26,7 +27,6 @@ from harness.hooks import (
     load_hooks_config,
 )
 from harness.hooks.contexts import ToolInvokedContext
-from harness.hooks.remote.jsonrpc_server import jsonrpc_app
 from tests.support.certs import Pki, make_pki
 
 POINT = "tool.invoked.pre"

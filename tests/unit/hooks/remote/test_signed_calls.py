@@ -19,6 +19,7 @@ import pytest
 from aiohttp import web
 
 from harness.domain import ToolCall
+from harness.hook_server.jsonrpc import jsonrpc_app
 from harness.hooks import (
     HookConfigError,
     HookManager,
@@ -28,7 +29,6 @@ from harness.hooks import (
 )
 from harness.hooks.contexts import ToolInvokedContext
 from harness.hooks.remote.jsonrpc import JsonRpcExecutor
-from harness.hooks.remote.jsonrpc_server import jsonrpc_app
 from harness.hooks.remote.signing import SignatureError, Signer, message_id
 from harness.hooks.remote.wire import encode_request
 

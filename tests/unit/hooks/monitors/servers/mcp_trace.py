@@ -13,7 +13,7 @@ import anyio
 import mcp_types as types
 from mcp.server import Server
 
-from harness.hooks.remote import HookTools, serve_stdio
+from harness.hook_server import HookTools, serve_stdio
 from harness.hooks.remote.reply import dumps
 
 HOOKS = HookTools({"tool.invoked.pre": lambda ctx: None})

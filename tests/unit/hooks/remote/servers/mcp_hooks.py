@@ -16,9 +16,9 @@ import anyio
 import mcp_types as types
 from mcp.server import Server
 
+from harness.hook_server import HookTools, serve_stdio
 from harness.hooks import HookAbort
 from harness.hooks.contexts import ToolInvokedContext
-from harness.hooks.remote import HookTools, serve_stdio
 
 
 async def behave(ctx: ToolInvokedContext) -> ToolInvokedContext | None:

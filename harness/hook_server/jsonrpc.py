@@ -4,7 +4,7 @@ So a remote executor is a few lines: plain functions keyed by hook point, each t
 the typed context and returning a replacement or ``None``, raising ``HookAbort`` to
 veto. It speaks the wire of :mod:`harness.hooks.remote.wire`; it does not run a chain
 (one function per point) and does not redact (the calling harness does, both ways).
-The conformance kit's probes are answered by :mod:`.conformance_profile` at every point,
+The conformance kit's probes are answered by :mod:`.profile` at every point,
 never by the handlers, and a request naming another schema version is refused.
 """
 
@@ -18,10 +18,10 @@ from typing import Any, Final, TypeAlias
 
 from aiohttp import web
 
+from harness.hook_server.profile import answer_probe, is_probe
 from harness.hooks.catalogue import points, split_point
 from harness.hooks.contexts import HookContext, context_type
 from harness.hooks.errors import HookAbort
-from harness.hooks.remote.conformance_profile import answer_probe, is_probe
 from harness.hooks.remote.schema_version import version_problem
 from harness.hooks.remote.signing import (
     DEFAULT_TOLERANCE,

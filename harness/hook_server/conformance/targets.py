@@ -18,7 +18,7 @@ from typing import Any, Final, Literal, Protocol
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 
-from harness.hooks.conformance.fixture import Call, Fixture, RawJsonRpc, RawMcp
+from harness.hook_server.conformance.fixture import Call, Fixture, RawJsonRpc, RawMcp
 from harness.hooks.contexts import context_type
 from harness.hooks.errors import HookAbort, HookTransportError
 from harness.hooks.remote.jsonrpc import DEFAULT_MAX_REPLY_BYTES, JsonRpcExecutor

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from harness.hook_server.conformance import Expect, Fixture, Got, judge, load_fixtures
+from harness.hook_server.conformance.runner import contains
 from harness.hooks import OPERATIONS
-from harness.hooks.conformance import Expect, Fixture, Got, judge, load_fixtures
-from harness.hooks.conformance.runner import contains
 from tests.support import conformance_fixtures
 
 ROOT = Path(__file__).resolve().parents[3]
-FOLDER = ROOT / "harness" / "hooks" / "conformance" / "fixtures"
+FOLDER = ROOT / "harness" / "hook_server" / "conformance" / "fixtures"
 REGENERATE = "run `PYTHONPATH=. python -m tests.support.conformance_fixtures` and commit it"
 
 

@@ -1,12 +1,12 @@
 """The conformance profile: what a remote executor answers to the kit's probes, whatever its policy.
 
-The kit (:mod:`harness.hooks.conformance`) cannot know a third party's policy, so it only
+The kit (:mod:`harness.hook_server.conformance`) cannot know a third party's policy, so it only
 sends *probes*: contexts whose ``correlation_id`` starts with :data:`PROBE_PREFIX`, which
 the harness never makes. A conforming executor answers a probe by this profile, at every
 point of the catalogue, served or not, and never runs its own policy on it: a
 ``tool.invoked`` probe's call name picks the behaviour (:data:`BEHAVIOURS`), any other
-probe passes through. Both Python server helpers (:mod:`.jsonrpc_server`,
-:mod:`.mcp_server`) answer probes with :func:`answer_probe`; ``docs/hooks/conformance.md``
+probe passes through. Both Python server helpers (:mod:`.jsonrpc`,
+:mod:`.mcp`) answer probes with :func:`answer_probe`; ``docs/hooks/conformance.md``
 says the same for other languages. This module knows contexts only, no transport.
 """
 

@@ -11,8 +11,8 @@ import json
 import pytest
 
 from harness.domain import ToolResult
+from harness.hook_server.jsonrpc import JsonRpcDispatcher, jsonrpc_app
 from harness.hooks import HookAbort, UnknownHookPointError
-from harness.hooks.remote.jsonrpc_server import JsonRpcDispatcher, jsonrpc_app
 from harness.hooks.remote.wire import (
     ABORT,
     INTERNAL_ERROR,

@@ -13,7 +13,7 @@ Replies use :mod:`~harness.hooks.remote.reply` (which also runs the function); a
 function that raises anything else answers with an ``isError`` result. Built on the
 SDK's low-level ``Server`` so the result is exactly the encoding the executor reads,
 nothing inferred from annotations. The conformance kit's probes are answered by
-:mod:`.conformance_profile` at every point, never by the functions, and a call whose
+:mod:`.profile` at every point, never by the functions, and a call whose
 ``_meta`` names another schema version is refused.
 """
 
@@ -42,9 +42,9 @@ from mcp_types import (
 )
 from pydantic.json_schema import PydanticJsonSchemaWarning
 
+from harness.hook_server.profile import answer_probe, is_probe
 from harness.hooks.catalogue import points, split_point
 from harness.hooks.contexts import context_type
-from harness.hooks.remote.conformance_profile import answer_probe, is_probe
 from harness.hooks.remote.reply import (
     TOOL_PREFIX,
     HookFunction,

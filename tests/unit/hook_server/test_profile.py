@@ -11,11 +11,11 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, INVALID_REQUEST, CallToolRequestParams
 
 from harness.domain import ToolCall
+from harness.hook_server.jsonrpc import JsonRpcDispatcher
+from harness.hook_server.mcp import HookTools
+from harness.hook_server.profile import answer_probe, is_probe
 from harness.hooks import HookAbort
 from harness.hooks.contexts import ToolInvokedContext
-from harness.hooks.remote.conformance_profile import answer_probe, is_probe
-from harness.hooks.remote.jsonrpc_server import JsonRpcDispatcher
-from harness.hooks.remote.mcp_server import HookTools
 from harness.hooks.remote.wire import ABORT, METHOD_NOT_FOUND, SCHEMA_VERSION, encode_request
 
 

@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TextIO
 
+from harness.hook_server.conformance.fixture import Expect, Fixture, load_fixtures
+from harness.hook_server.conformance.targets import Got, JsonRpcTarget, McpTarget, Target
 from harness.hooks.config.loader import resolve_program
-from harness.hooks.conformance.fixture import Expect, Fixture, load_fixtures
-from harness.hooks.conformance.targets import Got, JsonRpcTarget, McpTarget, Target
 from harness.hooks.remote.signing import SignatureError, decode_secret
 from harness.redaction import Redactor
 

@@ -2,16 +2,16 @@
 
 Language-neutral JSON fixtures (``fixtures/*.json``, shipped with the package) are sent
 to a third party's executor over JSON-RPC or MCP and judged against the conformance
-profile (:mod:`harness.hooks.remote.conformance_profile`); ``python -m harness.hooks
+profile (:mod:`harness.hook_server.profile`); ``python -m harness.hooks
 conformance`` prints a verdict per fixture and a compliance figure. The kit uses the
 harness's own executors, so a PASS means the harness would read that reply the same way.
 """
 
 from __future__ import annotations
 
-from harness.hooks.conformance.fixture import Expect, Fixture, load_fixtures
-from harness.hooks.conformance.runner import Verdict, judge, report, run_fixtures
-from harness.hooks.conformance.targets import Got, JsonRpcTarget, McpTarget, Target
+from harness.hook_server.conformance.fixture import Expect, Fixture, load_fixtures
+from harness.hook_server.conformance.runner import Verdict, judge, report, run_fixtures
+from harness.hook_server.conformance.targets import Got, JsonRpcTarget, McpTarget, Target
 
 __all__ = [
     "Expect",
