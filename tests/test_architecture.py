@@ -107,13 +107,42 @@ def test_public_surface_contains_the_design_list_and_is_sorted():
         assert getattr(harness.hooks, name) is not None
 
 
-def test_importing_the_hooks_package_does_not_load_the_remote_stack():
+def _loaded_after(statement: str, libraries: tuple[str, ...]) -> list[str]:
+    """Which of ``libraries`` a fresh interpreter has loaded after running ``statement``."""
     import subprocess
     import sys
 
-    code = (
-        "import sys, harness.hooks; "
-        "print(sorted(m for m in ('aiohttp', 'httpx', 'mcp') if m in sys.modules))"
-    )
+    code = f"import sys; {statement}; print(sorted(m for m in {libraries!r} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    return ast.literal_eval(out.stdout.strip())
+
+
+TRANSPORTS = ("aiohttp", "httpx", "httpx2", "mcp", "mcp_types", "opentelemetry")
+
+
+def test_importing_the_hooks_package_does_not_load_the_remote_stack():
+    assert _loaded_after("import harness.hooks", TRANSPORTS) == []
+
+
+def test_importing_an_executor_loads_no_transport_until_it_is_used():
+    """Issue 25: ``from harness.hooks import JsonRpcExecutor`` took ~1 s, loading the MCP SDK.
+
+    Each transport now loads with its first use: the JSON-RPC executor's aiohttp client
+    when it makes one, the MCP SDK with an MCP executor, OpenTelemetry with tracing.
+    """
+    imported = (
+        "from harness.hooks import JsonRpcExecutor, McpExecutor; JsonRpcExecutor, McpExecutor"
+    )
+    assert _loaded_after("from harness.hooks import JsonRpcExecutor", TRANSPORTS) == []
+    assert _loaded_after("from harness.hooks.remote import JsonRpcExecutor", TRANSPORTS) == []
+    assert "mcp" in _loaded_after(imported, TRANSPORTS)  # the lazy name still resolves
+    made = (
+        "from harness.hooks import JsonRpcExecutor; "
+        "JsonRpcExecutor('http://127.0.0.1:9/hooks', point='tool.invoked.pre')"
+    )
+    assert _loaded_after(made, TRANSPORTS) == ["aiohttp"]
+
+
+def test_a_jsonrpc_hook_server_loads_no_mcp_sdk():
+    statement = "from harness.hook_server import jsonrpc_app; jsonrpc_app"
+    assert _loaded_after(statement, ("mcp", "mcp_types")) == []

@@ -33,7 +33,6 @@ from harness.hooks.remote.wire import (
     encode_request,
     map_transport_errors,
 )
-from harness.http import AiohttpClient
 from harness.providers import HttpClient, HttpResponse
 from harness.redaction import Redactor
 
@@ -103,7 +102,7 @@ class JsonRpcExecutor:
         self.timeout = timeout
         self.max_reply_bytes = max_reply_bytes
         self._reply_model: type[RpcResponse[HookContext]] = RpcResponse[self.context_type]  # type: ignore[name-defined]  # a runtime-chosen parameter, as pydantic allows
-        self._http: HttpClient = http if http is not None else AiohttpClient(ssl=ssl)
+        self._http: HttpClient = http if http is not None else _default_client(ssl)
         self._owns_http = http is None
         self._headers = {
             "content-type": "application/json",
@@ -188,3 +187,10 @@ def _describe_status(resp: HttpResponse) -> str:
     if len(text) > _SNIPPET_CHARS:
         text = text[:_SNIPPET_CHARS] + "..."
     return f"HTTP {resp.status} ({kind}): {text or '<empty body>'}"
+
+
+def _default_client(ssl: _ssl.SSLContext | None) -> HttpClient:
+    # aiohttp loads with the first executor that makes its own client, not with the import.
+    from harness.http.aiohttp_client import AiohttpClient
+
+    return AiohttpClient(ssl=ssl)

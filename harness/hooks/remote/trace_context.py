@@ -10,22 +10,32 @@ call's ``_meta``.
 
 from __future__ import annotations
 
-from typing import Final
+import functools
+import sys
+from typing import TYPE_CHECKING, Final
 
-from opentelemetry import trace
-from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+if TYPE_CHECKING:
+    from opentelemetry.propagators.textmap import TextMapPropagator
 
 TRACEPARENT: Final = "traceparent"
 TRACESTATE: Final = "tracestate"
-
-_W3C: Final = TraceContextTextMapPropagator()
 
 
 def trace_context() -> dict[str, str] | None:
     """``{"traceparent": ..., "tracestate": ...}`` of the current span, or ``None`` when there
     is none to continue (tracing off: the check costs one context lookup)."""
-    if not trace.get_current_span().get_span_context().is_valid:
+    # Read, never imported: a span needs the tracing API, so a process that has not loaded
+    # it has no span to continue, and an executor's import loads no OpenTelemetry.
+    trace = sys.modules.get("opentelemetry.trace")
+    if trace is None or not trace.get_current_span().get_span_context().is_valid:
         return None
     carrier: dict[str, str] = {}
-    _W3C.inject(carrier)
+    _w3c().inject(carrier)
     return carrier or None
+
+
+@functools.cache
+def _w3c() -> TextMapPropagator:
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    return TraceContextTextMapPropagator()

@@ -10,15 +10,11 @@ by the executors in :mod:`harness.hooks.remote.jsonrpc` and :mod:`harness.hooks.
 from __future__ import annotations
 
 import json
+import sys
 from types import TracebackType
 from typing import Any, Final, Generic, Literal, TypeVar, final
 
-import aiohttp
-import anyio
-import httpx
-import httpx2
 import pydantic_core
-from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from harness.errors import HarnessError, ServiceError
@@ -267,20 +263,34 @@ def describe_error(error: RpcError) -> str:
 # Everything a transport, a decoder or a validator may raise about a peer's behaviour.
 # ValueError covers json.JSONDecodeError, UnicodeDecodeError and pydantic's ValidationError;
 # OSError covers TimeoutError and socket errors.
-_FOREIGN: Final[tuple[type[Exception], ...]] = (
+_ALWAYS_FOREIGN: Final[tuple[type[Exception], ...]] = (
     HttpClientError,
     WireError,
     ValueError,
     OSError,
     EOFError,
-    MCPError,
-    anyio.ClosedResourceError,
-    anyio.BrokenResourceError,
-    anyio.EndOfStream,
-    aiohttp.ClientError,
-    httpx.HTTPError,
-    httpx2.HTTPError,  # the MCP SDK's streamable HTTP client (connect refused, reset)
 )
+# ... and the error types of each transport's library, by the module that defines them.
+# They are matched once that library is loaded (nothing raises an error of a library no
+# one imported), so the wire loads none of them: a JSON-RPC executor never pulls in the
+# MCP SDK, and importing an executor costs no transport at all.
+_LIBRARY_FOREIGN: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
+    ("mcp.shared.exceptions", ("MCPError",)),
+    ("anyio", ("ClosedResourceError", "BrokenResourceError", "EndOfStream")),
+    ("aiohttp", ("ClientError",)),
+    ("httpx", ("HTTPError",)),
+    ("httpx2", ("HTTPError",)),  # the MCP SDK's streamable HTTP client (connect refused, reset)
+)
+
+
+def _foreign() -> tuple[type[Exception], ...]:
+    """The foreign error types of :data:`_ALWAYS_FOREIGN` and of every loaded transport."""
+    found = list(_ALWAYS_FOREIGN)
+    for module_name, names in _LIBRARY_FOREIGN:
+        module = sys.modules.get(module_name)
+        if module is not None:
+            found.extend(getattr(module, name) for name in names)
+    return tuple(found)
 
 
 def map_transport_errors(point: str, endpoint: str, redactor: Redactor) -> _TransportErrorMap:
@@ -328,11 +338,12 @@ class _TransportErrorMap:
         if exc is None:
             return
         # Chained from a redacted copy, never from exc: a traceback prints every cause.
-        if isinstance(exc, _FOREIGN):
+        foreign = _foreign()  # only on the way out with an error: no cost on success
+        if isinstance(exc, foreign):
             error = _transport_error(self.point, self.endpoint, self.redactor, exc)
             raise error from redacted_copy(exc, self.redactor)
         if isinstance(exc, ExceptionGroup):
-            matched, rest = exc.split(_FOREIGN)
+            matched, rest = exc.split(foreign)
             if matched is None or rest is not None:
                 return
             leaf: BaseException = matched
