@@ -61,9 +61,9 @@ class Entry:
         calls_model: it calls a model, so a retry of it is said in the thread (issue 11).
         progress: the phases at which the progress reporter renders it (issue 14): ``post``
             shows what the operation left, ``pre`` what is about to happen.
-        unechoed: input fields its activity's result leaves empty (issue 13): the model
-            context, which the workflow sent and never reads back, would otherwise be
-            written to history a second time in every result.
+        unechoed: input fields (sequences) its activity's result leaves empty, ``()``
+            (issue 13): the model context, which the workflow sent and never reads back,
+            would otherwise be written to history a second time in every result.
         policy: the phases at which the operator's policy rules may sit
             (:mod:`harness.hooks.monitors.policy`).
         body: it has a default body (:mod:`harness.bodies`); ``False`` when its bodies are a

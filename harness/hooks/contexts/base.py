@@ -107,11 +107,16 @@ def check_contexts() -> None:
 
     Raises:
         TypeError: naming each row without one (define it, with its class keyword, in
-            ``harness/hooks/contexts/<family>.py``).
+            ``harness/hooks/contexts/<family>.py``), or a row whose ``unechoed`` names a
+            field its context does not have.
     """
     missing = [f"{e.operation} ({e.family})" for e in entries() if e.operation not in CONTEXT_TYPES]
     if missing:
         raise TypeError(f"catalogue rows without a context class: {', '.join(missing)}")
+    for entry in entries():
+        unknown = set(entry.unechoed) - set(CONTEXT_TYPES[entry.operation].model_fields)
+        if unknown:
+            raise TypeError(f"{entry.operation}'s unechoed names no field: {', '.join(unknown)}")
 
 
 def context_type(name: str) -> type[HookContext]:
