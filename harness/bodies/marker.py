@@ -75,6 +75,7 @@ class Bodies:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:  # noqa: ANN401  # class keywords
         super().__init_subclass__(**kwargs)
+        found: dict[str, tuple[type[Bodies], str]] = {}  # all checked before any is recorded
         for name, value in vars(cls).items():
             operation = getattr(value, MARK, None)
             if operation is None:
@@ -89,12 +90,13 @@ class Bodies:
                     f"{cls.__qualname__}.{name}: the body of {operation} belongs in "
                     f"harness/bodies/{family}.py"
                 )
-            known = BODIES.get(operation)
+            known = BODIES.get(operation) or found.get(operation)
             if known is not None:
                 raise TypeError(
                     f"{operation} has a default body already: {known[0].__qualname__}.{known[1]}"
                 )
-            BODIES[operation] = (cls, name)
+            found[operation] = (cls, name)
+        BODIES.update(found)
 
     @classmethod
     def wired(cls, wiring: Wiring) -> Self:
