@@ -1,24 +1,26 @@
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from harness.hooks import OPERATIONS, PHASES, POINTS, UnknownHookPointError, context_type
 from harness.hooks.catalogue import check_operation, point, split_point
 
-DESIGN_CATALOGUE = """
-request.received, task.created, task.state_changed, task.complete, context.created,
-llm.invoked, tool_calls.extracted, tool.invoked, system_one.invoked, plan.created,
-step.started, step.finished, subtask.spawned, help.requested, help.decided,
-channel.sent, channel.received, compaction.trigger, compaction.keep,
-compaction.summarise, persistence.read, persistence.write, activity.failed,
-activity.retried, heartbeat.tick, shutdown, skill.loaded, skill.unloaded,
-agent.invoked, command.invoked
-"""
+DESIGN = Path(__file__).resolve().parents[3] / "docs" / "design.md"
+_SECTION = re.compile(
+    r"^## The operation catalogue \(exactly these (\d+)\)\n(.*?)\.\n", re.M | re.S
+)
 
 
 def test_operations_are_the_design_catalogue_in_order():
-    expected = tuple(name.strip() for name in DESIGN_CATALOGUE.replace("\n", " ").split(","))
-    assert OPERATIONS == expected
+    """docs/design.md is the contract: a row added or moved there and here, or neither."""
+    found = _SECTION.search(DESIGN.read_text())
+    assert found, "docs/design.md has no '## The operation catalogue (exactly these N)' section"
+    count, names = int(found[1]), tuple(n.strip() for n in found[2].replace("\n", " ").split(","))
+    assert OPERATIONS == names, "docs/design.md's catalogue and the rows differ"
+    assert count == len(OPERATIONS), "docs/design.md's heading counts the catalogue"
 
 
 def test_phases_and_points():
