@@ -66,6 +66,8 @@ class Entry:
             would otherwise be written to history a second time in every result.
         policy: the phases at which the operator's policy rules may sit
             (:mod:`harness.hooks.monitors.policy`).
+        attempts: how many attempts the workflow gives it, when not the task's policy
+            (``command.invoked``: one; a person who typed a command is answered at once).
         body: it has a default body (:mod:`harness.bodies`); ``False`` when its bodies are a
             plugin's (``command.invoked``: each command's, ``commands/``).
     """
@@ -77,6 +79,7 @@ class Entry:
     progress: tuple[Phase, ...] = ()
     unechoed: tuple[str, ...] = ()
     policy: tuple[Phase, ...] = ()
+    attempts: int | None = None
     body: bool = True
 
     def __post_init__(self) -> None:
@@ -114,7 +117,7 @@ CATALOGUE: Final[tuple[Entry, ...]] = (
     Entry("skill.loaded", "skill"),
     Entry("skill.unloaded", "skill"),
     Entry("agent.invoked", "plan"),
-    Entry("command.invoked", "command", policy=("pre",), body=False),
+    Entry("command.invoked", "command", policy=("pre",), attempts=1, body=False),
 )
 """The operations of DESIGN.md, in its order."""
 

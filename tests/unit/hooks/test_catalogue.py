@@ -155,3 +155,4 @@ def test_each_per_operation_fact_is_a_column_of_its_row():
     assert points_at("pre", lambda e: e.policy) == ("tool.invoked.pre", "command.invoked.pre")
     assert entry_of("llm.invoked").unechoed == ("messages",)
     assert [e.operation for e in CATALOGUE if not e.body] == ["command.invoked"]
+    assert {e.operation: e.attempts for e in CATALOGUE if e.attempts} == {"command.invoked": 1}
