@@ -1,5 +1,6 @@
 """Writes harness/hooks/conformance/fixtures/*.json: the kit's fixtures, made here once so the
-round-trip contexts (one per operation) are real samples (a test checks the committed files are what this makes).
+round-trip contexts (one per operation) are real samples (a test checks the committed files
+are what this makes).
 
 Edit this file, then ``PYTHONPATH=. python -m tests.support.conformance_fixtures``.
 """
