@@ -1,9 +1,10 @@
 """AgentLoop: the order in which the agent's operations run, and nothing else.
 
 Design note — how the workflow drives it. Every step below is one operation, and an
-:class:`~harness.agent.operations.Operations` performs it: in unit tests the
-:class:`~harness.hooks.HookManager` itself (``await manager.run(op, ctx)``); in the task
-workflow an adapter that runs one hooked activity per operation
+:class:`~harness.agent.operations.Operations` performs it, given only the context (``await
+runner.run(ctx)``): in unit tests and a named agent's loop
+:class:`~harness.agent.operations.InProcess` on a :class:`~harness.hooks.HookManager`; in the
+task workflow an adapter that runs one hooked activity per operation
 (``workflow.execute_activity`` of the activity for that operation, with the context as its
 one pydantic input) and raises the executor's :class:`~harness.hooks.HookAbort` as the
 activity boundary rebuilt it once (:mod:`harness.temporal.aborts`), so the loop sees the
@@ -59,7 +60,7 @@ class AgentLoop(LoopSteps):
     """Sequences one task's agent operations over :class:`~harness.agent.operations.Operations`.
 
     Args:
-        runner: performs each operation (a HookManager, or the workflow's activity adapter).
+        runner: performs each operation (``InProcess(manager)``, or the workflow's adapter).
         waiter: waits for people's answers to help requests.
         state: the task's loop state; changed in place.
         identity: task ref, participants and correlation id every context carries.

@@ -94,7 +94,7 @@ class LoopSteps:
     async def run(self, cls: type[C], **fields: Any) -> C:  # noqa: ANN401  # context fields
         """Build a ``cls`` context with the identity fields and perform its operation."""
         ctx = cls(**self.context_fields(), **fields)
-        return await self.runner.run(cls.operation, ctx)
+        return await self.runner.run(ctx)
 
     async def run_turns(self) -> str:
         """Call the model until it answers without tool calls (or ``max_turns`` is reached).

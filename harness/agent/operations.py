@@ -1,22 +1,43 @@
 """Operations: what the agent loop runs its operations through (a port, not a runner).
 
-One Protocol in a module of its own, so the loop and its steps both depend on it
-and not on each other. The HookManager satisfies it in unit tests; in the task
-workflow :class:`harness.temporal.agent_runner.LoopOperations` does, running one
-hooked activity per operation (the workflow's retrying runner is a different thing:
+One Protocol in a module of its own, so the loop and its steps both depend on it and not
+on each other. It takes only the context: the operation, and everything that follows from
+it (its activity, whether a retry is said in the thread), is ``type(ctx)``'s catalogue row.
+:class:`InProcess` is the port on a :class:`~harness.hooks.HookManager` (unit tests, a
+named agent's loop inside its activity); in the task workflow
+:class:`harness.temporal.agent_runner.LoopOperations` is, running one hooked activity per
+operation (the workflow's retrying runner is a different thing:
 :class:`harness.temporal.retries.OperationRunner`).
 """
 
 from __future__ import annotations
 
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, final
 
-from harness.hooks import HookContext
+from harness.hooks import HookContext, HookManager
 
 C = TypeVar("C", bound=HookContext)
 
 
 class Operations(Protocol):
-    """Performs one operation: its pre, in and post chains (HookManager.run's shape)."""
+    """Performs ``type(ctx)``'s operation on ``ctx``: its pre, in and post chains."""
 
-    async def run(self, operation: str, ctx: C) -> C: ...
+    async def run(self, ctx: C) -> C: ...
+
+
+@final
+class InProcess:
+    """:class:`Operations` in this process: ``manager.run(type(ctx).operation, ctx)``.
+
+    Args:
+        manager: runs the chains.
+    """
+
+    __slots__ = ("manager",)
+
+    def __init__(self, manager: HookManager) -> None:
+        self.manager = manager
+
+    async def run(self, ctx: C) -> C:
+        """Run the chains of ``ctx``'s operation (DESIGN.md's ``HookManager.run``)."""
+        return await self.manager.run(type(ctx).operation, ctx)

@@ -6,8 +6,9 @@ the workflow bounds whatever an executor decides (:mod:`harness.temporal.dispatc
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, final
+from typing import TYPE_CHECKING, Self, final
 
+from harness.bodies.marker import Bodies, Wiring, body
 from harness.domain import RetryDecision, RetryDefaults
 from harness.hooks.contexts import (
     ActivityFailedContext,
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 
 @final
-class ActivityBodies:
+class ActivityBodies(Bodies):
     """Bodies of the activity operations.
 
     Args:
@@ -33,6 +34,12 @@ class ActivityBodies:
         self.random = random
         self.retry = retry
 
+    @classmethod
+    def wired(cls, wiring: Wiring) -> Self:
+        """Built from the worker's dependencies."""
+        return cls(random=wiring.deps.random, retry=wiring.deps.retry)
+
+    @body(ActivityFailedContext)
     async def activity_failed(self, ctx: ActivityFailedContext) -> ActivityFailedContext:
         """Retry with exponential backoff and jitter until ``max_attempts`` is reached."""
         limit = min(ctx.max_attempts, self.retry.max_attempts or ctx.max_attempts)
@@ -48,14 +55,17 @@ class ActivityBodies:
             decision = RetryDecision(retry=True, backoff_seconds=self.backoff(ctx.attempt))
         return ctx.model_copy(update={"result": decision})
 
+    @body(ActivityRetriedContext)
     async def activity_retried(self, ctx: ActivityRetriedContext) -> ActivityRetriedContext:
         """Use the backoff the failure decided (never negative)."""
         return ctx.model_copy(update={"result": max(0.0, ctx.backoff_seconds)})
 
+    @body(HeartbeatTickContext)
     async def heartbeat_tick(self, ctx: HeartbeatTickContext) -> HeartbeatTickContext:
         """Keep going; a policy executor may set ``False`` to stop a runaway operation."""
         return ctx.model_copy(update={"result": True})
 
+    @body(ShutdownContext)
     async def shutdown(self, ctx: ShutdownContext) -> ShutdownContext:
         """Say what happens to the work in flight."""
         reason = ctx.reason or "requested"

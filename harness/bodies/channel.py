@@ -10,8 +10,9 @@ the :class:`~harness.channels.guard.ConversationGuard` at ``channel.received.pre
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, final
+from typing import TYPE_CHECKING, Self, final
 
+from harness.bodies.marker import Bodies, Wiring, body
 from harness.channels.progress import read_progress
 from harness.channels.streams import Streams
 from harness.hooks.contexts import ChannelReceivedContext, ChannelSentContext
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 
 @final
-class ChannelBodies:
+class ChannelBodies(Bodies):
     """Bodies of the channel operations.
 
     Args:
@@ -34,6 +35,12 @@ class ChannelBodies:
         self.channel = channel
         self.streams = streams or Streams()
 
+    @classmethod
+    def wired(cls, wiring: Wiring) -> Self:
+        """Built from the worker's dependencies."""
+        return cls(channel=wiring.deps.channel, streams=wiring.streams)
+
+    @body(ChannelSentContext)
     async def channel_sent(self, ctx: ChannelSentContext) -> ChannelSentContext:
         """Post the message at most once; the result carries the ``ts`` Slack gave it.
 
@@ -53,6 +60,7 @@ class ChannelBodies:
         )
         return ctx.model_copy(update={"result": message.model_copy(update={"ts": ts})})
 
+    @body(ChannelReceivedContext)
     async def channel_received(self, ctx: ChannelReceivedContext) -> ChannelReceivedContext:
         """Trim the text (line breaks inside are the author's and stay)."""
         text = ctx.message.text.strip()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Final, final
 
+from harness.bodies.marker import Bodies, body
 from harness.domain import HelpDecision, Role
 from harness.hooks import HookAbort
 from harness.hooks.contexts import HelpDecidedContext, HelpRequestedContext
@@ -26,9 +27,10 @@ _APPROVED: Final = frozenset({"approve", "approved", "yes"})
 
 
 @final
-class HelpBodies:
+class HelpBodies(Bodies):
     """Bodies of a help request and its answer; they need nothing but the context."""
 
+    @body(HelpRequestedContext)
     async def help_requested(self, ctx: HelpRequestedContext) -> HelpRequestedContext:
         """Complete the request as posted: approvals get the call and :data:`APPROVAL_OPTIONS`."""
         request = ctx.request
@@ -42,6 +44,7 @@ class HelpBodies:
             )
         return ctx.model_copy(update={"result": request})
 
+    @body(HelpDecidedContext)
     async def help_decided(self, ctx: HelpDecidedContext) -> HelpDecidedContext:
         """Accept the answer of an owner or collaborator.
 

@@ -8,9 +8,10 @@ Each calls the :class:`~harness.models.ModelRegistry` with a
 
 from __future__ import annotations
 
-from typing import Final, final
+from typing import Final, Self, final
 
 from harness.agent.prompts import BASE_INSTRUCTIONS, TRIAGE_PROMPT, parse_triage
+from harness.bodies.marker import Bodies, Wiring, body
 from harness.domain import Message
 from harness.hooks.contexts import (
     ContextCreatedContext,
@@ -26,7 +27,7 @@ TRIAGE_CONTEXT_MESSAGES: Final = 6
 
 
 @final
-class LlmBodies:
+class LlmBodies(Bodies):
     """Bodies that build prompts and call models.
 
     Args:
@@ -38,6 +39,12 @@ class LlmBodies:
         self.models = models
         self.skills = skills
 
+    @classmethod
+    def wired(cls, wiring: Wiring) -> Self:
+        """Built from the worker's dependencies."""
+        return cls(models=wiring.deps.models, skills=wiring.deps.skills)
+
+    @body(ContextCreatedContext)
     async def context_created(self, ctx: ContextCreatedContext) -> ContextCreatedContext:
         """System prompt (base + agent instructions + each loaded skill), then the transcript."""
         system = [BASE_INSTRUCTIONS]
@@ -53,11 +60,13 @@ class LlmBodies:
         messages = (Message(role="system", content="\n\n".join(system)), *ctx.transcript)
         return ctx.model_copy(update={"result": messages})
 
+    @body(LlmInvokedContext)
     async def llm_invoked(self, ctx: LlmInvokedContext) -> LlmInvokedContext:
         """Call the model the context names (``/model``) with its effort (``/effort``)."""
         response = await self.models.complete(ModelRequest.from_llm(ctx))
         return ctx.model_copy(update={"result": response})
 
+    @body(SystemOneInvokedContext)
     async def system_one_invoked(self, ctx: SystemOneInvokedContext) -> SystemOneInvokedContext:
         """Ask the fast model for a triage verdict (JSON), read leniently."""
         recent = ctx.transcript[-TRIAGE_CONTEXT_MESSAGES:]
@@ -73,6 +82,7 @@ class LlmBodies:
         triage = parse_triage(response.text).model_copy(update={"usage": response.usage})
         return ctx.model_copy(update={"result": triage})
 
+    @body(ToolCallsExtractedContext)
     async def tool_calls_extracted(
         self, ctx: ToolCallsExtractedContext
     ) -> ToolCallsExtractedContext:

@@ -11,9 +11,10 @@ budgets through a hooked operation.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final, final
+from typing import TYPE_CHECKING, Final, Self, final
 
 from harness.agent.state import LOOP_DEFAULTS_KEY, LoopDefaults
+from harness.bodies.marker import Bodies, Wiring, body
 from harness.bodies.tool import catalogue_of
 from harness.domain import Artefact
 from harness.hooks import HookAbort
@@ -30,7 +31,7 @@ LOOP_DEFAULTS_PRIORITY: Final = 900
 
 
 @final
-class PersistenceBodies:
+class PersistenceBodies(Bodies):
     """Bodies of the store operations.
 
     Args:
@@ -42,6 +43,12 @@ class PersistenceBodies:
         self.store = store
         self.transcripts = transcripts
 
+    @classmethod
+    def wired(cls, wiring: Wiring) -> Self:
+        """Built from the worker's dependencies."""
+        return cls(store=wiring.deps.store, transcripts=wiring.deps.transcripts)
+
+    @body(PersistenceReadContext)
     async def persistence_read(self, ctx: PersistenceReadContext) -> PersistenceReadContext:
         """Read the latest version, or an empty artefact at version 0 when there is none;
         with ``after``, a range of the log and its length."""
@@ -54,6 +61,7 @@ class PersistenceBodies:
         found = await self.store.read(ctx.key)
         return ctx.model_copy(update={"result": found or Artefact(key=ctx.key, content="")})
 
+    @body(PersistenceWriteContext)
     async def persistence_write(self, ctx: PersistenceWriteContext) -> PersistenceWriteContext:
         """Write a new version (or append an entry), once per idempotency key (activities run
         at least once)."""

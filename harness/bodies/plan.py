@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import Final, final
+from typing import Final, Self, final
 
 from harness.agent.loop import AgentLoop
 from harness.agent.loop_steps import HelpAnswer
+from harness.agent.operations import InProcess
 from harness.agent.profiles import AgentProfile
 from harness.agent.prompts import PLAN_PROMPT, parse_plan
 from harness.agent.state import AgentState, LoopIdentity, ToolCatalogue
+from harness.bodies.marker import Bodies, Wiring, body
+from harness.bodies.tool import catalogue_of
 from harness.domain import (
     DEFAULT_EFFORT,
     AgentOutput,
@@ -47,7 +50,7 @@ SUMMARY_CHARS: Final = 300
 
 
 @final
-class PlanBodies:
+class PlanBodies(Bodies):
     """Bodies of plans and their steps.
 
     Args:
@@ -59,6 +62,16 @@ class PlanBodies:
         self.models = models
         self.agents = dict(agents)
 
+    @classmethod
+    def wired(cls, wiring: Wiring) -> Self:
+        """Built from the worker's models and named agents (their one-line descriptions)."""
+        agents = wiring.deps.agents
+        return cls(
+            models=wiring.deps.models,
+            agents={n: p.instructions.split("\n", 1)[0][:80] for n, p in agents.items()},
+        )
+
+    @body(PlanCreatedContext)
     async def plan_created(self, ctx: PlanCreatedContext) -> PlanCreatedContext:
         """Ask the task's model (``entities["model"]``) for a plan of steps."""
         prompt = PLAN_PROMPT
@@ -78,10 +91,12 @@ class PlanBodies:
         plan = parse_plan(response.text, ctx.goal).model_copy(update={"usage": response.usage})
         return ctx.model_copy(update={"result": plan})
 
+    @body(StepStartedContext)
     async def step_started(self, ctx: StepStartedContext) -> StepStartedContext:
         """Run the step as planned."""
         return ctx.model_copy(update={"result": ctx.step})
 
+    @body(StepFinishedContext)
     async def step_finished(self, ctx: StepFinishedContext) -> StepFinishedContext:
         """Done with its output as the summary; an empty output counts as failed."""
         text = " ".join(ctx.output.split())
@@ -91,6 +106,7 @@ class PlanBodies:
         outcome = StepOutcome(status=status, summary=text or "no output")
         return ctx.model_copy(update={"result": outcome})
 
+    @body(SubtaskSpawnedContext)
     async def subtask_spawned(self, ctx: SubtaskSpawnedContext) -> SubtaskSpawnedContext:
         """Give the sub-task an id if it has none, stable across retries of this spawn."""
         spec = ctx.spec
@@ -102,7 +118,7 @@ class PlanBodies:
 
 
 @final
-class AgentBodies:
+class AgentBodies(Bodies):
     """The named agents' body.
 
     Args:
@@ -128,6 +144,19 @@ class AgentBodies:
         self.default_model = default_model
         self.prices = dict(prices or {})
 
+    @classmethod
+    def wired(cls, wiring: Wiring) -> Self:
+        """Built on the worker's manager, with its named agents, tools, models and prices."""
+        deps = wiring.deps
+        return cls(
+            manager=wiring.manager,
+            agents=deps.agents,
+            catalogue=catalogue_of(deps.tools),
+            default_model=deps.models.default_model,
+            prices=deps.loop.model_prices,
+        )
+
+    @body(AgentInvokedContext)
     async def agent_invoked(self, ctx: AgentInvokedContext) -> AgentInvokedContext:
         """Run the named agent's own loop on ``ctx.input``.
 
@@ -162,7 +191,7 @@ class AgentBodies:
             participants=ctx.participants,
             correlation_id=f"{ctx.idempotency_key or ctx.correlation_id}/{ctx.agent}",
         )
-        text = await AgentLoop(self.manager, _NoPeople(), state, identity).run_turns()
+        text = await AgentLoop(InProcess(self.manager), _NoPeople(), state, identity).run_turns()
         # No limits in here (it cannot ask); what it used comes back for the task's budget.
         output = AgentOutput(text=text, model=model, usage=state.budget)
         return ctx.model_copy(update={"result": output})

@@ -6,8 +6,9 @@ instructions live in the task's state, which the loop updates.
 
 from __future__ import annotations
 
-from typing import final
+from typing import Self, final
 
+from harness.bodies.marker import Bodies, Wiring, body
 from harness.domain import Skill
 from harness.hooks import HookAbort
 from harness.hooks.contexts import SkillLoadedContext, SkillUnloadedContext
@@ -15,7 +16,7 @@ from harness.skills import SkillError, SkillLoader
 
 
 @final
-class SkillBodies:
+class SkillBodies(Bodies):
     """Bodies of skills.
 
     Args:
@@ -25,6 +26,12 @@ class SkillBodies:
     def __init__(self, *, skills: SkillLoader) -> None:
         self.skills = skills
 
+    @classmethod
+    def wired(cls, wiring: Wiring) -> Self:
+        """Built from the worker's dependencies."""
+        return cls(skills=wiring.deps.skills)
+
+    @body(SkillLoadedContext)
     async def skill_loaded(self, ctx: SkillLoadedContext) -> SkillLoadedContext:
         """Read the skill's folder.
 
@@ -39,6 +46,7 @@ class SkillBodies:
         skill = Skill(name=info.name, instructions=info.instructions, tools=info.tools)
         return ctx.model_copy(update={"result": skill})
 
+    @body(SkillUnloadedContext)
     async def skill_unloaded(self, ctx: SkillUnloadedContext) -> SkillUnloadedContext:
         """Nothing to release: instructions live in the task's state, which the loop updates."""
         return ctx.model_copy(update={"result": True})

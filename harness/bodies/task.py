@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import final
 
+from harness.bodies.marker import Bodies, body
 from harness.domain import RequestRoute
 from harness.domain.task import FINAL_STATUSES
 from harness.hooks import HookAbort
@@ -21,9 +22,10 @@ from harness.hooks.contexts import (
 
 
 @final
-class TaskBodies:
+class TaskBodies(Bodies):
     """Bodies of the task operations; they need nothing but the context."""
 
+    @body(RequestReceivedContext)
     async def request_received(self, ctx: RequestReceivedContext) -> RequestReceivedContext:
         """Route to the task the request names; a reply in that task's thread only reaches it.
 
@@ -42,10 +44,12 @@ class TaskBodies:
         )
         return ctx.model_copy(update={"result": route})
 
+    @body(TaskCreatedContext)
     async def task_created(self, ctx: TaskCreatedContext) -> TaskCreatedContext:
         """Accept the spec as given."""
         return ctx.model_copy(update={"result": ctx.spec})
 
+    @body(TaskStateChangedContext)
     async def task_state_changed(self, ctx: TaskStateChangedContext) -> TaskStateChangedContext:
         """Apply the requested status, unless the task already ended.
 
@@ -56,6 +60,7 @@ class TaskBodies:
             raise HookAbort(f"task already {ctx.from_status}; cannot become {ctx.to_status}")
         return ctx.model_copy(update={"result": ctx.to_status})
 
+    @body(TaskCompleteContext)
     async def task_complete(self, ctx: TaskCompleteContext) -> TaskCompleteContext:
         """Summarise the outcome in one line (what the bot posts to the thread)."""
         title = ctx.task.task_id if ctx.task else "task"

@@ -6,9 +6,10 @@ which tools need approval and which only read.
 
 from __future__ import annotations
 
-from typing import final
+from typing import Self, final
 
 from harness.agent.state import ASK_HUMAN, ToolCatalogue
+from harness.bodies.marker import Bodies, Wiring, body
 from harness.hooks.contexts import ToolInvokedContext
 from harness.tools import ToolRegistry
 
@@ -26,7 +27,7 @@ def catalogue_of(tools: ToolRegistry) -> ToolCatalogue:
 
 
 @final
-class ToolBodies:
+class ToolBodies(Bodies):
     """The tool call's body.
 
     Args:
@@ -36,6 +37,12 @@ class ToolBodies:
     def __init__(self, *, tools: ToolRegistry) -> None:
         self.tools = tools
 
+    @classmethod
+    def wired(cls, wiring: Wiring) -> Self:
+        """Built from the worker's dependencies."""
+        return cls(tools=wiring.deps.tools)
+
+    @body(ToolInvokedContext)
     async def tool_invoked(self, ctx: ToolInvokedContext) -> ToolInvokedContext:
         """Run the (possibly rewritten) call; a refused call is an ``is_error`` result."""
         task_id = ctx.task.task_id if ctx.task else ""

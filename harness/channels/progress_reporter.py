@@ -2,10 +2,10 @@
 
 Contract (issue 14, point 1). The task workflow keeps a :class:`~harness.domain.TurnProgress`
 per turn and puts it, as JSON, in ``entities[PROGRESS_ENTITY]`` of every loop context of
-that turn: the durable state after the last finished operation. The reporter watches
-``plan.created``, ``step.started``, ``step.finished``, ``llm.invoked``, ``tool.invoked`` and
-``channel.sent`` at ``post`` and ``llm.invoked`` / ``tool.invoked`` at ``pre`` (``thinking
-with <model>``, ``running <tool>``); merges that state with what the context itself says
+that turn: the durable state after the last finished operation. The reporter watches the
+operations whose catalogue row says ``progress`` (plans and their steps, model and tool
+calls and the thread's posts at ``post``; model and tool calls at ``pre``: ``thinking with
+<model>``, ``running <tool>``); merges that state with what the context itself says
 (the plan's steps, a step's outcome, a call just made: :func:`advanced`); and shows the
 result on the message ``message_ts``:
 
@@ -57,16 +57,6 @@ PROGRESS_PRIORITY: Final = 5000
 """After every other executor of a point: the reporter sees what the chain decided (a pre
 that vetoes a tool call stops the chain before "running <tool>" is shown)."""
 
-POST_OPERATIONS: Final = (
-    "plan.created",
-    "step.started",
-    "step.finished",
-    "llm.invoked",
-    "tool.invoked",
-    "channel.sent",
-)
-PRE_OPERATIONS: Final = ("llm.invoked", "tool.invoked")
-
 KEPT: Final = 4096
 """Turns and channels remembered per process (reactions sent, statuses refused)."""
 
@@ -97,8 +87,8 @@ class _Update:
 class ProgressReporter:
     """Shows each turn's progress on its message (the module docstring is the contract).
 
-    Register :meth:`__call__` at the ``post`` points of :data:`POST_OPERATIONS` and
-    :meth:`before` at the ``pre`` points of :data:`PRE_OPERATIONS`
+    Register :meth:`__call__` at the ``post`` points and :meth:`before` at the ``pre``
+    points of the catalogue rows whose ``progress`` names them
     (:func:`harness.bodies.register_defaults` does, unless ``HARNESS_PROGRESS=off``).
 
     Args:

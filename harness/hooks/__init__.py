@@ -22,7 +22,10 @@ from harness.hooks.catalogue import (
     Entry,
     activity_of,
     entries,
+    entry_of,
     extend,
+    on_remove,
+    points_at,
 )
 from harness.hooks.contexts import HookContext, context_type
 from harness.hooks.errors import (
@@ -36,11 +39,12 @@ from harness.hooks.errors import (
 )
 from harness.hooks.executor import AbandonObserver, Executor, Registration
 from harness.hooks.latency import StatsRow
-from harness.hooks.manager import HookManager, RunningOperation, current_operation
+from harness.hooks.manager import HookManager
 from harness.hooks.monitor import Monitor, MonitorHandle, Proceed
 from harness.hooks.monitors.approvals import REQUESTED_BY, register_approvals
 from harness.hooks.monitors.metrics import count_observer_drops, register_metrics
 from harness.hooks.pure import DecisionStore, PureExecutor, RecordedDecision
+from harness.hooks.running import RunningOperation, current_operation
 from harness.redaction import Redactor
 
 if TYPE_CHECKING:
@@ -129,8 +133,11 @@ __all__ = [
     "current_operation",
     "describe_chains",
     "entries",
+    "entry_of",
     "extend",
     "load_hooks_config",
+    "on_remove",
+    "points_at",
     "register_approvals",
     "register_executor_stats",
     "register_metrics",

@@ -1,15 +1,20 @@
-"""The operation catalogue: the one table of the operations of DESIGN.md, and what derives from it.
+"""The operation catalogue: the one record of each operation of DESIGN.md, and what derives from it.
 
-Each row says what an operation is called, its family (the module of
-:mod:`harness.hooks.contexts` that holds its context) and the Temporal activity that runs
-it. ``OPERATIONS``, ``POINTS`` and the activities (:mod:`harness.temporal.activities`)
-are all derived from it. The table names no class: each ``<Op>Context`` registers itself
-by declaring its ``operation``, in the registry beside
-:class:`harness.hooks.contexts.base.HookContext` (:func:`~harness.hooks.contexts.context_type`),
-so the contexts import the catalogue and never the other way round. What runs at a point
-is :mod:`harness.hooks.manager`'s.
+Each row (:class:`Entry`) holds every per-operation fact: its name, its family (the module
+of :mod:`harness.hooks.contexts` that holds its context and of :mod:`harness.bodies` that
+holds its default body), the Temporal activity that runs it, whether it calls a model,
+where the progress reporter watches it, which inputs its activity's result leaves out,
+where policy rules may sit and whether it has a default body. ``OPERATIONS``, ``POINTS``,
+the activities (:mod:`harness.temporal.activities`), the progress reporter's points and
+the policy's points are all derived from the rows. The table names no class: each
+``<Op>Context`` registers itself with its class keyword (``operation="..."``,
+:class:`harness.hooks.contexts.base.HookContext`), and each default body with its marker
+(:func:`harness.bodies.marker.body`); both are checked against the rows at import. So the
+contexts import the catalogue and never the other way round. What runs at a point is
+:mod:`harness.hooks.manager`'s.
 
-Adding an operation is one line here, one context class and one default body.
+Adding an operation is one row here, one context class and (unless ``body=False``) one
+default body: ``docs/architecture.md``, "Adding an operation".
 """
 
 from __future__ import annotations
@@ -37,23 +42,45 @@ def activity_name(operation: str) -> str:
 _DERIVED: Final = "<derived>"
 
 
+Phase = Literal["pre", "in", "post"]
+PHASES: Final[tuple[Phase, Phase, Phase]] = ("pre", "in", "post")
+
+
 @final
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One row of the catalogue.
+    """One row of the catalogue: the record of one operation.
 
     Attributes:
         operation: ``<noun>.<verb>``; its points are ``<operation>.<phase>``.
-        family: the module of :mod:`harness.hooks.contexts` (and of the default bodies)
+        family: the module of :mod:`harness.hooks.contexts` (and of :mod:`harness.bodies`)
             the operation belongs to.
         activity: the Temporal activity that runs it: :func:`activity_name` of the
             operation unless given; ``None`` when it runs inside another (``heartbeat.tick``
             in every activity, ``shutdown`` in the worker).
+        calls_model: it calls a model, so a retry of it is said in the thread (issue 11).
+        progress: the phases at which the progress reporter renders it (issue 14): ``post``
+            shows what the operation left, ``pre`` what is about to happen.
+        unechoed: input fields (sequences) its activity's result leaves empty, ``()``
+            (issue 13): the model context, which the workflow sent and never reads back,
+            would otherwise be written to history a second time in every result.
+        policy: the phases at which the operator's policy rules may sit
+            (:mod:`harness.hooks.monitors.policy`).
+        attempts: how many attempts the workflow gives it, when not the task's policy
+            (``command.invoked``: one; a person who typed a command is answered at once).
+        body: it has a default body (:mod:`harness.bodies`); ``False`` when its bodies are a
+            plugin's (``command.invoked``: each command's, ``commands/``).
     """
 
     operation: str
     family: str
     activity: str | None = _DERIVED
+    calls_model: bool = False
+    progress: tuple[Phase, ...] = ()
+    unechoed: tuple[str, ...] = ()
+    policy: tuple[Phase, ...] = ()
+    attempts: int | None = None
+    body: bool = True
 
     def __post_init__(self) -> None:
         if self.activity == _DERIVED:
@@ -65,22 +92,22 @@ CATALOGUE: Final[tuple[Entry, ...]] = (
     Entry("task.created", "task"),
     Entry("task.state_changed", "task"),
     Entry("task.complete", "task"),
-    Entry("context.created", "llm"),
-    Entry("llm.invoked", "llm"),
+    Entry("context.created", "llm", unechoed=("transcript",)),
+    Entry("llm.invoked", "llm", calls_model=True, progress=("pre", "post"), unechoed=("messages",)),
     Entry("tool_calls.extracted", "llm"),
-    Entry("tool.invoked", "tool"),
-    Entry("system_one.invoked", "llm"),
-    Entry("plan.created", "plan"),
-    Entry("step.started", "plan"),
-    Entry("step.finished", "plan"),
+    Entry("tool.invoked", "tool", progress=("pre", "post"), policy=("pre",)),
+    Entry("system_one.invoked", "llm", calls_model=True, unechoed=("transcript",)),
+    Entry("plan.created", "plan", progress=("post",)),
+    Entry("step.started", "plan", progress=("post",)),
+    Entry("step.finished", "plan", progress=("post",)),
     Entry("subtask.spawned", "plan"),
     Entry("help.requested", "help"),
     Entry("help.decided", "help"),
-    Entry("channel.sent", "channel"),
+    Entry("channel.sent", "channel", progress=("post",)),
     Entry("channel.received", "channel"),
     Entry("compaction.trigger", "compaction"),
-    Entry("compaction.keep", "compaction"),
-    Entry("compaction.summarise", "compaction"),
+    Entry("compaction.keep", "compaction", unechoed=("messages",)),
+    Entry("compaction.summarise", "compaction", calls_model=True, unechoed=("messages",)),
     Entry("persistence.read", "persistence"),
     Entry("persistence.write", "persistence"),
     Entry("activity.failed", "activity", activity=DISPATCH_HOOKS),
@@ -90,7 +117,7 @@ CATALOGUE: Final[tuple[Entry, ...]] = (
     Entry("skill.loaded", "skill"),
     Entry("skill.unloaded", "skill"),
     Entry("agent.invoked", "plan"),
-    Entry("command.invoked", "command"),
+    Entry("command.invoked", "command", policy=("pre",), attempts=1, body=False),
 )
 """The operations of DESIGN.md, in its order."""
 
@@ -103,9 +130,6 @@ ACTIVITIES: Final[dict[str, str]] = {
 
 Names only, for workflow code (import it inside ``imports_passed_through``); the
 activities themselves are :mod:`harness.temporal.activities`'."""
-
-Phase = Literal["pre", "in", "post"]
-PHASES: Final[tuple[Phase, Phase, Phase]] = ("pre", "in", "post")
 
 POINTS: Final[tuple[str, ...]] = tuple(f"{op}.{phase}" for op in OPERATIONS for phase in PHASES)
 
@@ -192,6 +216,23 @@ def check_operation(operation: str) -> str:
     return operation
 
 
+def entry_of(operation: str) -> Entry:
+    """The row of ``operation`` in the live catalogue (runtime rows included).
+
+    Raises:
+        UnknownHookPointError: the operation is not in the catalogue.
+    """
+    return _ENTRIES[check_operation(operation)]
+
+
+def points_at(phase: Phase, where: Callable[[Entry], tuple[Phase, ...]]) -> tuple[str, ...]:
+    """The ``phase`` points of every live row whose ``where(row)`` holds ``phase``.
+
+    ``points_at("post", lambda e: e.progress)``: where the progress reporter watches.
+    """
+    return tuple(f"{e.operation}.{phase}" for e in _ENTRIES.values() if phase in where(e))
+
+
 def activity_of(operation: str) -> str:
     """The activity that runs ``operation``, from the live catalogue (runtime rows included).
 
@@ -199,7 +240,7 @@ def activity_of(operation: str) -> str:
         UnknownHookPointError: the operation is not in the catalogue.
         ValueError: it runs inside another activity (``heartbeat.tick``, ``shutdown``).
     """
-    activity = _ENTRIES[check_operation(operation)].activity
+    activity = entry_of(operation).activity
     if activity is None:
         raise ValueError(f"{operation} runs inside another activity, not as one of its own")
     return activity

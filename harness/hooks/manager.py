@@ -2,7 +2,8 @@
 
 Sorting happens at registration (``bisect.insort`` on ``(priority, sequence)``);
 the run path only reads immutable tuples. Monitors (:mod:`harness.hooks.monitor`) wrap
-chains or operations through :meth:`HookManager.add_monitor`. What the default bodies do
+chains or operations through :meth:`HookManager.add_monitor`; which operations this task is
+inside is :mod:`harness.hooks.running`'s. What the default bodies do
 lives in :mod:`harness.bodies`; where operations run is :mod:`harness.temporal`'s concern.
 """
 
@@ -13,7 +14,6 @@ import inspect
 import itertools
 import logging
 from collections.abc import Iterable, Sequence
-from contextvars import ContextVar
 from functools import partial
 from typing import Final, NamedTuple, TypeVar
 
@@ -28,6 +28,7 @@ from harness.hooks.executor import is_async_callable as _is_async_callable
 from harness.hooks.modes import MODE_RANK, Mode, check_mode, wrap
 from harness.hooks.monitor import AROUND, AnyMonitor, Around, Monitor, MonitorHandle
 from harness.hooks.observers import ObserverQueue
+from harness.hooks.running import DEFAULT_MAX_DEPTH, RUNNING, too_deep
 from harness.hooks.validators import run_order
 from harness.redaction import Redactor
 
@@ -36,37 +37,6 @@ log = logging.getLogger(__name__)
 C = TypeVar("C", bound=HookContext)
 
 _EMPTY: Final[tuple[Registration, ...]] = ()
-
-DEFAULT_MAX_DEPTH: Final = 16
-"""Operations nested inside one another before the innermost is aborted (``max_depth``)."""
-
-_RUNNING: Final[ContextVar[tuple[HookContext, ...]]] = ContextVar(
-    "harness_hooks_running", default=()
-)
-"""The operations this task (and the tasks it spawned) is inside, outermost first: each one's
-redacted input context (its identity, which no executor may change, names it for logs)."""
-
-
-class RunningOperation(NamedTuple):
-    """The innermost operation being run here: what log lines and metrics are labelled with."""
-
-    operation: str
-    task_id: str
-    correlation_id: str
-
-
-def current_operation() -> RunningOperation | None:
-    """The innermost operation :meth:`HookManager.run` is running in this asyncio task, if any.
-
-    A :class:`~contextvars.ContextVar`, so concurrent operations each see their own and
-    tasks spawned inside an operation inherit it; ids come from the redacted context.
-    """
-    running = _RUNNING.get()
-    if not running:
-        return None
-    ctx = running[-1]
-    task_id = ctx.task.task_id if ctx.task is not None else ""
-    return RunningOperation(type(ctx).operation, task_id, ctx.correlation_id)
 
 
 class AbortRecord(NamedTuple):
@@ -262,9 +232,9 @@ class HookManager:
                 detail=f"run() needs a {cls.__name__ if cls else 'catalogue operation'}"
                 f" context, got {type(ctx).__name__}",
             )
-        running = _RUNNING.get()
+        running = RUNNING.get()
         if len(running) >= self.max_depth:
-            abort = _too_deep(running, operation)
+            abort = too_deep(running, operation)
             self._record(abort, ctx)
             raise abort
         chains = self._runs
@@ -273,7 +243,7 @@ class HookManager:
         body = chains[operation + ".in"]
         post = chains[operation + ".post"]
         current: HookContext = scrub(ctx)
-        depth = _RUNNING.set((*running, current))
+        depth = RUNNING.set((*running, current))
         try:
             if self._around_operation is None:  # inline: the unwatched path costs no extra call
                 if pre:
@@ -308,7 +278,7 @@ class HookManager:
                 )
             raise
         finally:
-            _RUNNING.reset(depth)
+            RUNNING.reset(depth)
         # The input was scrubbed above and every replacement as the chain took it, so the
         # output, being one of them, is scrubbed already.
         return current  # type: ignore[return-value]  # the chain keeps the context's type
@@ -390,13 +360,3 @@ class HookManager:
     def __repr__(self) -> str:
         count = sum(len(regs) for regs in self._chains.values())
         return f"<HookManager {count} executors on {len(OPERATIONS)} operations>"
-
-
-def _too_deep(running: tuple[HookContext, ...], operation: str) -> HookAbort:
-    chain = " -> ".join((*(type(ctx).operation for ctx in running), operation))
-    return HookAbort(
-        f"operations nested {len(running) + 1} deep (the most is {len(running)}): {chain}; "
-        "an executor runs the operation it serves, or one that runs it again",
-        point=f"{operation}.pre",
-        executor="harness.hooks.HookManager",
-    )

@@ -35,9 +35,6 @@ GAVE_UP_ERROR_TYPE: Final = "TaskGaveUp"
 USER_MESSAGE: Final = "user_message"
 """Key of a failure's details holding the error's human sentence (``HarnessError.user_message``)."""
 
-MODEL_OPERATIONS: Final = frozenset({"llm.invoked", "system_one.invoked", "compaction.summarise"})
-"""Operations that call a model: a retry of one is said in the thread (issue 11)."""
-
 
 def workflow_url(ui_url: str, namespace: str, workflow_id: str) -> str:
     """The Temporal Web UI's page of a workflow; a task's workflow id is its task id.

@@ -18,7 +18,6 @@ from typing import Final, final
 from temporalio import activity
 
 from harness.hooks import (
-    ACTIVITIES,
     DISPATCH_HOOKS,
     HookContext,
     HookManager,
@@ -34,19 +33,10 @@ HOOKED_ATTRIBUTE: Final = "__hooked_operation__"
 
 Activity = Callable[[HookContext], Awaitable[HookContext]]
 
-UNECHOED: Final = {
-    "system_one.invoked": ("transcript",),
-    "context.created": ("transcript",),
-    "llm.invoked": ("messages",),
-    "compaction.keep": ("messages",),
-    "compaction.summarise": ("messages",),
-}
-"""Inputs of loop operations that an activity's result leaves out (issue 13): the model
-context, which the workflow sent and never reads back (it reads ``result``), would
-otherwise be written to history a second time, in every result, at every turn."""
-
 
 def _unechoed(fields: Sequence[str]) -> Callable[[HookContext], HookContext]:
+    """Leave out of the result what the row's ``unechoed`` names (issue 13, the catalogue's why)."""
+
     def finish(out: HookContext) -> HookContext:
         return out.model_copy(update=dict.fromkeys(fields, ()))
 
@@ -91,8 +81,9 @@ class HarnessActivities(ActivityHost):
                 bounded, limits=self.retry_limits, manager=self.manager
             ),
         }
-        for operation, fields in UNECHOED.items():
-            finish[ACTIVITIES[operation]] = _unechoed(fields)
+        for entry in entries():
+            if entry.unechoed and entry.activity is not None:
+                finish[entry.activity] = _unechoed(entry.unechoed)
         return [
             hooked_activity(self, name, ops, finish=finish.get(name))
             for name, ops in operations.items()

@@ -16,8 +16,7 @@ from typing import TypeVar
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from harness.hooks import HookContext
-    from harness.temporal import MODEL_OPERATIONS
+    from harness.hooks import HookContext, entry_of
     from harness.temporal.retries import GaveUpError, OnRetry, OperationRunner
     from harness.temporal.turn import Turn
 
@@ -25,7 +24,7 @@ C = TypeVar("C", bound=HookContext)
 
 
 class LoopOperations:
-    """Runs loop operations as activities (the catalogue's ``ACTIVITIES`` names their activities).
+    """Runs loop operations as activities: each ``type(ctx)``'s catalogue row names its activity.
 
     Args:
         ops: the workflow's operation runner (retries through ``activity.failed``).
@@ -38,14 +37,16 @@ class LoopOperations:
         self.turn: Turn | None = None
         """The turn running now: its progress rides on each context and takes in each result."""
 
-    async def run(self, operation: str, ctx: C) -> C:
-        """Perform ``operation`` on ``ctx`` in its activity.
+    async def run(self, ctx: C) -> C:
+        """Perform ``type(ctx)``'s operation on ``ctx`` in its activity.
+
+        A row that says ``calls_model`` has its retries said in the thread.
 
         Raises:
             HookAbort: an executor aborted the operation (as the runner rebuilt it).
             GaveUpError: the operation gave up for any other reason (``TaskGaveUp``).
         """
-        on_retry = self._on_model_retry if operation in MODEL_OPERATIONS else None
+        on_retry = self._on_model_retry if entry_of(type(ctx).operation).calls_model else None
         turn = self.turn
         if turn is not None:
             ctx = ctx.model_copy(update={"entities": {**ctx.entities, **turn.entity()}})

@@ -345,9 +345,7 @@ class Conversation:
     async def post(self, message: ChannelMessage) -> ChannelMessage | None:
         """``channel.sent``; a post that gives up is logged (the reply stays in the transcript)."""
         try:
-            sent = await self._loop_ops.run(
-                "channel.sent", ChannelSentContext(**self._common(), message=message)
-            )
+            sent = await self._loop_ops.run(ChannelSentContext(**self._common(), message=message))
         except (ApplicationError, HookAbort) as error:
             workflow.logger.warning("could not post to the thread: %s", error)
             return None

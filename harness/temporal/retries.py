@@ -27,7 +27,7 @@ from temporalio.exceptions import (
 
 with workflow.unsafe.imports_passed_through():
     from harness.channels import replies
-    from harness.hooks import DISPATCH_HOOKS, HookAbort, activity_of
+    from harness.hooks import DISPATCH_HOOKS, HookAbort, activity_of, entry_of
     from harness.hooks.contexts import (
         ActivityFailedContext,
         ActivityRetriedContext,
@@ -82,7 +82,7 @@ class OperationRunner:
         Args:
             ctx: the context; its type names the operation, whose catalogue row names the
                 activity. ``attempt`` and ``idempotency_key`` are set here.
-            max_attempts: overrides the policy (commands get one attempt).
+            max_attempts: overrides the row's ``attempts`` (commands get one) and the policy.
             on_retry: told before each retry's backoff, so a person waiting hears why
                 nothing happens (its own failure is its business: it must not raise).
 
@@ -94,7 +94,7 @@ class OperationRunner:
         """
         self._count += 1
         key = f"{self._prefix}/{self._count}"
-        limit = max_attempts or self.policy.max_attempts
+        limit = max_attempts or entry_of(type(ctx).operation).attempts or self.policy.max_attempts
         operation = type(ctx).operation
         activity = activity_of(operation)
         attempt = 1

@@ -262,7 +262,7 @@ class TaskWorkflow(TaskEffects, TaskEndings):
         )
         typed = replies.spelled(ctx.command, ctx.invocation)
         try:
-            out = await self._ops.run(ctx, max_attempts=1)
+            out = await self._ops.run(ctx)
             if out.sender != ctx.sender or out.role != ctx.role:
                 return CommandResult(reply=replies.refused(replies.IDENTITY_CHANGED))
             if out.result is None:

@@ -73,7 +73,7 @@ async def run_hooked(host: ActivityHost, operation: str, ctx: C) -> C:
                 return chain.result()
             activity.heartbeat(operation)
             tick = await host.manager.run(
-                "heartbeat.tick",
+                HeartbeatTickContext.operation,
                 HeartbeatTickContext(
                     task=ctx.task,
                     participants=ctx.participants,

@@ -1,6 +1,6 @@
-"""Writes harness/hook_server/conformance/fixtures/*.json: the kit's fixtures, made here once
-so the 30 round-trip contexts are real samples (a test checks the committed files are what this
-makes).
+"""Writes harness/hook_server/conformance/fixtures/*.json: the kit's fixtures, made here once so the
+round-trip contexts (one per operation) are real samples (a test checks the committed files
+are what this makes).
 
 Edit this file, then ``PYTHONPATH=. python -m tests.support.conformance_fixtures``.
 """

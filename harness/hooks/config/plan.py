@@ -225,10 +225,10 @@ class HooksConfig:
                 problems.append(f"{resolved.label}: cannot build: {type(error).__name__}: {error}")
         policy = self.file.policy
         if policy is not None and policy.rules:
-            from harness.hooks.monitors.policy import POLICY_POINTS, Policy
+            from harness.hooks.monitors.policy import Policy, policy_points
 
             rules = Policy(policy.rules, default=policy.default)
-            into[POLICY_LABEL] = [(p, rules, policy.priority, policy.mode) for p in POLICY_POINTS]
+            into[POLICY_LABEL] = [(p, rules, policy.priority, policy.mode) for p in policy_points()]
         return problems
 
     def _monitors(self, manager: HookManager, applied: AppliedHooks) -> None:

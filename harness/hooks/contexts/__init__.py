@@ -1,6 +1,11 @@
 """Typed contexts, one per operation, each registered (in :mod:`.base`) as it is defined.
 
-:func:`context_type` and ``CONTEXT_TYPES`` are :mod:`.base`'s, re-exported.
+Every module of this package is imported here, found on disk (a new family needs no
+import list), and then every catalogue row must have its context class or the import
+fails (:func:`.base.check_contexts`). :func:`context_type` and ``CONTEXT_TYPES`` are
+:mod:`.base`'s, re-exported; so are the original 30 classes, by name, for hook code. A
+context added since is imported from its family's module
+(``harness.hooks.contexts.<family>``).
 
 The value types the contexts carry (``TaskRef``, ``TaskSnapshot``, ``ToolCall``, ...) are
 defined once, in :mod:`harness.domain`; they are re-exported here (one definition, two
@@ -10,7 +15,8 @@ this repository imports them from :mod:`harness.domain`.
 
 from __future__ import annotations
 
-from typing import Final
+import importlib
+import pkgutil
 
 from harness.domain import (
     AgentOutput,
@@ -44,14 +50,13 @@ from harness.domain import (
     Triage,
     Usage,
 )
-from harness.hooks.catalogue import OPERATIONS
 from harness.hooks.contexts.activity import (
     ActivityFailedContext,
     ActivityRetriedContext,
     HeartbeatTickContext,
     ShutdownContext,
 )
-from harness.hooks.contexts.base import CONTEXT_TYPES, HookContext, context_type
+from harness.hooks.contexts.base import CONTEXT_TYPES, HookContext, check_contexts, context_type
 from harness.hooks.contexts.channel import ChannelReceivedContext, ChannelSentContext
 from harness.hooks.contexts.command import CommandInvokedContext
 from harness.hooks.contexts.compaction import (
@@ -83,11 +88,11 @@ from harness.hooks.contexts.task import (
 )
 from harness.hooks.contexts.tool import ToolInvokedContext
 
-# Each class above registered itself on definition; a catalogue row without one is a
-# wiring mistake, caught at import.
-_MISSING: Final = [op for op in OPERATIONS if op not in CONTEXT_TYPES]
-if _MISSING:  # pragma: no cover
-    raise RuntimeError(f"catalogue operations without a context class: {', '.join(_MISSING)}")
+# Each class registered itself on definition; every family module is loaded, so a row
+# without a class is a wiring mistake caught here, at import (pluggy's check_pending).
+for _family in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_family.name}")
+check_contexts()
 
 
 __all__ = [

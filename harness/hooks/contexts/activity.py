@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from harness.domain import RetryDecision
 from harness.hooks.contexts.base import HookContext
 
 
-class ActivityFailedContext(HookContext):
+class ActivityFailedContext(HookContext, operation="activity.failed"):
     """An activity attempt failed; the body decides whether and when to retry."""
 
-    operation: ClassVar[str] = "activity.failed"
     activity: str
     failed_operation: str = ""
     error_type: str = ""
@@ -22,30 +19,27 @@ class ActivityFailedContext(HookContext):
     result: RetryDecision | None = None
 
 
-class ActivityRetriedContext(HookContext):
+class ActivityRetriedContext(HookContext, operation="activity.retried"):
     """An activity is about to be tried again; the body returns the backoff actually used."""
 
-    operation: ClassVar[str] = "activity.retried"
     activity: str
     failed_operation: str = ""
     backoff_seconds: float = 0.0
     result: float | None = None
 
 
-class HeartbeatTickContext(HookContext):
+class HeartbeatTickContext(HookContext, operation="heartbeat.tick"):
     """A running task or activity reports it is alive; the body returns whether to go on."""
 
-    operation: ClassVar[str] = "heartbeat.tick"
     activity: str = ""
     elapsed_seconds: float = 0.0
     detail: str = ""
     result: bool | None = None
 
 
-class ShutdownContext(HookContext):
+class ShutdownContext(HookContext, operation="shutdown"):
     """The worker is stopping; the body returns what it handed back or finished."""
 
-    operation: ClassVar[str] = "shutdown"
     reason: str = ""
     in_flight: int = 0
     result: str | None = None

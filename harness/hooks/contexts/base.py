@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Final
 from pydantic import Field
 
 from harness.domain import EMPTY, Frozen, FrozenStrMap, Participant, Role, TaskRef
-from harness.hooks.catalogue import PHASES, check_operation, on_remove
+from harness.hooks.catalogue import PHASES, check_operation, entries, entry_of, on_remove
 
 
 class HookContext(Frozen):
@@ -28,11 +28,15 @@ class HookContext(Frozen):
     running it died or stopped (it may have done its work already: check before
     repeating an effect when ``attempt > 1 or lost_workers``).
     ``result`` is empty until the operation's body sets it; subclasses narrow its type.
-    A subclass that declares its ``operation`` is that operation's context: it registers
-    itself (:func:`context_type` finds it).
+    A subclass that names its operation as a class keyword,
+    ``class ThingDoneContext(HookContext, operation="thing.done")``, is that operation's
+    context: it registers itself (:func:`context_type` finds it), and an operation the
+    catalogue does not hold raises there and then. That keyword is the one form: a
+    ``operation`` attribute written in a class body raises ``TypeError``.
     """
 
     operation: ClassVar[str] = ""
+    """The operation this class is the context of (set from the class keyword)."""
 
     task: TaskRef | None = None
     participants: tuple[Participant, ...] = ()
@@ -43,10 +47,17 @@ class HookContext(Frozen):
     idempotency_key: str = ""
     result: Any = None
 
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:  # noqa: ANN401  # pydantic's hook
-        super().__pydantic_init_subclass__(**kwargs)
-        if "operation" in cls.__dict__:  # a subclass of a context is not another operation's
+    def __init_subclass__(cls, *, operation: str = "", **kwargs: Any) -> None:  # noqa: ANN401  # the class keywords pydantic passes on
+        # Before pydantic builds the class: a misspelt or duplicate operation fails here,
+        # at the class statement, as pluggy's check_pending does for a hook implementation.
+        if "operation" in cls.__dict__:
+            raise TypeError(
+                f"{cls.__qualname__}: name the operation as a class keyword, "
+                f'class {cls.__name__}(HookContext, operation="..."), not as an attribute'
+            )
+        super().__init_subclass__(**kwargs)
+        if operation:  # a subclass of a context without the keyword is not another operation's
+            cls.operation = operation
             register_context(cls)
 
     def role_of(self, user_id: str) -> Role:
@@ -74,13 +85,38 @@ def register_context(cls: type[HookContext]) -> None:
 
     Raises:
         UnknownHookPointError: the operation is not in the catalogue.
-        TypeError: the operation has a context class already.
+        TypeError: the operation has a context class already, or its class is in another
+            family's module of this package than its row says.
     """
     operation = check_operation(cls.operation)
+    package, _, module = cls.__module__.rpartition(".")
+    family = entry_of(operation).family
+    if package == __package__ and module != family:
+        raise TypeError(
+            f"{cls.__qualname__}: the context of {operation} belongs in "
+            f"harness/hooks/contexts/{family}.py"
+        )
     known = CONTEXT_TYPES.get(operation)
     if known is not None:
         raise TypeError(f"{operation} has a context class already: {known.__qualname__}")
     CONTEXT_TYPES[operation] = cls
+
+
+def check_contexts() -> None:
+    """Raise unless every row of the live catalogue has its context class.
+
+    Raises:
+        TypeError: naming each row without one (define it, with its class keyword, in
+            ``harness/hooks/contexts/<family>.py``), or a row whose ``unechoed`` names a
+            field its context does not have.
+    """
+    missing = [f"{e.operation} ({e.family})" for e in entries() if e.operation not in CONTEXT_TYPES]
+    if missing:
+        raise TypeError(f"catalogue rows without a context class: {', '.join(missing)}")
+    for entry in entries():
+        unknown = set(entry.unechoed) - set(CONTEXT_TYPES[entry.operation].model_fields)
+        if unknown:
+            raise TypeError(f"{entry.operation}'s unechoed names no field: {', '.join(unknown)}")
 
 
 def context_type(name: str) -> type[HookContext]:
@@ -95,4 +131,7 @@ def context_type(name: str) -> type[HookContext]:
     operation, dot, phase = name.rpartition(".")
     if dot and phase in PHASES and operation in CONTEXT_TYPES:
         return CONTEXT_TYPES[operation]
-    return CONTEXT_TYPES[check_operation(name)]
+    operation = check_operation(name)
+    if operation not in CONTEXT_TYPES:
+        check_contexts()
+    return CONTEXT_TYPES[operation]

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from harness.domain import CommandResult, Role, TaskSnapshot
 from harness.hooks.contexts.base import HookContext
 
 
-class CommandInvokedContext(HookContext):
+class CommandInvokedContext(HookContext, operation="command.invoked"):
     """A slash command. ``role`` is derived by the task's workflow, never taken from the caller."""
 
-    operation: ClassVar[str] = "command.invoked"
     command: str
     args: str = ""
     invocation: str = ""

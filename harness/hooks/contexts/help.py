@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from harness.domain import HelpDecision, HelpRequest
 from harness.hooks.contexts.base import HookContext
 
 
-class HelpRequestedContext(HookContext):
+class HelpRequestedContext(HookContext, operation="help.requested"):
     """The agent asks for help; the body returns the request as posted."""
 
-    operation: ClassVar[str] = "help.requested"
     request: HelpRequest
     result: HelpRequest | None = None
 
 
-class HelpDecidedContext(HookContext):
+class HelpDecidedContext(HookContext, operation="help.decided"):
     """Someone answered a help request; the body returns the decision the loop acts on."""
 
-    operation: ClassVar[str] = "help.decided"
     request: HelpRequest
     decided_by: str
     choice: str

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from harness.domain import (
     DEFAULT_EFFORT,
     Effort,
@@ -16,10 +14,9 @@ from harness.domain import (
 from harness.hooks.contexts.base import HookContext
 
 
-class ContextCreatedContext(HookContext):
+class ContextCreatedContext(HookContext, operation="context.created"):
     """The prompt for the next model call is assembled; the body returns its messages."""
 
-    operation: ClassVar[str] = "context.created"
     transcript: tuple[Message, ...] = ()
     skills: tuple[str, ...] = ()
     agent: str = ""
@@ -28,10 +25,9 @@ class ContextCreatedContext(HookContext):
     result: tuple[Message, ...] | None = None
 
 
-class LlmInvokedContext(HookContext):
+class LlmInvokedContext(HookContext, operation="llm.invoked"):
     """One call to the main model."""
 
-    operation: ClassVar[str] = "llm.invoked"
     model: str
     effort: Effort = DEFAULT_EFFORT
     messages: tuple[Message, ...]
@@ -40,18 +36,16 @@ class LlmInvokedContext(HookContext):
     result: LlmResponse | None = None
 
 
-class ToolCallsExtractedContext(HookContext):
+class ToolCallsExtractedContext(HookContext, operation="tool_calls.extracted"):
     """The tool calls are read out of a model response; the body returns the calls to run."""
 
-    operation: ClassVar[str] = "tool_calls.extracted"
     response: LlmResponse
     result: tuple[ToolCall, ...] | None = None
 
 
-class SystemOneInvokedContext(HookContext):
+class SystemOneInvokedContext(HookContext, operation="system_one.invoked"):
     """A fast, cheap model call that triages a request before the main model runs."""
 
-    operation: ClassVar[str] = "system_one.invoked"
     model: str
     request: str
     transcript: tuple[Message, ...] = ()

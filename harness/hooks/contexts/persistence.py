@@ -8,13 +8,11 @@ what it needs (issue 13).
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from harness.domain import Artefact
 from harness.hooks.contexts.base import HookContext
 
 
-class PersistenceReadContext(HookContext):
+class PersistenceReadContext(HookContext, operation="persistence.read"):
     """An artefact is read; the body returns it, or an artefact with empty content at version 0.
 
     With ``after`` set, ``key`` names a log and the body returns its entries after that
@@ -22,7 +20,6 @@ class PersistenceReadContext(HookContext):
     the end), and in ``result`` the log's length as ``version`` (empty content).
     """
 
-    operation: ClassVar[str] = "persistence.read"
     key: str
     after: int | None = None
     limit: int = 0
@@ -30,7 +27,7 @@ class PersistenceReadContext(HookContext):
     entries: tuple[Artefact, ...] = ()
 
 
-class PersistenceWriteContext(HookContext):
+class PersistenceWriteContext(HookContext, operation="persistence.write"):
     """An artefact is written; the body returns it as stored (with its new version).
 
     With ``append``, ``content`` is one entry appended to the log ``key``; the result's
@@ -40,7 +37,6 @@ class PersistenceWriteContext(HookContext):
     no ``entry_id``, covers only retries of one operation).
     """
 
-    operation: ClassVar[str] = "persistence.write"
     key: str
     content: str
     append: bool = False

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from harness.domain import (
     AgentOutput,
     ApprovalDefault,
@@ -15,45 +13,40 @@ from harness.domain import (
 from harness.hooks.contexts.base import HookContext
 
 
-class PlanCreatedContext(HookContext):
+class PlanCreatedContext(HookContext, operation="plan.created"):
     """The model writes a plan for a goal."""
 
-    operation: ClassVar[str] = "plan.created"
     goal: str
     result: Plan | None = None
 
 
-class StepStartedContext(HookContext):
+class StepStartedContext(HookContext, operation="step.started"):
     """A plan step is about to run; the body returns the step as it will run."""
 
-    operation: ClassVar[str] = "step.started"
     index: int
     step: PlanStep
     result: PlanStep | None = None
 
 
-class StepFinishedContext(HookContext):
+class StepFinishedContext(HookContext, operation="step.finished"):
     """A plan step ran; the body returns its outcome."""
 
-    operation: ClassVar[str] = "step.finished"
     index: int
     step: PlanStep
     output: str = ""
     result: StepOutcome | None = None
 
 
-class SubtaskSpawnedContext(HookContext):
+class SubtaskSpawnedContext(HookContext, operation="subtask.spawned"):
     """A sub-task is about to be spawned; the body returns the spec the workflow starts."""
 
-    operation: ClassVar[str] = "subtask.spawned"
     spec: SubtaskSpec
     result: SubtaskSpec | None = None
 
 
-class AgentInvokedContext(HookContext):
+class AgentInvokedContext(HookContext, operation="agent.invoked"):
     """A named agent (its own instructions, model and tools) runs for a step or sub-task."""
 
-    operation: ClassVar[str] = "agent.invoked"
     agent: str
     input: str
     model: str = ""

@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from harness.domain import Skill
 from harness.hooks.contexts.base import HookContext
 
 
-class SkillLoadedContext(HookContext):
+class SkillLoadedContext(HookContext, operation="skill.loaded"):
     """A skill is loaded into a task; the body returns it as loaded."""
 
-    operation: ClassVar[str] = "skill.loaded"
     name: str
     path: str = ""
     result: Skill | None = None
 
 
-class SkillUnloadedContext(HookContext):
+class SkillUnloadedContext(HookContext, operation="skill.unloaded"):
     """A skill is removed from a task; the body returns whether it was loaded."""
 
-    operation: ClassVar[str] = "skill.unloaded"
     name: str
     result: bool | None = None

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from harness.domain import EMPTY, FrozenStrMap, RequestRoute, TaskSpec, TaskStatus
 from harness.hooks.contexts.base import HookContext
 
 
-class RequestReceivedContext(HookContext):
+class RequestReceivedContext(HookContext, operation="request.received"):
     """A plain message (not a command) addressed to the harness."""
 
-    operation: ClassVar[str] = "request.received"
     text: str
     sender: str
     channel: str = ""
@@ -22,28 +19,25 @@ class RequestReceivedContext(HookContext):
     result: RequestRoute | None = None
 
 
-class TaskCreatedContext(HookContext):
+class TaskCreatedContext(HookContext, operation="task.created"):
     """A task is about to exist; the body returns the spec it starts with."""
 
-    operation: ClassVar[str] = "task.created"
     spec: TaskSpec
     result: TaskSpec | None = None
 
 
-class TaskStateChangedContext(HookContext):
+class TaskStateChangedContext(HookContext, operation="task.state_changed"):
     """A task moves from one status to another; the body returns the status applied."""
 
-    operation: ClassVar[str] = "task.state_changed"
     from_status: TaskStatus
     to_status: TaskStatus
     reason: str = ""
     result: TaskStatus | None = None
 
 
-class TaskCompleteContext(HookContext):
+class TaskCompleteContext(HookContext, operation="task.complete"):
     """A task reached a final status; the body returns the summary posted for it."""
 
-    operation: ClassVar[str] = "task.complete"
     status: TaskStatus
     summary: str = ""
     outputs: FrozenStrMap = EMPTY

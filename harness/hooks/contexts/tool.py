@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from harness.domain import ApprovalDefault, HelpDecision, ToolCall, ToolResult
 from harness.hooks.contexts.base import HookContext
 
 
-class ToolInvokedContext(HookContext):
+class ToolInvokedContext(HookContext, operation="tool.invoked"):
     """One tool call about to run (pre), running (in), or done (post).
 
     ``approval`` is a person's approval of this call (or a standing one for its tool,
@@ -17,7 +15,6 @@ class ToolInvokedContext(HookContext):
     the task's approval default (``None``: the hooks file's).
     """
 
-    operation: ClassVar[str] = "tool.invoked"
     call: ToolCall
     server: str = ""
     approval: HelpDecision | None = None

@@ -1,7 +1,8 @@
 """The policy executor: allow, deny and rewrite rules on tool calls and slash commands.
 
 Rules come from the executor configuration (``[[policy.rules]]``, issue 6) and are
-checked in order at ``tool.invoked.pre`` and ``command.invoked.pre``; the first rule
+checked in order where the catalogue rows say policies may sit (:func:`policy_points`:
+tool calls and slash commands, at ``pre``); the first rule
 that matches decides. A deny is a refusal (``HookAbort(refusal=True)``) whose reason
 names the rule. Who may run which command by role is also the built-in role guard's
 job (``commands/``); this is the operator's layer on top, not a replacement.
@@ -11,15 +12,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal, final
+from typing import Any, Literal, final
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.domain import Role
+from harness.hooks.catalogue import PHASES, entries
 from harness.hooks.contexts import CommandInvokedContext, HookContext, ToolInvokedContext
 from harness.hooks.errors import HookAbort
 
-POLICY_POINTS: Final = ("tool.invoked.pre", "command.invoked.pre")
+
+def policy_points() -> tuple[str, ...]:
+    """Where the rule executor is registered: each live row's ``policy`` phases."""
+    return tuple(f"{e.operation}.{p}" for e in entries() for p in PHASES if p in e.policy)
+
 
 Action = Literal["allow", "deny", "rewrite"]
 
@@ -86,7 +92,7 @@ class PolicyRule(BaseModel):
 
 @final
 class Policy:
-    """The rule executor; register it at :data:`POLICY_POINTS`.
+    """The rule executor; register it at :func:`policy_points`.
 
     Args:
         rules: checked in order; the first match decides.

@@ -42,3 +42,26 @@ class Probe:
                     }
                 }
             return {"error": {"type": type(cause).__name__, "message": str(cause)}}
+
+
+with workflow.unsafe.imports_passed_through():
+    from harness.hooks import context_type
+    from harness.temporal.agent_runner import LoopOperations
+    from harness.temporal.models import ActivityPolicy
+    from harness.temporal.retries import OperationRunner
+
+
+@workflow.defn(name="loop-probe")
+class LoopProbe:
+    """Performs one operation as the agent loop does: ``LoopOperations.run(ctx)`` and nothing else.
+
+    The context's class is looked up in the live catalogue, so an operation a plugin added
+    at run time (``catalogue.extend``) runs through the workflow's real path.
+    """
+
+    @workflow.run
+    async def run(self, operation: str, fields: dict[str, Any]) -> dict:
+        ctx = context_type(operation).model_validate(fields)
+        ops = LoopOperations(OperationRunner(ActivityPolicy(max_attempts=2)))
+        done = await ops.run(ctx)
+        return {"type": type(done).__name__, "context": done.model_dump(mode="json")}

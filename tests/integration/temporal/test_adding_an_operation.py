@@ -1,43 +1,46 @@
-"""Adding an operation is one catalogue line, one context class and one body (issue 12).
+"""A plugin's own operation runs through the real path, following docs/architecture.md's recipe.
 
-A throwaway operation, added to this process's catalogue with no other list edited,
-runs on a real worker (the session's dev server, the worker's own manager) as its own
-activity, through its pre, in and post chains.
+"Adding an operation" there is exact; a plugin that brings an operation of its own does
+the same three steps at run time: the row (``catalogue.extend`` instead of a line in the
+table), the context class (the class keyword) and the default body (``@body`` on a
+``Bodies`` class). Then the worker's own manager (``build_manager``, which registers every
+marked body) and its own activities (``HarnessActivities``) know it, and the workflow
+performs it exactly as the agent loop performs any operation: ``LoopOperations.run(ctx)``
+through ``OperationRunner``, on a real worker of the session's dev server. Everything the
+activity does with it comes from the row: its name, and ``unechoed``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import ClassVar
+from datetime import timedelta
 from uuid import uuid4
 
 import pytest
 from temporalio.worker import Worker
 
-from harness.hooks import (
-    BUILTIN_BODY_PRIORITY,
-    OPERATIONS,
-    Entry,
-    HookContext,
-    context_type,
-    extend,
-)
+from harness.bodies import Bodies, body, register_defaults
+from harness.hooks import OPERATIONS, Entry, HookContext, HookManager, context_type, extend
 from harness.temporal.activities import HOOKED_ATTRIBUTE, HarnessActivities
 
-from .probe import Probe
+from .probe import LoopProbe
 
 
 @pytest.fixture
 def echoed() -> Iterator[type[HookContext]]:
-    """The new operation: its catalogue line and its context class, removed afterwards."""
-    undo = extend(Entry("probe.echoed", "probe"))  # the catalogue line
+    """The plugin's operation: its row, its context class, its default body; undone afterwards."""
+    undo = extend(Entry("probe.echoed", "probe", unechoed=("lines",)))  # 1. the row
 
-    class ProbeEchoedContext(HookContext):  # the context class: registers itself
-        """A text to echo back; the body returns it upper-cased."""
+    class ProbeEchoedContext(HookContext, operation="probe.echoed"):  # 2. the context
+        """Lines to echo back; the body returns them upper-cased, one text."""
 
-        operation: ClassVar[str] = "probe.echoed"
-        text: str
+        lines: tuple[str, ...]
         result: str | None = None
+
+    class ProbeBodies(Bodies):  # 3. the default body, found by its marker
+        @body(ProbeEchoedContext)
+        async def echoed(self, ctx: ProbeEchoedContext) -> ProbeEchoedContext:
+            return ctx.model_copy(update={"result": " ".join(ctx.lines).upper()})
 
     yield ProbeEchoedContext
     undo()
@@ -45,36 +48,49 @@ def echoed() -> Iterator[type[HookContext]]:
 
 @pytest.fixture
 def manager(echoed, manager):
-    """The worker's manager (conftest), built once the catalogue has the new operation."""
+    """The worker's manager (conftest's build_manager), built once the plugin's operation is in."""
     return manager
 
 
-async def upper(ctx):
-    """The new operation's default body."""
-    return ctx.model_copy(update={"result": ctx.text.upper()})
-
-
-async def test_a_new_catalogue_line_runs_as_its_own_activity_with_its_chains(
+async def test_a_runtime_added_operation_runs_through_loop_operations_on_a_real_worker(
     client, task_queue, manager, recorder, echoed
 ):
     assert "probe.echoed" not in OPERATIONS  # the table in the source is untouched
     assert context_type("probe.echoed.in") is echoed
-    manager.register("probe.echoed.in", upper, priority=BUILTIN_BODY_PRIORITY)
+    [registered_body] = manager.registrations("probe.echoed.in")  # register_defaults found it
+    assert registered_body.name.endswith("ProbeBodies.echoed")
     recorder.attach(manager, ["probe.echoed"])
     activities = HarnessActivities(manager).activities()
-    registered = {a.__temporal_activity_definition.name: a for a in activities}
-    assert getattr(registered["probe-echoed-v1"], HOOKED_ATTRIBUTE) == "probe.echoed"
+    names = {a.__temporal_activity_definition.name: a for a in activities}
+    assert getattr(names["probe-echoed-v1"], HOOKED_ATTRIBUTE) == "probe.echoed"
 
-    ctx = echoed(text="hi", correlation_id="probe")
-    async with Worker(client, task_queue=task_queue, workflows=[Probe], activities=activities):
+    fields = {"lines": ["hi", "there"], "correlation_id": "probe"}
+    async with Worker(client, task_queue=task_queue, workflows=[LoopProbe], activities=activities):
         out = await client.execute_workflow(
-            "probe",
-            args=["probe-echoed-v1", ctx.model_dump(mode="json"), 0.0],
+            "loop-probe",
+            args=["probe.echoed", fields],
             id=f"probe-{uuid4()}",
             task_queue=task_queue,
+            execution_timeout=timedelta(seconds=30),  # a failing workflow task fails fast
         )
 
-    assert echoed.model_validate(out["ok"]).result == "HI"
+    done = echoed.model_validate(out["context"])
+    assert out["type"] == "ProbeEchoedContext"
+    assert done.result == "HI THERE"
+    assert done.lines == ()  # the row's unechoed: the input is not written back to history
+    assert done.attempt == 1 and done.idempotency_key  # OperationRunner's identity
     points = [p for p, _ in recorder.trace]
     assert points == ["probe.echoed.pre", "probe.echoed.in", "probe.echoed.post"]
-    assert recorder.seen("probe.echoed.post")[0].result == "HI"
+
+
+def test_a_row_a_plugin_adds_without_its_body_is_refused_when_the_defaults_register(echoed):
+    undo = extend(Entry("probe.bodiless", "probe"))
+    try:
+
+        class ProbeBodilessContext(HookContext, operation="probe.bodiless"):
+            pass
+
+        with pytest.raises(TypeError, match=r"without a default body: probe\.bodiless"):
+            register_defaults(HookManager(), deps=None)  # type: ignore[arg-type]  # fails first
+    finally:
+        undo()

@@ -63,7 +63,12 @@ def sample(operation: str) -> HookContext:
         "skill.loaded": {"name": "arithmetic"},
         "skill.unloaded": {"name": "arithmetic"},
         "agent.invoked": {"agent": "reviewer", "input": 'call echo {"text": "x"}'},
-    }[operation]
+    }.get(operation)
+    if fields is None:  # a new operation: the schemas, fixtures and activity tests need one
+        raise LookupError(
+            f"no sample context of {operation}: add its required fields to sample() in "
+            "tests/integration/temporal/test_hooked_activity.py"
+        )
     return context_type(operation).model_validate(
         {"task": REF, "correlation_id": "probe", "participants": OWNER, **fields}
     )

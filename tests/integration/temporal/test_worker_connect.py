@@ -54,7 +54,7 @@ async def silent_address() -> AsyncIterator[tuple[str, asyncio.Event]]:
 
 
 async def test_waiting_for_temporal_backs_off_and_says_so_rarely(settings, closed_address, caplog):
-    caplog.set_level(logging.DEBUG, logger="harness.temporal.worker")
+    caplog.set_level(logging.DEBUG, logger="harness.temporal.connect")
     down = settings.model_copy(update={"temporal_address": closed_address})
     with pytest.raises(TemporalUnreachable) as caught:
         await connect(down, patience=1.2, first_delay=0.05, max_delay=0.2, log_every=0.5)
@@ -78,7 +78,7 @@ async def test_a_stop_ends_connecting_at_once_even_in_the_middle_of_an_attempt(
     settings, silent_address, caplog
 ):
     address, reached = silent_address
-    caplog.set_level(logging.DEBUG, logger="harness.temporal.worker")
+    caplog.set_level(logging.DEBUG, logger="harness.temporal.connect")
     stop = asyncio.Event()
     connecting = asyncio.create_task(
         connect(settings.model_copy(update={"temporal_address": address}), stop=stop)

@@ -16,8 +16,8 @@ import pytest
 from bot.clicks import is_progress
 from commands import register_all
 from harness.channels.progress import PROGRESS_BLOCK, STOP_ACTION
-from harness.channels.progress_reporter import POST_OPERATIONS, PRE_OPERATIONS
 from harness.config import Settings
+from harness.hooks import points_at
 from harness.temporal.worker import build_manager, serve
 
 from .conftest import MODELS, posting_to, serve_bot
@@ -59,10 +59,9 @@ def manager_with(settings, store, hold: Hold, events: Events):
     manager = build_manager(settings, store.database)
     register_all(manager, models=MODELS)
     manager.register("tool.invoked.pre", hold, priority=10)
-    for op in POST_OPERATIONS:
-        manager.register(f"{op}.post", events)
-    for op in PRE_OPERATIONS:
-        manager.register(f"{op}.pre", events)
+    for phase in ("post", "pre"):  # where the reporter watches: the catalogue rows' progress
+        for point in points_at(phase, lambda e: e.progress):
+            manager.register(point, events)
     return manager
 
 

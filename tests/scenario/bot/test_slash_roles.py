@@ -156,6 +156,27 @@ async def test_body_that_raises_gives_failed_reply_and_no_change(slack, harness,
     assert (await harness.snapshot(task_id)).model == "offline"
 
 
+async def test_a_command_whose_activity_fails_gets_the_one_attempt_its_row_says(
+    slack, manager, task
+):
+    attempts, failed = [], []
+
+    async def flaky(ctx):  # a pre executor failing is the activity failing (retryable)
+        attempts.append(ctx.attempt)
+        raise RuntimeError("guard store unavailable")
+
+    async def seen(ctx):
+        failed.append((ctx.failed_operation, ctx.max_attempts, ctx.result.retry))
+
+    manager.register("command.invoked.pre", flaky, priority=1)
+    manager.register("activity.failed.post", seen)
+    channel, _ = task
+    _, reply = await slack.slash("/model", "gpt-x", user=OWNER, channel=channel)
+    assert "failed" in reply
+    assert attempts == [1]
+    assert failed == [("command.invoked", 1, False)]  # Entry("command.invoked", attempts=1)
+
+
 async def test_a_failure_names_the_command_as_typed_under_the_umbrella(slack, manager, task):
     from commands import for_command
     from harness.hooks import HookAbort

@@ -10,6 +10,7 @@ import pytest
 
 from harness.agent.loop import AgentLoop
 from harness.agent.loop_steps import HelpAnswer
+from harness.agent.operations import InProcess
 from harness.agent.profiles import AgentProfile
 from harness.agent.state import AgentState, LoopIdentity
 from harness.bodies import BodyDeps, catalogue_of, register_defaults
@@ -66,7 +67,7 @@ class ScriptedPeople:
 
 @dataclass
 class Trace:
-    """A recorder on all 90 points: ``(point, ctx)`` in the order they ran."""
+    """A recorder on every point of the catalogue: ``(point, ctx)`` in the order they ran."""
 
     seen: list[tuple[str, object]] = field(default_factory=list)
 
@@ -146,7 +147,7 @@ def people() -> ScriptedPeople:
 def make_loop(manager, people, registry, **state) -> AgentLoop:
     state.setdefault("model", "offline")
     return AgentLoop(
-        manager,
+        InProcess(manager),
         people,
         AgentState(catalogue=catalogue_of(registry), **state),
         LoopIdentity(

@@ -8,6 +8,7 @@ import pytest
 from harness.agent import budget
 from harness.agent.loop import AgentLoop
 from harness.agent.loop_steps import HelpAnswer
+from harness.agent.operations import InProcess
 from harness.agent.profiles import AgentProfile
 from harness.agent.state import AgentState, LoopDefaults, LoopIdentity
 from harness.bodies import catalogue_of
@@ -177,7 +178,7 @@ async def test_only_the_owner_may_answer_a_budget_question(metered, tools, trace
         model="offline", catalogue=catalogue_of(tools), budget=BudgetUsage(token_limit=1000)
     )
     identity = LoopIdentity(task=TaskRef(task_id="T1"), participants=with_collaborator)
-    reply = await AgentLoop(metered, people, state, identity).handle(ECHO)
+    reply = await AgentLoop(InProcess(metered), people, state, identity).handle(ECHO)
     assert [who for who, _ in people.refusals] == ["U_WATCHER", "U_COLLAB"]
     assert all("only the task's owner can raise its budget" in why for _, why in people.refusals)
     assert people.accepted_by == ["U_OWNER"]

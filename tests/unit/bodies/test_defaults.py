@@ -8,12 +8,17 @@ import pytest
 
 from harness.bodies import BodyDeps, register_defaults
 from harness.channels import SlackChannel
-from harness.channels.progress_reporter import POST_OPERATIONS, PRE_OPERATIONS, PROGRESS_PRIORITY
+from harness.channels.progress_reporter import PROGRESS_PRIORITY
 from harness.hooks import BUILTIN_BODY_PRIORITY, POINTS, ROLE_GUARD_PRIORITY, HookManager
 from harness.hooks.catalogue import CATALOGUE
 from harness.models import ModelRegistry
 from harness.skills import SkillLoader
 from harness.tools import ToolRegistry
+
+SHOWN = {
+    phase: [e.operation for e in CATALOGUE if phase in e.progress] for phase in ("pre", "post")
+}
+"""Where the progress reporter watches, from the rows (llm.invoked and tool.invoked at pre)."""
 
 
 @pytest.fixture
@@ -38,7 +43,7 @@ def test_each_operation_has_one_default_body_in_its_family_module(manager, entry
         for r in manager.registrations(f"{entry.operation}.in")
         if r.priority == BUILTIN_BODY_PRIORITY
     ]
-    if entry.operation == "command.invoked":  # the commands plugin's bodies, not a default
+    if not entry.body:  # command.invoked: the commands plugin's bodies, not a default
         assert bodies == []
     else:
         [name] = bodies
@@ -49,11 +54,12 @@ def test_the_defaults_beside_the_bodies_are_the_loop_defaults_the_guard_and_the_
     regs = [r for point in POINTS for r in manager.registrations(point)]
     others = {(r.point, r.priority, r.name) for r in regs if r.priority != BUILTIN_BODY_PRIORITY}
     reporter = "harness.channels.progress_reporter.ProgressReporter"
+    assert SHOWN["pre"] == ["llm.invoked", "tool.invoked"]
     assert others == {
         ("persistence.read.in", 900, "LoopDefaultsAnswer"),
         ("channel.received.pre", ROLE_GUARD_PRIORITY, "harness.channels.guard.ConversationGuard"),
-        *((f"{op}.post", PROGRESS_PRIORITY, reporter) for op in POST_OPERATIONS),
-        *((f"{op}.pre", PROGRESS_PRIORITY, f"{reporter}.before") for op in PRE_OPERATIONS),
+        *((f"{op}.post", PROGRESS_PRIORITY, reporter) for op in SHOWN["post"]),
+        *((f"{op}.pre", PROGRESS_PRIORITY, f"{reporter}.before") for op in SHOWN["pre"]),
     }
 
 

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 from harness.domain import Role, ToolCall
 from harness.hooks import HookAbort, HookManager
 from harness.hooks.contexts import CommandInvokedContext, ToolInvokedContext
-from harness.hooks.monitors.policy import POLICY_POINTS, Policy, PolicyRule
+from harness.hooks.monitors.policy import Policy, PolicyRule, policy_points
 
 RULES = [
     {"name": "safe-ls", "action": "allow", "tool": "shell", "arguments": {"command": r"^ls\b"}},
@@ -39,7 +39,7 @@ RULES = [
 @pytest.fixture
 def policed(manager: HookManager) -> HookManager:
     policy = Policy([PolicyRule.model_validate(r) for r in RULES])
-    for point in POLICY_POINTS:
+    for point in policy_points():
         manager.register(point, policy, priority=50)
     return manager
 
