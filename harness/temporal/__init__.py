@@ -35,6 +35,10 @@ GAVE_UP_ERROR_TYPE: Final = "TaskGaveUp"
 USER_MESSAGE: Final = "user_message"
 """Key of a failure's details holding the error's human sentence (``HarnessError.user_message``)."""
 
+SERVICE: Final = "service"
+"""Key of a transport failure's details naming the hook service: its configured name, never
+its address (the reply names it, :mod:`harness.channels.replies`)."""
+
 MODEL_OPERATIONS: Final = frozenset({"llm.invoked", "system_one.invoked", "compaction.summarise"})
 """Operations that call a model: a retry of one is said in the thread (issue 11)."""
 
