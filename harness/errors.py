@@ -71,7 +71,7 @@ Foreign exceptions become these at one boundary per foreign party, and nowhere e
   Slack channel turn that into :class:`ModelError` and :class:`ChannelError`.
 - Remote executors (HTTP, MCP, JSON, validation):
   :func:`harness.hooks.remote.wire.map_transport_errors`, to :class:`HookTransportError`.
-- Temporal's client errors: ``harness.temporal.client._mapped`` (also used by
+- Temporal's client errors: ``harness.temporal.client_errors.mapped`` (also used by
   ``harness.temporal.routing``), to the :class:`TaskError` family; ``temporalio.envconfig``
   in :mod:`harness.temporal.connection` (:class:`TemporalConfigError`); the SDK's failed
   connect in :func:`harness.temporal.worker.connect` (:class:`TemporalUnreachable`).

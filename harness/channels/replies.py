@@ -142,6 +142,12 @@ def tool_not_approved(decision: HelpDecision, timeout_seconds: float) -> str:
     return f"refused: <@{decision.decided_by}> did not approve ({decision.choice})"
 
 
+def budget_spent(noun: str, amount: str, raise_with: str, *, timed_out: bool) -> str:
+    """The reply of a turn stopped because a budget is used up (``raise_with`` raises it)."""
+    waited = " and nobody answered in time" if timed_out else ""
+    return f"stopped: the {noun} budget of {amount} is used up{waited}; `{raise_with}` raises it"
+
+
 def question_timed_out(question: str, waited: str, *, approval: bool) -> str:
     """Posted when nobody answered a question within its timeout (``waited``, in words)."""
     outcome = "not approved" if approval else "the agent goes on without it"
