@@ -107,13 +107,10 @@ def _service(name: str) -> str:
     return f"the hook service `{neutral(name)}`"
 
 
-def turn_failed(outcome: Failed) -> str:
-    """What a message's thread reads when answering it failed (the task goes on)."""
-    return f"failed: {failure(outcome)}"
-
-
-def turn_stopped(outcome: Refused | Asked) -> str:
-    """What a message's thread reads when an executor stopped answering it."""
+def turn(outcome: Refused | Asked | Failed) -> str:
+    """What a message's thread reads when answering it was not done (the task goes on)."""
+    if isinstance(outcome, Failed):
+        return f"failed: {failure(outcome)}"
     kind = "refused" if isinstance(outcome, Asked) or outcome.deliberate else "stopped"
     return f"{kind}: {outcome.reason}"
 

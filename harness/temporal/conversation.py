@@ -36,7 +36,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.hooks import HookAbort
     from harness.hooks.contexts import ChannelSentContext, PersistenceReadContext
     from harness.temporal.agent_runner import LoopOperations
-    from harness.temporal.failures import GaveUpError
+    from harness.temporal.failures import outcome_of
     from harness.temporal.host import ConversationHost
     from harness.temporal.models import TaskInput
     from harness.temporal.people import People
@@ -267,13 +267,13 @@ class Conversation:
                 await self._post_progress(turn)
             reply = await loop.handle(message.text, sender=message.user)
         except HookAbort as abort:
-            reply, state = replies.turn_stopped(stopped(abort)), "failed"
+            reply, state = replies.turn(stopped(abort)), "failed"
             self.last_error = reply
         except ApplicationError as error:
             # One request failing is reported in its thread (in words; the detail goes to
             # the log), and the task goes on.
             workflow.logger.warning("answering a message failed: %s", error)
-            reply, state = _said(error), "failed"
+            reply, state = replies.turn(outcome_of(error)), "failed"
             self.last_error = reply
         except BaseException as error:
             if turn is None or not turn.stopped_by or not is_cancelled_exception(error):
@@ -387,15 +387,3 @@ class Conversation:
             "participants": host.participants,
             "correlation_id": host.correlation(),
         }
-
-
-def _said(error: ApplicationError) -> str:
-    """What the thread reads of a request that failed with ``error``."""
-    if isinstance(error, GaveUpError):
-        outcome = error.outcome
-        return (
-            replies.turn_failed(outcome)
-            if isinstance(outcome, Failed)
-            else replies.turn_stopped(outcome)
-        )
-    return replies.turn_failed(Failed(operation="", error_type=error.type or ""))

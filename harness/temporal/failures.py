@@ -94,3 +94,10 @@ class GaveUpError(ApplicationError):
             message = f"{operation} {outcome.outcome} at {outcome.point}{who}: {outcome.reason}"
         super().__init__(message, details.model_dump(), type=GAVE_UP_ERROR_TYPE, non_retryable=True)
         self.outcome = outcome
+
+
+def outcome_of(error: ApplicationError) -> Refused | Asked | Failed:
+    """What an operation that raised ``error`` in workflow code came to (for the reply)."""
+    if isinstance(error, GaveUpError):
+        return error.outcome
+    return Failed(operation="", error_type=error.type or "")

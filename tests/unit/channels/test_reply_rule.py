@@ -137,13 +137,13 @@ def test_the_reply_module_has_the_sentences():
     from harness.domain.outcome import Failed, Refused
 
     down = Failed(operation="tool.invoked", attempt=4, error_type="HookTransportError")
-    said = replies.turn_failed(down.model_copy(update={"service": "policy-gate"}))
+    said = replies.turn(down.model_copy(update={"service": "policy-gate"}))
     assert said == (
         "failed: the hook service `policy-gate` could not be reached (tried 4 times); "
         "try again in a minute"
     )
     unnamed = down.model_copy(update={"service": "jsonrpc:http://127.0.0.1:8765/rpc"})
-    assert "127.0.0.1" not in replies.turn_failed(unnamed)
+    assert "127.0.0.1" not in replies.turn(unnamed)
     assert replies.command("/effort", Refused(reason="watchers cannot", point="x.pre")) == (
         "refused: watchers cannot"
     )
