@@ -62,7 +62,7 @@ workflow code must raise as Temporal's own type::
     ├── KitUsageError                  harness.hooks.conformance.runner: printed, exit status 2
     └── UsageError                     commands.spec: caught by the command, becomes its usage reply
     ApplicationError                   temporalio.exceptions
-    └── GaveUpError                    harness.temporal.retries: TaskGaveUp, with its abort
+    └── GaveUpError                    harness.temporal.failures: TaskGaveUp, with its outcome
 
 Foreign exceptions become these at one boundary per foreign party, and nowhere else:
 

@@ -111,3 +111,44 @@ async def test_a_refused_command_is_one_activity(harness, manager, worker, clien
     await harness.finish(ref.task_id)
     await harness.outcome(ref.task_id)
     await assert_replays(client, [ref.task_id])
+
+
+async def test_the_retry_hooks_have_their_own_activities_so_a_reorder_fails_the_replay(
+    harness, manager, worker, client, monkeypatch
+):
+    """activity.failed and activity.retried each run in an activity of their own type: code
+    that swapped them would schedule another activity type than the history holds, a
+    non-determinism error at replay (with one shared activity it replayed on and failed
+    decoding arguments instead)."""
+    from temporalio.worker import Replayer
+    from temporalio.workflow import NondeterminismError
+
+    from harness.temporal import retries
+    from harness.temporal.requests import RequestWorkflow
+    from harness.temporal.workflows import TaskWorkflow
+
+    from .conftest import DATA_CONVERTER
+
+    failures = [1]
+
+    async def fails_once(ctx):
+        if failures:
+            failures.pop()
+            raise ConnectionError("blip")
+
+    manager.register("task.created.pre", fails_once)
+    ref = await harness.start_task(TaskSpec(title="t", owner="U1"), team="T", channel="ORDER")
+    await harness.finish(ref.task_id)
+    assert (await harness.outcome(ref.task_id)).status == "succeeded"
+    counts = await scheduled(client, ref.task_id)
+    assert (counts["activity-failed-v1"], counts["activity-retried-v1"]) == (1, 1)
+    assert DISPATCH_HOOKS not in counts
+    history = await client.get_workflow_handle(ref.task_id).fetch_history()
+    replayer = Replayer(workflows=[TaskWorkflow, RequestWorkflow], data_converter=DATA_CONVERTER)
+    await replayer.replay_workflow(history)  # as written, it replays
+
+    swapped = {"activity.failed": "activity-retried-v1", "activity.retried": "activity-failed-v1"}
+    real = retries.activity_of
+    monkeypatch.setattr(retries, "activity_of", lambda op: swapped.get(op) or real(op))
+    result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
+    assert isinstance(result.replay_failure, NondeterminismError), result.replay_failure
