@@ -50,15 +50,6 @@ def spelled(command: str, typed: str = "") -> str:
     return typed or invocation(command_name(command))
 
 
-def is_refusal(*, refusal: bool, point: str) -> bool:
-    """Whether an abort refused the command on purpose rather than failing it.
-
-    A refusal is an abort flagged so in any phase (the identity seal's on post), or any
-    abort of a pre executor (DESIGN.md "command.invoked").
-    """
-    return refusal or point.endswith(".pre")
-
-
 def refused(reason: str) -> str:
     """``refused: <reason>``; the reason is written for the sender, mentions and all."""
     return f"refused: {reason}"
