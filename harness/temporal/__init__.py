@@ -16,7 +16,8 @@ TASK_WORKFLOW: Final = "task-v1"
 REQUEST_WORKFLOW: Final = "request-v1"
 
 ABORT_ERROR_TYPE: Final = "HookAbort"
-"""``ApplicationError.type`` of an operation cancelled by an executor (non-retryable)."""
+"""``ApplicationError.type`` an executor's abort had as an activity failure before issue 25
+(today the activity returns it as a value); still read from older histories and workers."""
 
 WORKER_SHUTDOWN_ERROR_TYPE: Final = "WorkerShutdown"
 """``ApplicationError.type`` of an attempt its worker stopped (shutdown past the grace period):
