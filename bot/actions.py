@@ -32,7 +32,7 @@ from harness.domain import CommandResult, Role, TaskRef
 from harness.hooks.contexts import CommandInvokedContext
 from harness.redaction import Redactor
 from harness.storage.ledger import Ledger
-from harness.temporal.errors import TaskError, TaskTimedOut
+from harness.temporal.errors import TaskError
 from harness.temporal.models import HelpClick
 
 log = logging.getLogger(__name__)
@@ -101,10 +101,8 @@ class HelpButtons:
             await self.harness.answer_help(target, click)
         except TaskError as error:
             log.info("help click %s not taken: %s", click.request_id, error)
-            # A timeout is not a refusal: the click may still count.
-            timed_out = isinstance(error, TaskTimedOut)
-            said = error.reason if timed_out else replies.refused(error.reason)
-            await respond(text=self.redact(said), response_type="ephemeral", replace_original=False)
+            said = self.redact(replies.for_click(error))  # a timeout is not a refusal
+            await respond(text=said, response_type="ephemeral", replace_original=False)
 
 
 STOP_COMMAND: Final = "stop"

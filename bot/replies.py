@@ -2,8 +2,9 @@
 
 Replies a command produces (``refused: …``, ``/model failed: …``) come from the
 task, by the one reply rule (:mod:`harness.channels.replies`); this module only covers
-what happens before or around that, in the same words, so every failure a user can
-meet reads the same.
+what happens before or around that (the task is unreachable, busy, has no worker), built
+on that module's words, so every failure a user can meet reads the same and none names an
+exception class.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Final
 from commands import COMMANDS, invocation_of
 from commands.help import command_lines
 from harness.channels import neutral
-from harness.channels.replies import failed, unknown
+from harness.channels.replies import SOMETHING_WRONG, failed, unknown
 from harness.channels.replies import refused as refused  # the sender's refusal, as a command's
 from harness.channels.umbrella import RESERVED, UMBRELLA, command_name
 from harness.domain import Role
@@ -65,7 +66,18 @@ def for_error(command: str, error: BaseException) -> str:
         return no_worker(error)
     if isinstance(error, TaskError | TimeoutError | OSError):
         return UNREACHABLE
-    return failed(typed(command), type(error).__name__)
+    return failed(typed(command), SOMETHING_WRONG)  # the error's class stays in the log
+
+
+def for_click(error: TaskError) -> str:
+    """What the clicker reads when the task did not take a click on a question's button."""
+    if isinstance(error, TaskRejected):
+        return refused(error.reason)  # the task's own sentence, written without ids
+    if isinstance(error, TaskTimedOut):
+        return "the task did not confirm your answer in time; it may still count"
+    if isinstance(error, TaskNotFound):
+        return "this question's task has ended, so the answer was not taken"
+    return UNREACHABLE
 
 
 def busy(command: str, in_flight: int | None) -> str:

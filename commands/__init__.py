@@ -19,7 +19,6 @@ from commands.guard import (
     IdentitySeal,
     RoleGuard,
 )
-from commands.outcome import outcome_reply, run_command
 from commands.registry import COMMANDS, Registry, invocation_of
 from commands.spec import (
     DEFAULT_MODELS,
@@ -106,8 +105,6 @@ __all__ = [
     "command_name",
     "for_command",
     "invocation_of",
-    "outcome_reply",
     "plugin",
     "register_all",
-    "run_command",
 ]

@@ -1,8 +1,8 @@
 """The one command list: every slash command's spec, in the order ``/task help`` lists them.
 
 The bot's routing and replies (``bot.slash``, ``bot.payloads``, ``bot.replies``), ``/task
-help``, the generated Slack manifest (``bot.manifest``) and the in-process runner
-(:mod:`commands.outcome`) all read :data:`COMMANDS` (re-exported as ``commands.COMMANDS``);
+help`` and the generated Slack manifest (``bot.manifest``) all read :data:`COMMANDS`
+(re-exported as ``commands.COMMANDS``);
 adding a command is its module and one line here. What each command does is its module's
 :class:`~commands.spec.CommandSpec`; how the list is typed in Slack is :mod:`commands.surface`.
 """

@@ -62,7 +62,7 @@ workflow code must raise as Temporal's own type::
     ├── KitUsageError                  harness.hook_server.conformance.runner: printed, exit 2
     └── UsageError                     commands.spec: caught by the command, becomes its usage reply
     ApplicationError                   temporalio.exceptions
-    └── GaveUpError                    harness.temporal.retries: TaskGaveUp, with its abort
+    └── GaveUpError                    harness.temporal.failures: TaskGaveUp, with its outcome
 
 Foreign exceptions become these at one boundary per foreign party, and nowhere else:
 
@@ -71,7 +71,7 @@ Foreign exceptions become these at one boundary per foreign party, and nowhere e
   Slack channel turn that into :class:`ModelError` and :class:`ChannelError`.
 - Remote executors (HTTP, MCP, JSON, validation):
   :func:`harness.hooks.remote.wire.map_transport_errors`, to :class:`HookTransportError`.
-- Temporal's client errors: ``harness.temporal.client._mapped`` (also used by
+- Temporal's client errors: ``harness.temporal.client_errors.mapped`` (also used by
   ``harness.temporal.routing``), to the :class:`TaskError` family; ``temporalio.envconfig``
   in :mod:`harness.temporal.connection` (:class:`TemporalConfigError`); the SDK's failed
   connect in :func:`harness.temporal.worker.connect` (:class:`TemporalUnreachable`).

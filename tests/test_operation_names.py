@@ -19,12 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HOMES = {"harness/hooks/catalogue.py"}
 """Where the rows are; the contexts are ``harness/hooks/contexts/``."""
 
-ALLOWED: dict[tuple[str, str], str] = {
-    ("commands/outcome.py", "command.invoked"): (
-        "the twin of the workflow's command step that the outcome rework removes (issue 25, "
-        "point 2); left as it is so that change merges cleanly"
-    ),
-}
+ALLOWED: dict[tuple[str, str], str] = {}
 """(file, operation) -> why the literal stays."""
 
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Final, Protocol
 
 from harness.agent.state import AgentState, LoopIdentity
+from harness.channels import replies
 from harness.domain import (
     BUDGET_LIMITS,
     BudgetLimit,
@@ -64,10 +65,11 @@ class BudgetSpent(HarnessError):
         self.limit = limit
         self.usage = usage
         self.timed_out = timed_out
-        waited = " and nobody answered in time" if timed_out else ""
-        self.reply = (
-            f"stopped: the {_NOUN[limit]} budget of {amount(limit, limit_of(usage, limit))} is "
-            f"used up{waited}; `/task budget {TYPED[limit]} N` raises it"
+        self.reply = replies.budget_spent(
+            _NOUN[limit],
+            amount(limit, limit_of(usage, limit)),
+            f"/task budget {TYPED[limit]} N",
+            timed_out=timed_out,
         )
         super().__init__(self.reply)
 

@@ -6,9 +6,10 @@ runner.run(ctx)``): in unit tests and a named agent's loop
 :class:`~harness.agent.operations.InProcess` on a :class:`~harness.hooks.HookManager`; in the
 task workflow an adapter that runs one hooked activity per operation
 (``workflow.execute_activity`` of the activity for that operation, with the context as its
-one pydantic input) and raises the executor's :class:`~harness.hooks.HookAbort` as the
-activity boundary rebuilt it once (:mod:`harness.temporal.aborts`), so the loop sees the
-same thing in both places. The loop itself does no I/O, reads no clock and draws
+one pydantic input). A tool call's "no" is read as a value in both places
+(:func:`harness.agent.operations.perform`: the activity returns it as its result); any
+other operation's abort is raised as a :class:`~harness.hooks.HookAbort`, so the loop
+sees the same thing in both places. The loop itself does no I/O, reads no clock and draws
 no random numbers: it is deterministic workflow code, and its
 :class:`~harness.agent.state.AgentState` is the workflow's to keep.
 
@@ -27,10 +28,10 @@ For one request (``handle``)::
                                   policy): help.requested, wait, help.decided
                                   [-> tool.invoked again, with the approval]
 
-A :class:`~harness.hooks.HookAbort` on ``tool.invoked`` (a pre executor's veto, or any
-abort of that one call) does not end the loop: it becomes that call's tool result,
-``refused: <reason>`` (or ``aborted: <reason>``) with ``is_error``, and the model sees
-it on its next turn. Aborts of any other operation propagate (a task failure or
+A ``Refused`` outcome of ``tool.invoked`` (a pre executor's veto, or any abort of that
+one call) does not end the loop: it becomes that call's tool result (worded by
+:func:`harness.channels.replies.tool_refused`) with ``is_error``, and the model sees it
+on its next turn. Aborts of any other operation propagate (a task failure or
 refusal, as DESIGN.md says). Waiting for people is a :class:`HelpWaiter`: in the
 workflow a ``wait_condition`` on state an update handler sets when a Slack button is
 clicked (no activity, no worker slot held); a click that ``help.decided`` refuses (a

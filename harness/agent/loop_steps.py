@@ -10,10 +10,12 @@ from typing import Any, Protocol, TypeVar
 
 from harness.agent import budget
 from harness.agent.compaction import apply_compaction
-from harness.agent.operations import Operations
+from harness.agent.operations import Operations, perform
 from harness.agent.state import ASK_HUMAN, AgentState, LoopIdentity
 from harness.agent.tokens import estimate_tokens
+from harness.channels import replies
 from harness.domain import Frozen, HelpDecision, HelpRequest, Message, ToolCall, ToolResult
+from harness.domain.outcome import Asked, Done
 from harness.hooks import HookAbort, HookContext
 from harness.hooks.contexts import (
     CompactionKeepContext,
@@ -158,10 +160,12 @@ class LoopSteps:
     async def call_tool(self, call: ToolCall) -> ToolResult:
         """One tool call: ``ask_human``, or ``tool.invoked``, asking a person when a pre asks.
 
-        A pre executor that asks (``HookAbort(ask=True)``, the approval policy's verdict)
-        holds the call for the task's deciders; approved, the call runs again with the
-        approval on its context. A tool approved "don't ask again" carries that standing
-        approval on every later call, in this turn and after.
+        The call's outcome is read as it comes: done, its result; asked (a pre executor's
+        ``HookAbort(ask=True)``, the approval policy's verdict), the call is held for the
+        task's deciders and, approved, runs again with the approval on its context;
+        refused, the model reads why (:func:`harness.channels.replies.tool_refused`). A
+        tool approved "don't ask again" carries that standing approval on every later
+        call, in this turn and after.
         """
         state = self.state
         if call.name == ASK_HUMAN and state.can_ask:
@@ -182,33 +186,28 @@ class LoopSteps:
                 )
             )
             if not approval.approved:
-                return _not_approved(approval, HookAbort("", ask=True))
+                return _not_approved(approval, 0.0)
         await budget.gate(self, budget.TOOL_LIMITS)
         while True:
-            try:
-                ctx = await self.run(
-                    ToolInvokedContext,
-                    call=call,
-                    server=server,
-                    approval=approval,
-                    approvals=state.approvals,
-                )
+            fields = {"call": call, "server": server, "approvals": state.approvals}
+            ctx = ToolInvokedContext(**self.context_fields(), **fields, approval=approval)
+            outcome = await perform(self.runner, ctx)
+            if isinstance(outcome, Done):
                 break
-            except HookAbort as abort:
-                if abort.ask and approval is None and state.can_ask:
-                    decision = await self.approve(call, abort)
-                    if not decision.approved:
-                        return _not_approved(decision, abort)
-                    approval = decision
-                    continue
-                # One vetoed call is an answer the model must see, not the end of the task.
-                kind = "refused" if abort.refusal else "aborted"
-                return ToolResult(content=f"{kind}: {abort.reason}", is_error=True)
+            if isinstance(outcome, Asked) and approval is None and state.can_ask:
+                decision = await self.approve(call, outcome)
+                if not decision.approved:
+                    return _not_approved(decision, outcome.timeout_seconds)
+                approval = decision
+                continue
+            # One vetoed call is an answer the model must see, not the end of the task.
+            return ToolResult(content=replies.tool_refused(outcome), is_error=True)
         await budget.count(self, tool_calls=1)
-        return ctx.result or ToolResult(content="(the tool returned nothing)", is_error=True)
+        done = outcome.context.result
+        return done or ToolResult(content="(the tool returned nothing)", is_error=True)
 
-    async def approve(self, call: ToolCall, abort: HookAbort) -> HelpDecision:
-        """Ask the task's deciders to approve ``call`` (held by ``abort``); their decision.
+    async def approve(self, call: ToolCall, asked: Asked) -> HelpDecision:
+        """Ask the task's deciders to approve ``call`` (held by ``asked``); their decision.
 
         "Approve and don't ask again" puts the tool in the task's standing approvals.
         """
@@ -216,8 +215,8 @@ class LoopSteps:
             request_id=self._help_id(),
             kind="approval",
             tool_call=call,
-            question=f"Approve {call.name}? ({abort.reason})",
-            timeout_seconds=abort.timeout_seconds,
+            question=f"Approve {call.name}? ({asked.reason})",
+            timeout_seconds=asked.timeout_seconds,
         )
         decision = await self.decide(request)
         if decision.approved and decision.remember and call.name not in self.state.approved_tools:
@@ -317,10 +316,6 @@ class LoopSteps:
         return f"help-{self.identity.task.task_id}-{self.state.sequence + 1}"
 
 
-def _not_approved(decision: HelpDecision, abort: HookAbort) -> ToolResult:
+def _not_approved(decision: HelpDecision, timeout_seconds: float) -> ToolResult:
     """The result the model reads for a call nobody approved: a timeout is never a denial."""
-    if decision.timed_out:
-        text = f"not run: approval timed out after {abort.timeout_seconds:g} s; nobody approved it"
-    else:
-        text = f"refused: <@{decision.decided_by}> did not approve ({decision.choice})"
-    return ToolResult(content=text, is_error=True)
+    return ToolResult(content=replies.tool_not_approved(decision, timeout_seconds), is_error=True)

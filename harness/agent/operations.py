@@ -12,9 +12,10 @@ operation (the workflow's retrying runner is a different thing:
 
 from __future__ import annotations
 
-from typing import Protocol, TypeVar, final
+from typing import Protocol, TypeVar, final, runtime_checkable
 
-from harness.hooks import HookContext, HookManager
+from harness.domain.outcome import Done, Stopped, stopped
+from harness.hooks import HookAbort, HookContext, HookManager
 
 C = TypeVar("C", bound=HookContext)
 
@@ -41,3 +42,25 @@ class InProcess:
     async def run(self, ctx: C) -> C:
         """Run the chains of ``ctx``'s operation (DESIGN.md's ``HookManager.run``)."""
         return await self.manager.run(type(ctx).operation, ctx)
+
+
+@runtime_checkable
+class Performs(Protocol):
+    """An :class:`Operations` that answers an executor's "no" as a value (the workflow's)."""
+
+    async def perform(self, ctx: C) -> Done[C] | Stopped: ...
+
+
+async def perform(runner: Operations, ctx: C) -> Done[C] | Stopped:
+    """Perform ``ctx``'s operation; what an executor said, as a value the loop reads.
+
+    Through :meth:`Performs.perform` where the runner has it (the workflow's: the abort
+    came back as the activity's result), else by ``run`` with the abort read here (the
+    manager in process). A failure is not an answer: it propagates.
+    """
+    if isinstance(runner, Performs):
+        return await runner.perform(ctx)
+    try:
+        return Done(await runner.run(ctx))
+    except HookAbort as abort:
+        return stopped(abort)

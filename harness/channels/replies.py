@@ -1,14 +1,18 @@
-"""The reply rule of a slash command: what its sender reads when it was refused, failed, is
-unknown or was typed wrong, with the command spelled as people type it.
+"""The one reply rule: every sentence a person reads about a refusal, a failure, a question
+or a retry is worded here, from an :data:`~harness.domain.outcome.Outcome`.
 
-One rule for both runners of ``command.invoked``: the task's workflow
-(:mod:`harness.temporal.workflows`, production) and ``commands.run_command`` (in process,
-what the command tests run), and for the bodies' own usage and failure replies
-(``commands.spec``). Harness never imports ``commands``, which alone knows whether a command
-is top level, so the spelling travels in the context (``CommandInvokedContext.invocation``,
-set by the bot from the registry); without it the umbrella form is shown, which runs every
-command (:mod:`harness.channels.umbrella`). What the bot says around a command (the task is
-unreachable, busy, ...) is ``bot.replies``.
+No exception class name, internal id (task, request or question ids), hook point,
+executor address or socket text is ever put in a sentence here: they stay in the logs and
+the status view's detail. A transport failure names the hook service by its configured
+name only. Callers are the workflow (commands, turns, retry notices, questions), the
+command step (:mod:`harness.temporal.command_step`), the agent loop (what the model reads
+of a vetoed tool call) and the bot (``bot.replies``, what it says around a command).
+Harness never imports ``commands``, which alone knows whether a command is top level, so
+the spelling travels in the context (``CommandInvokedContext.invocation``, set by the bot
+from the registry); without it the umbrella form is shown, which runs every command
+(:mod:`harness.channels.umbrella`). A test scans the other modules for stray reply
+literals (``tests/unit/channels/test_reply_rule.py``). Text posted goes through
+``channel.sent``, whose redactor is the one scrub on the way out.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from typing import Final
 
 from harness.channels.neutral import neutral
 from harness.channels.umbrella import command_name, invocation
+from harness.domain import HelpDecision
+from harness.domain.outcome import Asked, Failed, Refused
 
 HELP: Final = invocation("help")
 """``/task help``, where an unknown command points (a test checks the registry agrees)."""
@@ -24,19 +30,24 @@ HELP: Final = invocation("help")
 IDENTITY_CHANGED: Final = "an executor changed the sender or the role"
 """Why a command whose context came back with another sender or role is refused."""
 
+QUESTION_CLOSED: Final = (
+    "that question is no longer open: it was answered, it timed out, or its request ended"
+)
+"""Why a click on a question's button is not taken (said without the question's id)."""
+
+SOMETHING_WRONG: Final = "something went wrong on the harness's side; the logs have the details"
+"""A failure with nothing a person can act on: its class and text stay in the log."""
+
+NO_ANSWER: Final = "(no answer)"
+"""What a turn that produced no text posts."""
+
+_TRANSPORT: Final = frozenset({"HookTransportError"})
+_TIMEOUTS: Final = frozenset({"HookTimeoutError"})
+
 
 def spelled(command: str, typed: str = "") -> str:
     """How a reply names ``command``: as ``typed`` (``/model``), else ``/task <name>``."""
     return typed or invocation(command_name(command))
-
-
-def is_refusal(*, refusal: bool, point: str) -> bool:
-    """Whether an abort refused the command on purpose rather than failing it.
-
-    A refusal is an abort flagged so in any phase (the identity seal's on post), or any
-    abort of a pre executor (DESIGN.md "command.invoked").
-    """
-    return refusal or point.endswith(".pre")
 
 
 def refused(reason: str) -> str:
@@ -47,6 +58,88 @@ def refused(reason: str) -> str:
 def failed(typed: str, message: str) -> str:
     """``/model failed: <message>``; the message may quote the arguments, so it pings nobody."""
     return f"{neutral(typed)} failed: {neutral(message)}"
+
+
+def command(typed: str, outcome: Refused | Asked | Failed) -> str:
+    """The reply to a command that was not done: ``refused: <reason>``, else ``<typed> failed: …``.
+
+    A refusal is an abort flagged so, any abort of a pre executor (DESIGN.md
+    "command.invoked") or an ask (nobody is asked about a command).
+    """
+    if isinstance(outcome, Failed):
+        return failed(typed, failure(outcome))
+    if outcome.on_purpose:
+        return refused(outcome.reason)
+    return failed(typed, outcome.reason)
+
+
+def failure(outcome: Failed) -> str:
+    """A failure in one sentence a person can act on, with how often it was tried.
+
+    The error's own human sentence when it has one (``HarnessError.user_message``);
+    otherwise what kind of trouble it was, never the error's class or text.
+    """
+    tries = f" (tried {outcome.attempt} times)" if outcome.attempt > 1 else ""
+    if outcome.user_message:
+        return f"{outcome.user_message}{tries}"
+    if outcome.error_type in _TRANSPORT:
+        return f"{_service(outcome.service)} could not be reached{tries}; try again in a minute"
+    if outcome.error_type in _TIMEOUTS:
+        return f"{_service(outcome.service)} did not answer in time{tries}; try again in a minute"
+    if outcome.error_type.startswith("Timeout."):
+        return f"it took too long and was stopped{tries}; try again in a minute"
+    return SOMETHING_WRONG.replace(";", f"{tries};", 1)
+
+
+def _service(name: str) -> str:
+    """The hook service by its configured name; an unnamed one (``executor[0]``) as such."""
+    if not name or name.startswith("executor[") or any(c in name for c in ":/@"):
+        return "a hook service"
+    return f"the hook service `{neutral(name)}`"
+
+
+def turn(outcome: Refused | Asked | Failed) -> str:
+    """What a message's thread reads when answering it was not done (the task goes on)."""
+    if isinstance(outcome, Failed):
+        return f"failed: {failure(outcome)}"
+    kind = "refused" if isinstance(outcome, Asked) or outcome.deliberate else "stopped"
+    return f"{kind}: {outcome.reason}"
+
+
+def retrying(outcome: Failed, attempt: int, limit: int) -> str:
+    """The notice that the model is being tried again (``attempt`` of ``limit``)."""
+    return f"the model is not answering: {_why(outcome)}; retrying, {attempt} of {limit}"
+
+
+def _why(outcome: Failed) -> str:
+    if outcome.user_message:
+        return outcome.user_message
+    return failure(outcome.model_copy(update={"attempt": 1})).split(";", 1)[0]
+
+
+def tool_refused(outcome: Refused | Asked) -> str:
+    """What the model reads of a tool call an executor vetoed: an answer, not the task's end."""
+    kind = "refused" if isinstance(outcome, Asked) or outcome.deliberate else "aborted"
+    return f"{kind}: {outcome.reason}"
+
+
+def tool_not_approved(decision: HelpDecision, timeout_seconds: float) -> str:
+    """What the model reads of a call nobody approved: a timeout is never a denial."""
+    if decision.timed_out:
+        return f"not run: approval timed out after {timeout_seconds:g} s; nobody approved it"
+    return f"refused: <@{decision.decided_by}> did not approve ({decision.choice})"
+
+
+def budget_spent(noun: str, amount: str, raise_with: str, *, timed_out: bool) -> str:
+    """The reply of a turn stopped because a budget is used up (``raise_with`` raises it)."""
+    waited = " and nobody answered in time" if timed_out else ""
+    return f"stopped: the {noun} budget of {amount} is used up{waited}; `{raise_with}` raises it"
+
+
+def question_timed_out(question: str, waited: str, *, approval: bool) -> str:
+    """Posted when nobody answered a question within its timeout (``waited``, in words)."""
+    outcome = "not approved" if approval else "the agent goes on without it"
+    return f"No answer to “{question}” within {waited}: timed out, {outcome}."
 
 
 def unknown(typed: str) -> str:

@@ -27,7 +27,10 @@ from typing import Final, Literal, final
 from harness.hooks.errors import UnknownHookPointError
 
 DISPATCH_HOOKS: Final = "dispatch-hooks-v1"
-"""The one activity of ``activity.failed`` and ``activity.retried``: the input's type decides."""
+"""The activity ``activity.failed`` and ``activity.retried`` shared before issue 25 (a union
+input, the input's type deciding). Each has its own activity now, so reordering them is a
+nondeterminism error at replay; workers still register this one for histories and workers
+from before (docs/deployment.md)."""
 
 
 def activity_name(operation: str) -> str:
@@ -110,8 +113,8 @@ CATALOGUE: Final[tuple[Entry, ...]] = (
     Entry("compaction.summarise", "compaction", calls_model=True, unechoed=("messages",)),
     Entry("persistence.read", "persistence"),
     Entry("persistence.write", "persistence"),
-    Entry("activity.failed", "activity", activity=DISPATCH_HOOKS),
-    Entry("activity.retried", "activity", activity=DISPATCH_HOOKS),
+    Entry("activity.failed", "activity"),
+    Entry("activity.retried", "activity"),
     Entry("heartbeat.tick", "activity", activity=None),
     Entry("shutdown", "activity", activity=None),
     Entry("skill.loaded", "skill"),

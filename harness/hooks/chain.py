@@ -13,7 +13,7 @@ from typing import Final
 from pydantic import ValidationError
 
 from harness.hooks.contexts import HookContext
-from harness.hooks.errors import HookAbort, HookValidationError
+from harness.hooks.errors import HookAbort, HookTransportError, HookValidationError
 from harness.hooks.executor import Registration
 
 Scrub = Callable[[HookContext], HookContext]
@@ -52,6 +52,10 @@ async def run_chain(
         except HookAbort as abort:
             abort.point = abort.point or reg.point
             abort.executor = abort.executor or reg.name
+            raise
+        except HookTransportError as error:
+            error.executor = error.executor or reg.name  # which service: the reply names it
+            error.add_note(f"raised by hook executor {reg.name} at {reg.point}")
             raise
         except Exception as error:
             error.add_note(f"raised by hook executor {reg.name} at {reg.point}")

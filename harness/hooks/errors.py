@@ -86,10 +86,12 @@ class HookTransportError(HookError):
     ``activity.failed`` run. ``cause`` is already redacted (it ends up in history).
     """
 
-    def __init__(self, *, point: str, endpoint: str, cause: str) -> None:
+    def __init__(self, *, point: str, endpoint: str, cause: str, executor: str = "") -> None:
         self.point = point
         self.endpoint = endpoint
         self.cause = cause
+        self.executor = executor
+        """The registration's name (``<configured name>#<point>``), set by the chain."""
         super().__init__(f"remote executor {endpoint} failed at {point}: {cause}")
 
     def __reduce__(self) -> tuple[object, ...]:

@@ -16,7 +16,8 @@ TASK_WORKFLOW: Final = "task-v1"
 REQUEST_WORKFLOW: Final = "request-v1"
 
 ABORT_ERROR_TYPE: Final = "HookAbort"
-"""``ApplicationError.type`` of an operation cancelled by an executor (non-retryable)."""
+"""``ApplicationError.type`` an executor's abort had as an activity failure before issue 25
+(today the activity returns it as a value); still read from older histories and workers."""
 
 WORKER_SHUTDOWN_ERROR_TYPE: Final = "WorkerShutdown"
 """``ApplicationError.type`` of an attempt its worker stopped (shutdown past the grace period):
@@ -34,6 +35,10 @@ GAVE_UP_ERROR_TYPE: Final = "TaskGaveUp"
 
 USER_MESSAGE: Final = "user_message"
 """Key of a failure's details holding the error's human sentence (``HarnessError.user_message``)."""
+
+SERVICE: Final = "service"
+"""Key of a transport failure's details naming the hook service: its configured name, never
+its address (the reply names it, :mod:`harness.channels.replies`)."""
 
 
 def workflow_url(ui_url: str, namespace: str, workflow_id: str) -> str:

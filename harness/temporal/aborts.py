@@ -1,75 +1,46 @@
-"""A ``HookAbort`` across the activity boundary: the one translation there and the one back.
+"""An abort an older worker sent as a failure, read back as the value today's activities return.
 
-Activity side, :func:`abort_failure` turns the abort into the non-retryable
-``ApplicationError`` of type ``HookAbort`` that history keeps; workflow side,
-:func:`abort_of` rebuilds the same :class:`~harness.hooks.HookAbort` (reason, refusal,
-point, executor, ask and its timeout) from the activity's failure. Nothing in between
-reads the details again: the workflow's runner carries the rebuilt abort on the failure it
-gives up with (:class:`harness.temporal.retries.GaveUpError`), and the loop's adapter
-re-raises it.
+Until issue 25 an executor's abort crossed the activity boundary as a non-retryable
+``ApplicationError`` of type ``HookAbort`` (details ``{reason, refusal, point, executor,
+ask, timeout_seconds}``); today the activity returns
+:func:`~harness.domain.outcome.stopped` of it as its result. Recorded histories and
+workers from before still produce the failure, so :func:`abort_of` reads it into the same
+``Refused``/``Asked`` value: one shape on the workflow's side, whoever ran the attempt.
 Workflow-safe (no I/O), so the workflow sandbox imports it.
 """
 
 from __future__ import annotations
 
-from temporalio.exceptions import ActivityError, ApplicationError, ApplicationErrorCategory
+from temporalio.exceptions import ActivityError, ApplicationError
 
-from harness.hooks import HookAbort
+from harness.domain.outcome import Asked, Refused, Stopped
 from harness.temporal import ABORT_ERROR_TYPE
 
 
-def abort_failure(abort: HookAbort) -> ApplicationError:
-    """The activity failure that carries ``abort`` to the workflow.
-
-    A refusal is an answer, not a fault: ``BENIGN`` keeps Temporal from logging a
-    traceback per refused command (the manager already logs it in one line).
-
-    Args:
-        abort: what an executor raised (its reason already redacted by the manager).
-
-    Returns:
-        A non-retryable ``ApplicationError`` of type ``HookAbort``, details
-        ``{reason, refusal, point, executor, ask, timeout_seconds}``.
-    """
-    details = {
-        "reason": abort.reason,
-        "refusal": abort.refusal,
-        "point": abort.point or "",
-        "executor": abort.executor or "",
-        "ask": abort.ask,
-        "timeout_seconds": abort.timeout_seconds,
-    }
-    benign = ApplicationErrorCategory.BENIGN
-    category = benign if abort.refusal else ApplicationErrorCategory.UNSPECIFIED
-    return ApplicationError(
-        str(abort), details, type=ABORT_ERROR_TYPE, non_retryable=True, category=category
-    )
-
-
-def abort_of(error: ActivityError) -> HookAbort | None:
-    """The :class:`HookAbort` an activity failed with, or ``None`` if it failed otherwise.
+def abort_of(error: ActivityError) -> Stopped | None:
+    """The abort an activity failed with, as a value; ``None`` if it failed otherwise.
 
     Args:
         error: what ``workflow.execute_activity`` raised.
 
     Returns:
-        The abort as the executor raised it, rebuilt from :func:`abort_failure`'s details
-        (a history written before ``ask`` existed has no such key: not an ask).
+        ``Asked`` for an ask, else ``Refused`` (a history written before ``ask`` existed
+        has no such key: not an ask).
     """
     cause = error.cause
     if not isinstance(cause, ApplicationError) or cause.type != ABORT_ERROR_TYPE:
         return None
     details = cause.details[0] if cause.details else None
     if not isinstance(details, dict):
-        return None  # not one abort_failure made: a failure like any other
-    return HookAbort(
-        str(details.get("reason", "")),
-        refusal=details.get("refusal") is True,
-        point=str(details.get("point", "")) or None,
-        executor=str(details.get("executor", "")) or None,
-        ask=details.get("ask") is True,
-        timeout_seconds=_seconds(details.get("timeout_seconds")),
-    )
+        return None  # not an abort's failure: a failure like any other
+    reason = str(details.get("reason", ""))
+    point = str(details.get("point", ""))
+    executor = str(details.get("executor", ""))
+    if details.get("ask") is True:
+        timeout = _seconds(details.get("timeout_seconds"))
+        return Asked(reason=reason, point=point, executor=executor, timeout_seconds=timeout)
+    deliberate = details.get("refusal") is True
+    return Refused(reason=reason, point=point, executor=executor, deliberate=deliberate)
 
 
 def _seconds(value: object) -> float:

@@ -3,9 +3,10 @@
 Every row of :mod:`harness.hooks.catalogue` that names an activity gets one, built by
 :func:`hooked_activity`: its body is the operation's pre, in and post chains, run by
 :func:`harness.temporal.wrapper.run_hooked` (the default bodies are registered on the
-manager). Activities compute, the workflow acts on what they return. ``dispatch_hooks``
-runs ``activity.failed`` and ``activity.retried`` and is finished by the worker's retry
-limits (:mod:`harness.temporal.dispatch`).
+manager). Activities compute, the workflow acts on what they return. ``activity.failed``
+and ``activity.retried`` are finished by the worker's retry limits
+(:mod:`harness.temporal.dispatch`), in their own activities and in the ``dispatch_hooks``
+one they shared before issue 25 (kept for older histories and workers).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Final, final
 
 from temporalio import activity
 
+from harness.domain.outcome import Stopped
 from harness.hooks import (
     DISPATCH_HOOKS,
     HookContext,
@@ -25,13 +27,13 @@ from harness.hooks import (
     entries,
 )
 from harness.providers import Clock
-from harness.temporal.dispatch import RetryLimits, bounded
+from harness.temporal.dispatch import RETRY_OPERATIONS, RetryLimits, bounded
 from harness.temporal.wrapper import ActivityHost, run_hooked
 
 HOOKED_ATTRIBUTE: Final = "__hooked_operation__"
 """Set on every hooked activity: its operation, or ``"*"`` when the input's type decides it."""
 
-Activity = Callable[[HookContext], Awaitable[HookContext]]
+Activity = Callable[[HookContext], Awaitable[HookContext | Stopped]]
 
 
 def _unechoed(fields: Sequence[str]) -> Callable[[HookContext], HookContext]:
@@ -76,13 +78,15 @@ class HarnessActivities(ActivityHost):
         for entry in entries():
             if entry.activity is not None:
                 operations.setdefault(entry.activity, []).append(entry.operation)
-        finish: dict[str, Callable[[HookContext], HookContext]] = {
-            DISPATCH_HOOKS: functools.partial(
-                bounded, limits=self.retry_limits, manager=self.manager
-            ),
-        }
+        operations[DISPATCH_HOOKS] = list(RETRY_OPERATIONS)
+        limit = functools.partial(bounded, limits=self.retry_limits, manager=self.manager)
+        finish: dict[str, Callable[[HookContext], HookContext]] = {DISPATCH_HOOKS: limit}
         for entry in entries():
-            if entry.unechoed and entry.activity is not None:
+            if entry.activity is None:
+                continue
+            if entry.operation in RETRY_OPERATIONS:
+                finish[entry.activity] = limit
+            elif entry.unechoed:
                 finish[entry.activity] = _unechoed(entry.unechoed)
         return [
             hooked_activity(self, name, ops, finish=finish.get(name))
@@ -117,13 +121,15 @@ def hooked_activity(
     classes = [context_type(operation) for operation in operations]
     only = operations[0] if len(operations) == 1 else None
 
-    async def run(ctx: HookContext) -> HookContext:
+    async def run(ctx: HookContext) -> HookContext | Stopped:
         out = await run_hooked(host, only or type(ctx).operation, ctx)
-        return finish(out) if finish is not None else out
+        if finish is None or not isinstance(out, HookContext):
+            return out
+        return finish(out)
 
     # Temporal reads the payload type from the annotations: the context class itself.
     payload = functools.reduce(operator.or_, classes)
-    run.__annotations__ = {"ctx": payload, "return": payload}
+    run.__annotations__ = {"ctx": payload, "return": payload | Stopped}
     run.__name__ = run.__qualname__ = name.replace("-", "_")
     run.__doc__ = "\n".join(f"{cls.operation}: {cls.__doc__}" for cls in classes)
     setattr(run, HOOKED_ATTRIBUTE, only or "*")

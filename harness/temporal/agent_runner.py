@@ -2,11 +2,12 @@
 
 Workflow code (sandboxed, deterministic). :class:`LoopOperations` is the
 :class:`harness.agent.operations.Operations` the task workflow hands to
-:class:`~harness.agent.loop.AgentLoop`: it runs an operation's activity through the
-workflow-owned retries of :class:`harness.temporal.retries.OperationRunner` and, when an
-executor aborted it, raises the :class:`~harness.hooks.HookAbort` that runner's
-:class:`~harness.temporal.retries.GaveUpError` carries, so the loop behaves as it does
-in-process: a vetoed tool call becomes a refused result, any other abort ends the request.
+:class:`~harness.agent.loop.AgentLoop`: it performs an operation's activity through the
+workflow-owned retries of :class:`harness.temporal.retries.OperationRunner`. A tool call
+reads the outcome itself (:meth:`LoopOperations.perform`: a veto becomes its refused
+result); for any other operation an executor's "no" is raised as the
+:class:`~harness.hooks.HookAbort` the loop expects in process too, and a failure that gave
+up as :class:`~harness.temporal.failures.GaveUpError` (the request ends, the task goes on).
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from typing import TypeVar
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from harness.hooks import HookContext, entry_of
-    from harness.temporal.retries import GaveUpError, OnRetry, OperationRunner
+    from harness.domain.outcome import Asked, Done, Failed, Stopped
+    from harness.hooks import HookAbort, HookContext, entry_of
+    from harness.temporal.failures import GaveUpError
+    from harness.temporal.retries import OnRetry, OperationRunner
     from harness.temporal.turn import Turn
 
 C = TypeVar("C", bound=HookContext)
@@ -40,22 +43,40 @@ class LoopOperations:
     async def run(self, ctx: C) -> C:
         """Perform ``type(ctx)``'s operation on ``ctx`` in its activity.
 
+        Raises:
+            HookAbort: an executor said no (refused or asked), as it raised it.
+            GaveUpError: the operation failed and ``activity.failed`` stopped it.
+        """
+        outcome = await self.perform(ctx)
+        if isinstance(outcome, Done):
+            return outcome.context
+        point, executor = outcome.point or None, outcome.executor or None
+        if isinstance(outcome, Asked):
+            raise HookAbort(
+                outcome.reason,
+                point=point,
+                executor=executor,
+                ask=True,
+                timeout_seconds=outcome.timeout_seconds,
+            )
+        raise HookAbort(outcome.reason, refusal=outcome.deliberate, point=point, executor=executor)
+
+    async def perform(self, ctx: C) -> Done[C] | Stopped:
+        """Perform ``ctx``'s operation in its activity; what an executor said, as a value.
+
         A row that says ``calls_model`` has its retries said in the thread.
 
         Raises:
-            HookAbort: an executor aborted the operation (as the runner rebuilt it).
-            GaveUpError: the operation gave up for any other reason (``TaskGaveUp``).
+            GaveUpError: the operation failed and ``activity.failed`` stopped it.
         """
-        on_retry = self._on_model_retry if entry_of(type(ctx).operation).calls_model else None
+        operation = type(ctx).operation
+        on_retry = self._on_model_retry if entry_of(operation).calls_model else None
         turn = self.turn
         if turn is not None:
             ctx = ctx.model_copy(update={"entities": {**ctx.entities, **turn.entity()}})
-        try:
-            done = await self._ops.run(ctx, on_retry=on_retry)
-        except GaveUpError as error:
-            if error.abort is None:
-                raise
-            raise error.abort from None
-        if turn is not None:
-            turn.after(done)
-        return done
+        outcome = await self._ops.perform(ctx, on_retry=on_retry)
+        if isinstance(outcome, Failed):
+            raise GaveUpError(operation, outcome)
+        if turn is not None and isinstance(outcome, Done):
+            turn.after(outcome.context)
+        return outcome

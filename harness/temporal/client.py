@@ -9,25 +9,18 @@ its :class:`TaskRef`.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from datetime import timedelta
-from typing import Final, TypeVar
+from typing import TypeVar
 
 from temporalio.client import (
     Client,
-    WorkflowFailureError,
-    WorkflowUpdateFailedError,
-    WorkflowUpdateRPCTimeoutOrCancelledError,
 )
 from temporalio.common import WorkflowIDConflictPolicy
-from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
+from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.runtime import Runtime
-from temporalio.service import RetryConfig, RPCError, RPCStatusCode
+from temporalio.service import RetryConfig
 
-from harness.channels.umbrella import invocation
 from harness.config import Settings
 from harness.domain import (
     ChannelMessage,
@@ -41,15 +34,12 @@ from harness.domain import (
 from harness.hooks import Redactor
 from harness.hooks.contexts import CommandInvokedContext, RequestReceivedContext
 from harness.storage import TranscriptStore
-from harness.temporal import REFUSED_ERROR_TYPE, TASK_WORKFLOW, routing
+from harness.temporal import TASK_WORKFLOW, routing
+from harness.temporal.client_errors import mapped
 from harness.temporal.codec import data_converter
 from harness.temporal.connection import explain, open_client, resolve
 from harness.temporal.errors import (
-    TaskBusy,
-    TaskNotFound,
-    TaskRefused,
     TaskRejected,
-    TaskTimedOut,
     TaskUnavailable,
 )
 from harness.temporal.keys import load_keys
@@ -179,7 +169,7 @@ class HarnessClient:
             policy=policy,
         )
         task = self._clean(task)
-        async with self._mapped(ref.task_id):
+        async with mapped(ref.task_id):
             try:
                 await self.temporal.start_workflow(
                     TASK_WORKFLOW,
@@ -214,8 +204,10 @@ class HarnessClient:
         request = self._clean(request)
         # Per target too: an event id is unique in one Slack workspace, not across them.
         key = f"request/{target.task_id}/{request.correlation_id or request.event_id or request.ts}"
-        mapped, timeout = self._mapped(target.task_id), self._update_timeout
-        if delivered := await routing.to_running_task(self.temporal, request, key, timeout, mapped):
+        timeout = self._update_timeout
+        if delivered := await routing.to_running_task(
+            self.temporal, request, key, timeout, mapped(target.task_id)
+        ):
             return delivered
         route = await routing.route(
             self.temporal,
@@ -225,7 +217,7 @@ class HarnessClient:
             task_queue=self.settings.task_queue,
             wait=self.settings.update_timeout_seconds or routing.ROUTE_WAIT_SECONDS,
             rpc_seconds=self.settings.temporal_rpc_seconds,
-            mapped=self._mapped(target.task_id),
+            mapped=mapped(target.task_id),
         )
         started = False
         if route.new_task:
@@ -246,7 +238,7 @@ class HarnessClient:
 
     async def snapshot(self, task_id: str) -> TaskSnapshot:
         """The task's current state (model, effort, status, participants, sub-tasks)."""
-        async with self._mapped(task_id):
+        async with mapped(task_id):
             handle = self.temporal.get_workflow_handle(task_id)
             snapshot: TaskSnapshot = await handle.query("snapshot", result_type=TaskSnapshot)
         return snapshot
@@ -257,7 +249,7 @@ class HarnessClient:
         entries = await TranscriptStore.read_once(self.settings.database, transcript_key(task_id))
         if entries:
             return tuple(ChannelMessage.model_validate_json(e.content) for e in entries)
-        async with self._mapped(task_id):
+        async with mapped(task_id):
             handle = self.temporal.get_workflow_handle(task_id)
             return await handle.query("transcript", result_type=tuple[ChannelMessage, ...])  # type: ignore[no-any-return]  # the query's result type
 
@@ -281,7 +273,7 @@ class HarnessClient:
             raise TaskRejected(task_id="-", reason="command has no target task")
         task_id = ctx.task.task_id
         ctx = self._clean(ctx)
-        async with self._mapped(task_id):
+        async with mapped(task_id):
             handle = self.temporal.get_workflow_handle(task_id)
             result: CommandResult = await handle.execute_update(
                 "command",
@@ -298,7 +290,7 @@ class HarnessClient:
         Sending the same message (same ``ts``) again returns its first position.
         """
         message = self._clean(message)
-        async with self._mapped(task_id):
+        async with mapped(task_id):
             handle = self.temporal.get_workflow_handle(task_id)
             position: int = await handle.execute_update(
                 "message",
@@ -316,7 +308,7 @@ class HarnessClient:
             TaskRejected: the task has no such open question (answered already, or ended).
         """
         click = self._clean(click)
-        async with self._mapped(task_id):
+        async with mapped(task_id):
             handle = self.temporal.get_workflow_handle(task_id)
             await handle.execute_update("help", click, rpc_timeout=self._update_timeout)
 
@@ -337,14 +329,14 @@ class HarnessClient:
             children_grace_seconds=children_grace_seconds,
         )
         request = self._clean(request)
-        async with self._mapped(task_id):
+        async with mapped(task_id):
             handle = self.temporal.get_workflow_handle(task_id)
             await handle.execute_update("finish", request, rpc_timeout=self._update_timeout)
 
     async def cancel(self, task_id: str) -> None:
         """Cancel the task: it runs its ``cancelled`` transition and ``task.complete``, and
         cancels its running sub-tasks; :meth:`outcome` then says ``cancelled``."""
-        async with self._mapped(task_id):
+        async with mapped(task_id):
             await self.temporal.get_workflow_handle(task_id).cancel()
 
     async def outcome(self, task_id: str) -> TaskOutcome:
@@ -353,7 +345,7 @@ class HarnessClient:
         Raises:
             TaskRejected: the task failed (gave up); the reason is Temporal's failure message.
         """
-        async with self._mapped(task_id):
+        async with mapped(task_id):
             handle = self.temporal.get_workflow_handle(task_id, result_type=TaskOutcome)
             outcome: TaskOutcome = await handle.result()
         return outcome
@@ -375,66 +367,3 @@ class HarnessClient:
             max_attempts=self.settings.retry_max_attempts,
             max_worker_losses=self.settings.retry_max_worker_losses,
         )
-
-    @contextlib.asynccontextmanager
-    async def _mapped(self, task_id: str) -> AsyncIterator[None]:
-        """Turn Temporal's exceptions into the harness's (STYLE.md rule 8: one boundary)."""
-        try:
-            yield
-        except WorkflowUpdateFailedError as error:
-            cause = error.cause
-            if isinstance(cause, ApplicationError) and cause.type == REFUSED_ERROR_TYPE:
-                raise TaskRefused(task_id=task_id, reason=cause.message) from error
-            raise TaskRejected(task_id=task_id, reason=_message(cause)) from error
-        except WorkflowUpdateRPCTimeoutOrCancelledError as error:
-            current = asyncio.current_task()
-            if current is not None and current.cancelling():
-                # The SDK turns our caller's cancellation into this error; give it back,
-                # or asyncio.timeout/wait_for around us never see their cancellation.
-                raise asyncio.CancelledError() from error
-            raise TaskTimedOut(task_id=task_id, reason=TIMED_OUT) from error
-        except WorkflowFailureError as error:
-            raise TaskRejected(task_id=task_id, reason=_message(error.cause)) from error
-        except RPCError as error:
-            if error.status == RPCStatusCode.NOT_FOUND and "completed" in error.message:
-                # Temporal answers an update to a closed workflow this way.
-                raise TaskRejected(task_id=task_id, reason=routing.FINISHED) from error
-            if error.status == RPCStatusCode.NOT_FOUND:
-                raise TaskNotFound(task_id=task_id, reason="no such task") from error
-            if error.status == RPCStatusCode.RESOURCE_EXHAUSTED:
-                # Still exhausted after the SDK's own retries (~10 s): the server answered.
-                raise TaskBusy(
-                    task_id=task_id, reason=error.message, in_flight=_in_flight(error.message)
-                ) from error
-            if error.status == RPCStatusCode.DEADLINE_EXCEEDED or (
-                error.status == RPCStatusCode.UNAVAILABLE and not _never_sent(error.message)
-            ):
-                # The server went away mid-call: it may have taken the request.
-                raise TaskTimedOut(task_id=task_id, reason=TIMED_OUT) from error
-            raise TaskUnavailable(task_id=task_id, reason=error.message) from error
-
-
-TIMED_OUT: Final = (
-    "the task did not answer in time; your request may still be applied — "
-    f"check {invocation('status')} before trying again"
-)
-"""The reason of every :class:`TaskTimedOut`: what happened and what to do before retrying."""
-
-# Temporal's text for history.maxInFlightUpdates, e.g. "... has been reached (10)".
-_IN_FLIGHT = re.compile(r"in-flight updates has been reached \((\d+)\)")
-
-
-def _never_sent(message: str) -> bool:
-    """Whether an ``UNAVAILABLE`` says no connection was made, so nothing reached Temporal."""
-    text = message.lower()
-    return "connect" in text or "refused" in text or "dns" in text
-
-
-def _in_flight(message: str) -> int | None:
-    """The in-flight count in Temporal's message, or ``None`` for other limits (rate limits)."""
-    match = _IN_FLIGHT.search(message)
-    return int(match.group(1)) if match else None
-
-
-def _message(cause: BaseException) -> str:
-    return cause.message if isinstance(cause, ApplicationError) else str(cause)

@@ -23,6 +23,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.agent.loop import AgentLoop
     from harness.agent.loop_steps import HelpAnswer
     from harness.agent.state import LOOP_DEFAULTS_KEY, AgentState, LoopDefaults, LoopIdentity
+    from harness.channels import replies
     from harness.domain import (
         ChannelMessage,
         HelpDecision,
@@ -31,13 +32,15 @@ with workflow.unsafe.imports_passed_through():
         MidTurn,
         TurnState,
     )
+    from harness.domain.outcome import Failed, stopped
     from harness.hooks import HookAbort
     from harness.hooks.contexts import ChannelSentContext, PersistenceReadContext
     from harness.temporal.agent_runner import LoopOperations
+    from harness.temporal.failures import outcome_of
     from harness.temporal.host import ConversationHost
-    from harness.temporal.models import GaveUp, TaskInput
+    from harness.temporal.models import TaskInput
     from harness.temporal.people import People
-    from harness.temporal.retries import OperationRunner, failure_sentence
+    from harness.temporal.retries import OperationRunner
     from harness.temporal.run_limits import RUN_LIMITS_PATCH, RunLimits, rolled_over
     from harness.temporal.turn import Turn, placeholder
 
@@ -264,12 +267,13 @@ class Conversation:
                 await self._post_progress(turn)
             reply = await loop.handle(message.text, sender=message.user)
         except HookAbort as abort:
-            kind = "refused" if abort.refusal else "stopped"
-            reply, state = f"{kind}: {abort.reason}", "failed"
+            reply, state = replies.turn(stopped(abort)), "failed"
             self.last_error = reply
         except ApplicationError as error:
-            # One request failing is reported in its thread; the task goes on.
-            reply, state = f"failed: {failure_sentence(error)}", "failed"
+            # One request failing is reported in its thread (in words; the detail goes to
+            # the log), and the task goes on.
+            workflow.logger.warning("answering a message failed: %s", error)
+            reply, state = replies.turn(outcome_of(error)), "failed"
             self.last_error = reply
         except BaseException as error:
             if turn is None or not turn.stopped_by or not is_cancelled_exception(error):
@@ -282,7 +286,7 @@ class Conversation:
         try:
             if turn is not None:
                 turn.end(state)
-            await self.post(self._in_thread(message, reply or "(no answer)"))
+            await self.post(self._in_thread(message, reply or replies.NO_ANSWER))
         finally:
             self._replying = False
             self._end_turn()
@@ -319,7 +323,7 @@ class Conversation:
             channel=channel or ref.channel, thread=thread or ref.thread, text=text
         )
 
-    async def _model_retrying(self, failure: GaveUp, attempt: int, limit: int) -> None:
+    async def _model_retrying(self, failure: Failed, attempt: int, limit: int) -> None:
         """Say in the thread that the model is being retried, so silence is never the answer.
 
         Said on the first retry and on the last one, not on each: enough to know the task
@@ -327,9 +331,7 @@ class Conversation:
         """
         if attempt not in (2, limit):
             return
-        why = failure.user_message or failure.error_message or failure.error_type
-        text = f"the model is not answering: {why}; retrying, {attempt} of {limit}"
-        await self.post(self._in_thread(self._answering, text))
+        await self.post(self._in_thread(self._answering, replies.retrying(failure, attempt, limit)))
 
     async def _configure(self) -> None:
         """Read the worker's loop defaults (tools, budgets) once per run."""

@@ -1,4 +1,4 @@
-"""The bounds of ``dispatch_hooks``, the activity of ``activity.failed`` and ``activity.retried``.
+"""The bounds of the retry decisions, ``activity.failed`` and ``activity.retried``.
 
 Hooks never run in workflow code, so between attempts the workflow hands the
 failure (or the coming retry) to this activity and acts on the decision it returns.
@@ -10,13 +10,17 @@ must not be able to put a task to sleep for ten days or retry it forever (issue 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from harness.domain import RetryDecision
 from harness.hooks import HookContext, HookManager
 from harness.hooks.contexts import ActivityFailedContext, ActivityRetriedContext
 
 C = TypeVar("C", bound=HookContext)
+
+RETRY_OPERATIONS: Final = (ActivityFailedContext.operation, ActivityRetriedContext.operation)
+"""The operations that decide a retry, each in its own activity (and both in the old
+``dispatch-hooks-v1``, which workers keep registering: docs/deployment.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +34,7 @@ class RetryLimits:
 def bounded(ctx: C, limits: RetryLimits, manager: HookManager) -> C:
     """``ctx`` with its retry decision within ``limits``; each cap is audited in ``manager``.
 
-    The finishing step of the ``dispatch_hooks`` activity (:mod:`harness.temporal.activities`).
+    The finishing step of their activities (:mod:`harness.temporal.activities`).
     """
     changes: list[str] = []
     if isinstance(ctx, ActivityRetriedContext):

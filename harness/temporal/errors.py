@@ -28,10 +28,14 @@ from harness.errors import ConfigurationError, HarnessError, ServiceError
 class TaskError(HarnessError):
     """A request to a task did not go through."""
 
-    def __init__(self, *, task_id: str, reason: str) -> None:
+    def __init__(self, *, task_id: str, reason: str, detail: str = "") -> None:
         self.task_id = task_id
         self.reason = reason
-        super().__init__(f"task {task_id}: {reason}")
+        """What a person may read (no ids, no exception text)."""
+        self.detail = detail
+        """The technical cause, for logs (``""``: the reason says it all)."""
+        shown = f"{reason} ({detail})" if detail and detail != reason else reason
+        super().__init__(f"task {task_id}: {shown}")
 
 
 class TaskRejected(TaskError):

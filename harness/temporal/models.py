@@ -114,7 +114,13 @@ class TaskOutcome(Frozen):
 
 
 class GaveUp(Frozen):
-    """Details of the ``TaskGaveUp`` error: the operation, the last failure, and why it stopped."""
+    """Details of the ``TaskGaveUp`` error: the operation, the last failure, and why it stopped.
+
+    The shape histories have always held, derived from the operation's outcome by
+    :class:`~harness.temporal.failures.GaveUpError` (the ``abort_*`` fields for a refusal
+    that had to be a failure, such as a refused ``task.created``); the client reads it
+    into the reason a person reads (:mod:`harness.temporal.client_errors`).
+    """
 
     operation: str
     attempt: int

@@ -130,10 +130,10 @@ class People:
         self._answers.pop(request.request_id, None)
         self._asked.pop(request.request_id, None)
         self.open = None
-        outcome = "not approved" if request.kind == "approval" else "the agent goes on without it"
-        text = (
-            f"No answer to “{request.question}” within {duration(request.timeout_seconds)}: "
-            f"timed out, {outcome}."
+        text = replies.question_timed_out(
+            request.question,
+            duration(request.timeout_seconds),
+            approval=request.kind == "approval",
         )
         await self._post(
             ChannelMessage(channel=host.ref.channel, thread=host.ref.thread, text=text)

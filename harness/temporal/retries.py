@@ -1,50 +1,43 @@
-"""Workflow-owned retries: run an operation's activity, and decide each retry through hooks.
+"""Workflow-owned retries: perform an operation's activity, and decide each retry through hooks.
 
 Workflow code (runs in the sandbox, deterministic). Every activity is started with
-Temporal's retries off; on failure ``activity.failed`` decides whether and when to
-try again and ``activity.retried`` confirms the backoff, both via ``dispatch_hooks``
-(DESIGN.md, "Semantics"). The idempotency key is fixed per operation, the attempt
-number grows, and giving up raises a :class:`GaveUpError` (a ``TaskGaveUp``
-``ApplicationError``); when an executor aborted, the rebuilt
-:class:`~harness.hooks.HookAbort` rides on it (:mod:`harness.temporal.aborts`).
+Temporal's retries off. :meth:`OperationRunner.perform` returns what the operation came
+to as one :data:`~harness.domain.outcome.Outcome`: an executor's abort is the activity's
+*result* (``Refused`` or ``Asked``), read as it is, with no ``activity.failed`` after it;
+a real failure goes to ``activity.failed``, which decides whether and when to try again,
+and ``activity.retried``, which confirms the backoff, each in its own activity (DESIGN.md,
+"Semantics"), until it succeeds or ``Failed``. The idempotency key is fixed per operation,
+the attempt number grows. :meth:`OperationRunner.run` is the same for callers with no use
+for a "no": anything but done raises :class:`~harness.temporal.failures.GaveUpError`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import TypeVar, final
+from typing import Any, TypeVar
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import (
-    ActivityError,
-    ApplicationError,
-    CancelledError,
-    TimeoutError,
-    TimeoutType,
-)
+from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError, TimeoutType
 
 with workflow.unsafe.imports_passed_through():
-    from harness.channels import replies
-    from harness.hooks import DISPATCH_HOOKS, HookAbort, activity_of, entry_of
+    from harness.domain.outcome import Asked, Done, Failed, Outcome, Refused, Stopped
+    from harness.hooks import DISPATCH_HOOKS, activity_of, entry_of
     from harness.hooks.contexts import (
         ActivityFailedContext,
         ActivityRetriedContext,
         HookContext,
     )
-    from harness.temporal import (
-        GAVE_UP_ERROR_TYPE,
-        USER_MESSAGE,
-        WORKER_SHUTDOWN_ERROR_TYPE,
-    )
+    from harness.temporal import WORKER_SHUTDOWN_ERROR_TYPE
     from harness.temporal.aborts import abort_of
-    from harness.temporal.models import ActivityPolicy, GaveUp
+    from harness.temporal.failures import GaveUpError, describe
+    from harness.temporal.models import ActivityPolicy
 
 C = TypeVar("C", bound=HookContext)
 _ONCE = RetryPolicy(maximum_attempts=1)
 
-OnRetry = Callable[[GaveUp, int, int], Awaitable[None]]
+OnRetry = Callable[[Failed, int, int], Awaitable[None]]
 """Told ``(failure, next attempt, max attempts)`` before an operation is tried again."""
 
 SAY_RETRIES = "say-retries"
@@ -52,8 +45,17 @@ SAY_RETRIES = "say-retries"
 
 ABORTS_FINAL = "aborts-final"
 """``workflow.patched`` id: since issue 12 an aborted operation is never tried again, whatever
-``activity.failed`` decides (DESIGN: an abort cancels the operation). activity.failed still
-runs, so its observers see every failure."""
+``activity.failed`` decides (DESIGN: an abort cancels the operation). Only histories from
+before :data:`OUTCOMES` still take this path: since then an abort never reaches it."""
+
+OUTCOMES = "outcomes-v1"
+"""``workflow.patched`` id: since issue 25 an abort is an outcome, not a failure: no
+``activity.failed`` runs after it (an older worker's ``HookAbort`` failure reads as the
+``Refused``/``Asked`` value today's activities return)."""
+
+RETRY_ACTIVITIES = "retry-activities-v1"
+"""``workflow.patched`` id: since issue 25 ``activity.failed`` and ``activity.retried`` each
+run in an activity of their own type, not both in ``dispatch-hooks-v1``."""
 
 
 class OperationRunner:
@@ -71,13 +73,26 @@ class OperationRunner:
         self._count = 0
 
     async def run(
+        self, ctx: C, *, max_attempts: int | None = None, on_retry: OnRetry | None = None
+    ) -> C:
+        """:meth:`perform`, for an operation that must be done: its output context.
+
+        Raises:
+            GaveUpError: type ``TaskGaveUp``; the outcome that was not done rides on it.
+        """
+        outcome = await self.perform(ctx, max_attempts=max_attempts, on_retry=on_retry)
+        if isinstance(outcome, Done):
+            return outcome.context
+        raise GaveUpError(type(ctx).operation, outcome)
+
+    async def perform(
         self,
         ctx: C,
         *,
         max_attempts: int | None = None,
         on_retry: OnRetry | None = None,
-    ) -> C:
-        """Perform ``ctx``'s operation in its activity until it succeeds or gives up.
+    ) -> Outcome[C]:
+        """Perform ``ctx``'s operation in its activity until it is done, refused or failed.
 
         Args:
             ctx: the context; its type names the operation, whose catalogue row names the
@@ -87,10 +102,9 @@ class OperationRunner:
                 nothing happens (its own failure is its business: it must not raise).
 
         Returns:
-            The context the activity returned (after pre, in and post).
-
-        Raises:
-            GaveUpError: type ``TaskGaveUp`` with :class:`GaveUp` details (and the abort).
+            ``Done`` with the context the activity returned (after pre, in and post);
+            ``Refused`` or ``Asked`` as an executor answered (one activity, never retried);
+            ``Failed`` when ``activity.failed`` stopped it.
         """
         self._count += 1
         key = f"{self._prefix}/{self._count}"
@@ -101,34 +115,36 @@ class OperationRunner:
         while True:
             current = ctx.model_copy(update={"attempt": attempt, "idempotency_key": key})
             try:
-                return await self._execute(activity, current, type(ctx))
+                result = await self._execute(activity, current, type(ctx))
             except ActivityError as error:
                 abort = abort_of(error)
-                failure = _describe(error, operation, abort)
-            decided = await self._dispatch(
-                ActivityFailedContext(
-                    **_common(ctx),
-                    attempt=attempt,
-                    idempotency_key=f"{key}/failed/{attempt}",
-                    activity=activity,
-                    failed_operation=operation,
-                    error_type=failure.error_type,
-                    error_message=failure.error_message,
-                    retryable=failure.retryable,
-                    max_attempts=limit,
-                ),
-                failure,
-                attempt,
-                abort,
+                if abort is not None and workflow.patched(OUTCOMES):
+                    return abort  # an older worker's abort: the same answer, read the same
+                failure = describe(error, operation).model_copy(update={"attempt": attempt})
+            else:
+                return result if isinstance(result, Refused | Asked) else Done(result)
+            failed = ActivityFailedContext(
+                **_common(ctx),
+                attempt=attempt,
+                idempotency_key=f"{key}/failed/{attempt}",
+                activity=activity,
+                failed_operation=operation,
+                error_type=failure.error_type,
+                error_message=failure.error_message,
+                retryable=failure.retryable,
+                max_attempts=limit,
             )
+            decided = await self._dispatch(failed, failure)
+            if isinstance(decided, Failed):
+                return abort or decided
             decision = decided.result
             if abort and decision and decision.retry and workflow.patched(ABORTS_FINAL):
-                reason = f"aborted at {abort.point}: {abort.reason} (an abort is not tried again)"
-                decision = decision.model_copy(update={"retry": False, "reason": reason})
+                decision = decision.model_copy(update={"retry": False})
             if decision is None or not decision.retry:
+                if abort is not None:
+                    return abort  # a history from before OUTCOMES: activity.failed ran, as then
                 reason = decision.reason if decision else "no activity.failed body decided"
-                update = {"attempt": attempt, "reason": reason}
-                raise GaveUpError(failure.model_copy(update=update), abort)
+                return failure.model_copy(update={"reason": reason})
             retried = await self._dispatch(
                 ActivityRetriedContext(
                     **_common(ctx),
@@ -139,17 +155,17 @@ class OperationRunner:
                     backoff_seconds=decision.backoff_seconds,
                 ),
                 failure,
-                attempt,
-                abort,
             )
+            if isinstance(retried, Failed):
+                return abort or retried
             backoff = decision.backoff_seconds if retried.result is None else retried.result
             if on_retry is not None and workflow.patched(SAY_RETRIES):
-                await on_retry(failure.model_copy(update={"attempt": attempt}), attempt + 1, limit)
+                await on_retry(failure, attempt + 1, limit)
             if backoff > 0:
                 await workflow.sleep(backoff)
             attempt += 1
 
-    async def _execute(self, activity: str, ctx: C, result_type: type[C]) -> C:
+    async def _execute(self, activity: str, ctx: C, result_type: type[C]) -> C | Stopped:
         """Run one attempt; an attempt whose worker was lost is run again, as the same attempt.
 
         A dead worker (no heartbeat within the timeout) or one that stopped mid-attempt
@@ -160,12 +176,13 @@ class OperationRunner:
         the policy allows (one that kills every worker it runs on) fails as such.
         """
         lost = 0
+        answer: Any = result_type | Refused | Asked  # an abort is the activity's result
         while True:
             try:
-                result: C = await workflow.execute_activity(
+                result: C | Stopped = await workflow.execute_activity(
                     activity,
                     ctx,
-                    result_type=result_type,
+                    result_type=answer,
                     start_to_close_timeout=timedelta(seconds=self.policy.start_to_close_seconds),
                     heartbeat_timeout=timedelta(seconds=self.policy.heartbeat_seconds),
                     retry_policy=_ONCE,
@@ -188,20 +205,25 @@ class OperationRunner:
                 )
                 ctx = ctx.model_copy(update={"lost_workers": lost})
 
-    async def _dispatch(self, ctx: C, failure: GaveUp, attempt: int, abort: HookAbort | None) -> C:
+    async def _dispatch(self, ctx: C, failure: Failed) -> C | Failed:
         """Run a retry hook; if that fails too there is nothing left to decide with: give up.
 
-        The operation's own ``abort`` (not the hook's) is what the failure carries on.
+        Each hook in its own activity; a history from before :data:`RETRY_ACTIVITIES` ran
+        both in ``dispatch-hooks-v1`` and replays so. Returns the hook's context, or
+        ``failure`` with why it stopped.
         """
+        hook = type(ctx).operation
+        own = workflow.patched(RETRY_ACTIVITIES)
         try:
-            return await self._execute(DISPATCH_HOOKS, ctx, type(ctx))
+            out = await self._execute(activity_of(hook) if own else DISPATCH_HOOKS, ctx, type(ctx))
         except ActivityError as error:
-            hook = type(ctx).operation
-            cause = _describe(error, hook, abort_of(error))
-            verb = "aborted" if cause.abort_point else "failed"
-            reason = f"{hook} {verb}: {cause.error_message}"
-            update = {"attempt": attempt, "reason": reason}
-            raise GaveUpError(failure.model_copy(update=update), abort) from None
+            abort = abort_of(error)
+            cause = abort.reason if abort else describe(error, hook).error_message
+            verb = "aborted" if abort else "failed"
+            return failure.model_copy(update={"reason": f"{hook} {verb}: {cause}"})
+        if isinstance(out, Refused | Asked):
+            return failure.model_copy(update={"reason": f"{hook} aborted: {out.reason}"})
+        return out
 
 
 RUN_AGAIN_ON_LOST_WORKER = "run-again-on-lost-worker"
@@ -235,115 +257,3 @@ def _common(ctx: HookContext) -> dict[str, object]:
         "entities": ctx.entities,
         "correlation_id": ctx.correlation_id,
     }
-
-
-class _Failure(GaveUp):
-    retryable: bool = True
-
-
-def _describe(error: ActivityError, operation: str, abort: HookAbort | None) -> _Failure:
-    cause = error.cause
-    if isinstance(cause, CancelledError):
-        raise error  # the workflow itself is being cancelled: not a failure to retry
-    if isinstance(cause, ApplicationError):
-        return _Failure(
-            operation=operation,
-            attempt=0,
-            reason="",
-            error_type=cause.type or "ApplicationError",
-            error_message=cause.message,
-            abort_point=(abort.point or "") if abort else "",
-            abort_reason=abort.reason if abort else "",
-            abort_refusal=abort.refusal if abort else False,
-            retryable=not cause.non_retryable,
-            user_message=_user_message(cause) if abort is None else "",
-        )
-    if isinstance(cause, TimeoutError):
-        kind = cause.type.name if cause.type else "UNKNOWN"
-        return _Failure(
-            operation=operation,
-            attempt=0,
-            reason="",
-            error_type=f"Timeout.{kind}",
-            error_message=str(cause),
-        )
-    text = str(cause) if cause else str(error)
-    kind = type(cause).__name__ if cause else type(error).__name__
-    return _Failure(operation=operation, attempt=0, reason="", error_type=kind, error_message=text)
-
-
-def _user_message(cause: ApplicationError) -> str:
-    first = cause.details[0] if cause.details else None
-    said = first.get(USER_MESSAGE) if isinstance(first, dict) else None
-    return said if isinstance(said, str) else ""
-
-
-@final
-class GaveUpError(ApplicationError):
-    """The ``TaskGaveUp`` failure an operation ends with when ``activity.failed`` stops it.
-
-    An ``ApplicationError`` (so the update or the workflow fails with it as Temporal
-    failures do), typed on the workflow's side: :attr:`gave_up` holds its details and
-    :attr:`abort` the :class:`~harness.hooks.HookAbort` behind it, if an executor aborted
-    the operation, as :func:`harness.temporal.aborts.abort_of` rebuilt it once.
-
-    Args:
-        failure: the last failure and why it stopped.
-        abort: the operation's abort, or ``None`` when it failed otherwise.
-    """
-
-    def __init__(self, failure: GaveUp, abort: HookAbort | None) -> None:
-        details = GaveUp.model_validate(failure.model_dump(exclude={"retryable"}))
-        super().__init__(
-            f"{details.operation} gave up after attempt {details.attempt}: {details.reason}",
-            details.model_dump(),
-            type=GAVE_UP_ERROR_TYPE,
-            non_retryable=True,
-        )
-        self.gave_up = details
-        self.abort = abort
-
-
-def refusal_of(error: ApplicationError) -> str | None:
-    """The reason of an operation that was refused, or ``None`` if it failed otherwise.
-
-    A refusal is a ``HookAbort`` from any pre executor (DESIGN.md "command.invoked"),
-    or one raised with ``refusal=True`` in any phase (the identity seal catches a
-    changed sender on post).
-    """
-    if error.type == GAVE_UP_ERROR_TYPE and error.details:
-        gave_up = GaveUp.model_validate(error.details[0])
-        if replies.is_refusal(refusal=gave_up.abort_refusal, point=gave_up.abort_point):
-            return gave_up.abort_reason
-    return None
-
-
-def failure_sentence(error: ApplicationError) -> str:
-    """What a failed operation tells the person waiting: the error's own human sentence
-    when it has one (with how often it was tried), else the technical message."""
-    if error.type != GAVE_UP_ERROR_TYPE or not error.details:
-        return error.message
-    gave_up = GaveUp.model_validate(error.details[0])
-    if not gave_up.user_message:
-        return error.message
-    tries = f" (tried {gave_up.attempt} times)" if gave_up.attempt > 1 else ""
-    return f"{gave_up.user_message}{tries}"
-
-
-def command_reply(typed: str, error: ApplicationError) -> str:
-    """The reply to a command whose operation failed (:mod:`harness.channels.replies`).
-
-    ``refused: <reason>`` for a refusal; otherwise ``<typed> failed: <message>``, the
-    message being an abort's reason or the error's own (``/model failed: …``).
-
-    Args:
-        typed: the command as typed (:func:`harness.channels.replies.spelled`).
-        error: what the operation, or applying its effects, raised.
-    """
-    reason = refusal_of(error)
-    if reason is not None:
-        return replies.refused(reason)
-    if error.type == GAVE_UP_ERROR_TYPE and error.details:
-        gave_up = GaveUp.model_validate(error.details[0])
-        return replies.failed(typed, gave_up.abort_reason or gave_up.error_message)
-    return replies.failed(typed, error.message)

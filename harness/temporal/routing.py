@@ -12,7 +12,7 @@ forever, so :meth:`harness.temporal.client.HarnessClient.receive` would never
 answer. :func:`route` bounds the wait; past it the request is withdrawn (terminated,
 so a worker that starts later routes nothing the sender was told was dropped) and
 :class:`TaskNoWorker` says which queue had no worker. Delivering the routed message
-is the client's; mapping Temporal's other errors is its ``_mapped``.
+is the client's; mapping Temporal's other errors is :func:`harness.temporal.client_errors.mapped`.
 """
 
 from __future__ import annotations

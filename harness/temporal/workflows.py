@@ -9,7 +9,6 @@ Roles are derived here from the task's own participants, never taken from a call
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError, is_cancelled_exception
@@ -22,15 +21,13 @@ with workflow.unsafe.imports_passed_through():
         BudgetUsage,
         ChannelMessage,
         CommandResult,
-        Effort,
         MidTurn,
         Participant,
         Role,
-        TaskRef,
         TaskSnapshot,
-        TaskSpec,
         TaskStatus,
     )
+    from harness.domain.outcome import Asked, Done, Refused
     from harness.domain.task import FINAL_STATUSES
     from harness.hooks.contexts import (
         ChannelReceivedContext,
@@ -39,24 +36,26 @@ with workflow.unsafe.imports_passed_through():
         TaskCreatedContext,
     )
     from harness.temporal import ALIVE_PATCH, REFUSED_ERROR_TYPE, TASK_WORKFLOW
+    from harness.temporal.command_step import command_result
     from harness.temporal.conversation import Conversation
     from harness.temporal.effects import TaskEffects
     from harness.temporal.endings import TaskEndings
+    from harness.temporal.failures import GaveUpError
     from harness.temporal.models import (
         Delivery,
         FinishRequest,
         HelpClick,
         TaskInput,
         TaskOutcome,
-        transcript_key,
     )
-    from harness.temporal.retries import OperationRunner, command_reply, refusal_of
+    from harness.temporal.retries import OperationRunner
     from harness.temporal.subtasks import Children, with_cancelled
+    from harness.temporal.task_state import TaskState
     from harness.temporal.transcript import Transcript
 
 
 @workflow.defn(name=TASK_WORKFLOW)
-class TaskWorkflow(TaskEffects, TaskEndings):
+class TaskWorkflow(TaskState, TaskEffects, TaskEndings):
     """A task: participants with roles, model, effort, status, transcript and sub-tasks."""
 
     @workflow.init
@@ -204,19 +203,16 @@ class TaskWorkflow(TaskEffects, TaskEndings):
         async with self._transcript_lock:
             if seen := self._transcript.position_of(message.ts):
                 return seen
-            try:
-                received = await self._ops.run(
-                    ChannelReceivedContext(**self._common(message.ts), message=message),
-                )
-            except ApplicationError as error:
-                reason = refusal_of(error)
-                if reason is None:
-                    raise
+            outcome = await self._ops.perform(
+                ChannelReceivedContext(**self._common(message.ts), message=message)
+            )
+            if isinstance(outcome, Refused | Asked) and outcome.on_purpose:
                 # Refused on purpose (a sender with no role): the update fails as a refusal,
                 # nothing reaches the transcript or the agent, and the task goes on.
-                raise ApplicationError(
-                    reason, type=REFUSED_ERROR_TYPE, non_retryable=True
-                ) from None
+                raise ApplicationError(outcome.reason, type=REFUSED_ERROR_TYPE, non_retryable=True)
+            if not isinstance(outcome, Done):
+                raise GaveUpError(ChannelReceivedContext.operation, outcome)
+            received = outcome.context
             message = received.result or message
             position, new = await self._transcript.add(message, message.ts)
             running = self._conversation.turn is not None
@@ -261,26 +257,24 @@ class TaskWorkflow(TaskEffects, TaskEndings):
             }
         )
         typed = replies.spelled(ctx.command, ctx.invocation)
+        result = command_result(ctx, await self._ops.perform(ctx))
         try:
-            out = await self._ops.run(ctx)
-            if out.sender != ctx.sender or out.role != ctx.role:
-                return CommandResult(reply=replies.refused(replies.IDENTITY_CHANGED))
-            if out.result is None:
-                return CommandResult(reply=replies.unknown(typed))
-            applied = [await self._apply(effect, ctx) for effect in out.result.effects]
+            applied = [await self._apply(effect, ctx) for effect in result.effects]
+        except GaveUpError as error:
+            return CommandResult(reply=replies.command(typed, error.outcome))
         except ApplicationError as error:
-            return CommandResult(reply=command_reply(typed, error))
+            return CommandResult(reply=replies.failed(typed, error.message))
         spawned = [e.subtask.task_id for e in applied if e.kind == "spawn_subtask"]
-        reply = out.result.reply + "".join(f" as `{task_id}`" for task_id in spawned)
+        reply = result.reply + "".join(f" as `{task_id}`" for task_id in spawned)
         if any(e.kind == "stop_turn" and e.idle for e in applied):
             reply = "nothing is running: the task is waiting for your next message"
-        return out.result.model_copy(update={"reply": reply, "effects": tuple(applied)})
+        return result.model_copy(update={"reply": reply, "effects": tuple(applied)})
 
     @command.validator
     def _check_command(self, ctx: CommandInvokedContext) -> None:
         self._check_open()
         if ctx.task is not None and ctx.task.task_id != self._ref.task_id:
-            raise ValueError(f"command addressed to {ctx.task.task_id}, not {self._ref.task_id}")
+            raise ValueError("this command is for another task")  # said in Slack: no ids
 
     @workflow.update(name="help")
     def help(self, click: HelpClick) -> None:
@@ -294,7 +288,7 @@ class TaskWorkflow(TaskEffects, TaskEndings):
     def _check_help(self, click: HelpClick) -> None:
         self._check_open()
         if not self._conversation.waiting_for(click.request_id):
-            raise ValueError(f"no open question {click.request_id} in this task")
+            raise ValueError(replies.QUESTION_CLOSED)  # the id stays out of the thread
 
     @workflow.update(name="finish")
     def finish(self, request: FinishRequest) -> None:
@@ -307,45 +301,6 @@ class TaskWorkflow(TaskEffects, TaskEndings):
         self._check_open()
         if request.status not in FINAL_STATUSES:
             raise ValueError(f"{request.status} is not a final status")
-
-    @property
-    def ref(self) -> TaskRef:
-        """The task's ref."""
-        return self._ref
-
-    @property
-    def participants(self) -> tuple[Participant, ...]:
-        """The task's people, with their roles."""
-        return tuple(self._participants.values())
-
-    @property
-    def model(self) -> str:
-        """The model ``/model`` set (the loop's requests use it)."""
-        return self._model
-
-    @property
-    def effort(self) -> Effort:
-        """The effort ``/effort`` set."""
-        return self._effort
-
-    @property
-    def status(self) -> TaskStatus:
-        """The task's status."""
-        return self._status
-
-    @property
-    def mid_turn(self) -> MidTurn:
-        """What a message arriving mid-turn does."""
-        return self._mid_turn
-
-    @property
-    def alive(self) -> bool:
-        """Whether this run has progress, stop and mid-turn modes (not a replayed old run)."""
-        return self._alive
-
-    def correlation(self, correlation_id: str = "") -> str:
-        """The correlation id a context carries (the task's own when none is given)."""
-        return str(self._common(correlation_id)["correlation_id"])
 
     async def transition(self, to: TaskStatus, reason: str) -> None:
         """Change status through ``task.state_changed`` (the conversation waits for people)."""
@@ -375,26 +330,3 @@ class TaskWorkflow(TaskEffects, TaskEndings):
         """A sub-task ended: what it used counts against this task's budget."""
         state = self._conversation.state
         state.budget = added(state.budget, usage)
-
-    def role_of(self, user_id: str) -> Role:
-        """The role ``user_id`` holds in this task (``none`` for strangers)."""
-        participant = self._participants.get(user_id)
-        return participant.role if participant else Role.NONE
-
-    @property
-    def _key(self) -> str:
-        return transcript_key(self._ref.task_id)
-
-    def _common(self, correlation_id: str = "") -> dict[str, Any]:
-        return {
-            "task": self._ref,
-            "participants": tuple(self._participants.values()),
-            "correlation_id": correlation_id or self._input.correlation_id or self._ref.task_id,
-        }
-
-    def _check_open(self) -> None:
-        if self._status in FINAL_STATUSES or self._finish is not None:
-            raise ValueError(f"task {self._ref.task_id} has finished")
-
-    def _apply_spec(self, spec: TaskSpec) -> None:
-        self._title, self._model, self._effort = spec.title, spec.model, spec.effort

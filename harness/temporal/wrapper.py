@@ -4,8 +4,10 @@
 (:func:`harness.temporal.activities.hooked_activity` builds them from the catalogue): it
 runs ``HookManager.run(operation, ctx)``, heartbeats while the chain runs (remote executors
 and model calls can be slow, and a dead worker must be noticed in seconds), passes
-cancellation into the chain, and maps errors to Temporal failures. Retries are not
-decided here: activities run once per attempt and the workflow decides (DESIGN.md).
+cancellation into the chain, and maps errors to Temporal failures. An executor's abort is
+not a failure: the activity returns it as a value (:func:`harness.domain.outcome.stopped`),
+so a veto costs one activity and nothing retries it. Retries are not decided here:
+activities run once per attempt and the workflow decides (DESIGN.md).
 """
 
 from __future__ import annotations
@@ -18,12 +20,12 @@ from typing import Final, TypeVar
 from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
+from harness.domain.outcome import Stopped, stopped
 from harness.errors import is_retryable
 from harness.hooks import HookAbort, HookContext, HookManager, HookTransportError
 from harness.hooks.contexts import HeartbeatTickContext
 from harness.providers import Clock, SystemClock
-from harness.temporal import USER_MESSAGE, WORKER_SHUTDOWN_ERROR_TYPE
-from harness.temporal.aborts import abort_failure
+from harness.temporal import SERVICE, USER_MESSAGE, WORKER_SHUTDOWN_ERROR_TYPE
 
 log = logging.getLogger(__name__)
 
@@ -51,13 +53,18 @@ class ActivityHost:
         self.in_flight = 0
 
 
-async def run_hooked(host: ActivityHost, operation: str, ctx: C) -> C:
+async def run_hooked(host: ActivityHost, operation: str, ctx: C) -> C | Stopped:
     """Run ``operation``'s chains inside the current activity, heartbeating until they end.
 
+    Returns:
+        The output context, or the :data:`~harness.domain.outcome.Stopped` value of an
+        executor's abort (``Refused``, or ``Asked`` for an approval question).
+
     Raises:
-        ApplicationError: type ``HookAbort`` when an executor aborted
-            (:func:`~harness.temporal.aborts.abort_failure`); ``HeartbeatStopped`` when a
-            ``heartbeat.tick`` executor said stop; otherwise the original error's type name.
+        ApplicationError: ``HeartbeatStopped`` when a ``heartbeat.tick`` executor said
+            stop; ``HookTransportError`` (details: point, endpoint, cause and the hook
+            service's name) when a remote executor failed; otherwise the original error's
+            type name.
         asyncio.CancelledError: the activity was cancelled; the chain was cancelled too.
     """
     info = activity.info()
@@ -94,9 +101,14 @@ async def run_hooked(host: ActivityHost, operation: str, ctx: C) -> C:
                     non_retryable=True,
                 )
     except HookAbort as abort:
-        raise abort_failure(abort) from None
+        return stopped(abort)
     except HookTransportError as error:
-        details = {"point": error.point, "endpoint": error.endpoint, "cause": error.cause}
+        details = {
+            "point": error.point,
+            "endpoint": error.endpoint,
+            "cause": error.cause,
+            SERVICE: error.executor.split("#", 1)[0],
+        }
         raise ApplicationError(str(error), details, type=type(error).__name__) from None
     except asyncio.CancelledError:
         why = activity.cancellation_details()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from commands import UsageError, approvals, run_command
+from commands import UsageError, approvals
 from harness.domain import SetApprovals
+from tests.unit.commands.running import run_command
 
 from .conftest import SNAPSHOT
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from commands import UsageError, budget, run_command
+from commands import UsageError, budget
 from harness.domain import BudgetUsage, SetBudget
+from tests.unit.commands.running import run_command
 
 from .conftest import SNAPSHOT
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from commands import COMMANDS, UsageError, effort, invite, model, plugin, run_command, subtask
+from commands import COMMANDS, UsageError, effort, invite, model, plugin, subtask
 from harness.config import Settings
 from harness.domain import GrantRole, SetEffort, SetModel, SpawnSubtask
 from harness.hooks import HookManager
+from tests.unit.commands.running import run_command
 
 from .conftest import REF, SNAPSHOT
 

@@ -7,9 +7,9 @@ import re
 import pytest
 
 from bot import replies
-from commands import run_command
 from harness.channels import neutral
 from harness.domain import TaskSnapshot
+from tests.unit.commands.running import run_command
 
 from .conftest import SNAPSHOT
 

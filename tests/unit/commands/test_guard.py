@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from commands import run_command
 from harness.domain import CommandResult, Role
 from harness.hooks import ROLE_GUARD_PRIORITY, HookAbort
+from tests.unit.commands.running import run_command
 
 
 async def test_sender_without_role_is_refused(manager, ctx):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from commands import UsageError, midturn, run_command
+from commands import UsageError, midturn
 from harness.domain import SetMidTurn
+from tests.unit.commands.running import run_command
 
 from .conftest import SNAPSHOT
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from commands import for_command, outcome_reply, run_command
+from commands import for_command
 from harness.domain import CommandResult, SetEffort, SetModel
-from harness.hooks import HookAbort
+from harness.domain.outcome import Asked, Done, Failed, Refused
+from harness.temporal.command_step import command_result
+from tests.unit.commands.running import run_command
 
 
 async def test_filtered_body_never_sees_other_commands(manager, ctx):
@@ -40,10 +42,24 @@ async def test_post_replacement_becomes_the_reply(manager, ctx):
     assert result.reply == "EFFORT: `MEDIUM` (CHOOSE FROM LOW, MEDIUM, HIGH)"
 
 
-def test_outcome_reply_maps_each_outcome():
+def test_the_command_step_maps_each_outcome(ctx):
+    """The rule the workflow applies (harness.temporal.command_step.command_result): a
+    refusal, an ask, a failure, a non-refusal abort, an unanswered command, a done one."""
+    sent = ctx("model", "m", invocation="/model")
     ok = CommandResult(reply="fine", effects=(SetModel(model="m"),))
-    assert outcome_reply("model", result=ok) is ok
-    assert outcome_reply("/model", error=HookAbort("no", refusal=True)).reply == "refused: no"
-    assert outcome_reply("model", error=ValueError("bad")).reply == "/model failed: bad"
-    assert outcome_reply("model", error=KeyError()).reply == "/model failed: KeyError"
-    assert outcome_reply("x").reply == "`/task x` is not a command here; `/task help` lists them"
+    assert command_result(sent, Done(sent.model_copy(update={"result": ok}))) is ok
+    no = Refused(reason="no", point="command.invoked.in", deliberate=True)
+    assert command_result(sent, no) == CommandResult(reply="refused: no")
+    pre = Refused(reason="closed", point="command.invoked.pre", deliberate=False)
+    assert command_result(sent, pre).reply == "refused: closed"
+    asked = Asked(reason="needs a person", point="command.invoked.pre")
+    assert command_result(sent, asked).reply == "refused: needs a person"
+    broke = Refused(reason="policy down", point="command.invoked.in", deliberate=False)
+    assert command_result(sent, broke).reply == "/model failed: policy down"
+    failed = Failed(operation="command.invoked", error_type="KeyError", error_message="'x'")
+    said = command_result(sent, failed).reply
+    assert said.startswith("/model failed: something went wrong") and "KeyError" not in said
+    unknown = ctx("x", invocation="/task x")
+    assert command_result(unknown, Done(unknown)).reply == (
+        "`/task x` is not a command here; `/task help` lists them"
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from commands import register_all, run_command
+from commands import register_all
 from commands.status_view import render
 from harness.domain import (
     BudgetUsage,
@@ -16,6 +16,7 @@ from harness.domain import (
     duration,
 )
 from harness.hooks import HookManager
+from tests.unit.commands.running import run_command
 
 from .conftest import MODELS, SNAPSHOT
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from commands import run_command
 from harness.domain import StopTurn, TaskStatus, TurnProgress
+from tests.unit.commands.running import run_command
 
 from .conftest import SNAPSHOT
 

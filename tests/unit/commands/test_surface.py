@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from commands import COMMANDS, run_command
+from commands import COMMANDS
 from commands.help import render_without_task
 from commands.surface import resolve, slash_commands
 from harness.channels.guard import refusal_reason
 from harness.channels.umbrella import RESERVED, UMBRELLA
 from harness.domain import Role
+from tests.unit.commands.running import run_command
 
 
 def test_the_declared_commands_are_the_top_level_specs_and_the_umbrella():

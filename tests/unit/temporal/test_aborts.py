@@ -1,4 +1,4 @@
-"""A HookAbort across the activity boundary (temporal.aborts): ask survives, old details read."""
+"""An older worker's HookAbort failure (temporal.aborts) reads as today's Refused/Asked value."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import temporalio.api.failure.v1
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ActivityError, ApplicationError, RetryState
 
+from harness.domain.outcome import Asked, Refused, stopped
 from harness.hooks import HookAbort
 from harness.temporal import ABORT_ERROR_TYPE
-from harness.temporal.aborts import abort_failure, abort_of
+from harness.temporal.aborts import abort_of
 
 
 def through_history(error: ApplicationError) -> ActivityError:
@@ -30,7 +31,20 @@ def through_history(error: ApplicationError) -> ActivityError:
     return outer
 
 
-def test_an_ask_crosses_the_boundary_with_its_timeout():
+def old_worker_failure(abort: HookAbort) -> ApplicationError:
+    """The failure a worker from before issue 25 sent for ``abort`` (what histories hold)."""
+    details = {
+        "reason": abort.reason,
+        "refusal": abort.refusal,
+        "point": abort.point or "",
+        "executor": abort.executor or "",
+        "ask": abort.ask,
+        "timeout_seconds": abort.timeout_seconds,
+    }
+    return ApplicationError(str(abort), details, type=ABORT_ERROR_TYPE, non_retryable=True)
+
+
+def test_an_older_workers_ask_reads_as_an_ask_with_its_timeout():
     sent = HookAbort(
         "echo needs a person's approval (approvals strict)",
         ask=True,
@@ -38,17 +52,16 @@ def test_an_ask_crosses_the_boundary_with_its_timeout():
         point="tool.invoked.pre",
         executor="approvals",
     )
-    back = abort_of(through_history(abort_failure(sent)))
-    assert back is not None
-    assert (back.ask, back.refusal, back.timeout_seconds) == (True, True, 120.0)
-    assert (back.reason, back.point, back.executor) == (sent.reason, sent.point, sent.executor)
-    assert str(back).startswith("asked at tool.invoked.pre by approvals:")
+    back = abort_of(through_history(old_worker_failure(sent)))
+    assert back == Asked(
+        reason=sent.reason, point="tool.invoked.pre", executor="approvals", timeout_seconds=120
+    )
+    assert back == stopped(sent)  # the value today's activity returns for the same abort
 
 
 def test_a_plain_refusal_is_not_an_ask():
-    back = abort_of(through_history(abort_failure(HookAbort("no", refusal=True))))
-    assert back is not None and back.refusal is True and back.ask is False
-    assert back.timeout_seconds == 0.0
+    back = abort_of(through_history(old_worker_failure(HookAbort("no", refusal=True))))
+    assert back == Refused(reason="no", deliberate=True)
 
 
 def test_details_written_before_ask_existed_read_as_not_ask():
@@ -61,12 +74,8 @@ def test_details_written_before_ask_existed_read_as_not_ask():
     }
     error = ApplicationError("refused", old, type=ABORT_ERROR_TYPE, non_retryable=True)
     back = abort_of(through_history(error))
-    assert back is not None
-    assert (back.reason, back.refusal, back.ask, back.timeout_seconds) == (
-        "denied by policy",
-        True,
-        False,
-        0.0,
+    assert back == Refused(
+        reason="denied by policy", point="tool.invoked.pre", executor="policy", deliberate=True
     )
 
 
@@ -74,7 +83,13 @@ def test_a_malformed_timeout_is_no_timeout():
     details = {"reason": "r", "refusal": True, "ask": True, "timeout_seconds": "soon"}
     error = ApplicationError("asked", details, type=ABORT_ERROR_TYPE, non_retryable=True)
     back = abort_of(through_history(error))
-    assert back is not None and back.ask is True and back.timeout_seconds == 0.0
+    assert isinstance(back, Asked) and back.timeout_seconds == 0.0
+
+
+def test_other_failures_are_no_abort():
+    assert abort_of(through_history(ApplicationError("boom", type="KeyError"))) is None
+    odd = ApplicationError("x", "not a dict", type=ABORT_ERROR_TYPE)
+    assert abort_of(through_history(odd)) is None
 
 
 def test_an_ask_pickles_as_an_ask():
