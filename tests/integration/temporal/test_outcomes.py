@@ -16,11 +16,11 @@ import uuid
 from collections import Counter
 
 from aiohttp import web
-from harness.hooks.remote.jsonrpc_server import jsonrpc_app
 from temporalio.api.enums.v1 import EventType
 
 from commands import register_all
 from harness.domain import ChannelMessage, Participant, Role, TaskSpec
+from harness.hook_server import jsonrpc_app
 from harness.hooks import HookAbort, JsonRpcExecutor
 from harness.hooks.catalogue import DISPATCH_HOOKS
 from harness.hooks.contexts import CommandInvokedContext, ToolInvokedContext
