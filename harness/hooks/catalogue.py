@@ -5,7 +5,7 @@ of :mod:`harness.hooks.contexts` that holds its context and of :mod:`harness.bod
 holds its default body), the Temporal activity that runs it, whether it calls a model,
 where the progress reporter watches it, which inputs its activity's result leaves out,
 where policy rules may sit and whether it has a default body. ``OPERATIONS``, ``POINTS``,
-the activities (:mod:`harness.temporal.activities`), the progress reporter's points and
+the activities (:mod:`harness.temporal.activity.hooked`), the progress reporter's points and
 the policy's points are all derived from the rows. The table names no class: each
 ``<Op>Context`` registers itself with its class keyword (``operation="..."``,
 :class:`harness.hooks.contexts.base.HookContext`), and each default body with its marker
@@ -132,7 +132,7 @@ ACTIVITIES: Final[dict[str, str]] = {
 """Operation -> the activity that runs it: ``tool.invoked`` -> ``tool-invoked-v1``.
 
 Names only, for workflow code (import it inside ``imports_passed_through``); the
-activities themselves are :mod:`harness.temporal.activities`'."""
+activities themselves are :mod:`harness.temporal.activity.hooked`'."""
 
 POINTS: Final[tuple[str, ...]] = tuple(f"{op}.{phase}" for op in OPERATIONS for phase in PHASES)
 

@@ -21,7 +21,7 @@ from temporalio.worker import Worker
 
 from harness.bodies import Bodies, body, register_defaults
 from harness.hooks import OPERATIONS, Entry, HookContext, HookManager, context_type, extend
-from harness.temporal.activities import HOOKED_ATTRIBUTE, HarnessActivities
+from harness.temporal.activity.hooked import HOOKED_ATTRIBUTE, HarnessActivities
 
 from .probe import LoopProbe
 

@@ -11,7 +11,7 @@ import asyncio
 from temporalio.worker import Worker
 
 from harness.hooks import HookAbort
-from harness.temporal.activities import HarnessActivities
+from harness.temporal.activity.hooked import HarnessActivities
 
 from .probe import Probe
 from .test_hooked_activity import probe, sample

@@ -1,0 +1,82 @@
+"""The workflow's side of the agent loop: each loop operation as its activity, with retries.
+
+Workflow code (sandboxed, deterministic). :class:`LoopOperations` is the
+:class:`harness.agent.operations.Operations` the task workflow hands to
+:class:`~harness.agent.loop.AgentLoop`: it performs an operation's activity through the
+workflow-owned retries of :class:`harness.temporal.workflow.retries.OperationRunner`. A tool call
+reads the outcome itself (:meth:`LoopOperations.perform`: a veto becomes its refused
+result); for any other operation an executor's "no" is raised as the
+:class:`~harness.hooks.HookAbort` the loop expects in process too, and a failure that gave
+up as :class:`~harness.temporal.workflow.failures.GaveUpError` (the request ends, the task goes on).
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from harness.domain.outcome import Asked, Done, Failed, Stopped
+    from harness.hooks import HookAbort, HookContext, entry_of
+    from harness.temporal.workflow.failures import GaveUpError
+    from harness.temporal.workflow.retries import OnRetry, OperationRunner
+    from harness.temporal.workflow.turn import Turn
+
+C = TypeVar("C", bound=HookContext)
+
+
+class LoopOperations:
+    """Runs loop operations as activities: each ``type(ctx)``'s catalogue row names its activity.
+
+    Args:
+        ops: the workflow's operation runner (retries through ``activity.failed``).
+        on_model_retry: told before a model operation is tried again (the thread hears it).
+    """
+
+    def __init__(self, ops: OperationRunner, *, on_model_retry: OnRetry | None = None) -> None:
+        self._ops = ops
+        self._on_model_retry = on_model_retry
+        self.turn: Turn | None = None
+        """The turn running now: its progress rides on each context and takes in each result."""
+
+    async def run(self, ctx: C) -> C:
+        """Perform ``type(ctx)``'s operation on ``ctx`` in its activity.
+
+        Raises:
+            HookAbort: an executor said no (refused or asked), as it raised it.
+            GaveUpError: the operation failed and ``activity.failed`` stopped it.
+        """
+        outcome = await self.perform(ctx)
+        if isinstance(outcome, Done):
+            return outcome.context
+        point, executor = outcome.point or None, outcome.executor or None
+        if isinstance(outcome, Asked):
+            raise HookAbort(
+                outcome.reason,
+                point=point,
+                executor=executor,
+                ask=True,
+                timeout_seconds=outcome.timeout_seconds,
+            )
+        raise HookAbort(outcome.reason, refusal=outcome.deliberate, point=point, executor=executor)
+
+    async def perform(self, ctx: C) -> Done[C] | Stopped:
+        """Perform ``ctx``'s operation in its activity; what an executor said, as a value.
+
+        A row that says ``calls_model`` has its retries said in the thread.
+
+        Raises:
+            GaveUpError: the operation failed and ``activity.failed`` stopped it.
+        """
+        operation = type(ctx).operation
+        on_retry = self._on_model_retry if entry_of(operation).calls_model else None
+        turn = self.turn
+        if turn is not None:
+            ctx = ctx.model_copy(update={"entities": {**ctx.entities, **turn.entity()}})
+        outcome = await self._ops.perform(ctx, on_retry=on_retry)
+        if isinstance(outcome, Failed):
+            raise GaveUpError(operation, outcome)
+        if turn is not None and isinstance(outcome, Done):
+            turn.after(outcome.context)
+        return outcome
