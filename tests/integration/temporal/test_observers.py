@@ -14,7 +14,7 @@ from harness.hooks import HookAbort
 from harness.temporal.activity.hooked import HarnessActivities
 
 from .probe import Probe
-from .test_hooked_activity import probe, sample
+from .activity.test_hooked_activity import probe, sample
 
 
 async def test_an_activity_completes_while_its_observer_is_still_blocked(
