@@ -13,8 +13,8 @@ from temporalio.worker import Worker
 from harness.hooks import HookAbort
 from harness.temporal.activity.hooked import HarnessActivities
 
-from .probe import Probe
 from .activity.test_hooked_activity import probe, sample
+from .probe import Probe
 
 
 async def test_an_activity_completes_while_its_observer_is_still_blocked(
