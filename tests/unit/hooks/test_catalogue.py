@@ -19,7 +19,11 @@ def test_operations_are_the_design_catalogue():
     found = _SECTION.search(DESIGN.read_text())
     assert found, "docs/design.md has no '## The operation catalogue (exactly these N)' section"
     count, names = int(found[1]), [n.strip() for n in found[2].replace("\n", " ").split(",")]
-    assert set(OPERATIONS) == set(names), "docs/design.md's catalogue and the rows differ"
+    assert set(OPERATIONS) == set(names), (
+        f"docs/design.md's catalogue (the contract) and the context classes differ: add "
+        f"{sorted(set(OPERATIONS) - set(names))} to its list, drop "
+        f"{sorted(set(names) - set(OPERATIONS))} from it, and count them in its heading"
+    )
     assert len(names) == len(set(names)) == count == len(OPERATIONS), (
         "docs/design.md's heading counts the catalogue"
     )
