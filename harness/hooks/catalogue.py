@@ -12,9 +12,9 @@ the class is defined. A plugin's operation is declared the same way, at run time
 This module is the registry and its lookups (:func:`entries`, :func:`entry_of`,
 :func:`split_point`, :func:`points_at`, :func:`activity_of`, ...); it imports no context.
 ``OPERATIONS``, ``POINTS`` and ``ACTIVITIES`` are the built-in catalogue, fixed by
-:func:`seal` once :mod:`harness.hooks.contexts` has loaded every family module (in file
-name order, each module's classes in definition order): reading them earlier is an
-``ImportError``. Adding an operation: ``docs/architecture.md``, "Adding an operation".
+:func:`seal` once :mod:`harness.hooks.contexts` has loaded every family module (in load
+order, each module's classes in definition order; nothing depends on it): reading them
+earlier is an ``ImportError``. Adding an operation: ``docs/architecture.md``, "Adding an operation".
 """
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ _BUILTIN: Final[set[str]] = set()
 
 # The built-in catalogue, set by seal(): declared here for readers and type checkers.
 OPERATIONS: tuple[str, ...]
-"""The built-in operations: the contexts package's modules in file order, classes in order."""
+"""The built-in operations, in the order their context classes were defined and loaded."""
 POINTS: tuple[str, ...]
 """Every point ``<operation>.<phase>`` of :data:`OPERATIONS`."""
 ACTIVITIES: dict[str, str]

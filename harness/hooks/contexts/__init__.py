@@ -1,11 +1,11 @@
 """Typed contexts, one per operation, each declaring its catalogue row as it is defined.
 
-Every module of this package is imported here, found on disk in file name order (a new
-family needs no import list), and then the built-in catalogue is sealed
-(:func:`harness.hooks.catalogue.seal`): ``OPERATIONS`` is the rows in that order, each
-module's classes in definition order. :func:`context_type` and ``CONTEXT_TYPES`` are
-:mod:`.base`'s, re-exported; so are the original 30 classes, by name, for hook code. A
-context added since is imported from its family's module
+Every module of this package is imported here (those re-exported below first, then any
+other found on disk, by file name: a new family needs no import list), and then the
+built-in catalogue is sealed (:func:`harness.hooks.catalogue.seal`): ``OPERATIONS`` is the
+rows in that load order, each module's classes in definition order. :func:`context_type`
+and ``CONTEXT_TYPES`` are :mod:`.base`'s, re-exported; so are the original 30 classes, by
+name, for hook code. A context added since is imported from its family's module
 (``harness.hooks.contexts.<family>``).
 
 The value types the contexts carry (``TaskRef``, ``TaskSnapshot``, ``ToolCall``, ...) are

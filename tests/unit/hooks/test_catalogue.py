@@ -72,10 +72,16 @@ def test_each_row_names_the_family_module_of_its_context_and_derives_its_activit
     assert activity_name("tool_calls.extracted") == "tool-calls-extracted-v1"
 
 
-def test_the_builtin_catalogue_is_the_contexts_modules_in_file_order():
-    """OPERATIONS: the modules of harness/hooks/contexts/ by file name, classes in order."""
-    families = [context_type(op).__module__ for op in OPERATIONS]
-    assert families == sorted(families)
+def test_the_builtin_catalogue_is_in_load_order_each_modules_classes_as_defined():
+    """OPERATIONS: the order the contexts' modules loaded in, each one's classes in order."""
+    import inspect
+
+    modules = [context_type(op).__module__ for op in OPERATIONS]
+    assert all(m.startswith("harness.hooks.contexts.") for m in modules)
+    for module in set(modules):
+        ops = [op for op in OPERATIONS if context_type(op).__module__ == module]
+        lines = [inspect.getsourcelines(context_type(op))[1] for op in ops]
+        assert lines == sorted(lines), f"{module}'s operations are not in definition order"
     assert OPERATIONS[:2] == ("activity.failed", "activity.retried")
 
 
