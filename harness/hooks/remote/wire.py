@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sys
 from types import TracebackType
-from typing import Any, Final, Generic, Literal, TypeVar, final
+from typing import Any, Final, Generic, Literal, NoReturn, TypeVar, final
 
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -341,7 +341,7 @@ class _TransportErrorMap:
         foreign = _foreign()  # only on the way out with an error: no cost on success
         if isinstance(exc, foreign):
             error = _transport_error(self.point, self.endpoint, self.redactor, exc)
-            raise error from redacted_copy(exc, self.redactor)
+            _raise_unchained(error, redacted_copy(exc, self.redactor))
         if isinstance(exc, ExceptionGroup):
             matched, rest = exc.split(foreign)
             if matched is None or rest is not None:
@@ -350,7 +350,21 @@ class _TransportErrorMap:
             while isinstance(leaf, BaseExceptionGroup):
                 leaf = leaf.exceptions[0]
             error = _transport_error(self.point, self.endpoint, self.redactor, leaf)
-            raise error from redacted_copy(exc, self.redactor)
+            _raise_unchained(error, redacted_copy(exc, self.redactor))
+
+
+def _raise_unchained(error: HookTransportError, cause: RedactedError) -> NoReturn:
+    """Raise ``error`` from ``cause`` with no ``__context__``: the original stays unreachable.
+
+    Raised inside ``__exit__``, Python makes the exception being handled (the original,
+    unredacted) the new one's ``__context__``; ``from`` only hides it from a printed
+    traceback, and a debugger, Sentry or ``traceback.TracebackException`` still walks it
+    (issue 26). The ``finally`` runs after the raise has set it, and drops it.
+    """
+    try:
+        raise error from cause
+    finally:
+        error.__context__ = None
 
 
 def _transport_error(
