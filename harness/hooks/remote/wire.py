@@ -337,7 +337,6 @@ class _TransportErrorMap:
         # Returning None (never True) tells callers and mypy that nothing is swallowed.
         if exc is None:
             return
-        # Chained from a redacted copy, never from exc: a traceback prints every cause.
         foreign = _foreign()  # only on the way out with an error: no cost on success
         if isinstance(exc, foreign):
             error = _transport_error(self.point, self.endpoint, self.redactor, exc)
@@ -354,13 +353,8 @@ class _TransportErrorMap:
 
 
 def _raise_unchained(error: HookTransportError, cause: RedactedError) -> NoReturn:
-    """Raise ``error`` from ``cause`` with no ``__context__``: the original stays unreachable.
-
-    Raised inside ``__exit__``, Python makes the exception being handled (the original,
-    unredacted) the new one's ``__context__``; ``from`` only hides it from a printed
-    traceback, and a debugger, Sentry or ``traceback.TracebackException`` still walks it
-    (issue 26). The ``finally`` runs after the raise has set it, and drops it.
-    """
+    """Raise ``error`` from ``cause``; the ``__context__`` a raise in ``__exit__`` sets (the
+    unredacted original, which ``from`` only hides from printing) is dropped (issue 26)."""
     try:
         raise error from cause
     finally:
