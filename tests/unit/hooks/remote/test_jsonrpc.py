@@ -11,7 +11,6 @@ from harness.domain import ToolCall
 from harness.hooks import HookAbort, HookTransportError, JsonRpcExecutor, UnknownHookPointError
 from harness.hooks.contexts import LlmInvokedContext
 from harness.http import AiohttpClient, HttpxClient
-
 from tests.unit.hooks.remote.conftest import LEAKED_TOKEN
 
 POINT = "tool.invoked.pre"
