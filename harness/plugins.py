@@ -143,13 +143,17 @@ def build_hooks(
     retry = hooks.retry_defaults(retry) if hooks else retry
     store = SqlArtefactStore(database)
     runtime = BodyRuntime(settings, store, transcripts=TranscriptStore(database))
-    approvals = hooks.file.approvals if hooks else None
+    approvals = hooks.live_approvals if hooks else None
     default = approvals.default if approvals else DEFAULT_APPROVALS
     deps = runtime.deps(random=system_random(), retry=retry, approvals=default)
     register_defaults(manager, deps)
     catalogue = catalogue_of(deps.tools)  # approvals by policy (issue 14): the tools' own word
-    [policy, _] = register_approvals(
-        manager, approvals, needs_approval=catalogue.approval, safe=catalogue.safe
+    policy, *_ = register_approvals(
+        manager,
+        approvals,
+        needs_approval=catalogue.approval,
+        safe=catalogue.safe,
+        audited=hooks.file.approvals if hooks and hooks.audit_only else None,
     )
     register_plugins(manager, settings)
     # Pure executors' decisions live in the database every worker shares (issue 15).

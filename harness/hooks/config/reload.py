@@ -228,7 +228,7 @@ class HooksReload:
         running = getattr(self._approvals.executor, "inner", self._approvals.executor)
         if not isinstance(running, ApprovalPolicy):
             return None
-        wanted = config.file.approvals or ApprovalsConfig()
+        wanted = config.live_approvals or ApprovalsConfig()
         # The default went to the tasks' loop defaults at start: it stays what they were given.
         wanted = wanted.model_copy(update={"default": running.config.default})
         if wanted == running.config:
@@ -305,7 +305,7 @@ def _sections(before: HooksConfig | None, after: HooksConfig) -> tuple[str, ...]
 
 
 def _approval_default(config: HooksConfig | None) -> str:
-    approvals = config.file.approvals if config else None
+    approvals = config.live_approvals if config else None
     return approvals.default if approvals else DEFAULT_APPROVALS
 
 
