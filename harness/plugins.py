@@ -135,9 +135,11 @@ def build_hooks(
         multiplier=settings.retry_backoff_multiplier,
         maximum_seconds=settings.retry_max_backoff_seconds,
     )
-    manager = HookManager(
-        redactor=Redactor(secrets=settings.secret_values()), max_depth=settings.hook_max_depth
+    secrets = settings.secret_values()
+    redactor = (
+        hooks.file.redaction.redactor(secrets=secrets) if hooks else Redactor(secrets=secrets)
     )
+    manager = HookManager(redactor=redactor, max_depth=settings.hook_max_depth)
     manager.audit.sinks.append(SqlAuditStore(database))
     register_monitors(manager, meter)
     retry = hooks.retry_defaults(retry) if hooks else retry

@@ -120,6 +120,7 @@ class HooksReload:
         self._approvals = approvals
         # What the default bodies were given at start: a change needs a restart.
         self._baked = (config.file.retry if config else None, _approval_default(config))
+        self._redaction = config.file.redaction if config else None
         # Installed by build_hooks with the worker's database (issue 15, point 4): at start only.
         self._stats = bool(config and config.file.observability.executor_stats)
         self._lock = asyncio.Lock()
@@ -242,6 +243,7 @@ class HooksReload:
         return (
             *(("[retry]",) if config.file.retry != retry else ()),
             *(("[approvals] default",) if _approval_default(config) != default else ()),
+            *(("[redaction]",) if config.file.redaction != self._redaction else ()),
             *(
                 ("[observability] executor_stats",)
                 if config.file.observability.executor_stats != self._stats
