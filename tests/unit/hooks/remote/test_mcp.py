@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
-
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from harness.domain import Message, ToolCall
