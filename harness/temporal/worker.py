@@ -30,6 +30,7 @@ from harness.health import health_server
 from harness.hooks import POINTS, HookManager, HooksReload, Redactor
 from harness.hooks.contexts import ShutdownContext
 from harness.logs import configure_logging, install_log_redaction
+from harness.loop_watch import LoopWatchdog
 from harness.plugins import build_hooks
 from harness.plugins import build_manager as build_manager  # the worker's, re-exported here
 from harness.providers import SystemClock
@@ -162,6 +163,9 @@ async def serve(
     unredact = install_log_redaction(manager.redactor)
     stopping: asyncio.Task[bool] | None = None
     reloading = asyncio.create_task(_reload_on(reloads, reload)) if reloads is not None else None
+    # Names an executor that blocks the loop, which stops every heartbeat (issue 26).
+    watchdog = LoopWatchdog(warn_after=settings.loop_block_warn_seconds)
+    watchdog.start()
     try:
         body_runtime = BodyRuntime.of(manager)
         listed = True
@@ -212,6 +216,7 @@ async def serve(
         await worker.shutdown()
         await running
     finally:
+        watchdog.stop()
         if stopping is not None:
             stopping.cancel()
         if reloading is not None:
