@@ -163,9 +163,9 @@ async def serve(
     unredact = install_log_redaction(manager.redactor)
     stopping: asyncio.Task[bool] | None = None
     reloading = asyncio.create_task(_reload_on(reloads, reload)) if reloads is not None else None
-    # Names an executor that blocks the loop, which stops every heartbeat (issue 26).
+    # Names an executor that blocks the loop, which stops every heartbeat (issue 26); from
+    # the first poll on: building the worker blocks it for seconds (the sandbox's imports).
     watchdog = LoopWatchdog(warn_after=settings.loop_block_warn_seconds)
-    watchdog.start()
     try:
         body_runtime = BodyRuntime.of(manager)
         listed = True
@@ -205,6 +205,7 @@ async def serve(
             settings.task_queue,
             describe_deployment(settings),
         )
+        watchdog.start()
         running = asyncio.create_task(worker.run())
         stopping = asyncio.create_task(stop.wait())
         await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
