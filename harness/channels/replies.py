@@ -153,3 +153,20 @@ def unknown(typed: str) -> str:
 def usage(problem: str, synopsis: str) -> str:
     """The reply to arguments that do not fit: what is wrong, then the right form."""
     return f"{problem}\nusage: `{synopsis}`"
+
+
+def task_ended(done: str, *, subtask: bool) -> str:
+    """What a task's thread reads when it ends (``done``: what ``task.complete`` said).
+
+    A sub-task shares its parent's thread and channel, so it says nothing of starting
+    another: a mention there reaches the parent (issue 26).
+    """
+    if subtask:
+        return f"This sub-task has ended: {done}."
+    return f"This task has ended: {done}. Mention me to start a new one here."
+
+
+def turns_used_up(turns: int) -> str:
+    """What a turn answers when its model turns ran out before a final answer."""
+    noun = "model turn" if turns == 1 else "model turns"
+    return f"(stopped after {turns} {noun} without a final answer)"

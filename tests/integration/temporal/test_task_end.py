@@ -88,7 +88,7 @@ async def test_cancelling_a_task_runs_the_cancelled_transition_and_complete(
     await harness.cancel(ref.task_id)
     outcome = await harness.outcome(ref.task_id)
     assert outcome.status == TaskStatus.CANCELLED
-    assert outcome.summary == f"{ref.task_id} cancelled: cancelled"
+    assert outcome.summary == f"{ref.task_id} cancelled"
     changes = mine(recorder, "task.state_changed.post", ref.task_id)
     assert [(c.from_status, c.result) for c in changes] == [
         (TaskStatus.CREATED, TaskStatus.RUNNING),
