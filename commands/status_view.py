@@ -84,7 +84,8 @@ def pending_lines(pending: tuple[PendingQuestion, ...], now: float) -> list[str]
         else:
             left = question.asked_at + question.timeout_seconds - now
             limit = f"times out in {duration(left)}" if left > 0 else "timing out now"
-        lines.append(f"• {question.kind}: {clip(question.question)} — {waited}, {limit}")
+        who = f"{clip(question.subtask, 60)} · " if question.subtask else ""  # issue 26
+        lines.append(f"• {who}{question.kind}: {clip(question.question)} — {waited}, {limit}")
     return lines
 
 

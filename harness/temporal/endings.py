@@ -14,6 +14,7 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from harness.channels import replies
     from harness.domain import ChannelMessage, TaskRef, TaskStatus
     from harness.domain.task import FINAL_STATUSES
     from harness.hooks.contexts import TaskCompleteContext, TaskStateChangedContext
@@ -34,6 +35,8 @@ class TaskEndings:
     _ref: TaskRef
     _status: TaskStatus
     _alive: bool
+    _linked: bool
+    _title: str
     _conversation: Conversation
 
     def _common(self, correlation_id: str = "") -> dict[str, Any]:  # pragma: no cover
@@ -48,8 +51,11 @@ class TaskEndings:
             await self._report_failure(error)
             raise
         if self._alive:
+            # A sub-task's last line says how it ended, not how to start a task (issue 26).
+            child = bool(self._ref.parent_id) and self._linked
+            text = replies.subtask_ended(self._title, self._status) if child else ended(done)
             await self._conversation.post(
-                ChannelMessage(channel=self._ref.channel, thread=self._ref.thread, text=ended(done))
+                ChannelMessage(channel=self._ref.channel, thread=self._ref.thread, text=text)
             )
         return TaskOutcome(
             task_id=self._ref.task_id,
