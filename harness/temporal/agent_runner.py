@@ -41,7 +41,7 @@ class LoopOperations:
         ops: OperationRunner,
         *,
         on_model_retry: OnRetry | None = None,
-        before: Callable[[], Awaitable[None]] | None = None,
+        before: Callable[[HookContext], Awaitable[None]] | None = None,
     ) -> None:
         self._ops = ops
         self._on_model_retry = on_model_retry
@@ -79,7 +79,7 @@ class LoopOperations:
             GaveUpError: the operation failed and ``activity.failed`` stopped it.
         """
         if self._before is not None:
-            await self._before()
+            await self._before(ctx)
         operation = type(ctx).operation
         on_retry = self._on_model_retry if entry_of(operation).calls_model else None
         turn = self.turn

@@ -33,7 +33,7 @@ with workflow.unsafe.imports_passed_through():
         TurnState,
     )
     from harness.domain.outcome import Failed, stopped
-    from harness.hooks import HookAbort
+    from harness.hooks import HookAbort, HookContext
     from harness.hooks.contexts import ChannelSentContext, PersistenceReadContext
     from harness.temporal.agent_runner import LoopOperations
     from harness.temporal.failures import outcome_of
@@ -59,7 +59,7 @@ class Conversation:
         host: ConversationHost,
         ops: OperationRunner,
         state: AgentState | None = None,
-        before: Callable[[], Awaitable[None]] | None = None,
+        before: Callable[[HookContext], Awaitable[None]] | None = None,
     ) -> None:
         self._host = host
         self._ops = ops
@@ -141,6 +141,11 @@ class Conversation:
         turn.stopped_by, turn.stop_reason = by, reason
         task.cancel()
         return True
+
+    def cut_off(self) -> bool:
+        """Whether this is a stopped turn's task: a stop lost to an operation done meanwhile."""
+        turn = self.turn
+        return turn is not None and turn.stopping and asyncio.current_task() is self._turn_task
 
     async def run_until(
         self,

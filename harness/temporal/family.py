@@ -11,6 +11,8 @@ bookkeeping is :class:`~harness.temporal.subtasks.Children`'s.
 
 from __future__ import annotations
 
+import asyncio
+
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
@@ -18,9 +20,12 @@ with workflow.unsafe.imports_passed_through():
     from harness.agent.loop_steps import HelpAnswer
     from harness.channels import replies
     from harness.domain import ChannelMessage, PendingQuestion, TaskRef
+    from harness.hooks import HookContext
+    from harness.hooks.contexts import ChannelSentContext
     from harness.temporal import ANSWER_SIGNAL, STOP_SIGNAL, SUBTASK_SIGNAL
     from harness.temporal.conversation import Conversation
     from harness.temporal.models import HelpClick, SubtaskReport
+    from harness.temporal.parent import ParentLink
     from harness.temporal.subtasks import Children
 
 
@@ -31,6 +36,19 @@ class TaskFamily:
     _linked: bool
     _conversation: Conversation
     _children: Children
+    _link: ParentLink
+
+    async def _before_op(self, ctx: HookContext) -> None:
+        """Before each loop operation: end a stopped turn whose cancellation the SDK could not
+        deliver (the operation it cancelled had completed in the same activation), then
+        report to the parent, if any."""
+        if (
+            self._linked
+            and not isinstance(ctx, ChannelSentContext)
+            and self._conversation.cut_off()
+        ):
+            raise asyncio.CancelledError
+        await self._link.report()
 
     def _report(self) -> SubtaskReport:
         """What this task, as a sub-task, tells its parent now."""

@@ -64,6 +64,7 @@ class Children:
         self._children: dict[str, SubtaskSummary] = {}
         self._reports: dict[str, SubtaskReport] = {}
         self._counted: dict[str, BudgetUsage] = {}
+        self._starting: set[str] = set()
 
     def summaries(self) -> tuple[SubtaskSummary, ...]:
         """Every sub-task with its last known status, in spawn order."""
@@ -76,7 +77,8 @@ class Children:
     def took(self, report: SubtaskReport) -> BudgetUsage | None:
         """A running child's report: what it used since its last one (``None``: not ours)."""
         summary = self._children.get(report.task_id)
-        if summary is None or summary.status in FINAL_STATUSES:
+        starting = report.task_id in self._starting  # it may report before its start resolves
+        if not starting and (summary is None or summary.status in FINAL_STATUSES):
             return None
         self._reports[report.task_id] = report
         before = self._counted.get(report.task_id, BudgetUsage())
@@ -87,7 +89,7 @@ class Children:
         """The running children's open questions, each saying which sub-task asks."""
         found: list[PendingQuestion] = []
         for task_id, report in self._reports.items():
-            label = replies.subtask_label(task_id) or self._children[task_id].title
+            label = replies.subtask_label(task_id) or "a sub-task"
             found += [
                 q.model_copy(update={"subtask": f"{label}, {q.subtask}" if q.subtask else label})
                 for q in report.pending
@@ -166,6 +168,7 @@ class Children:
             correlation_id=str(common.get("correlation_id") or self._parent.correlation_id),
             policy=self._parent.policy,
         )
+        self._starting.add(final.task_id)
         # REQUEST_CANCEL: if the parent closes without ending a child (it failed, or was
         # terminated), the child is cancelled and still reports, instead of vanishing.
         handle = await workflow.start_child_workflow(
@@ -179,6 +182,7 @@ class Children:
             task_id=final.task_id, title=final.title, status=TaskStatus.RUNNING
         )
         self._children[final.task_id] = summary
+        self._starting.discard(final.task_id)
         # No handle kept: end() and snapshots read the status this watcher sets.
         asyncio.create_task(self._watch(summary, handle))  # noqa: RUF006
         return final

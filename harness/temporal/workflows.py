@@ -79,8 +79,8 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
         self._ops = OperationRunner(task.policy)
         self._children = Children(task, self._ops, self._used)
         self._transcript_lock = asyncio.Lock()
-        link = ParentLink(task.ref, self._linked, self._report)
-        self._conversation = Conversation(self, self._ops, task.agent, before=link.report)
+        self._link = ParentLink(task.ref, self._linked, self._report)
+        self._conversation = Conversation(self, self._ops, task.agent, before=self._before_op)
         self._transcript = Transcript(self._key, self._ops, self._common)
 
     @workflow.run
