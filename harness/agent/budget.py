@@ -218,6 +218,16 @@ def spent_limit(usage: BudgetUsage, limits: tuple[Limit, ...] = LIMITS) -> Limit
     return None
 
 
+def exceeded(usage: BudgetUsage) -> Limit | None:
+    """The first limit ``usage`` has gone past (not only reached: the call that reached it
+    was allowed), if any."""
+    for limit in LIMITS:
+        size = limit_of(usage, limit)
+        if size and used(usage, limit) > size:
+            return limit
+    return None
+
+
 def raised(usage: BudgetUsage, limit: Limit) -> float:
     """The size offered when ``limit`` is used up: double, and more than what is used."""
     size = limit_of(usage, limit)

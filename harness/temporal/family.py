@@ -16,7 +16,7 @@ import asyncio
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from harness.agent.budget import added, spent_limit
+    from harness.agent.budget import added, exceeded
     from harness.agent.loop_steps import HelpAnswer
     from harness.channels import replies
     from harness.domain import ChannelMessage, PendingQuestion, TaskRef
@@ -88,13 +88,13 @@ class TaskFamily:
     @workflow.signal(name=SUBTASK_SIGNAL)
     async def subtask_report(self, report: SubtaskReport) -> None:
         """A running sub-task's report: its usage counts here at once, and a limit of this
-        task used up stops its turn."""
+        task gone past stops its turn."""
         used = self._children.took(report)
         if used is None:
             return
         state = self._conversation.state
         state.budget = added(state.budget, used)
-        if spent_limit(state.budget) is not None:
+        if exceeded(state.budget) is not None:
             await self._children.stop(report.task_id, replies.PARENT_BUDGET_SPENT)
 
     @workflow.signal(name=ANSWER_SIGNAL)
