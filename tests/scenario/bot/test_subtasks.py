@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from bot.clicks import buttons, is_progress
+from bot.say.clicks import buttons, is_progress
 from commands import register_all
 from harness.bodies.help import APPROVE
 from harness.channels.progress import STOP_ACTION
