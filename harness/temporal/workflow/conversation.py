@@ -1,15 +1,13 @@
 """Conversation: a task answering its thread with the agent loop, one message at a time.
 
 Workflow code (sandboxed, deterministic). The task workflow queues each message it
-receives; :meth:`Conversation.serve` runs the :class:`~harness.agent.loop.AgentLoop`
-for it (every step an activity, through
-:class:`~harness.temporal.workflow.agent_runner.LoopOperations`)
-and posts the reply with ``channel.sent``. The loop's state is plain data the
-workflow keeps and carries across continue-as-new. Waiting for people is a
-``wait_condition`` on answers the ``help`` update delivers (or, for a question with no
-buttons, a reply in the thread the ``message`` update delivers): no activity runs and no
-worker slot is held while a question is open, and a worker restart loses nothing
-(the wait is replayed from history).
+receives; :meth:`Conversation.serve` runs the :class:`~harness.agent.loop.AgentLoop` for
+it (every step an activity, through :class:`~.agent_runner.LoopOperations`) and posts the
+reply with ``channel.sent``. The loop's state is plain data the workflow keeps and carries
+across continue-as-new. Waiting for people is a ``wait_condition`` on answers the ``help``
+update delivers (or, for a question with no buttons, a reply in the thread the ``message``
+update delivers): no activity runs and no worker slot is held while a question is open,
+and a worker restart loses nothing (the wait is replayed from history).
 """
 
 from __future__ import annotations
