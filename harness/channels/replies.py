@@ -136,6 +136,25 @@ def budget_spent(noun: str, amount: str, raise_with: str, *, timed_out: bool) ->
     return f"stopped: the {noun} budget of {amount} is used up{waited}; `{raise_with}` raises it"
 
 
+def cost_uncounted(model: str, instead: str) -> str:
+    """Why a cost limit is not set: the task's model has no price, so its cost stays $0.00.
+
+    ``instead`` is the command that limits tokens (``/task budget tokens 20k``).
+    """
+    which = f"the model `{neutral(model)}`" if model else "this task's model"
+    return (
+        f"a cost limit cannot be counted here: {which} has no price (an operator sets "
+        f"prices in HARNESS_MODEL_PRICES), so the cost would stay $0.00 and never reach "
+        f"the limit; limit tokens instead: `{instead}`"
+    )
+
+
+def cost_not_counted(model: str) -> str:
+    """The line under a budget whose cost limit cannot be reached (no price for ``model``)."""
+    which = f"`{neutral(model)}`" if model else "this task's model"
+    return f"note: the cost is not counted, {which} has no price (HARNESS_MODEL_PRICES)"
+
+
 def question_timed_out(question: str, waited: str, *, approval: bool) -> str:
     """Posted when nobody answered a question within its timeout (``waited``, in words)."""
     outcome = "not approved" if approval else "the agent goes on without it"
