@@ -106,8 +106,19 @@ def turn(outcome: Refused | Asked | Failed) -> str:
     return f"{kind}: {outcome.reason}"
 
 
+def service_down(outcome: Failed) -> bool:
+    """Whether ``outcome`` is a hook service that could not be reached or did not answer."""
+    return outcome.error_type in _TRANSPORT | _TIMEOUTS
+
+
 def retrying(outcome: Failed, attempt: int, limit: int) -> str:
-    """The notice that the model is being tried again (``attempt`` of ``limit``)."""
+    """The notice that an operation is being tried again (``attempt`` of ``limit``).
+
+    A hook service that is down is named as such (by its configured name, never its
+    address); anything else that is retried aloud is the model not answering.
+    """
+    if service_down(outcome):
+        return f"{_why(outcome)}; retrying, {attempt} of {limit}"
     return f"the model is not answering: {_why(outcome)}; retrying, {attempt} of {limit}"
 
 

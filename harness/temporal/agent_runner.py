@@ -20,7 +20,12 @@ with workflow.unsafe.imports_passed_through():
     from harness.domain.outcome import Asked, Done, Failed, Stopped
     from harness.hooks import HookAbort, HookContext, entry_of
     from harness.temporal.failures import GaveUpError
-    from harness.temporal.retries import OnRetry, OperationRunner
+    from harness.temporal.retries import (
+        HOOK_OUTAGE_NOTICES,
+        SAY_RETRIES,
+        OnRetry,
+        OperationRunner,
+    )
     from harness.temporal.turn import Turn
 
 C = TypeVar("C", bound=HookContext)
@@ -31,12 +36,13 @@ class LoopOperations:
 
     Args:
         ops: the workflow's operation runner (retries through ``activity.failed``).
-        on_model_retry: told before a model operation is tried again (the thread hears it).
+        on_retry: told before an operation is tried again (the thread hears a model that
+            does not answer, or a hook service that is down).
     """
 
-    def __init__(self, ops: OperationRunner, *, on_model_retry: OnRetry | None = None) -> None:
+    def __init__(self, ops: OperationRunner, *, on_retry: OnRetry | None = None) -> None:
         self._ops = ops
-        self._on_model_retry = on_model_retry
+        self._on_retry = on_retry
         self.turn: Turn | None = None
         """The turn running now: its progress rides on each context and takes in each result."""
 
@@ -64,17 +70,18 @@ class LoopOperations:
     async def perform(self, ctx: C) -> Done[C] | Stopped:
         """Perform ``ctx``'s operation in its activity; what an executor said, as a value.
 
-        A row that says ``calls_model`` has its retries said in the thread.
+        Its retries are told to ``on_retry``: a row that says ``calls_model`` since
+        :data:`SAY_RETRIES`, any other since :data:`HOOK_OUTAGE_NOTICES` (issue 26).
 
         Raises:
             GaveUpError: the operation failed and ``activity.failed`` stopped it.
         """
         operation = type(ctx).operation
-        on_retry = self._on_model_retry if entry_of(operation).calls_model else None
+        since = SAY_RETRIES if entry_of(operation).calls_model else HOOK_OUTAGE_NOTICES
         turn = self.turn
         if turn is not None:
             ctx = ctx.model_copy(update={"entities": {**ctx.entities, **turn.entity()}})
-        outcome = await self._ops.perform(ctx, on_retry=on_retry)
+        outcome = await self._ops.perform(ctx, on_retry=self._on_retry, said_since=since)
         if isinstance(outcome, Failed):
             raise GaveUpError(operation, outcome)
         if turn is not None and isinstance(outcome, Done):

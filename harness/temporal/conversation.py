@@ -33,7 +33,7 @@ with workflow.unsafe.imports_passed_through():
         TurnState,
     )
     from harness.domain.outcome import Failed, stopped
-    from harness.hooks import HookAbort
+    from harness.hooks import HookAbort, entry_of
     from harness.hooks.contexts import ChannelSentContext, PersistenceReadContext
     from harness.temporal.agent_runner import LoopOperations
     from harness.temporal.failures import outcome_of
@@ -59,7 +59,7 @@ class Conversation:
     ) -> None:
         self._host = host
         self._ops = ops
-        self._loop_ops = LoopOperations(ops, on_model_retry=self._model_retrying)
+        self._loop_ops = LoopOperations(ops, on_retry=self._retrying)
         self.state = state or AgentState()
         self._configured = False
         self._pending: list[ChannelMessage] = []
@@ -73,6 +73,7 @@ class Conversation:
         """The turn running now (``None``: idle)."""
         self._turn_task: asyncio.Task[None] | None = None
         self._replying = False
+        self._telling = False
         self.last_error = ""
         """The last turn's failure, in one sentence (the status view shows it)."""
 
@@ -266,6 +267,7 @@ class Conversation:
             if turn is not None and self._progress_on:
                 await self._post_progress(turn)
             reply = await loop.handle(message.text, sender=message.user)
+            self.last_error = ""  # answered: the task has recovered from the last failure
         except HookAbort as abort:
             reply, state = replies.turn(stopped(abort)), "failed"
             self.last_error = reply
@@ -323,15 +325,22 @@ class Conversation:
             channel=channel or ref.channel, thread=thread or ref.thread, text=text
         )
 
-    async def _model_retrying(self, failure: Failed, attempt: int, limit: int) -> None:
-        """Say in the thread that the model is being retried, so silence is never the answer.
+    async def _retrying(self, failure: Failed, attempt: int, limit: int) -> None:
+        """Say in the thread that a model or a hook service is being retried, so silence is
+        never the answer; another operation's own failure is retried silently.
 
         Said on the first retry and on the last one, not on each: enough to know the task
-        is alive without filling the thread.
+        is alive without filling the thread. A notice that itself fails is not retold.
         """
-        if attempt not in (2, limit):
+        said = entry_of(failure.operation).calls_model or replies.service_down(failure)
+        if attempt not in (2, limit) or not said or self._telling:
             return
-        await self.post(self._in_thread(self._answering, replies.retrying(failure, attempt, limit)))
+        self._telling = True
+        try:
+            text = replies.retrying(failure, attempt, limit)
+            await self.post(self._in_thread(self._answering, text))
+        finally:
+            self._telling = False
 
     async def _configure(self) -> None:
         """Read the worker's loop defaults (tools, budgets) once per run."""
