@@ -17,6 +17,7 @@ literals (``tests/unit/channels/test_reply_rule.py``). Text posted goes through
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from harness.channels.neutral import neutral
@@ -164,6 +165,18 @@ def cost_not_counted(model: str) -> str:
     """The line under a budget whose cost limit cannot be reached (no price for ``model``)."""
     which = f"`{neutral(model)}`" if model else "this task's model"
     return f"note: the cost is not counted, {which} has no price (HARNESS_MODEL_PRICES)"
+
+
+def task_ended(done: str, task_id: str) -> str:
+    """What the thread reads when its task ends (``done``: what ``task.complete`` said).
+
+    No id reaches the thread (issue 26): the task's own, which the default ``task.complete``
+    line starts with, is left out, and a sub-task's is said as ``sub-task <n>``.
+    """
+    said = done.removeprefix(f"{task_id} ") if task_id else done
+    if task_id:
+        said = re.sub(rf"{re.escape(task_id)}/sub-([\w-]+)", r"sub-task \1", said)
+    return f"This task has ended: {said}. Mention me to start a new one here."
 
 
 def question_timed_out(question: str, waited: str, *, approval: bool) -> str:

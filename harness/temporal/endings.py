@@ -14,17 +14,13 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from harness.channels import replies
     from harness.domain import ChannelMessage, TaskRef, TaskStatus
     from harness.domain.task import FINAL_STATUSES
     from harness.hooks.contexts import TaskCompleteContext, TaskStateChangedContext
     from harness.temporal.conversation import Conversation
     from harness.temporal.models import TaskOutcome, transcript_key
     from harness.temporal.retries import OperationRunner
-
-
-def ended(done: str) -> str:
-    """What the thread reads when its task ends (``done``: what ``task.complete`` said)."""
-    return f"This task has ended: {done}. Mention me to start a new one here."
 
 
 class TaskEndings:
@@ -49,7 +45,11 @@ class TaskEndings:
             raise
         if self._alive:
             await self._conversation.post(
-                ChannelMessage(channel=self._ref.channel, thread=self._ref.thread, text=ended(done))
+                ChannelMessage(
+                    channel=self._ref.channel,
+                    thread=self._ref.thread,
+                    text=replies.task_ended(done, self._ref.task_id),
+                )
             )
         return TaskOutcome(
             task_id=self._ref.task_id,

@@ -1,0 +1,33 @@
+"""Issue 26's sentences in the one reply module: no id, no class name, one sentence each."""
+
+from __future__ import annotations
+
+from harness.channels import replies
+from harness.domain.outcome import Failed
+
+TASK = "task/T1/C1"
+
+
+def test_a_tasks_end_names_neither_its_id_nor_its_sub_tasks():
+    done = f"{TASK} succeeded: done (cancelled 1 running sub-task(s): {TASK}/sub-2)"
+    assert replies.task_ended(done, TASK) == (
+        "This task has ended: succeeded: done (cancelled 1 running sub-task(s): sub-task 2). "
+        "Mention me to start a new one here."
+    )
+    assert replies.task_ended("all good", TASK).startswith("This task has ended: all good.")
+
+
+def test_a_hook_service_retried_is_said_as_such_and_a_model_as_before():
+    down = Failed(
+        operation="tool.invoked",
+        error_type="HookTransportError",
+        error_message="POST http://127.0.0.1:9/rpc: Connect call failed",
+        service="policy-gate",
+    )
+    assert replies.service_down(down)
+    assert replies.retrying(down, 2, 4) == (
+        "the hook service `policy-gate` could not be reached; retrying, 2 of 4"
+    )
+    model = Failed(operation="llm.invoked", error_type="ModelUnavailable", user_message="x")
+    assert not replies.service_down(model)
+    assert replies.retrying(model, 2, 4) == "the model is not answering: x; retrying, 2 of 4"
