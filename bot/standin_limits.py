@@ -5,10 +5,11 @@ Slack answers a ``chat.postMessage``, ``chat.postEphemeral`` or ``chat.update`` 
 what it shows, but refuses what it cannot store), blocks that are not a JSON array with
 ``invalid_blocks_format``, and blocks that break Block Kit's limits with ``invalid_blocks``
 and a ``response_metadata.messages`` line naming the limit and where (``[ERROR] must be less
-than 3001 characters [json-pointer:/blocks/1/text/text]``). The limits below are Block Kit's
-for messages (a modal takes 100 blocks, not checked: the harness opens none). A response
-URL refuses the same blocks, answering ``invalid_blocks`` with HTTP 400. Pure: what
-:class:`bot.standin.SlackStandIn` does with a refusal is its own.
+than 3001 characters [json-pointer:/blocks/1/text/text]``). The limits are Block Kit's
+for messages (:mod:`harness.channels.slack_limits`; a modal takes 100 blocks, not checked:
+the harness opens none). A response URL refuses the same blocks, answering
+``invalid_blocks`` with HTTP 400. Pure: what :class:`bot.standin.SlackStandIn` does with a
+refusal is its own.
 """
 
 from __future__ import annotations
@@ -17,25 +18,21 @@ import json
 from collections.abc import Iterator
 from typing import Any, Final
 
-MAX_TEXT: Final = 40_000
-"""``text`` of a message (Slack: ``msg_too_long``)."""
-MAX_BLOCKS: Final = 50
-"""Blocks in one message (a modal or Home tab takes 100)."""
-MAX_TEXT_OBJECT: Final = 3000
-"""A section's ``text`` and any text object not limited further (context elements)."""
-MAX_FIELD: Final = 2000
-MAX_FIELDS: Final = 10
-MAX_HEADER: Final = 150
-MAX_CONTEXT_ELEMENTS: Final = 10
-MAX_ACTIONS_ELEMENTS: Final = 25
-MAX_BUTTON_TEXT: Final = 75
-MAX_ID: Final = 255
-"""``block_id`` and ``action_id``."""
-MAX_VALUE: Final = 2000
-"""A button's ``value``."""
-MAX_URL: Final = 3000
-MAX_MARKDOWN: Final = 12_000
-"""The ``markdown`` blocks of one message, together."""
+from harness.channels.slack_limits import (
+    MAX_ACTIONS_ELEMENTS,
+    MAX_BLOCKS,
+    MAX_BUTTON_TEXT,
+    MAX_CONTEXT_ELEMENTS,
+    MAX_FIELD,
+    MAX_FIELDS,
+    MAX_HEADER,
+    MAX_ID,
+    MAX_MARKDOWN,
+    MAX_TEXT,
+    MAX_TEXT_OBJECT,
+    MAX_URL,
+    MAX_VALUE,
+)
 
 CHECKED_METHODS: Final = (
     "chat.postMessage",

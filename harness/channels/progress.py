@@ -1,8 +1,9 @@
 """The progress message of one turn, rendered: text, blocks with a Stop button, stream chunks.
 
 Pure functions of a :class:`~harness.domain.TurnProgress` (and the time now), importing only
-:mod:`harness.domain` and the standard library, so the task workflow renders the placeholder
-it posts at a turn's start with the same code the worker's
+:mod:`harness.domain`, Slack's limits (:mod:`harness.channels.slack_limits`: the plan is a
+window that fits a section) and the standard library, so the task workflow renders the
+placeholder it posts at a turn's start with the same code the worker's
 :class:`~harness.channels.progress_reporter.ProgressReporter` uses for every later update.
 The Stop button's action id (:data:`STOP_ACTION`, its value the task id) is the contract
 between this message and the bot's click handler (:mod:`bot.actions`). Sending is
@@ -14,6 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
+from harness.channels.slack_limits import MAX_TEXT_OBJECT
 from harness.domain import ChannelMessage, StepProgress, TurnProgress, duration
 from harness.domain.progress import PROGRESS_ENTITY, StepState, TurnState
 
@@ -41,7 +43,7 @@ MAX_STREAMED_STEPS: Final = 20
 """Steps sent as a stream's task updates (Slack keeps each ``id`` it was sent: no window)."""
 STEPS_BEFORE: Final = 2
 """Finished steps kept in the window before the current one, for context."""
-MAX_PLAN_CHARS: Final = 3000
+MAX_PLAN_CHARS: Final = MAX_TEXT_OBJECT
 """Slack refuses a section whose text is longer (issue 26: a 40-step plan froze the message)."""
 MAX_TITLE: Final = 120
 MAX_NOTE: Final = 160

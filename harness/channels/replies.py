@@ -167,6 +167,20 @@ def cost_not_counted(model: str) -> str:
     return f"note: the cost is not counted, {which} has no price (HARNESS_MODEL_PRICES)"
 
 
+def fitted(text: str, limit: int) -> str:
+    """``text`` as one Slack message holds it: cut at a line before ``limit`` characters, with
+    a last line saying how much did not fit (the transcript keeps it all)."""
+    if len(text) <= limit:
+        return text
+
+    def note(left: int) -> str:
+        return f"\n… ({left:,} more characters do not fit in one Slack message)"
+
+    head = text[: limit - len(note(len(text)))]
+    head = head.rsplit("\n", 1)[0] if "\n" in head else head
+    return head + note(len(text) - len(head))
+
+
 def task_ended(done: str, task_id: str) -> str:
     """What the thread reads when its task ends (``done``: what ``task.complete`` said).
 

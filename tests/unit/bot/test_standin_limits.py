@@ -14,7 +14,9 @@ import aiohttp
 import pytest
 
 from bot.standin import RESPONSE_PATH, served
-from bot.standin_limits import (
+from harness.channels import SlackChannel
+from harness.channels.slack import ChannelError
+from harness.channels.slack_limits import (
     MAX_BLOCKS,
     MAX_BUTTON_TEXT,
     MAX_CONTEXT_ELEMENTS,
@@ -24,8 +26,6 @@ from bot.standin_limits import (
     MAX_TEXT_OBJECT,
     MAX_VALUE,
 )
-from harness.channels import SlackChannel
-from harness.channels.slack import ChannelError
 from harness.domain import ChannelMessage
 from harness.http import AiohttpClient
 

@@ -31,3 +31,14 @@ def test_a_hook_service_retried_is_said_as_such_and_a_model_as_before():
     model = Failed(operation="llm.invoked", error_type="ModelUnavailable", user_message="x")
     assert not replies.service_down(model)
     assert replies.retrying(model, 2, 4) == "the model is not answering: x; retrying, 2 of 4"
+
+
+def test_a_text_too_long_for_slack_is_cut_at_a_line_and_says_how_much_is_left():
+    text = "\n".join(f"{n}. a line of the answer" for n in range(1, 3001))
+    cut = replies.fitted(text, 40_000)
+    assert len(text) > 40_000 >= len(cut)
+    kept, note = cut.rsplit("\n", 1)
+    assert text.startswith(kept + "\n")
+    left = len(text) - len(kept)
+    assert note == f"… ({left:,} more characters do not fit in one Slack message)"
+    assert replies.fitted("short", 40_000) == "short"
