@@ -13,7 +13,7 @@ import pytest
 
 from bot.clicks import is_progress
 from commands import register_all
-from harness.channels.slack_limits import MAX_TEXT_OBJECT
+from harness.channels.slack_limits import MAX_TEXT, MAX_TEXT_OBJECT
 from harness.config import Settings
 from harness.temporal.worker import build_manager
 
@@ -120,4 +120,8 @@ async def test_a_200_step_plan_is_taken_by_slack_to_its_last_step(slack, harness
     lines = plan_of(final).splitlines()
     assert lines[0] == ":white_check_mark: 1-185: 185 done" and len(lines) == 16
     assert "200 of 200 steps" in final["text"] and not stop_button(final)
+    # The answer lists every step: over what one message holds, so it is cut, and says so.
+    answer = await thread.until_posted("1. call echo")
+    assert len(answer) <= MAX_TEXT and "199. call echo" not in answer
+    assert answer.endswith("more characters do not fit in one Slack message)")
     assert slack.bot.standin.refused == []
