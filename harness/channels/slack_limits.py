@@ -3,7 +3,7 @@
 What Slack refuses (``msg_too_long``, ``invalid_blocks``), from its Web API and Block Kit
 reference: the progress renderer (:mod:`harness.channels.progress`) and the transport
 (:mod:`harness.channels.slack`) keep within them, and the bot's local stand-in refuses what
-breaks them (:mod:`bot.standin_limits`), so tests see what a real workspace would refuse.
+breaks them (:mod:`bot.standin.limits`), so tests see what a real workspace would refuse.
 Data only.
 """
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.clicks import is_progress
+from bot.say.clicks import is_progress
 from commands import register_all
 from harness.channels.slack_limits import MAX_TEXT, MAX_TEXT_OBJECT
 from harness.config import Settings

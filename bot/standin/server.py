@@ -2,9 +2,9 @@
 
 It answers every Web API method with ``ok`` (``auth.test`` with the configured bot
 user) unless Slack would refuse the call (a message over Slack's limits:
-:mod:`bot.standin_limits`, kept in :attr:`SlackStandIn.refused`), prints what would have
+:mod:`bot.standin.limits`, kept in :attr:`SlackStandIn.refused`), prints what would have
 been posted and keeps it (a message changed in place by
-``chat.update``, a stream or a reaction as Slack changes it: :mod:`bot.standin_live`), so
+``chat.update``, a stream or a reaction as Slack changes it: :mod:`bot.standin.live`), so
 ``python -m bot.say`` and tests can read it back; posts to a response URL are also
 applied as Slack applies them (``replace_original``, ``delete_original``), so a test can ask
 what the sender would see, not only what was sent. It is a development seam shipped in the package
@@ -24,15 +24,14 @@ from typing import Any, Final, final
 
 from aiohttp import web
 
-from bot.config import STANDIN_PATH
+from bot.config import RESPONSE_PATH, STANDIN_PATH
 from bot.recording import Recorder
 from bot.recording.recorder import RECORDED_HEADER
-from bot.standin_limits import blocks_refusal, refusal
-from bot.standin_live import LIVE_METHODS, LiveMessages
+from bot.standin.limits import blocks_refusal, refusal
+from bot.standin.live import LIVE_METHODS, LiveMessages
 
 log = logging.getLogger(__name__)
 
-RESPONSE_PATH: Final = "/_local/response/"
 SHOWN_SUFFIX: Final = "/shown"
 """``GET RESPONSE_PATH + key + SHOWN_SUFFIX``: :meth:`ResponseView.as_json` of that URL."""
 POSTS_PATH: Final = "/_local/posts"
@@ -100,7 +99,7 @@ class SlackStandIn:
         """Every call Slack took, in order."""
         self.refused: list[tuple[str, dict[str, Any], str]] = []
         """``(method, arguments, Slack's error)`` of each call refused as Slack refuses it
-        (:mod:`bot.standin_limits`; ``response`` for a response URL): never in :attr:`calls`."""
+        (:mod:`bot.standin.limits`; ``response`` for a response URL): never in :attr:`calls`."""
         self.responses: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
         self.shown: defaultdict[str, ResponseView] = defaultdict(ResponseView)
         self.messages: list[dict[str, Any]] = []
