@@ -10,6 +10,7 @@ Nothing here knows Slack (``bot/``) or Temporal (``harness/temporal``): bodies c
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from commands.guard import (
@@ -43,6 +44,7 @@ def register_all(
     temporal_namespace: str = "default",
     clock: Clock | None = None,
     model_prices: Mapping[str, ModelPrice] | None = None,
+    skills_dir: Path | None = None,
 ) -> list[Registration]:
     """Register the seal, the guard and every command body on ``manager``.
 
@@ -54,6 +56,7 @@ def register_all(
         temporal_namespace: the namespace tasks run in, for that link.
         clock: what ``/task status`` times with (the system clock unless given).
         model_prices: the models' prices, so ``/task budget`` knows whether a cost counts.
+        skills_dir: the worker's skills directory, which bare ``/task skill`` lists.
 
     Returns:
         The registrations, so a caller can unregister them.
@@ -71,6 +74,7 @@ def register_all(
         temporal_namespace=temporal_namespace,
         clock=clock or SystemClock(),
         model_prices=dict(model_prices or {}),
+        skills_dir=skills_dir,
     )
     seal = IdentitySeal()
     regs = [
@@ -89,7 +93,8 @@ def plugin(manager: HookManager, settings: Any) -> list[Registration]:  # noqa: 
     """Worker plugin entry (``HARNESS_PLUGINS='["commands:plugin"]'``).
 
     Uses ``settings.models`` when the settings have it, else :data:`DEFAULT_MODELS`, and
-    ``settings.temporal_ui_url`` with ``temporal_namespace`` for ``/task status``'s link, and
+    ``settings.temporal_ui_url`` with ``temporal_namespace`` for ``/task status``'s link,
+    ``settings.skills_dir`` for the skills bare ``/task skill`` lists, and
     ``settings.model_prices`` for ``/task budget``.
     """
     return register_all(
@@ -98,6 +103,7 @@ def plugin(manager: HookManager, settings: Any) -> list[Registration]:  # noqa: 
         temporal_ui_url=getattr(settings, "temporal_ui_url", ""),
         temporal_namespace=getattr(settings, "temporal_namespace", "default"),
         model_prices=getattr(settings, "model_prices", None),
+        skills_dir=getattr(settings, "skills_dir", None),
     )
 
 

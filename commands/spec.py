@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Final, Generic, TypeVar, final
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -70,6 +71,8 @@ class CommandConfig:
             in an activity, so they may read a clock; tests give a fixed one).
         model_prices: the models' prices (``HARNESS_MODEL_PRICES``): a cost limit on a
             model without one could never be reached, so ``/task budget`` refuses it.
+        skills_dir: where the worker finds skills (``HARNESS_SKILLS_DIR``), which bare
+            ``/task skill`` lists; ``None``: none to list.
     """
 
     models: tuple[str, ...] = DEFAULT_MODELS
@@ -78,6 +81,7 @@ class CommandConfig:
     temporal_namespace: str = "default"
     clock: Clock = field(default_factory=SystemClock)
     model_prices: Mapping[str, ModelPrice] = field(default_factory=dict)
+    skills_dir: Path | None = None
 
 
 Body = Callable[[CommandInvokedContext, A, CommandConfig], Awaitable[CommandResult]]

@@ -30,6 +30,8 @@ class TaskEndings:
     _ref: TaskRef
     _status: TaskStatus
     _alive: bool
+    _linked: bool
+    _title: str
     _conversation: Conversation
 
     def _common(self, correlation_id: str = "") -> dict[str, Any]:  # pragma: no cover
@@ -44,12 +46,17 @@ class TaskEndings:
             await self._report_failure(error)
             raise
         if self._alive:
-            await self._conversation.post(
-                ChannelMessage(
-                    channel=self._ref.channel,
-                    thread=self._ref.thread,
-                    text=replies.task_ended(done, self._ref.task_id),
+            # A sub-task's last line says how it ended, not how to start a task (issue 26).
+            child = bool(self._ref.parent_id) and self._linked
+            text = (
+                replies.subtask_ended(self._title, self._status)
+                if child
+                else replies.task_ended(
+                    done, subtask=self._ref.parent_id is not None, task_id=self._ref.task_id
                 )
+            )
+            await self._conversation.post(
+                ChannelMessage(channel=self._ref.channel, thread=self._ref.thread, text=text)
             )
         return TaskOutcome(
             task_id=self._ref.task_id,

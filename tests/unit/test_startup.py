@@ -11,7 +11,7 @@ import pytest
 from bot.config import BotSettings
 from harness.config import Settings
 from harness.hooks import HookConfigError
-from harness.startup import SettingsInvalid, load_settings, one_line, variable
+from harness.startup import QUOTES_STRIPPED, SettingsInvalid, load_settings, one_line, variable
 
 
 def refusal(cls, monkeypatch, **env: str) -> str:
@@ -109,3 +109,13 @@ def test_a_default_cost_limit_with_no_prices_is_refused_at_start(monkeypatch):
     assert line.startswith("HARNESS_BUDGET_COST needs HARNESS_MODEL_PRICES: with no model priced")
     monkeypatch.setenv("HARNESS_MODEL_PRICES", '{"offline": {"input": 1, "output": 2}}')
     assert load_settings(Settings, _env_file=None).budget_cost == 5.0
+
+
+def test_json_whose_quotes_honcho_stripped_says_to_single_quote_it_in_env(monkeypatch):
+    # .env's HARNESS_MODELS=["offline", "gpt-4o"] reaches a `make run` process as this
+    line = refusal(Settings, monkeypatch, HARNESS_MODELS="[offline,gpt-4o]")
+    assert line.startswith("HARNESS_MODELS must be JSON (")
+    assert line.endswith(QUOTES_STRIPPED)
+    assert not refusal(Settings, monkeypatch, HARNESS_MODELS='["offline",').endswith(
+        QUOTES_STRIPPED
+    )

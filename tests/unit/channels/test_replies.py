@@ -10,11 +10,15 @@ TASK = "task/T1/C1"
 
 def test_a_tasks_end_names_neither_its_id_nor_its_sub_tasks():
     done = f"{TASK} succeeded: done (cancelled 1 running sub-task(s): {TASK}/sub-2)"
-    assert replies.task_ended(done, TASK) == (
+    assert replies.task_ended(done, subtask=False, task_id=TASK) == (
         "This task has ended: succeeded: done (cancelled 1 running sub-task(s): sub-task 2). "
         "Mention me to start a new one here."
     )
-    assert replies.task_ended("all good", TASK).startswith("This task has ended: all good.")
+    ended = replies.task_ended("all good", subtask=False, task_id=TASK)
+    assert ended.startswith("This task has ended: all good.")
+    assert replies.task_ended(f"{TASK}/sub-1 done", subtask=True, task_id=f"{TASK}/sub-1") == (
+        "This sub-task has ended: done."
+    )
 
 
 def test_a_hook_service_retried_is_said_as_such_and_a_model_as_before():
