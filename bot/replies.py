@@ -125,10 +125,11 @@ def timed_out(command: str, seconds: float) -> str:
     )
 
 
-def task_joined(task_id: str) -> str:
-    """Posted in the thread of a mention that reached the channel's running task."""
+def task_joined() -> str:
+    """Posted in the thread of a mention that reached the channel's running task (no id:
+    issue 26)."""
     return (
-        f"this channel's task `{task_id}` is already running; your message went to it, "
+        "this channel's task is already running; your message went to it, "
         "and replies in this thread will too"
     )
 

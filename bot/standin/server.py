@@ -1,7 +1,9 @@
 """A local stand-in for Slack's Web API and response URLs, for running without credentials.
 
 It answers every Web API method with ``ok`` (``auth.test`` with the configured bot
-user), prints what would have been posted and keeps it (a message changed in place by
+user) unless Slack would refuse the call (a message over Slack's limits:
+:mod:`bot.standin.limits`, kept in :attr:`SlackStandIn.refused`), prints what would have
+been posted and keeps it (a message changed in place by
 ``chat.update``, a stream or a reaction as Slack changes it: :mod:`bot.standin.live`), so
 ``python -m bot.say`` and tests can read it back; posts to a response URL are also
 applied as Slack applies them (``replace_original``, ``delete_original``), so a test can ask
@@ -25,6 +27,7 @@ from aiohttp import web
 from bot.config import RESPONSE_PATH, STANDIN_PATH
 from bot.recording import Recorder
 from bot.recording.recorder import RECORDED_HEADER
+from bot.standin.limits import blocks_refusal, refusal
 from bot.standin.live import LIVE_METHODS, LiveMessages
 
 log = logging.getLogger(__name__)
@@ -93,6 +96,10 @@ class SlackStandIn:
         self.bot_user_id = bot_user_id
         self.recorder = recorder
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        """Every call Slack took, in order."""
+        self.refused: list[tuple[str, dict[str, Any], str]] = []
+        """``(method, arguments, Slack's error)`` of each call refused as Slack refuses it
+        (:mod:`bot.standin.limits`; ``response`` for a response URL): never in :attr:`calls`."""
         self.responses: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
         self.shown: defaultdict[str, ResponseView] = defaultdict(ResponseView)
         self.messages: list[dict[str, Any]] = []
@@ -125,6 +132,11 @@ class SlackStandIn:
 
     def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         """Keep one call, print it, and answer as Slack would."""
+        refused = refusal(method, args)
+        if refused is not None:
+            self.refused.append((method, args, str(refused["error"])))
+            print(f"[slack stand-in] {method} refused: {json.dumps(refused)}", flush=True)
+            return refused
         self.calls.append((method, args))
         if method == "auth.test":
             return {
@@ -176,6 +188,11 @@ class SlackStandIn:
         """A post to a response URL (the late reply of a slash command)."""
         payload = await _arguments(request)
         key = request.match_info["key"]
+        refused = blocks_refusal(payload.get("blocks"))
+        if refused is not None:
+            self.refused.append(("response", payload, str(refused["error"])))
+            print(f"[slack stand-in] response refused: {json.dumps(refused)}", flush=True)
+            return web.Response(status=400, text=str(refused["error"]))
         self.responses[key].append(payload)
         self.shown[key].apply(payload)
         shown = "(deletes the original)" if _flag(payload.get("delete_original")) else ""

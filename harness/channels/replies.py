@@ -114,8 +114,19 @@ def turn(outcome: Refused | Asked | Failed) -> str:
     return f"{kind}: {outcome.reason}"
 
 
+def service_down(outcome: Failed) -> bool:
+    """Whether ``outcome`` is a hook service that could not be reached or did not answer."""
+    return outcome.error_type in _TRANSPORT | _TIMEOUTS
+
+
 def retrying(outcome: Failed, attempt: int, limit: int) -> str:
-    """The notice that the model is being tried again (``attempt`` of ``limit``)."""
+    """The notice that an operation is being tried again (``attempt`` of ``limit``).
+
+    A hook service that is down is named as such (by its configured name, never its
+    address); anything else that is retried aloud is the model not answering.
+    """
+    if service_down(outcome):
+        return f"{_why(outcome)}; retrying, {attempt} of {limit}"
     return f"the model is not answering: {_why(outcome)}; retrying, {attempt} of {limit}"
 
 
@@ -144,6 +155,39 @@ def budget_spent(noun: str, amount: str, raise_with: str, *, timed_out: bool) ->
     return f"stopped: the {noun} budget of {amount} is used up{waited}; `{raise_with}` raises it"
 
 
+def cost_uncounted(model: str, instead: str) -> str:
+    """Why a cost limit is not set: the task's model has no price, so its cost stays $0.00.
+
+    ``instead`` is the command that limits tokens (``/task budget tokens 20k``).
+    """
+    which = f"the model `{neutral(model)}`" if model else "this task's model"
+    return (
+        f"a cost limit cannot be counted here: {which} has no price (an operator sets "
+        f"prices in HARNESS_MODEL_PRICES), so the cost would stay $0.00 and never reach "
+        f"the limit; limit tokens instead: `{instead}`"
+    )
+
+
+def cost_not_counted(model: str) -> str:
+    """The line under a budget whose cost limit cannot be reached (no price for ``model``)."""
+    which = f"`{neutral(model)}`" if model else "this task's model"
+    return f"note: the cost is not counted, {which} has no price (HARNESS_MODEL_PRICES)"
+
+
+def fitted(text: str, limit: int) -> str:
+    """``text`` as one Slack message holds it: cut at a line before ``limit`` characters, with
+    a last line saying how much did not fit (the transcript keeps it all)."""
+    if len(text) <= limit:
+        return text
+
+    def note(left: int) -> str:
+        return f"\n… ({left:,} more characters do not fit in one Slack message)"
+
+    head = text[: limit - len(note(len(text)))]
+    head = head.rsplit("\n", 1)[0] if "\n" in head else head
+    return head + note(len(text) - len(head))
+
+
 def question_timed_out(question: str, waited: str, *, approval: bool) -> str:
     """Posted when nobody answered a question within its timeout (``waited``, in words)."""
     outcome = "not approved" if approval else "the agent goes on without it"
@@ -163,12 +207,17 @@ def usage(problem: str, synopsis: str) -> str:
     return f"{problem}\nusage: `{synopsis}`"
 
 
-def task_ended(done: str, *, subtask: bool) -> str:
+def task_ended(done: str, *, subtask: bool, task_id: str = "") -> str:
     """What a task's thread reads when it ends (``done``: what ``task.complete`` said).
 
     A sub-task shares its parent's thread and channel, so it says nothing of starting
-    another: a mention there reaches the parent (issue 26).
+    another: a mention there reaches the parent (issue 26). No id reaches the thread
+    either: the task's own (``task_id``), which the default ``task.complete`` line starts
+    with, is left out, and a sub-task's is said as ``sub-task <n>``.
     """
+    if task_id:
+        done = done.removeprefix(f"{task_id} ")
+        done = re.sub(rf"{re.escape(task_id)}/sub-([\w-]+)", r"sub-task \1", done)
     if subtask:
         return f"This sub-task has ended: {done}."
     return f"This task has ended: {done}. Mention me to start a new one here."

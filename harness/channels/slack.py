@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any, Final, final
 
+from harness.channels import replies
+from harness.channels.slack_limits import MAX_TEXT
 from harness.domain import ChannelMessage, HelpRequest
 from harness.errors import ServiceError
 from harness.http import HttpClientError
@@ -138,17 +140,14 @@ class SlackChannel:
         Raises:
             ChannelError: the API could not be reached or answered ``ok: false``.
         """
+        text = replies.fitted(message.text, MAX_TEXT)  # Slack refuses more (issue 26)
         if message.user:
-            args: dict[str, Any] = {
-                "channel": message.channel,
-                "text": message.text,
-                "user": message.user,
-            }
+            args: dict[str, Any] = {"channel": message.channel, "text": text, "user": message.user}
             method = "chat.postEphemeral"
         else:
             args = {
                 "channel": message.channel,
-                "text": message.text,
+                "text": text,
                 "metadata": {
                     "event_type": POST_EVENT_TYPE,
                     "event_payload": {"key": idempotency_key},
@@ -172,7 +171,8 @@ class SlackChannel:
         Raises:
             ChannelError: as :meth:`post`.
         """
-        args: dict[str, Any] = {"channel": message.channel, "ts": message.ts, "text": message.text}
+        text = replies.fitted(message.text, MAX_TEXT)
+        args: dict[str, Any] = {"channel": message.channel, "ts": message.ts, "text": text}
         args["blocks"] = list(message.blocks)
         await self.call("chat.update", args)
 
