@@ -74,6 +74,7 @@ class LoopOperations:
         turn = self.turn
         if turn is not None:
             ctx = ctx.model_copy(update={"entities": {**ctx.entities, **turn.entity()}})
+            turn.before(ctx)  # after the entity: the context carries the last finished state
         outcome = await self._ops.perform(ctx, on_retry=on_retry)
         if isinstance(outcome, Failed):
             raise GaveUpError(operation, outcome)

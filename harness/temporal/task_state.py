@@ -14,6 +14,7 @@ from typing import Any
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from harness.channels import replies
     from harness.domain import (
         Effort,
         MidTurn,
@@ -67,6 +68,11 @@ class TaskState:
         return self._status
 
     @property
+    def finishing(self) -> bool:
+        """Whether the task was asked to end (``/task finish``, ``/task cancel``)."""
+        return self._finish is not None
+
+    @property
     def mid_turn(self) -> MidTurn:
         """What a message arriving mid-turn does."""
         return self._mid_turn
@@ -98,7 +104,7 @@ class TaskState:
 
     def _check_open(self) -> None:
         if self._status in FINAL_STATUSES or self._finish is not None:
-            raise ValueError("this task has finished")  # said in Slack: no id
+            raise ValueError(replies.TASK_ENDED)  # said in Slack: no id
 
     def _apply_spec(self, spec: TaskSpec) -> None:
         self._title, self._model, self._effort = spec.title, spec.model, spec.effort

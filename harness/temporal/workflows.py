@@ -266,9 +266,14 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings):
             return CommandResult(reply=replies.failed(typed, error.message))
         spawned = [e.subtask.task_id for e in applied if e.kind == "spawn_subtask"]
         reply = result.reply + "".join(f" as `{task_id}`" for task_id in spawned)
+        public = result.public
         if any(e.kind == "stop_turn" and e.idle for e in applied):
-            reply = "nothing is running: the task is waiting for your next message"
-        return result.model_copy(update={"reply": reply, "effects": tuple(applied)})
+            # Nothing was stopped by this one (a second stop, or the turn just ended): it is
+            # the sender's answer alone, as any command that changes nothing.
+            reply, public = replies.not_stopped(self._conversation.turn is not None), False
+        return result.model_copy(
+            update={"reply": reply, "effects": tuple(applied), "public": public}
+        )
 
     @command.validator
     def _check_command(self, ctx: CommandInvokedContext) -> None:
@@ -288,7 +293,8 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings):
     def _check_help(self, click: HelpClick) -> None:
         self._check_open()
         if not self._conversation.waiting_for(click.request_id):
-            raise ValueError(replies.QUESTION_CLOSED)  # the id stays out of the thread
+            note = self._conversation.closed(click.request_id)  # the id stays out of the thread
+            raise ValueError(replies.late_click(note) if note else replies.QUESTION_CLOSED)
 
     @workflow.update(name="finish")
     def finish(self, request: FinishRequest) -> None:
