@@ -21,7 +21,7 @@ from harness.bodies.help import APPROVE
 from harness.config import Settings
 
 from .conftest import TEAM, posting_to, serve_bot
-from .threads import COLLAB, HOLD, OWNER, Hold, Thread, snapshot, until
+from .threads import COLLAB, HOLD, OWNER, Hold, Thread, snapshot
 
 ASK = 'call ask_human {"question": "which environment?", "options": ["staging", "prod"]}'
 WRITE = 'call write_artefact {"name": "notes", "content": "one"}'
