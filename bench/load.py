@@ -30,7 +30,7 @@ from stack import SECRET, FloorWorkflow, Stack, echo, stack, stats
 from temporalio.client import Client
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
-from bot.as_slack import mention_body, signed_headers
+from bot.say.as_slack import mention_body, signed_headers
 
 TEAM, OWNER, BOT_USER = "TLOAD", "ULOADOWNER", "UBOTLOCAL"
 PATIENCE = float(os.environ.get("LOAD_PATIENCE", "120"))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import final
+from typing import TYPE_CHECKING, final
 
 from aiohttp import web
 from slack_bolt.async_app import AsyncApp
@@ -30,11 +30,13 @@ from bot.gateway import Harness
 from bot.lifecycle import Lifecycle
 from bot.middleware import DedupeEvents, GuardResponseUrls, LogRequests, RecordOutgoing
 from bot.recording import Recorder, RecordingWebClient, Scrubber
-from bot.standin import SlackStandIn
 from harness import health
 from harness.redaction import Redactor
 from harness.storage import database_url
 from harness.storage.ledger import Ledger
+
+if TYPE_CHECKING:  # the stand-in is developer tooling, loaded only in local mode (_standin)
+    from bot.standin import SlackStandIn
 
 log = logging.getLogger(__name__)
 
@@ -121,11 +123,7 @@ def build_app(
         if recorder is None
         else RecordingWebClient(recorder, token=token, base_url=settings.web_api_url)
     )
-    standin = (
-        SlackStandIn(settings.bot_user_id, streaming=settings.standin_streaming, recorder=recorder)
-        if settings.local
-        else None
-    )
+    standin = _standin(settings, recorder) if settings.local else None
 
     async def authorize_locally(enterprise_id: str | None, team_id: str | None) -> AuthorizeResult:
         return AuthorizeResult(
@@ -172,6 +170,15 @@ def build_app(
         redactor=redactor,
         lifecycle=Lifecycle(settings.path),
         recorder=recorder,
+    )
+
+
+def _standin(settings: BotSettings, recorder: Recorder | None) -> SlackStandIn:
+    """Local mode's Slack: the stand-in, imported here so a bot talking to Slack never loads it."""
+    from bot.standin import SlackStandIn  # developer tooling: loaded in local mode only
+
+    return SlackStandIn(
+        settings.bot_user_id, streaming=settings.standin_streaming, recorder=recorder
     )
 
 

@@ -28,11 +28,16 @@ from harness.channels.web_api import (
 from harness.http import is_loopback
 
 LOCAL_SIGNING_SECRET: Final = "local-dev-signing-secret"
+RESPONSE_PATH: Final = "/_local/response/"
+"""Where a slash command's ``response_url`` points in local mode: the stand-in's
+(:mod:`bot.standin`), on the bot's own port. The bot's guard
+(:class:`bot.middleware.GuardResponseUrls`) lets replies go only there."""
 APP_TOKEN_PREFIX: Final = "xapp-"
 """Slack's app-level tokens, the only kind that opens a Socket Mode connection."""
 __all__ = [
     "APP_TOKEN_PREFIX",
     "LOCAL_SIGNING_SECRET",
+    "RESPONSE_PATH",
     "STANDIN_PATH",
     "BotSettings",
     "startup_problem",

@@ -20,10 +20,10 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.webhook_response import WebhookResponse
 
+from bot.config import RESPONSE_PATH
 from bot.payloads import dedupe_keys
 from bot.recording import Recorder, RecordingRespond
 from bot.recording.recorder import recording_copy
-from bot.standin import RESPONSE_PATH
 from harness.http import is_loopback
 from harness.redaction import Redactor
 from harness.storage.ledger import Ledger

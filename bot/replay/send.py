@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import parse_qsl, urlencode
 
-from bot.as_slack import signed_headers
 from bot.recording.format import REPLAY_HEADER, RequestLine
+from bot.say.as_slack import signed_headers
 
 JSON: Final = "application/json"
 FORM: Final = "application/x-www-form-urlencoded"

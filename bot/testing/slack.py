@@ -2,7 +2,7 @@
 
 A test talks to a running bot (:func:`bot.testing.stack.running_stack`, or ``make run``)
 through the same signed requests Slack sends, built by the same functions ``python -m
-bot.say`` uses (:mod:`bot.say`, :mod:`bot.clicks`), and reads back what the bot and the
+bot.say`` uses (:mod:`bot.say.as_slack`, :mod:`bot.say.clicks`), and reads back what the bot and the
 worker posted from the bot's Web API stand-in (:mod:`bot.standin`), late slash replies
 included. It holds no connection between calls, so it works in whatever event loop a test
 runs in (pytest-asyncio's strict or auto mode, any loop scope). It is not a fake Slack:
@@ -21,8 +21,8 @@ from typing import Any, Final, final
 
 import aiohttp
 
-from bot.as_slack import mention_body, signed_headers, slash_body
-from bot.clicks import buttons, click_body, from_task, is_progress, last_question, last_stop
+from bot.say.as_slack import mention_body, signed_headers, slash_body
+from bot.say.clicks import buttons, click_body, from_task, is_progress, last_question, last_stop
 from bot.standin import POSTS_PATH, RESPONSE_PATH, SHOWN_SUFFIX
 from bot.testing.stack import Stack
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from bot.clicks import is_progress
+from bot.say.clicks import is_progress
 from harness.domain import ChannelMessage, TaskSpec
 from harness.storage import database_url, open_database
 from harness.storage.artefacts import SqlArtefactStore

@@ -13,7 +13,7 @@ import asyncio
 
 import pytest
 
-from bot.clicks import is_progress
+from bot.say.clicks import is_progress
 from commands import register_all
 from harness.channels.progress import PROGRESS_BLOCK, STOP_ACTION
 from harness.config import Settings

@@ -20,8 +20,8 @@ from urllib.parse import urlencode
 import pytest
 from aiohttp import web
 
-from bot.as_slack import signed_headers
 from bot.config import LOCAL_SIGNING_SECRET
+from bot.say.as_slack import signed_headers
 from harness.domain import TaskSpec
 
 from .conftest import FIXTURES, TEAM, serve_bot

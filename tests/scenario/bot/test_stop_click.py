@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 
-from bot.clicks import click_body, is_progress, last_stop
+from bot.say.clicks import click_body, is_progress, last_stop
 from harness.channels.progress import STOP_ACTION, progress_message
 from harness.domain import TurnProgress
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.clicks import click_body
+from bot.say.clicks import click_body
 
 from .conftest import TEAM, Slack, free_port
 from .test_start import ROOT, bot_env

@@ -11,7 +11,7 @@ import asyncio
 import time
 import uuid
 
-from bot.clicks import buttons, click_body
+from bot.say.clicks import buttons, click_body
 from bot.standin import POSTS_PATH
 
 OWNER, COLLAB, WATCHER = "U0OWNER", "U0COLLAB", "U0WATCH"

@@ -32,8 +32,8 @@ METHOD = re.compile(rf"(?:{FAMILIES})\.[a-z][A-Za-z]*(?:\.[a-z][A-Za-z]*)*")
 CLIENT_CALL = re.compile(rf"(?:{FAMILIES})_[a-z][A-Za-z]*(?:_[a-z][A-Za-z]*)*")
 NOT_CALLERS = {
     "harness/channels/scopes.py",
-    "bot/standin.py",
-    "bot/standin_live.py",
+    "bot/standin/server.py",
+    "bot/standin/live.py",
     "bot/recording/recorder.py",
     "bot/replay/view.py",
 }

@@ -1,6 +1,6 @@
 """The stand-in's live-message methods: ``chat.update``, streams, reactions, assistant status.
 
-Applied to the messages the stand-in keeps (:class:`bot.standin.SlackStandIn`), as Slack
+Applied to the messages the stand-in keeps (:class:`bot.standin.server.SlackStandIn`), as Slack
 applies them, so ``conversations.*`` and ``/_local/posts`` show a message's current text
 and a test can ask what a thread looks like now, not only what was sent. A stand-in built
 with ``streaming=False`` (``BOT_STANDIN_STREAMING=0``) answers the streaming methods as a

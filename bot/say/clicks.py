@@ -1,8 +1,7 @@
 """Clicks as Slack sends them: the buttons of a posted message, and the ``block_actions`` body.
 
 For ``python -m bot.say --click N`` and ``--click stop`` (local mode), which reads what the bot
-posted back
-from the stand-in (:mod:`bot.standin`) and clicks one of its buttons. The listener
+posted back from the stand-in (:mod:`bot.standin`) and clicks one of its buttons. The listener
 that receives the click is :mod:`bot.actions`; the buttons are built by the worker
 (:func:`harness.channels.help_blocks`).
 """

@@ -2,7 +2,7 @@
 
 It answers every Web API method with ``ok`` (``auth.test`` with the configured bot
 user), prints what would have been posted and keeps it (a message changed in place by
-``chat.update``, a stream or a reaction as Slack changes it: :mod:`bot.standin_live`), so
+``chat.update``, a stream or a reaction as Slack changes it: :mod:`bot.standin.live`), so
 ``python -m bot.say`` and tests can read it back; posts to a response URL are also
 applied as Slack applies them (``replace_original``, ``delete_original``), so a test can ask
 what the sender would see, not only what was sent. It is a development seam shipped in the package
@@ -22,14 +22,13 @@ from typing import Any, Final, final
 
 from aiohttp import web
 
-from bot.config import STANDIN_PATH
+from bot.config import RESPONSE_PATH, STANDIN_PATH
 from bot.recording import Recorder
 from bot.recording.recorder import RECORDED_HEADER
-from bot.standin_live import LIVE_METHODS, LiveMessages
+from bot.standin.live import LIVE_METHODS, LiveMessages
 
 log = logging.getLogger(__name__)
 
-RESPONSE_PATH: Final = "/_local/response/"
 SHOWN_SUFFIX: Final = "/shown"
 """``GET RESPONSE_PATH + key + SHOWN_SUFFIX``: :meth:`ResponseView.as_json` of that URL."""
 POSTS_PATH: Final = "/_local/posts"

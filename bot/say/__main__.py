@@ -26,9 +26,9 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
-from bot.as_slack import mention_body, signed_headers, slash_body
-from bot.clicks import buttons, click_body, from_task, is_progress, last_question, last_stop
 from bot.config import LOCAL_SIGNING_SECRET, BotSettings
+from bot.say.as_slack import mention_body, signed_headers, slash_body
+from bot.say.clicks import buttons, click_body, from_task, is_progress, last_question, last_stop
 from bot.standin import POSTS_PATH, RESPONSE_PATH, SHOWN_SUFFIX
 
 
