@@ -16,7 +16,7 @@ import uuid
 
 import pytest
 
-from bot.clicks import buttons, click_body, from_task
+from bot.say.clicks import buttons, click_body, from_task
 from harness.bodies.help import APPROVE
 from harness.config import Settings
 
