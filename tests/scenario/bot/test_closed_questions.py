@@ -21,7 +21,7 @@ from harness.bodies.help import APPROVE
 from harness.config import Settings
 
 from .conftest import TEAM, posting_to, serve_bot
-from .threads import COLLAB, HOLD, OWNER, Hold, Thread, snapshot
+from .threads import COLLAB, HOLD, OWNER, Hold, Thread, snapshot, until_async
 
 ASK = 'call ask_human {"question": "which environment?", "options": ["staging", "prod"]}'
 WRITE = 'call write_artefact {"name": "notes", "content": "one"}'
@@ -180,7 +180,11 @@ async def test_a_question_left_open_by_a_stop_is_closed_and_the_task_is_idle(sla
     thread = Thread(slack, harness)
     await thread.start(ASK)
     asked = await question(thread, "which environment?")
-    assert (await snapshot(slack, thread)).status == "waiting"
+
+    async def waiting() -> bool:  # posted first, then the task waits
+        return (await snapshot(slack, thread)).status == "waiting"
+
+    await until_async(waiting, what="the task waiting for an answer")
     await thread.slash("/task stop")
     await thread.until_posted("stopped by <@U0OWNER>")
     await edited(thread, asked, "closed by a stop")
