@@ -11,6 +11,7 @@ what is checked is what bolt will see. The gate that calls it is :mod:`bot.gate`
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, final
 from urllib.parse import parse_qsl
@@ -138,7 +139,18 @@ def parse(text: str, headers: Mapping[str, str | Sequence[str]]) -> dict[str, An
         body = _parse_body(text, content_type)
     except (ValueError, RecursionError) as error:  # JSONDecodeError, int digits limit, nesting
         raise MalformedBody(f"unparsable: {type(error).__name__}") from None
+    if content_type != "application/json" and not text.startswith("{"):  # bolt's form branch
+        _refuse_repeated_fields(text)
     return check(body)
+
+
+def _refuse_repeated_fields(text: str) -> None:
+    """A form field given twice (``text=a&text=b``) is refused: Slack never sends one, and
+    which value applies would be the parser's guess, not the sender's (issue 26)."""
+    counts = Counter(key for key, _ in parse_qsl(text, keep_blank_values=True))
+    repeated = sorted(key for key, n in counts.items() if n > 1)
+    if repeated:
+        raise MalformedBody(f"form fields given more than once: {', '.join(repeated)[:200]}")
 
 
 def check(body: object) -> dict[str, Any]:

@@ -135,21 +135,27 @@ def build_hooks(
         multiplier=settings.retry_backoff_multiplier,
         maximum_seconds=settings.retry_max_backoff_seconds,
     )
-    manager = HookManager(
-        redactor=Redactor(secrets=settings.secret_values()), max_depth=settings.hook_max_depth
+    secrets = settings.secret_values()
+    redactor = (
+        hooks.file.redaction.redactor(secrets=secrets) if hooks else Redactor(secrets=secrets)
     )
+    manager = HookManager(redactor=redactor, max_depth=settings.hook_max_depth)
     manager.audit.sinks.append(SqlAuditStore(database))
     register_monitors(manager, meter)
     retry = hooks.retry_defaults(retry) if hooks else retry
     store = SqlArtefactStore(database)
     runtime = BodyRuntime(settings, store, transcripts=TranscriptStore(database))
-    approvals = hooks.file.approvals if hooks else None
+    approvals = hooks.live_approvals if hooks else None
     default = approvals.default if approvals else DEFAULT_APPROVALS
     deps = runtime.deps(random=system_random(), retry=retry, approvals=default)
     register_defaults(manager, deps)
     catalogue = catalogue_of(deps.tools)  # approvals by policy (issue 14): the tools' own word
-    [policy, _] = register_approvals(
-        manager, approvals, needs_approval=catalogue.approval, safe=catalogue.safe
+    policy, *_ = register_approvals(
+        manager,
+        approvals,
+        needs_approval=catalogue.approval,
+        safe=catalogue.safe,
+        audited=hooks.file.approvals if hooks and hooks.audit_only else None,
     )
     register_plugins(manager, settings)
     # Pure executors' decisions live in the database every worker shares (issue 15).

@@ -45,7 +45,7 @@ def register_defaults(manager: HookManager, deps: BodyDeps) -> list[Registration
     Returns:
         The registrations, in the order made (for logs and for unregistering).
     """
-    check_bodies()  # rows added at run time (catalogue.extend) need their body too
+    check_bodies()  # rows declared at run time (a plugin's context class) need theirs too
     streams = Streams(enabled=deps.progress == "stream")
     wiring = Wiring(manager=manager, deps=deps, streams=streams)
     loop_defaults = LoopDefaultsAnswer(tools=deps.tools, loop=deps.loop, resources=deps.resources)

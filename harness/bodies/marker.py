@@ -119,7 +119,7 @@ def check_bodies() -> None:
 
 
 def _forget(operation: str) -> None:
-    """Drop the body of an operation whose catalogue ``extend`` was undone."""
+    """Drop the body of an operation :func:`~harness.hooks.catalogue.forget_operation` removed."""
     BODIES.pop(operation, None)
 
 

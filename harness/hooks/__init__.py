@@ -23,7 +23,7 @@ from harness.hooks.catalogue import (
     activity_of,
     entries,
     entry_of,
-    extend,
+    forget_operation,
     on_remove,
     points_at,
 )
@@ -134,7 +134,7 @@ __all__ = [
     "describe_chains",
     "entries",
     "entry_of",
-    "extend",
+    "forget_operation",
     "load_hooks_config",
     "on_remove",
     "points_at",

@@ -1,28 +1,30 @@
 """The operation catalogue: the one record of each operation of DESIGN.md, and what derives from it.
 
-Each row (:class:`Entry`) holds every per-operation fact: its name, its family (the module
-of :mod:`harness.hooks.contexts` that holds its context and of :mod:`harness.bodies` that
-holds its default body), the Temporal activity that runs it, whether it calls a model,
-where the progress reporter watches it, which inputs its activity's result leaves out,
-where policy rules may sit and whether it has a default body. ``OPERATIONS``, ``POINTS``,
-the activities (:mod:`harness.temporal.activities`), the progress reporter's points and
-the policy's points are all derived from the rows. The table names no class: each
-``<Op>Context`` registers itself with its class keyword (``operation="..."``,
-:class:`harness.hooks.contexts.base.HookContext`), and each default body with its marker
-(:func:`harness.bodies.marker.body`); both are checked against the rows at import. So the
-contexts import the catalogue and never the other way round. What runs at a point is
-:mod:`harness.hooks.manager`'s.
+Each row (:class:`Entry`) holds every per-operation fact: its name, its family, the Temporal
+activity that runs it, whether it calls a model, where the progress reporter watches it,
+which inputs its activity's result leaves out, where policy rules may sit, the workflow's
+attempts and whether it has a default body. There is no table here: the row is declared
+by the operation's context class, with the columns as class keywords
+(``class LlmInvokedContext(HookContext, operation="llm.invoked", calls_model=True)``,
+:class:`harness.hooks.contexts.base.HookContext`), which :func:`record` s it here as
+the class is defined. A plugin's operation is declared the same way, at run time.
 
-Adding an operation is one row here, one context class and (unless ``body=False``) one
-default body: ``docs/architecture.md``, "Adding an operation".
+This module is the registry and its lookups (:func:`entries`, :func:`entry_of`,
+:func:`split_point`, :func:`points_at`, :func:`activity_of`, ...); it imports no context.
+``OPERATIONS``, ``POINTS`` and ``ACTIVITIES`` are the built-in catalogue, fixed by
+:func:`seal` once :mod:`harness.hooks.contexts` has loaded every family module (in load
+order, each module's classes in definition order; nothing depends on it): reading them
+earlier is an ``ImportError``. Adding an operation: ``docs/architecture.md``, "Adding an operation".
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final, Literal, final
+from typing import TYPE_CHECKING, Any, Final, Literal, final
 
 from harness.hooks.errors import UnknownHookPointError
 
@@ -43,7 +45,7 @@ def activity_name(operation: str) -> str:
 
 
 _DERIVED: Final = "<derived>"
-
+_NAME: Final = re.compile(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*")
 
 Phase = Literal["pre", "in", "post"]
 PHASES: Final[tuple[Phase, Phase, Phase]] = ("pre", "in", "post")
@@ -53,6 +55,9 @@ PHASES: Final[tuple[Phase, Phase, Phase]] = ("pre", "in", "post")
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One row of the catalogue: the record of one operation.
+
+    Every attribute but ``operation`` is a class keyword of the operation's context class
+    (:data:`COLUMNS`); ``family`` defaults to the context module's name.
 
     Attributes:
         operation: ``<noun>.<verb>``; its points are ``<operation>.<phase>``.
@@ -73,6 +78,9 @@ class Entry:
             (``command.invoked``: one; a person who typed a command is answered at once).
         body: it has a default body (:mod:`harness.bodies`); ``False`` when its bodies are a
             plugin's (``command.invoked``: each command's, ``commands/``).
+
+    Raises:
+        TypeError: a column of the wrong shape (``progress="post"`` for ``("post",)``).
     """
 
     operation: str
@@ -88,53 +96,57 @@ class Entry:
     def __post_init__(self) -> None:
         if self.activity == _DERIVED:
             object.__setattr__(self, "activity", activity_name(self.operation))
+        problems = [
+            *_shape(self.operation, "operation", _is(str, self.operation, _NAME.fullmatch)),
+            *_shape(self.family, "family", _is(str, self.family, str.isidentifier)),
+            *_shape(self.activity, "activity", self.activity is None or bool(self.activity)),
+            *_shape(self.calls_model, "calls_model", isinstance(self.calls_model, bool)),
+            *_shape(self.progress, "progress", _phases(self.progress)),
+            *_shape(self.policy, "policy", _phases(self.policy)),
+            *_shape(self.unechoed, "unechoed", _names(self.unechoed)),
+            *_shape(
+                self.attempts,
+                "attempts",
+                self.attempts is None or _is(int, self.attempts, (1).__le__),
+            ),
+            *_shape(self.body, "body", isinstance(self.body, bool)),
+        ]
+        if problems:
+            raise TypeError(f"the row of {self.operation!r}: {'; '.join(problems)}")
 
 
-CATALOGUE: Final[tuple[Entry, ...]] = (
-    Entry("request.received", "task"),
-    Entry("task.created", "task"),
-    Entry("task.state_changed", "task"),
-    Entry("task.complete", "task"),
-    Entry("context.created", "llm", unechoed=("transcript",)),
-    Entry("llm.invoked", "llm", calls_model=True, progress=("pre", "post"), unechoed=("messages",)),
-    Entry("tool_calls.extracted", "llm"),
-    Entry("tool.invoked", "tool", progress=("pre", "post"), policy=("pre",)),
-    Entry("system_one.invoked", "llm", calls_model=True, unechoed=("transcript",)),
-    Entry("plan.created", "plan", progress=("post",)),
-    Entry("step.started", "plan", progress=("post",)),
-    Entry("step.finished", "plan", progress=("post",)),
-    Entry("subtask.spawned", "plan"),
-    Entry("help.requested", "help"),
-    Entry("help.decided", "help"),
-    Entry("channel.sent", "channel", progress=("post",)),
-    Entry("channel.received", "channel"),
-    Entry("compaction.trigger", "compaction"),
-    Entry("compaction.keep", "compaction", unechoed=("messages",)),
-    Entry("compaction.summarise", "compaction", calls_model=True, unechoed=("messages",)),
-    Entry("persistence.read", "persistence"),
-    Entry("persistence.write", "persistence"),
-    Entry("activity.failed", "activity"),
-    Entry("activity.retried", "activity"),
-    Entry("heartbeat.tick", "activity", activity=None),
-    Entry("shutdown", "activity", activity=None),
-    Entry("skill.loaded", "skill"),
-    Entry("skill.unloaded", "skill"),
-    Entry("agent.invoked", "plan"),
-    Entry("command.invoked", "command", policy=("pre",), attempts=1, body=False),
-)
-"""The operations of DESIGN.md, in its order."""
+COLUMNS: Final = tuple(f.name for f in dataclasses.fields(Entry) if f.name != "operation")
+"""The class keywords a context class may give beside ``operation``."""
 
-OPERATIONS: Final[tuple[str, ...]] = tuple(entry.operation for entry in CATALOGUE)
 
-ACTIVITIES: Final[dict[str, str]] = {
-    entry.operation: entry.activity for entry in CATALOGUE if entry.activity is not None
+def _shape(value: object, column: str, ok: bool) -> list[str]:
+    return [] if ok else [f"{column}={value!r} is not {_WANTED[column]}"]
+
+
+def _is(kind: type, value: object, test: Callable[[Any], object] = bool) -> bool:
+    """``value`` is a ``kind`` (never a bool standing for a number) that passes ``test``."""
+    return isinstance(value, kind) and not isinstance(value, bool) and bool(test(value))
+
+
+def _phases(value: object) -> bool:
+    return isinstance(value, tuple) and all(p in PHASES for p in value)
+
+
+def _names(value: object) -> bool:
+    return isinstance(value, tuple) and all(isinstance(n, str) and n for n in value)
+
+
+_WANTED: Final = {
+    "operation": "lower-case words joined by dots (thing.done)",
+    "family": "a module name (plan)",
+    "activity": "an activity name or None",
+    "calls_model": "True or False",
+    "progress": "a tuple of phases, ('pre', 'post')",
+    "policy": "a tuple of phases, ('pre',)",
+    "unechoed": "a tuple of field names, ('messages',)",
+    "attempts": "None or a number from 1",
+    "body": "True or False",
 }
-"""Operation -> the activity that runs it: ``tool.invoked`` -> ``tool-invoked-v1``.
-
-Names only, for workflow code (import it inside ``imports_passed_through``); the
-activities themselves are :mod:`harness.temporal.activities`'."""
-
-POINTS: Final[tuple[str, ...]] = tuple(f"{op}.{phase}" for op in OPERATIONS for phase in PHASES)
 
 BUILTIN_BODY_PRIORITY: Final = 1000
 """Priority of the built-in default bodies; a lower number runs first and may replace them."""
@@ -145,53 +157,90 @@ ROLE_GUARD_PRIORITY: Final = 100
 DEFAULT_PRIORITY: Final = 500
 """Priority of an executor registered without one: after guards, before default bodies."""
 
-# The live catalogue: the table above, plus what extend() added in this process.
-_ENTRIES: Final[dict[str, Entry]] = {entry.operation: entry for entry in CATALOGUE}
-_POINT_SET: Final[set[str]] = set(POINTS)
+# The live catalogue: every row its context class recorded, built-in or a plugin's.
+_ENTRIES: Final[dict[str, Entry]] = {}
+_POINT_SET: Final[set[str]] = set()
 _ON_REMOVE: Final[list[Callable[[str], None]]] = []
+_BUILTIN: Final[set[str]] = set()
+
+# The built-in catalogue, set by seal(): declared here for readers and type checkers.
+OPERATIONS: tuple[str, ...]
+"""The built-in operations, in the order their context classes were defined and loaded."""
+POINTS: tuple[str, ...]
+"""Every point ``<operation>.<phase>`` of :data:`OPERATIONS`."""
+ACTIVITIES: dict[str, str]
+"""Operation -> the activity that runs it: ``tool.invoked`` -> ``tool-invoked-v1``.
+
+Names only, for workflow code (import it inside ``imports_passed_through``); the
+activities themselves are :mod:`harness.temporal.activities`'."""
+_SEALED: Final = ("OPERATIONS", "POINTS", "ACTIVITIES")
+
+
+def record(entry: Entry) -> None:
+    """Add a row to the live catalogue (what a context class's keywords call).
+
+    Raises:
+        TypeError: the operation is in the catalogue already.
+    """
+    if entry.operation in _ENTRIES:
+        raise TypeError(f"operation {entry.operation!r} is in the catalogue already")
+    _ENTRIES[entry.operation] = entry
+    _POINT_SET.update(f"{entry.operation}.{phase}" for phase in PHASES)
+
+
+def seal() -> None:
+    """Fix the built-in catalogue: the rows recorded now are ``OPERATIONS``, ``POINTS``, ...
+
+    :mod:`harness.hooks.contexts` calls it once every family module has loaded; rows
+    recorded afterwards are plugins' (:func:`entries` has them, ``OPERATIONS`` not).
+    """
+    global OPERATIONS, POINTS, ACTIVITIES
+    _BUILTIN.update(_ENTRIES)
+    OPERATIONS = tuple(_ENTRIES)
+    POINTS = tuple(f"{op}.{phase}" for op in OPERATIONS for phase in PHASES)
+    ACTIVITIES = {e.operation: e.activity for e in _ENTRIES.values() if e.activity is not None}
+
+
+if not TYPE_CHECKING:  # a type checker reads the declarations above
+
+    def __getattr__(name: str) -> object:
+        if name in _SEALED:
+            raise ImportError(
+                f"harness.hooks.catalogue.{name} is read before every context module has "
+                "loaded: import harness.hooks (or harness.hooks.contexts) first"
+            )
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def forget_operation(operation: str) -> None:
+    """Remove an operation declared at run time, its context class and its default body.
+
+    The undo of a plugin's (or a test's) context class; a built-in row stays.
+
+    Raises:
+        ValueError: ``operation`` is a built-in one.
+    """
+    if operation in _BUILTIN:
+        raise ValueError(f"{operation} is a built-in operation; only a run-time one is forgotten")
+    if _ENTRIES.pop(operation, None) is not None:
+        _POINT_SET.difference_update(f"{operation}.{phase}" for phase in PHASES)
+        for forget in _ON_REMOVE:
+            forget(operation)
+
+
+def on_remove(forget: Callable[[str], None]) -> None:
+    """Call ``forget(operation)`` on :func:`forget_operation` (the context and body registries)."""
+    _ON_REMOVE.append(forget)
 
 
 def entries() -> tuple[Entry, ...]:
-    """Every row of the live catalogue: the table, then any added by :func:`extend`."""
+    """Every row of the live catalogue: the built-in ones, then any a plugin declared."""
     return tuple(_ENTRIES.values())
 
 
 def points() -> tuple[str, ...]:
     """Every point of the live catalogue, in catalogue order."""
     return tuple(f"{entry.operation}.{phase}" for entry in _ENTRIES.values() for phase in PHASES)
-
-
-def extend(entry: Entry) -> Callable[[], None]:
-    """Add an operation to this process's catalogue; define its context class after this.
-
-    Managers and activity hosts built afterwards know it; ``OPERATIONS`` and ``POINTS``
-    stay the table's. Meant for tests (the "adding an operation" proof) and for plugins
-    that bring operations of their own.
-
-    Returns:
-        The undo: removes the row and its context class.
-
-    Raises:
-        ValueError: the operation is in the catalogue already.
-    """
-    if entry.operation in _ENTRIES:
-        raise ValueError(f"operation {entry.operation!r} is in the catalogue already")
-    _ENTRIES[entry.operation] = entry
-    added = {f"{entry.operation}.{phase}" for phase in PHASES}
-    _POINT_SET.update(added)
-
-    def undo() -> None:
-        if _ENTRIES.pop(entry.operation, None) is not None:
-            _POINT_SET.difference_update(added)
-            for forget in _ON_REMOVE:
-                forget(entry.operation)
-
-    return undo
-
-
-def on_remove(forget: Callable[[str], None]) -> None:
-    """Call ``forget(operation)`` when an :func:`extend` is undone (the context registry does)."""
-    _ON_REMOVE.append(forget)
 
 
 def split_point(point: str) -> tuple[str, Phase]:

@@ -76,7 +76,7 @@ class HookManager:
         self.max_depth = max_depth
         self.audit = AuditLog(self.redactor)
         self.observers = ObserverQueue(self.audit)
-        # The live catalogue's points: an operation added by catalogue.extend is one too.
+        # The live catalogue's points: an operation a plugin declared at run time is one too.
         self._registrations: dict[str, list[Registration]] = {p: [] for p in points()}
         self._chains: dict[str, tuple[Registration, ...]] = {p: _EMPTY for p in points()}
         self._runs = dict(self._chains)  # what run() runs: _chains with validators grouped

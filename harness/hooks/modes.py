@@ -12,6 +12,7 @@ at once is :mod:`harness.hooks.validators`'.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Final, Literal, final
 
 from harness.hooks.audit import AuditKind, AuditLog
@@ -111,9 +112,24 @@ class ValidatorExecutor(_Wrapped):
         return None
 
 
+_SHADOW: ContextVar[tuple[HookContext, HookContext] | None] = ContextVar(
+    "harness_audit_shadow", default=None
+)
+"""The live context of the running chain and what it would be had the audited rewrites applied.
+
+Set by one :class:`AuditExecutor`, read by the next in the same chain (executors are
+awaited one after another in the operation's task, so they share this variable); a
+live context that is no longer the one recorded starts a fresh shadow."""
+
+
 @final
 class AuditExecutor(_Wrapped):
-    """Runs an executor in dry-run mode: its veto, rewrite or failure is recorded, never applied."""
+    """Runs an executor in dry-run mode: its veto, rewrite or failure is recorded, never applied.
+
+    It sees the context as the audited executors before it would have left it (their
+    rewrites applied to a shadow copy), so the audit lists every decision a file would
+    make, e.g. a policy's veto of a call another executor would have rewritten (issue 26).
+    """
 
     __slots__ = ("audit",)
 
@@ -122,11 +138,13 @@ class AuditExecutor(_Wrapped):
         self.audit = audit
 
     async def __call__(self, ctx: HookContext, /) -> None:
-        """Run the executor, record what it would have done, and pass through."""
+        """Run the executor on the shadow, record what it would have done, and pass through."""
+        held = _SHADOW.get()
+        shadow = held[1] if held is not None and held[0] is ctx else ctx
         try:
-            out = await self.inner(ctx)
+            out = await self.inner(shadow)
         except HookAbort as abort:
-            kind = "refuse" if abort.refusal else "abort"
+            kind = "ask" if abort.ask else "refuse" if abort.refusal else "abort"
             self._note("audit_veto", f"would {kind}: {abort.reason}", ctx)
             return None
         except Exception as error:
@@ -135,13 +153,15 @@ class AuditExecutor(_Wrapped):
             return None
         if out is not None:
             changed = sorted(
-                name for name, value in out.__dict__.items() if ctx.__dict__.get(name) != value
+                name for name, value in out.__dict__.items() if shadow.__dict__.get(name) != value
             )
             self._note(
                 "audit_rewrite",
                 f"would rewrite {', '.join(changed) or 'nothing (same values)'}",
                 ctx,
             )
+            if type(out) is type(shadow):
+                _SHADOW.set((ctx, out))
         return None
 
     def _note(self, kind: AuditKind, reason: str, ctx: HookContext) -> None:

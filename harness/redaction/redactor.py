@@ -11,6 +11,9 @@ scan over JSON bytes is :mod:`harness.redaction.json_scan`.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import enum
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -19,6 +22,7 @@ from typing import Any, Final, NamedTuple, TypeVar, final
 import pydantic_core
 from pydantic import BaseModel
 
+from harness.errors import HarnessError
 from harness.redaction.json_scan import JsonDetector, class_defaults, field_key
 from harness.redaction.patterns import (
     BASIC,
@@ -68,6 +72,26 @@ _FLAG_LETTERS: Final = (
     (re.VERBOSE, "x"),
     (re.ASCII, "a"),
 )
+
+
+class RedactionError(HarnessError):
+    """A value the redactor cannot prove clean (a cycle), so nothing of it may be sent.
+
+    Callers meet it where a context or an output is scrubbed, and fail (closed); another
+    attempt would meet the same value, so it is not retried.
+    """
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        super().__init__(
+            f"cannot redact a {kind} that refers to itself (or is nested too deep to walk): "
+            "it is not sent, logged or stored; build it without cycles"
+        )
+
+    @property
+    def retryable(self) -> bool:
+        """No: the same value comes back on every attempt."""
+        return False
 
 
 class _Rule(NamedTuple):
@@ -207,7 +231,16 @@ class Redactor:
         return field_key(name) in self._fields
 
     def redact(self, value: T) -> T:
-        """``value`` with secrets masked; unchanged parts are returned as the same objects."""
+        """``value`` with secrets masked; unchanged parts are returned as the same objects.
+
+        ``bytes`` are read as UTF-8 (undecodable bytes kept as they are), dataclasses are
+        rebuilt with their fields masked, and an ``Enum`` member whose value holds a
+        secret is replaced by its masked value: masked in another type beats unmasked.
+
+        Raises:
+            RedactionError: the value is cyclic (or nested past the recursion limit), so
+                no copy of it can be proved clean; nothing of it may leave (issue 26).
+        """
         if isinstance(value, str):
             return self.redact_text(value)  # type: ignore[return-value]  # str in, str out
         if self._detect_json is not None and value is not None:
@@ -226,7 +259,11 @@ class Redactor:
             else:
                 if self._detect_json.is_clean(text):
                     return value
-        return self._walk(value)  # type: ignore[no-any-return]  # _walk preserves the type
+        try:
+            return self._walk(value)  # type: ignore[no-any-return]  # _walk preserves the type
+        except RecursionError:
+            pass  # raised outside the handler: no traceback thousands of frames deep
+        raise RedactionError(type(value).__name__)
 
     def _walk(self, value: Any) -> Any:  # noqa: ANN401  # any value built of models, maps, lists
         if isinstance(value, str):
@@ -242,7 +279,33 @@ class Redactor:
             if all(new is old for new, old in zip(items, value, strict=True)):
                 return value
             return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+        if isinstance(value, bytes | bytearray):
+            text = bytes(value).decode("utf-8", "surrogateescape")
+            masked = self.redact_text(text)
+            return (
+                value if masked is text else type(value)(masked.encode("utf-8", "surrogateescape"))
+            )
+        if isinstance(value, enum.Enum):
+            inner = self._walk(value.value)
+            return value if inner is value.value else inner
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return self._dataclass(value)
         return value
+
+    def _dataclass(self, value: Any) -> Any:  # noqa: ANN401  # any dataclass instance
+        updates = {}
+        for field in dataclasses.fields(value):
+            old = getattr(value, field.name)
+            new = self._field_value(field.name, old)
+            if new is not old:
+                updates[field.name] = new
+        if not updates:
+            return value
+        # A copy, not dataclasses.replace: that would reset init=False fields to defaults.
+        rebuilt = copy.copy(value)
+        for name, new in updates.items():
+            object.__setattr__(rebuilt, name, new)  # frozen ones too: it is our own copy
+        return rebuilt
 
     def _model(self, model: BaseModel) -> BaseModel:
         updates: dict[str, Any] = {}

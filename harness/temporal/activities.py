@@ -72,7 +72,7 @@ class HarnessActivities(ActivityHost):
         """One activity per activity name of the catalogue, as the worker registers them.
 
         Read from the live catalogue, so an operation added with
-        :func:`harness.hooks.catalogue.extend` before this call is among them.
+        a context class declared (by a plugin) before this call is among them.
         """
         operations: dict[str, list[str]] = {}
         for entry in entries():

@@ -1,8 +1,9 @@
 """ToolRegistry: the tools a worker offers, by name, and the one way a call is run.
 
 The registry turns a :class:`~harness.domain.ToolCall` into a
-:class:`~harness.domain.ToolResult`: an unknown tool or a refused call is an
-``is_error`` result for the model to read; a backend failure
+:class:`~harness.domain.ToolResult`: an unknown tool, arguments that break the tool's
+schema (:mod:`harness.tools.arguments`) or a refused call is an ``is_error`` result for
+the model to read; a backend failure
 (:class:`~harness.tools.errors.ToolUnavailable`) propagates so the operation is retried.
 """
 
@@ -12,6 +13,7 @@ from collections.abc import Iterable
 from typing import final
 
 from harness.domain import ToolCall, ToolResult, ToolSpec
+from harness.tools.arguments import ArgumentsCheck
 from harness.tools.base import Tool
 from harness.tools.errors import ToolError, ToolUnavailable
 
@@ -26,6 +28,7 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        self._checks: dict[str, ArgumentsCheck] = {}
         for tool in tools:
             self.add(tool)
 
@@ -39,6 +42,7 @@ class ToolRegistry:
         if name in self._tools:
             raise ValueError(f"tool {name!r} is already registered")
         self._tools[name] = tool
+        self._checks[name] = ArgumentsCheck(name, tool.spec.parameters)
 
     def get(self, name: str) -> Tool | None:
         """The tool called ``name``, if any."""
@@ -64,6 +68,10 @@ class ToolRegistry:
         if tool is None:
             known = ", ".join(self._tools) or "none"
             return ToolResult(content=f"unknown tool {call.name!r}; tools: {known}", is_error=True)
+        problems = self._checks[call.name].problems(call.arguments)
+        if problems:  # the model broke the schema it was offered: say what, run nothing
+            text = f"arguments do not match the schema of tool {call.name!r}:\n{problems}"
+            return ToolResult(content=text, is_error=True)
         try:
             return await tool.call(dict(call.arguments), task_id=task_id)
         except ToolUnavailable:

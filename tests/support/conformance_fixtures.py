@@ -256,7 +256,7 @@ mcpf = [
 ]
 
 rt = []
-for op in OPERATIONS:
+for op in sorted(OPERATIONS):  # by name: no module order reaches the file
     ctx = (
         sample(op)
         .model_copy(update={"correlation_id": "conformance-round-trip"})

@@ -22,6 +22,7 @@ from harness.hooks.errors import HookConfigError
 from harness.hooks.executor import Executor, Registration, executor_kind
 from harness.hooks.manager import HookManager
 from harness.hooks.modes import Mode
+from harness.hooks.monitors.approvals import ApprovalsConfig
 from harness.hooks.pure import DecisionStore, PureExecutor
 
 if TYPE_CHECKING:
@@ -76,6 +77,12 @@ class HooksConfig:
     entries: tuple[ResolvedEntry, ...]
     audit_only: bool = False
     """Loaded as a dry run (:meth:`HooksFile.audited`); a reload reads the file the same way."""
+
+    @property
+    def live_approvals(self) -> ApprovalsConfig | None:
+        """The ``[approvals]`` to apply: none in audit mode, where the file's only runs on
+        trial (:func:`~harness.hooks.monitors.approvals.register_approvals`, issue 26)."""
+        return None if self.audit_only else self.file.approvals
 
     def retry_defaults(self, base: RetryDefaults | None = None) -> RetryDefaults:
         """``base`` with what ``[retry]`` sets (for the ``activity.failed`` body)."""

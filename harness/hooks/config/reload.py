@@ -120,6 +120,7 @@ class HooksReload:
         self._approvals = approvals
         # What the default bodies were given at start: a change needs a restart.
         self._baked = (config.file.retry if config else None, _approval_default(config))
+        self._redaction = config.file.redaction if config else None
         # Installed by build_hooks with the worker's database (issue 15, point 4): at start only.
         self._stats = bool(config and config.file.observability.executor_stats)
         self._lock = asyncio.Lock()
@@ -228,7 +229,7 @@ class HooksReload:
         running = getattr(self._approvals.executor, "inner", self._approvals.executor)
         if not isinstance(running, ApprovalPolicy):
             return None
-        wanted = config.file.approvals or ApprovalsConfig()
+        wanted = config.live_approvals or ApprovalsConfig()
         # The default went to the tasks' loop defaults at start: it stays what they were given.
         wanted = wanted.model_copy(update={"default": running.config.default})
         if wanted == running.config:
@@ -242,6 +243,7 @@ class HooksReload:
         return (
             *(("[retry]",) if config.file.retry != retry else ()),
             *(("[approvals] default",) if _approval_default(config) != default else ()),
+            *(("[redaction]",) if config.file.redaction != self._redaction else ()),
             *(
                 ("[observability] executor_stats",)
                 if config.file.observability.executor_stats != self._stats
@@ -305,7 +307,7 @@ def _sections(before: HooksConfig | None, after: HooksConfig) -> tuple[str, ...]
 
 
 def _approval_default(config: HooksConfig | None) -> str:
-    approvals = config.file.approvals if config else None
+    approvals = config.live_approvals if config else None
     return approvals.default if approvals else DEFAULT_APPROVALS
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import fnmatch
 import re
+from collections.abc import Iterable
 from typing import Any, Final, Literal
 from urllib.parse import urlsplit
 
@@ -21,6 +22,7 @@ from harness.hooks.config.wrappers import FailurePolicy
 from harness.hooks.modes import Mode
 from harness.hooks.monitors.approvals import ApprovalsConfig
 from harness.hooks.monitors.policy import PolicyRule
+from harness.redaction import Redactor
 
 Kind = Literal["local", "jsonrpc", "mcp"]
 
@@ -253,6 +255,46 @@ class ObserversSection(_Section):
     """How long the worker's shutdown waits for the queue to drain before cancelling it."""
 
 
+class RedactionSection(_Section):
+    """``[redaction]``: what the worker masks beside the built-in token families (issue 26).
+
+    Applied to the redactor every context, output, audit record and remote cause goes
+    through; read at start (a change needs a restart).
+    """
+
+    patterns: tuple[str, ...] = ()
+    """Regular expressions whose matches are masked wherever they appear."""
+    fields: tuple[str, ...] = ()
+    """Field or key names whose values are masked whole (case and ``-``/``_`` ignored)."""
+
+    @field_validator("patterns")
+    @classmethod
+    def _compiles(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for pattern in value:
+            try:
+                compiled = re.compile(pattern)
+            except re.error as error:
+                raise ValueError(f"{pattern!r} is not a regular expression: {error}") from None
+            if compiled.fullmatch("") is not None:
+                raise ValueError(f"{pattern!r} matches the empty text: it would mask nothing")
+        try:
+            Redactor(patterns=value, defaults=False)  # e.g. two patterns naming one group
+        except re.error as error:
+            raise ValueError(f"the patterns do not combine: {error}") from None
+        return value
+
+    @field_validator("fields")
+    @classmethod
+    def _named(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if any(not name.strip() for name in value):
+            raise ValueError("a field name is empty")
+        return value
+
+    def redactor(self, *, secrets: Iterable[str] = ()) -> Redactor:
+        """The worker's redactor: the defaults, these patterns and fields, and ``secrets``."""
+        return Redactor(patterns=self.patterns, fields=self.fields, secrets=secrets)
+
+
 class HooksFile(_Section):
     """The whole file."""
 
@@ -264,6 +306,7 @@ class HooksFile(_Section):
     chain: ChainSection = ChainSection()
     observability: ObservabilitySection = ObservabilitySection()
     observers: ObserversSection | None = None
+    redaction: RedactionSection = RedactionSection()
 
     def audited(self) -> HooksFile:
         """This file with every executor and the policy that could change an operation in

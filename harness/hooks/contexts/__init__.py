@@ -1,10 +1,11 @@
-"""Typed contexts, one per operation, each registered (in :mod:`.base`) as it is defined.
+"""Typed contexts, one per operation, each declaring its catalogue row as it is defined.
 
-Every module of this package is imported here, found on disk (a new family needs no
-import list), and then every catalogue row must have its context class or the import
-fails (:func:`.base.check_contexts`). :func:`context_type` and ``CONTEXT_TYPES`` are
-:mod:`.base`'s, re-exported; so are the original 30 classes, by name, for hook code. A
-context added since is imported from its family's module
+Every module of this package is imported here (those re-exported below first, then any
+other found on disk, by file name: a new family needs no import list), and then the
+built-in catalogue is sealed (:func:`harness.hooks.catalogue.seal`): ``OPERATIONS`` is the
+rows in that load order, each module's classes in definition order. :func:`context_type`
+and ``CONTEXT_TYPES`` are :mod:`.base`'s, re-exported; so are the original 30 classes, by
+name, for hook code. A context added since is imported from its family's module
 (``harness.hooks.contexts.<family>``).
 
 The value types the contexts carry (``TaskRef``, ``TaskSnapshot``, ``ToolCall``, ...) are
@@ -50,13 +51,14 @@ from harness.domain import (
     Triage,
     Usage,
 )
+from harness.hooks.catalogue import seal
 from harness.hooks.contexts.activity import (
     ActivityFailedContext,
     ActivityRetriedContext,
     HeartbeatTickContext,
     ShutdownContext,
 )
-from harness.hooks.contexts.base import CONTEXT_TYPES, HookContext, check_contexts, context_type
+from harness.hooks.contexts.base import CONTEXT_TYPES, HookContext, context_type
 from harness.hooks.contexts.channel import ChannelReceivedContext, ChannelSentContext
 from harness.hooks.contexts.command import CommandInvokedContext
 from harness.hooks.contexts.compaction import (
@@ -88,11 +90,11 @@ from harness.hooks.contexts.task import (
 )
 from harness.hooks.contexts.tool import ToolInvokedContext
 
-# Each class registered itself on definition; every family module is loaded, so a row
-# without a class is a wiring mistake caught here, at import (pluggy's check_pending).
+# Each class recorded its row on definition; once every family module is loaded, the
+# built-in catalogue is complete, and OPERATIONS, POINTS and ACTIVITIES are fixed.
 for _family in pkgutil.iter_modules(__path__):
     importlib.import_module(f"{__name__}.{_family.name}")
-check_contexts()
+seal()
 
 
 __all__ = [

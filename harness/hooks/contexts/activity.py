@@ -28,7 +28,7 @@ class ActivityRetriedContext(HookContext, operation="activity.retried"):
     result: float | None = None
 
 
-class HeartbeatTickContext(HookContext, operation="heartbeat.tick"):
+class HeartbeatTickContext(HookContext, operation="heartbeat.tick", activity=None):
     """A running task or activity reports it is alive; the body returns whether to go on."""
 
     activity: str = ""
@@ -37,7 +37,7 @@ class HeartbeatTickContext(HookContext, operation="heartbeat.tick"):
     result: bool | None = None
 
 
-class ShutdownContext(HookContext, operation="shutdown"):
+class ShutdownContext(HookContext, operation="shutdown", activity=None):
     """The worker is stopping; the body returns what it handed back or finished."""
 
     reason: str = ""

@@ -6,7 +6,7 @@ from harness.domain import EMPTY, ChannelMessage, FrozenJson
 from harness.hooks.contexts.base import HookContext
 
 
-class ChannelSentContext(HookContext, operation="channel.sent"):
+class ChannelSentContext(HookContext, operation="channel.sent", progress=("post",)):
     """The harness posts to a thread; the body returns the message as posted (with its ts)."""
 
     message: ChannelMessage

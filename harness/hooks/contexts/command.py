@@ -6,7 +6,9 @@ from harness.domain import CommandResult, Role, TaskSnapshot
 from harness.hooks.contexts.base import HookContext
 
 
-class CommandInvokedContext(HookContext, operation="command.invoked"):
+class CommandInvokedContext(
+    HookContext, operation="command.invoked", policy=("pre",), attempts=1, body=False
+):
     """A slash command. ``role`` is derived by the task's workflow, never taken from the caller."""
 
     command: str

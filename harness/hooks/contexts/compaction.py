@@ -14,14 +14,16 @@ class CompactionTriggerContext(HookContext, operation="compaction.trigger"):
     result: bool | None = None
 
 
-class CompactionKeepContext(HookContext, operation="compaction.keep"):
+class CompactionKeepContext(HookContext, operation="compaction.keep", unechoed=("messages",)):
     """The body returns the indices of the messages kept verbatim."""
 
     messages: tuple[Message, ...]
     result: tuple[int, ...] | None = None
 
 
-class CompactionSummariseContext(HookContext, operation="compaction.summarise"):
+class CompactionSummariseContext(
+    HookContext, operation="compaction.summarise", calls_model=True, unechoed=("messages",)
+):
     """The messages not kept are summarised; the body returns the summary text."""
 
     messages: tuple[Message, ...]

@@ -14,7 +14,7 @@ from harness.domain import (
 from harness.hooks.contexts.base import HookContext
 
 
-class ContextCreatedContext(HookContext, operation="context.created"):
+class ContextCreatedContext(HookContext, operation="context.created", unechoed=("transcript",)):
     """The prompt for the next model call is assembled; the body returns its messages."""
 
     transcript: tuple[Message, ...] = ()
@@ -25,7 +25,13 @@ class ContextCreatedContext(HookContext, operation="context.created"):
     result: tuple[Message, ...] | None = None
 
 
-class LlmInvokedContext(HookContext, operation="llm.invoked"):
+class LlmInvokedContext(
+    HookContext,
+    operation="llm.invoked",
+    calls_model=True,
+    progress=("pre", "post"),
+    unechoed=("messages",),
+):
     """One call to the main model."""
 
     model: str
@@ -43,7 +49,9 @@ class ToolCallsExtractedContext(HookContext, operation="tool_calls.extracted"):
     result: tuple[ToolCall, ...] | None = None
 
 
-class SystemOneInvokedContext(HookContext, operation="system_one.invoked"):
+class SystemOneInvokedContext(
+    HookContext, operation="system_one.invoked", calls_model=True, unechoed=("transcript",)
+):
     """A fast, cheap model call that triages a request before the main model runs."""
 
     model: str

@@ -13,14 +13,14 @@ from harness.domain import (
 from harness.hooks.contexts.base import HookContext
 
 
-class PlanCreatedContext(HookContext, operation="plan.created"):
+class PlanCreatedContext(HookContext, operation="plan.created", progress=("post",)):
     """The model writes a plan for a goal."""
 
     goal: str
     result: Plan | None = None
 
 
-class StepStartedContext(HookContext, operation="step.started"):
+class StepStartedContext(HookContext, operation="step.started", progress=("post",)):
     """A plan step is about to run; the body returns the step as it will run."""
 
     index: int
@@ -28,7 +28,7 @@ class StepStartedContext(HookContext, operation="step.started"):
     result: PlanStep | None = None
 
 
-class StepFinishedContext(HookContext, operation="step.finished"):
+class StepFinishedContext(HookContext, operation="step.finished", progress=("post",)):
     """A plan step ran; the body returns its outcome."""
 
     index: int

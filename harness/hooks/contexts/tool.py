@@ -6,7 +6,9 @@ from harness.domain import ApprovalDefault, HelpDecision, ToolCall, ToolResult
 from harness.hooks.contexts.base import HookContext
 
 
-class ToolInvokedContext(HookContext, operation="tool.invoked"):
+class ToolInvokedContext(
+    HookContext, operation="tool.invoked", progress=("pre", "post"), policy=("pre",)
+):
     """One tool call about to run (pre), running (in), or done (post).
 
     ``approval`` is a person's approval of this call (or a standing one for its tool,

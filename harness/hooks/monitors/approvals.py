@@ -207,6 +207,7 @@ def register_approvals(
     *,
     needs_approval: Iterable[str] = (),
     safe: Iterable[str] = (),
+    audited: ApprovalsConfig | None = None,
 ) -> list[Registration]:
     """Register the approval policy and its audit on ``manager`` (the worker's build does).
 
@@ -215,12 +216,21 @@ def register_approvals(
         config: the hooks file's ``[approvals]``; its defaults when ``None``.
         needs_approval: the names of the tools that require approval.
         safe: the names of the tools that only read.
+        audited: an ``[approvals]`` on trial (``HARNESS_HOOKS_AUDIT_ONLY``): it runs in
+            audit mode beside the live policy, its verdicts recorded, none applied.
 
     Returns:
-        The two registrations, to unregister.
+        The registrations (the live policy first), to unregister.
     """
+    needs_approval, safe = frozenset(needs_approval), frozenset(safe)
     policy = ApprovalPolicy(config or ApprovalsConfig(), needs_approval=needs_approval, safe=safe)
-    return [
+    registrations = [
         manager.register("tool.invoked.pre", policy, priority=APPROVAL_PRIORITY, mode="validator"),
         manager.register("help.decided.post", ApprovalAudit(manager.audit)),
     ]
+    if audited is not None:
+        trial = ApprovalPolicy(audited, needs_approval=needs_approval, safe=safe)
+        registrations.append(
+            manager.register("tool.invoked.pre", trial, priority=APPROVAL_PRIORITY, mode="audit")
+        )
+    return registrations

@@ -29,7 +29,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, CallToolResult, RequestParamsMeta, Tool
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from harness.hooks.remote.wire import WireError
 from harness.http.errors import TLS_DROPPED_HINT
 
 log = logging.getLogger(__name__)
@@ -252,7 +254,7 @@ class _Owner:
             raise
         except BaseException as error:  # handed to the waiting caller, mapped there
             if not self._ready.done():
-                self._ready.set_exception(_first_leaf(error))
+                self._ready.set_exception(_unsupported_version(_first_leaf(error)))
             else:
                 log.debug("MCP session ended: %r", error)
         finally:
@@ -359,6 +361,23 @@ def _dropped_over_tls(error: BaseException) -> ConnectionError:
     """A handshake that broke off over https, worded for what it may mean (issue 15)."""
     text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
     return ConnectionError(f"{text} ({TLS_DROPPED_HINT})")
+
+
+_SDK_VERSION_REFUSAL: Final = "Unsupported protocol version from the server: "
+
+
+def _unsupported_version(error: BaseException) -> BaseException:
+    """The SDK's bare ``RuntimeError`` for a server's protocol version, as a wire error
+    naming both sides' versions (issue 26); any other error as it is."""
+    text = str(error)
+    if type(error) is not RuntimeError or not text.startswith(_SDK_VERSION_REFUSAL):
+        return error
+    theirs = text.removeprefix(_SDK_VERSION_REFUSAL)
+    ours = ", ".join(HANDSHAKE_PROTOCOL_VERSIONS)
+    return WireError(
+        f"the MCP server speaks protocol version {theirs}, this client one of {ours}: "
+        "upgrade the server or the harness's mcp package"
+    )
 
 
 def _first_leaf(error: BaseException) -> BaseException:

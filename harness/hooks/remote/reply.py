@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from harness.hooks.contexts import HookContext, context_type
 from harness.hooks.errors import HookAbort
+from harness.hooks.remote.canonical import canonical
 from harness.hooks.remote.wire import AbortRequest, WireError
 from harness.redaction import Redactor
 
@@ -63,8 +64,8 @@ def tool_name(point: str) -> str:
 
 
 def encode_context(ctx: HookContext) -> dict[str, Any]:
-    """``ctx`` as the JSON-ready dict a remote receives (and sends back)."""
-    return ctx.model_dump(mode="json")
+    """``ctx`` as the JSON-ready dict a remote receives (and sends back), sets sorted."""
+    return canonical(ctx).model_dump(mode="json")
 
 
 def reply_of(out: HookContext | None) -> dict[str, Any]:

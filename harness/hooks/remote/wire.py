@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from harness.errors import HarnessError, ServiceError
 from harness.hooks.errors import HookTransportError
+from harness.hooks.remote.canonical import canonical
 from harness.http.errors import HttpClientError
 from harness.redaction import Redactor
 
@@ -189,14 +190,13 @@ def redacted_copy(exc: BaseException, redactor: Redactor, depth: int = 0) -> Red
 
 
 def encode_request(request_id: RequestId, method: str, params: dict[str, Any]) -> bytes:
-    """The JSON of an :class:`RpcRequest`; pydantic models inside ``params`` are serialized.
+    """The JSON of an :class:`RpcRequest`; models inside ``params`` serialised, sets sorted.
 
     Built from a plain dict rather than through the model: this is the hot path, and
     a test checks the bytes validate as :class:`RpcRequest`.
     """
-    return pydantic_core.to_json(
-        {"jsonrpc": JSONRPC_VERSION, "id": request_id, "method": method, "params": params}
-    )
+    envelope = {"jsonrpc": JSONRPC_VERSION, "id": request_id, "method": method}
+    return pydantic_core.to_json({**envelope, "params": canonical(params)})
 
 
 def encode_result(request_id: RequestId | None, result: object) -> bytes:
@@ -337,20 +337,24 @@ class _TransportErrorMap:
         # Returning None (never True) tells callers and mypy that nothing is swallowed.
         if exc is None:
             return
-        # Chained from a redacted copy, never from exc: a traceback prints every cause.
         foreign = _foreign()  # only on the way out with an error: no cost on success
-        if isinstance(exc, foreign):
-            error = _transport_error(self.point, self.endpoint, self.redactor, exc)
-            raise error from redacted_copy(exc, self.redactor)
-        if isinstance(exc, ExceptionGroup):
+        leaf: BaseException = exc
+        if not isinstance(exc, foreign):
+            if not isinstance(exc, ExceptionGroup):
+                return
             matched, rest = exc.split(foreign)
             if matched is None or rest is not None:
                 return
-            leaf: BaseException = matched
+            leaf = matched
             while isinstance(leaf, BaseExceptionGroup):
                 leaf = leaf.exceptions[0]
-            error = _transport_error(self.point, self.endpoint, self.redactor, leaf)
+        error = _transport_error(self.point, self.endpoint, self.redactor, leaf)
+        try:
             raise error from redacted_copy(exc, self.redactor)
+        finally:
+            # A raise in __exit__ makes exc (unredacted) the error's __context__, which
+            # `from` only hides from printing; a debugger still walks it (issue 26).
+            error.__context__ = None
 
 
 def _transport_error(

@@ -56,7 +56,7 @@ class LoopProbe:
     """Performs one operation as the agent loop does: ``LoopOperations.run(ctx)`` and nothing else.
 
     The context's class is looked up in the live catalogue, so an operation a plugin added
-    at run time (``catalogue.extend``) runs through the workflow's real path.
+    at run time (its context class) runs through the workflow's real path.
     """
 
     @workflow.run

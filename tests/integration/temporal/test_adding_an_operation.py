@@ -1,9 +1,9 @@
 """A plugin's own operation runs through the real path, following docs/architecture.md's recipe.
 
-"Adding an operation" there is exact; a plugin that brings an operation of its own does
-the same three steps at run time: the row (``catalogue.extend`` instead of a line in the
-table), the context class (the class keyword) and the default body (``@body`` on a
-``Bodies`` class). Then the worker's own manager (``build_manager``, which registers every
+"Adding an operation" there is exact; a plugin that brings an operation of its own takes
+the same two steps at run time: the context class, whose class keywords are the
+operation's catalogue row, and the default body (``@body`` on a ``Bodies`` class). Then
+the worker's own manager (``build_manager``, which registers every
 marked body) and its own activities (``HarnessActivities``) know it, and the workflow
 performs it exactly as the agent loop performs any operation: ``LoopOperations.run(ctx)``
 through ``OperationRunner``, on a real worker of the session's dev server. Everything the
@@ -20,7 +20,14 @@ import pytest
 from temporalio.worker import Worker
 
 from harness.bodies import Bodies, body, register_defaults
-from harness.hooks import OPERATIONS, Entry, HookContext, HookManager, context_type, extend
+from harness.hooks import (
+    OPERATIONS,
+    HookContext,
+    HookManager,
+    context_type,
+    entry_of,
+    forget_operation,
+)
 from harness.temporal.activities import HOOKED_ATTRIBUTE, HarnessActivities
 
 from .probe import LoopProbe
@@ -28,22 +35,23 @@ from .probe import LoopProbe
 
 @pytest.fixture
 def echoed() -> Iterator[type[HookContext]]:
-    """The plugin's operation: its row, its context class, its default body; undone afterwards."""
-    undo = extend(Entry("probe.echoed", "probe", unechoed=("lines",)))  # 1. the row
+    """The plugin's operation: its context class (the row) and its default body; forgotten after."""
 
-    class ProbeEchoedContext(HookContext, operation="probe.echoed"):  # 2. the context
+    class ProbeEchoedContext(  # 1. the context class, its keywords the row
+        HookContext, operation="probe.echoed", family="probe", unechoed=("lines",)
+    ):
         """Lines to echo back; the body returns them upper-cased, one text."""
 
         lines: tuple[str, ...]
         result: str | None = None
 
-    class ProbeBodies(Bodies):  # 3. the default body, found by its marker
+    class ProbeBodies(Bodies):  # 2. the default body, found by its marker
         @body(ProbeEchoedContext)
         async def echoed(self, ctx: ProbeEchoedContext) -> ProbeEchoedContext:
             return ctx.model_copy(update={"result": " ".join(ctx.lines).upper()})
 
     yield ProbeEchoedContext
-    undo()
+    forget_operation("probe.echoed")
 
 
 @pytest.fixture
@@ -55,7 +63,8 @@ def manager(echoed, manager):
 async def test_a_runtime_added_operation_runs_through_loop_operations_on_a_real_worker(
     client, task_queue, manager, recorder, echoed
 ):
-    assert "probe.echoed" not in OPERATIONS  # the table in the source is untouched
+    assert "probe.echoed" not in OPERATIONS  # the built-in catalogue is the package's
+    assert entry_of("probe.echoed").activity == "probe-echoed-v1"  # from the row
     assert context_type("probe.echoed.in") is echoed
     [registered_body] = manager.registrations("probe.echoed.in")  # register_defaults found it
     assert registered_body.name.endswith("ProbeBodies.echoed")
@@ -84,13 +93,11 @@ async def test_a_runtime_added_operation_runs_through_loop_operations_on_a_real_
 
 
 def test_a_row_a_plugin_adds_without_its_body_is_refused_when_the_defaults_register(echoed):
-    undo = extend(Entry("probe.bodiless", "probe"))
+    class ProbeBodilessContext(HookContext, operation="probe.bodiless", family="probe"):
+        pass
+
     try:
-
-        class ProbeBodilessContext(HookContext, operation="probe.bodiless"):
-            pass
-
         with pytest.raises(TypeError, match=r"without a default body: probe\.bodiless"):
             register_defaults(HookManager(), deps=None)  # type: ignore[arg-type]  # fails first
     finally:
-        undo()
+        forget_operation("probe.bodiless")

@@ -9,11 +9,13 @@ from __future__ import annotations
 import asyncio
 from uuid import uuid4
 
+import pytest
+from pydantic import Field
 from temporalio.worker import Worker
 
 from harness.domain import TaskRef
 from harness.domain.outcome import Asked, Refused
-from harness.hooks import HookAbort
+from harness.hooks import HookAbort, forget_operation
 from harness.hooks.catalogue import ACTIVITIES, DISPATCH_HOOKS
 from harness.hooks.contexts import (
     ActivityFailedContext,
@@ -65,14 +67,31 @@ def sample(operation: str) -> HookContext:
         "skill.unloaded": {"name": "arithmetic"},
         "agent.invoked": {"agent": "reviewer", "input": 'call echo {"text": "x"}'},
     }.get(operation)
-    if fields is None:  # a new operation: the schemas, fixtures and activity tests need one
-        raise LookupError(
-            f"no sample context of {operation}: add its required fields to sample() in "
-            "tests/integration/temporal/test_hooked_activity.py"
-        )
+    if fields is None:  # a newer operation: its required fields' own examples
+        fields = examples(operation)
     return context_type(operation).model_validate(
         {"task": REF, "correlation_id": "probe", "participants": OWNER, **fields}
     )
+
+
+def examples(operation: str) -> dict[str, object]:
+    """The first example of each required field of ``operation``'s context.
+
+    Raises:
+        LookupError: a required field has none (the schemas, fixtures and activity tests
+            need a sample of every operation).
+    """
+    cls = context_type(operation)
+    required = {name: f for name, f in cls.model_fields.items() if f.is_required()}
+    bare = [name for name, f in required.items() if not f.examples]
+    if bare:
+        raise LookupError(
+            f"no sample context of {operation}: give {cls.__name__}'s required fields "
+            f"{', '.join(bare)} an example each, Field(examples=[...]) (the published "
+            "schema shows it), or add them to sample() in "
+            "tests/integration/temporal/test_hooked_activity.py"
+        )
+    return {name: f.examples[0] for name, f in required.items() if f.examples}
 
 
 async def probe(client, task_queue, name, ctx, cancel_after=0.0):
@@ -82,6 +101,23 @@ async def probe(client, task_queue, name, ctx, cancel_after=0.0):
         id=f"probe-{uuid4()}",
         task_queue=task_queue,
     )
+
+
+def test_a_newer_operations_sample_is_its_required_fields_examples():
+    class ProbeSampledContext(HookContext, operation="probe.sampled", family="probe"):
+        lines: tuple[str, ...] = Field(examples=[["a", "b"]])
+        note: str = ""
+
+    class ProbeBareContext(HookContext, operation="probe.bare", family="probe"):
+        lines: tuple[str, ...]
+
+    try:
+        assert sample("probe.sampled").lines == ("a", "b")
+        with pytest.raises(LookupError, match=r"give ProbeBareContext's required fields lines an"):
+            sample("probe.bare")
+    finally:
+        forget_operation("probe.sampled")
+        forget_operation("probe.bare")
 
 
 async def test_every_registered_activity_runs_its_chain_through_the_wrapper(

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from harness.domain import TaskSpec, TaskStatus
-from harness.hooks.catalogue import CATALOGUE
+from harness.hooks.catalogue import OPERATIONS, entry_of
 from harness.temporal.activities import HarnessActivities
 from harness.temporal.worker import build_worker, describe, serve
 
@@ -59,7 +59,7 @@ def test_describe_lists_the_builtin_bodies_in_run_order(manager):
     )
     # Every row that says body has its default body (command.invoked's are the commands plugin's).
     with_body = [line.split(".in ", 1)[0] for line in lines if ".in 1000 " in line]
-    assert set(with_body) == {e.operation for e in CATALOGUE if e.body}
+    assert set(with_body) == {op for op in OPERATIONS if entry_of(op).body}
     assert len([line for line in lines if " 1000 " in line]) == len(with_body)
     # The worker's loop defaults answer their own persistence.read key before the store.
     assert any(line.startswith("persistence.read.in 900 ") for line in lines)

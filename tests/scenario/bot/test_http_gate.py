@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from urllib.parse import urlencode
 
 import pytest
 
@@ -59,6 +60,16 @@ async def test_signed_form_body_labelled_json_is_400(gate):
 async def test_signed_json_array_is_400(gate):
     body = json.dumps([1, 2, 3])
     assert (await gate.post(body, gate.build_headers(body, "application/json")))[0] == 400
+
+
+@pytest.mark.parametrize("field", ["text", "command", "user_id"])
+async def test_a_signed_form_body_with_a_field_twice_is_400_and_reaches_no_task(gate, field):
+    """Which value would apply is the parser's guess: an ambiguous body is refused (issue 26)."""
+    body = gate.slash_body("/model", "gpt-x", user="U0OWNER", channel="C1", key="k")
+    twice = (
+        f"{body}&{urlencode({field: {'text': 'claude-y', 'command': '/task'}.get(field, 'U9')})}"
+    )
+    assert await gate.post(twice, gate.build_headers(twice, FORM)) == (400, "malformed body")
 
 
 async def test_huge_body_is_413_without_checking_it(gate):

@@ -174,7 +174,7 @@ async def test_a_command_whose_activity_fails_gets_the_one_attempt_its_row_says(
     _, reply = await slack.slash("/model", "gpt-x", user=OWNER, channel=channel)
     assert "failed" in reply
     assert attempts == [1]
-    assert failed == [("command.invoked", 1, False)]  # Entry("command.invoked", attempts=1)
+    assert failed == [("command.invoked", 1, False)]  # its row says attempts=1
 
 
 async def test_a_failure_names_the_command_as_typed_under_the_umbrella(slack, manager, task):

@@ -143,3 +143,46 @@ def test_a_hooks_file_that_vetoes_the_tool_call_fails_naming_the_exchange(
         audited.stdout,
         re.M,
     ), audited.stdout
+
+
+TRIAL = """
+[[policy.rules]]
+name = "shout"
+action = "rewrite"
+tool = "echo"
+set = { text = "SHOUTED" }
+
+[approvals]
+[[approvals.rules]]
+name = "shouting"
+tool = "echo"
+verdict = "deny"
+arguments = { text = "SHOUT" }
+reason = "no shouting"
+
+[[approvals.rules]]
+name = "greetings"
+tool = "echo"
+verdict = "deny"
+arguments = { text = "hello" }
+reason = "no greetings"
+"""
+
+
+def test_audit_mode_applies_no_approvals_and_lists_what_follows_a_rewrite(
+    recorded: Path, tmp_path: Path
+):
+    """A dry run (issue 26): the file's [approvals] would refuse the recorded echo, and its
+    policy would rewrite it first; nothing applies, and the audit lists the rewrite and the
+    refusal the rewritten call would then meet (not the one the original would)."""
+    hooks = tmp_path / "trial.toml"
+    hooks.write_text(TRIAL)
+    reply = load(recorded).requests[3]  # the thread reply that calls the tool
+    audited = _replay(recorded, "--audit", HARNESS_HOOKS_CONFIG=str(hooks))
+    assert audited.returncode == 0, audited.stdout + audited.stderr
+    assert "replay: 7 exchanges, 7 the same, 0 different" in audited.stdout, audited.stdout
+    lines = [line.strip() for line in audited.stdout.splitlines() if line.startswith("  exchange")]
+    assert lines == [
+        f"exchange {reply.id}: policy at tool.invoked.pre: would rewrite call",
+        f"exchange {reply.id}: approvals at tool.invoked.pre: would refuse: no shouting (shouting)",
+    ], audited.stdout

@@ -113,6 +113,44 @@ async def test_an_audit_mode_rewrite_is_recorded_and_not_applied(manager, tool_c
     assert (record.kind, record.reason) == ("audit_rewrite", "would rewrite call")
 
 
+async def test_audited_executors_see_the_rewrites_audited_before_them(manager, tool_ctx):
+    """The audit lists every decision: a veto of the call another executor would rewrite."""
+    seen: list[str] = []
+
+    async def no_elsewhere(ctx: ToolInvokedContext) -> None:
+        seen.append(ctx.call.arguments["q"])
+        if ctx.call.arguments["q"] == "elsewhere":
+            raise HookAbort("elsewhere is out of bounds", refusal=True)
+
+    async def body(ctx: ToolInvokedContext) -> ToolInvokedContext:
+        seen.append(f"body: {ctx.call.arguments['q']}")
+        return ctx.model_copy(update={"result": ToolResult(content="ran")})
+
+    manager.register("tool.invoked.pre", rewrite_query("elsewhere"), priority=10, mode="audit")
+    manager.register("tool.invoked.pre", no_elsewhere, priority=20, mode="audit")
+    manager.register("tool.invoked.in", body)
+    out = await manager.run("tool.invoked", tool_ctx)
+    assert out.result == ToolResult(content="ran") and list(manager.aborts) == []
+    assert seen == ["elsewhere", "body: weather in Paris"]  # the live call is untouched
+    rewrite, veto = manager.audit.last(2)
+    assert (rewrite.kind, rewrite.reason) == ("audit_rewrite", "would rewrite call")
+    assert (veto.kind, veto.reason) == ("audit_veto", "would refuse: elsewhere is out of bounds")
+    # The next operation starts from its own live context, not the last one's shadow.
+    seen.clear()
+    await manager.run("tool.invoked", tool_ctx.model_copy(update={"correlation_id": "corr-2"}))
+    assert seen == ["elsewhere", "body: weather in Paris"]
+
+
+async def test_an_audited_ask_is_listed_as_one(manager, tool_ctx):
+    async def ask(ctx: ToolInvokedContext) -> None:
+        raise HookAbort("search needs a person's approval", ask=True)
+
+    manager.register("tool.invoked.pre", ask, mode="audit")
+    await manager.run("tool.invoked", tool_ctx)
+    (record,) = manager.audit.last()
+    assert record.reason == "would ask: search needs a person's approval"
+
+
 async def test_an_audit_mode_failure_is_recorded_and_passes_through(manager, tool_ctx):
     async def broken(ctx: ToolInvokedContext) -> None:
         raise RuntimeError("policy bug")

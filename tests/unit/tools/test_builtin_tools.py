@@ -71,7 +71,7 @@ async def test_calculator_refuses_what_is_not_bounded_arithmetic(registry, expre
 
 async def test_wrong_arguments_and_unknown_tools_are_error_results(registry):
     missing = await registry.invoke(call("echo"))
-    assert missing.is_error and "missing argument 'text'" in missing.content
+    assert missing.is_error and "'text' is a required property" in missing.content
     unknown = await registry.invoke(call("rm"))
     assert unknown.is_error and "unknown tool 'rm'" in unknown.content and "echo" in unknown.content
 
@@ -125,4 +125,4 @@ async def test_backend_failures_propagate_for_a_retry():
             raise ToolUnavailable(tool="down", detail="backend gone")
 
     with pytest.raises(ToolUnavailable, match="backend gone"):
-        await ToolRegistry([Down()]).invoke(call("down"))
+        await ToolRegistry([Down()]).invoke(call("down", text="x"))

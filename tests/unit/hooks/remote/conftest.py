@@ -24,6 +24,8 @@ from harness.hooks import HookAbort
 from harness.hooks.contexts import LlmInvokedContext, ToolInvokedContext
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "jsonrpc"
+LEAKED_TOKEN = "xoxb-555555555555-5555555555555-LeakedLeakedLeakedLeaked"
+"""What ``/secret-500`` puts in its error page: a token shape the default redactor knows."""
 OVERSIZE = 2 << 20  # bytes the oversize routes send, above the 1 MiB default cap
 
 
@@ -138,6 +140,9 @@ def _bad_app(served: Served) -> web.Application:
         page = (FIXTURES / "error_500.html").read_text()
         return web.Response(status=500, text=page, content_type="text/html")
 
+    async def secret_500(request: web.Request) -> web.Response:
+        return web.Response(status=500, text=f"upstream said: bad key {LEAKED_TOKEN}")
+
     async def not_json(request: web.Request) -> web.Response:
         return web.Response(text="OK, hook received", content_type="text/plain")
 
@@ -164,6 +169,7 @@ def _bad_app(served: Served) -> web.Application:
         "/close-mid-body": close_mid_body,
         "/reset": reset,
         "/html-500": html_500,
+        "/secret-500": secret_500,
         "/not-json": not_json,
         "/oversize": oversize,
         "/oversize-chunked": oversize_chunked,

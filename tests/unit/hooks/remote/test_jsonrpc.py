@@ -11,6 +11,7 @@ from harness.domain import ToolCall
 from harness.hooks import HookAbort, HookTransportError, JsonRpcExecutor, UnknownHookPointError
 from harness.hooks.contexts import LlmInvokedContext
 from harness.http import AiohttpClient, HttpxClient
+from tests.unit.hooks.remote.conftest import LEAKED_TOKEN
 
 POINT = "tool.invoked.pre"
 
@@ -169,6 +170,28 @@ async def test_secrets_in_error_text_and_url_are_redacted(call, bad_server, tool
     assert "xoxb-1111111111" not in text and "abcdef1234567890" not in text
     assert "hunter2" not in text and "hunter2" not in error.endpoint
     assert text.count("[REDACTED]") >= 3
+
+
+def chain_texts(error: BaseException) -> list[str]:
+    """The text of ``error`` and of every exception reachable as a cause or a context."""
+    texts: list[str] = []
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [error]
+    while todo:
+        exc = todo.pop()
+        if exc is None or id(exc) in seen:
+            continue
+        seen.add(id(exc))
+        texts += [str(exc), repr(exc)]
+        todo += [exc.__cause__, exc.__context__]
+    return texts
+
+
+async def test_no_cause_or_context_holds_a_secret_from_an_error_page(call, bad_server, tool_ctx):
+    error = await failure(call, bad_server.url("/secret-500"), tool_ctx)
+    texts = chain_texts(error)
+    assert "HTTP 500" in error.cause and len(texts) > 2
+    assert not [text for text in texts if LEAKED_TOKEN in text]
 
 
 async def test_context_of_another_operation_is_refused_before_sending(call, bad_server):

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
+from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from harness.domain import Message, ToolCall
 from harness.hooks import HookAbort, HookManager, HookTransportError, UnknownHookPointError
@@ -222,6 +223,37 @@ async def test_http_500_is_a_transport_error():
         assert "error response" in caught.value.cause
     finally:
         await runner.cleanup()
+
+
+async def test_a_server_speaking_another_protocol_version_is_a_transport_error_naming_both():
+    async def old_server(request: web.Request) -> web.Response:
+        if request.method != "POST":
+            return web.Response(status=405)
+        message = await request.json()
+        if "id" not in message:
+            return web.Response(status=202)
+        result = {
+            "protocolVersion": "1999-01-01",
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "old", "version": "0"},
+        }
+        return web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+    app = web.Application()
+    app.router.add_route("*", "/mcp", old_server)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    url = f"http://127.0.0.1:{runner.addresses[0][1]}/mcp"
+    try:
+        async with McpExecutor(url, point="tool.invoked.pre") as executor:
+            with pytest.raises(HookTransportError) as caught:
+                await executor(call("pass"))
+    finally:
+        await runner.cleanup()
+    cause = caught.value.cause
+    assert "1999-01-01" in cause and LATEST_HANDSHAKE_VERSION in cause
+    assert "RuntimeError" not in cause
 
 
 async def test_refused_http_connection_is_a_transport_error():
