@@ -4,8 +4,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+CHROMIUM := /usr/bin/chromium
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test lint bench docs histories corpus clean
+.PHONY: run test lint bench docs histories corpus browser clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +26,13 @@ lint: $(STAMP)
 	$(BIN)/mypy --strict harness bot commands
 	$(BIN)/lint-imports
 
-test: lint  # two worker processes, a test file each at a time: most tests wait on servers
+$(CHROMIUM):  # the headless browser of the codec test (Debian's package; CI runs as root)
+	$(SUDO) apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium
+
+browser: $(CHROMIUM)
+
+test: lint $(CHROMIUM)  # two worker processes, a test file each at a time: most tests wait on servers
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -n 2 --dist loadfile
 
 bench: $(STAMP)  # each prints ours beside a baseline of the same run; the repo root is importable

@@ -14,7 +14,7 @@ from typing import Final
 from commands import COMMANDS, invocation_of
 from commands.help import command_lines
 from harness.channels import neutral
-from harness.channels.replies import SOMETHING_WRONG, TASK_ENDED, failed, unknown
+from harness.channels.replies import SOMETHING_WRONG, TASK_FINISHED, failed, unknown
 from harness.channels.replies import refused as refused  # the sender's refusal, as a command's
 from harness.channels.umbrella import RESERVED, UMBRELLA, command_name
 from harness.domain import Role
@@ -56,7 +56,7 @@ def no_task(command: str) -> str:
 def ended(error: BaseException) -> bool:
     """Whether ``error`` says the channel's task has ended (or is ending): not a fault, and
     the next mention starts a new task."""
-    return isinstance(error, TaskRejected) and error.reason in (FINISHED, TASK_ENDED)
+    return isinstance(error, TaskRejected) and error.reason in (FINISHED, TASK_FINISHED)
 
 
 def task_ended(command: str) -> str:

@@ -10,6 +10,7 @@ Nothing here knows Slack (``bot/``) or Temporal (``harness/temporal``): bodies c
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from commands.guard import (
@@ -41,6 +42,7 @@ def register_all(
     temporal_ui_url: str = "",
     temporal_namespace: str = "default",
     clock: Clock | None = None,
+    skills_dir: Path | None = None,
 ) -> list[Registration]:
     """Register the seal, the guard and every command body on ``manager``.
 
@@ -51,6 +53,7 @@ def register_all(
         temporal_ui_url: the Temporal Web UI, for ``/task status``'s link (``""``: none).
         temporal_namespace: the namespace tasks run in, for that link.
         clock: what ``/task status`` times with (the system clock unless given).
+        skills_dir: the worker's skills directory, which bare ``/task skill`` lists.
 
     Returns:
         The registrations, so a caller can unregister them.
@@ -67,6 +70,7 @@ def register_all(
         temporal_ui_url=temporal_ui_url,
         temporal_namespace=temporal_namespace,
         clock=clock or SystemClock(),
+        skills_dir=skills_dir,
     )
     seal = IdentitySeal()
     regs = [
@@ -85,13 +89,15 @@ def plugin(manager: HookManager, settings: Any) -> list[Registration]:  # noqa: 
     """Worker plugin entry (``HARNESS_PLUGINS='["commands:plugin"]'``).
 
     Uses ``settings.models`` when the settings have it, else :data:`DEFAULT_MODELS`, and
-    ``settings.temporal_ui_url`` with ``temporal_namespace`` for ``/task status``'s link.
+    ``settings.temporal_ui_url`` with ``temporal_namespace`` for ``/task status``'s link,
+    and ``settings.skills_dir`` for the skills bare ``/task skill`` lists.
     """
     return register_all(
         manager,
         models=getattr(settings, "models", None) or DEFAULT_MODELS,
         temporal_ui_url=getattr(settings, "temporal_ui_url", ""),
         temporal_namespace=getattr(settings, "temporal_namespace", "default"),
+        skills_dir=getattr(settings, "skills_dir", None),
     )
 
 

@@ -16,7 +16,7 @@ NAME: Final = "mid-turn"
 MEANING: Final[dict[MidTurn, str]] = {
     "steer": "added to what the agent is doing, at its next step",
     "queue": "answered after the current turn, in order",
-    "interrupt": "stops the current turn and is answered at once",
+    "interrupt": "answered at once, stopping the current turn",
 }
 """One line per mode: what a message sent while a turn runs does."""
 

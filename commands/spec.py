@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Final, Generic, TypeVar, final
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -68,6 +69,8 @@ class CommandConfig:
         temporal_namespace: the namespace tasks run in, for those links.
         clock: what ``/task status`` measures elapsed times and timeouts with (bodies run
             in an activity, so they may read a clock; tests give a fixed one).
+        skills_dir: where the worker finds skills (``HARNESS_SKILLS_DIR``), which bare
+            ``/task skill`` lists; ``None``: none to list.
     """
 
     models: tuple[str, ...] = DEFAULT_MODELS
@@ -75,6 +78,7 @@ class CommandConfig:
     temporal_ui_url: str = ""
     temporal_namespace: str = "default"
     clock: Clock = field(default_factory=SystemClock)
+    skills_dir: Path | None = None
 
 
 Body = Callable[[CommandInvokedContext, A, CommandConfig], Awaitable[CommandResult]]

@@ -14,6 +14,7 @@ from typing import Final
 
 from harness.agent.budget import describe
 from harness.channels import neutral
+from harness.channels.replies import subtask_label
 from harness.domain import (
     FINAL_STATUSES,
     PendingQuestion,
@@ -96,7 +97,8 @@ def pending_lines(pending: tuple[PendingQuestion, ...], now: float) -> list[str]
         else:
             left = question.asked_at + question.timeout_seconds - now
             limit = f"times out in {duration(left)}" if left > 0 else "timing out now"
-        lines.append(f"• {question.kind}: {clip(question.question)} — {waited}, {limit}")
+        who = f"{clip(question.subtask, 60)} · " if question.subtask else ""  # issue 26
+        lines.append(f"• {who}{question.kind}: {clip(question.question)} — {waited}, {limit}")
     return lines
 
 
@@ -138,13 +140,22 @@ def render(
     lines += [settings_line(snapshot), f"budget: {describe(snapshot.budget)}"]
     if snapshot.subtasks:
         lines.append("sub-tasks:")
-        lines += [f"• {neutral(s.title)} — {s.status} (`{s.task_id}`)" for s in snapshot.subtasks]
+        lines += [
+            f"• {_subtask(s.task_id)}{neutral(s.title)} — {s.status} (`{s.task_id}`)"
+            for s in snapshot.subtasks
+        ]
     else:
         lines.append("sub-tasks: none")
     if ui_url:
         url = workflow_url(ui_url, namespace, snapshot.ref.task_id)
         lines.append(f"workflow: <{url}|{neutral(snapshot.ref.task_id)}> (Temporal UI)")
     return "\n".join(lines)
+
+
+def _subtask(task_id: str) -> str:
+    """``sub-task 1: ``, as the thread calls it (issue 26); ``""`` for an id named otherwise."""
+    label = subtask_label(task_id)
+    return f"{label}: " if label else ""
 
 
 def _current_step(turn: TurnProgress) -> tuple[int, StepProgress] | None:

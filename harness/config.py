@@ -189,7 +189,7 @@ class Settings(BaseSettings):
     """The longest wait between attempts to list a tool server at start; the worker is not
     ready, and polls nothing, until every configured server is listed."""
     skills_dir: Path = Path("skills")
-    """Directory of skills (``<name>/SKILL.md``) that ``/skill`` can load into a task."""
+    """Directory of skills (``<name>/SKILL.md``) that ``/task skill`` lists and loads."""
     agents: dict[str, AgentProfile] = Field(
         default_factory=dict,
         examples=[{"reviewer": {"instructions": "Review.", "tools": ["echo"]}}],

@@ -26,7 +26,7 @@ from annotated_types import Ge, Gt, Le, Lt
 from pydantic import AliasChoices, BaseModel, SecretStr
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
-from pydantic_settings import BaseSettings
+from pydantic_settings import BaseSettings, NoDecode
 
 DOC: Final = Path("docs/settings.md")
 COMMAND: Final = "python -m harness.settings_doc --write"
@@ -135,7 +135,10 @@ def variables(cls: type[BaseSettings], name: str) -> list[str]:
 def type_of(info: FieldInfo) -> str:
     """The field's type as a reader gives it, with its bounds (``float, > 0``)."""
     bounds = [_bound(m) for m in info.metadata if isinstance(m, Gt | Ge | Lt | Le)]
-    return ", ".join([_spell(info.annotation), *bounds])
+    spelled = _spell(info.annotation)
+    if any(m is NoDecode or isinstance(m, NoDecode) for m in info.metadata):  # splits text itself
+        spelled = spelled.replace("JSON list of", "comma-separated list of")
+    return ", ".join([spelled, *bounds])
 
 
 def default_of(info: FieldInfo) -> str:

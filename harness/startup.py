@@ -31,6 +31,12 @@ _UNPARSABLE: Final = re.compile(
     r'error (?:parsing|getting) value for field "(\w+)" from source "(\w+)"'
 )
 _VALUE_ERROR: Final = "Value error, "
+QUOTES_STRIPPED: Final = (
+    "; under make run, honcho strips the quotes of a .env value that is not quoted as a "
+    "whole: put it in single quotes there"
+)
+"""Said of JSON that lost its quotes: ``NAME=["a", "b"]`` in ``.env`` reaches the process as
+``[a,b]`` under honcho (issue 26); ``NAME='["a", "b"]'`` arrives intact."""
 
 
 class SettingsInvalid(ConfigurationError):
@@ -99,7 +105,9 @@ def _undecodable(cls: type[BaseSettings], error: SettingsError) -> str:
     cause = error.__cause__
     why = f" ({_first_line(cause)})" if cause is not None else ""
     name = variable(cls, field)
-    return f"{name}{where} must be JSON{why}, e.g. {name}={_example(cls, field)}"
+    raw = os.environ.get(name, "").strip()
+    stripped = QUOTES_STRIPPED if raw[:1] in ("[", "{") and '"' not in raw else ""
+    return f"{name}{where} must be JSON{why}, e.g. {name}={_example(cls, field)}{stripped}"
 
 
 def _invalid(cls: type[BaseSettings], error: ValidationError) -> list[str]:

@@ -30,6 +30,7 @@ from bot.config import LOCAL_SIGNING_SECRET, BotSettings
 from bot.say.as_slack import mention_body, signed_headers, slash_body
 from bot.say.clicks import buttons, click_body, from_task, is_progress, last_question, last_stop
 from bot.standin import POSTS_PATH, RESPONSE_PATH, SHOWN_SUFFIX
+from harness.programs import program
 
 
 async def click(args: argparse.Namespace, settings: BotSettings, url: str) -> int:
@@ -283,10 +284,10 @@ def _shown(post: dict[str, Any], user: str) -> str:
     """One post as a line: who sees it, where, and its text."""
     where, said = post.get("thread_ts", "-"), post.get("text", "")
     if is_progress(post):
-        stop = " (stop it: `python -m bot.say --click stop`)" if buttons(post) else ""
+        stop = f" (stop it: `{program('bot.say')} --click stop`)" if buttons(post) else ""
         return f"progress in thread {where} (updated in place): {said}{stop}"
     if buttons(post):
-        said = f"{said} {_options(post)} (answer: `python -m bot.say --click N`)"
+        said = f"{said} {_options(post)} (answer: `{program('bot.say')} --click N`)"
     if post.get("method") != "chat.postEphemeral":
         return f"bot in thread {where}: {said}"
     who = "only you see" if post.get("user") == user else f"only {post.get('user')} sees"

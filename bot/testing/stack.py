@@ -109,6 +109,9 @@ class Stack:
     """The environment every process of the stack was started with."""
     temporal_ui_url: str = ""
     """The dev server's Web UI, which ``/task status`` links to, as under ``make run``."""
+    codec_url: str = ""
+    """The codec server the Web UI decodes payloads with, as under ``make run``; ``""``: none
+    (``running_stack(codec_server=True)`` starts one)."""
 
     @property
     def bot_base(self) -> str:
@@ -167,6 +170,7 @@ def running_stack(
     data_dir: Path | None = None,
     ready_timeout: float = 60.0,
     extra: Sequence[tuple[Sequence[str], int]] = (),
+    codec_server: bool = False,
 ) -> Iterator[Stack]:
     """Start the dev server, the worker and the bot in local mode; stop them when the block ends.
 
@@ -187,6 +191,8 @@ def running_stack(
         ready_timeout: how long the processes may take to be ready, together.
         extra: further ``(command, port)`` processes, started once the stack is ready and
             waited for until they listen on their port (a bench's baseline server).
+        codec_server: also run the codec server with the stack's key, and give the Web UI
+            its address, as ``make run`` does: the status link then shows payloads decoded.
 
     Yields:
         The running stack.
@@ -199,7 +205,7 @@ def running_stack(
     data = data_dir.resolve() if data_dir else Path(tempfile.mkdtemp(prefix="harness-stack-"))
     (data / "logs").mkdir(parents=True, exist_ok=True)
     temporal_port, bot_port, health_port = free_port(), free_port(), free_port()
-    ui_port = free_port()
+    ui_port, codec_port = free_port(), free_port()
     secret = signing_secret or secrets.token_hex(16)
     stack = Stack(
         temporal_address=f"127.0.0.1:{temporal_port}",
@@ -212,6 +218,7 @@ def running_stack(
         data_dir=data,
         env={},
         temporal_ui_url=f"http://127.0.0.1:{ui_port}",
+        codec_url=f"http://127.0.0.1:{codec_port}" if codec_server else "",
     )
     stack = _with_env(stack, env or {}, hooks_config, plugins, record, bot_port, health_port)
     parts: list[Part] = []
@@ -235,6 +242,8 @@ def running_stack(
         start("temporal", _dev_server(stack, temporal_port, ui_port), port=temporal_port)
         start("worker", [sys.executable, "-m", "harness.worker"], ready_url=stack.worker_health_url)
         start("bot", [sys.executable, "-m", "bot"], ready_url=f"{stack.bot_base}/readyz")
+        if codec_server:
+            start("codec", [sys.executable, "-m", "harness.temporal.codec_server"], port=codec_port)
         wait_ready(parts, ready_timeout)
         for command, port in extra:
             named = next((a for a in command[1:] if not a.startswith("-")), command[0])
@@ -280,6 +289,8 @@ def _with_env(
         "BOT_SIGNING_SECRET": stack.signing_secret,
         "BOT_BOT_USER_ID": stack.bot_user,
     }
+    if stack.codec_url:  # it lets the linked UI in: the origin of HARNESS_TEMPORAL_UI_URL
+        env["HARNESS_CODEC_SERVER_PORT"] = stack.codec_url.rpartition(":")[2]
     if hooks_config is not None:
         env["HARNESS_HOOKS_CONFIG"] = str(hooks_config.resolve())
     if record is not None:
@@ -317,4 +328,5 @@ def _dev_server(stack: Stack, port: int, ui_port: int) -> list[str]:
         "journal_mode=WAL",
         "--sqlite-pragma",
         "synchronous=NORMAL",
+        *(["--ui-codec-endpoint", stack.codec_url] if stack.codec_url else []),
     ]

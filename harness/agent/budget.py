@@ -135,6 +135,16 @@ def added(usage: BudgetUsage, other: BudgetUsage) -> BudgetUsage:
     )
 
 
+def spent_since(usage: BudgetUsage, before: BudgetUsage) -> BudgetUsage:
+    """What ``usage`` used beyond ``before`` (a running sub-task's report since its last one);
+    never below zero, no limits."""
+    return BudgetUsage(
+        tokens=max(usage.tokens - before.tokens, 0),
+        tool_calls=max(usage.tool_calls - before.tool_calls, 0),
+        cost=max(usage.cost - before.cost, 0.0),
+    )
+
+
 def price_of(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | None:
     """The price of ``model``: by its name, else without its provider (``openai/gpt-4o``)."""
     return prices.get(model) or prices.get(model.rsplit("/", 1)[-1])
@@ -204,6 +214,16 @@ def spent_limit(usage: BudgetUsage, limits: tuple[Limit, ...] = LIMITS) -> Limit
     for limit in limits:
         size = limit_of(usage, limit)
         if size and used(usage, limit) >= size:
+            return limit
+    return None
+
+
+def exceeded(usage: BudgetUsage) -> Limit | None:
+    """The first limit ``usage`` has gone past (not only reached: the call that reached it
+    was allowed), if any."""
+    for limit in LIMITS:
+        size = limit_of(usage, limit)
+        if size and used(usage, limit) > size:
             return limit
     return None
 

@@ -143,7 +143,7 @@ class LoopSteps:
                         role="tool", tool_call_id=call.id, name=call.name, content=result.content
                     )
                 )
-        note = f"(stopped after {state.max_turns} model turns without a final answer)"
+        note = replies.turns_used_up(state.max_turns)
         state.transcript.append(Message(role="assistant", content=note))
         return note
 

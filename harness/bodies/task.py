@@ -64,5 +64,6 @@ class TaskBodies(Bodies):
     async def task_complete(self, ctx: TaskCompleteContext) -> TaskCompleteContext:
         """Summarise the outcome in one line (what the bot posts to the thread)."""
         title = ctx.task.task_id if ctx.task else "task"
-        summary = f"{title} {ctx.status}" + (f": {ctx.summary}" if ctx.summary else "")
+        said = ctx.summary if ctx.summary != ctx.status else ""  # not "cancelled: cancelled"
+        summary = f"{title} {ctx.status}" + (f": {said}" if said else "")
         return ctx.model_copy(update={"result": summary})

@@ -1,8 +1,8 @@
 """The progress message of one turn, rendered: text, blocks with a Stop button, stream chunks.
 
 Pure functions of a :class:`~harness.domain.TurnProgress` (and the time now), importing only
-:mod:`harness.domain` and the standard library, so the task workflow renders the placeholder
-it posts at a turn's start with the same code the worker's
+:mod:`harness.domain`, the reply module (a sub-task's label) and the standard library, so the
+task workflow renders the placeholder it posts at a turn's start with the same code the worker's
 :class:`~harness.channels.progress_reporter.ProgressReporter` uses for every later update.
 The Stop button's action id (:data:`STOP_ACTION`, its value the task id) is the contract
 between this message and the bot's click handler (:mod:`bot.actions`). Sending is
@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
+from harness.channels.replies import subtask_label
 from harness.domain import ChannelMessage, StepProgress, TurnProgress, duration
 from harness.domain.progress import PROGRESS_ENTITY, StepState, TurnState
 
@@ -139,6 +140,8 @@ def progress_message(
     """
     at = progress.started_at if now is None else now
     head = headline(progress, now=at)
+    if label := subtask_label(task_id):  # a sub-task's message says whose it is (issue 26)
+        head = f"{label} · {head}"
     mark = {"answered": ":white_check_mark:", "failed": ":x:", "stopped": ":octagonal_sign:"}
     text = f"{mark.get(progress.state, ':hourglass_flowing_sand:')} {head}"
     blocks: list[dict[str, Any]] = [

@@ -17,11 +17,12 @@ literals (``tests/unit/channels/test_reply_rule.py``). Text posted goes through
 
 from __future__ import annotations
 
-from typing import Final
+import re
+from typing import Any, Final
 
 from harness.channels.neutral import neutral
 from harness.channels.umbrella import command_name, invocation
-from harness.domain import HelpDecision
+from harness.domain import ChannelMessage, HelpDecision, TaskStatus
 from harness.domain.outcome import Asked, Failed, Refused
 
 HELP: Final = invocation("help")
@@ -36,7 +37,7 @@ QUESTION_CLOSED: Final = (
 """Why a click on a question's button is not taken (said without the question's id), when
 the task no longer knows how it closed (:func:`late_click` says it when it does)."""
 
-TASK_ENDED: Final = "this task has finished"
+TASK_FINISHED: Final = "this task has finished"
 """Why a finishing or ended task takes no more commands, messages or clicks (no id)."""
 
 QUESTION_TIMED_OUT: Final = "timed out: nobody answered in time"
@@ -56,6 +57,13 @@ SOMETHING_WRONG: Final = "something went wrong on the harness's side; the logs h
 NO_ANSWER: Final = "(no answer)"
 """What a turn that produced no text posts."""
 
+TASK_ENDED: Final = "the task it belongs to ended"
+"""Why a sub-task's turn was cut off: its parent ended (finished or cancelled) first."""
+
+PARENT_BUDGET_SPENT: Final = "the budget of the task it belongs to is used up"
+"""Why a sub-task's turn was stopped by its parent (issue 26: its usage counts there)."""
+
+_SUBTASK_ID: Final = re.compile(r"/sub-(\d+)$")
 _TRANSPORT: Final = frozenset({"HookTransportError"})
 _TIMEOUTS: Final = frozenset({"HookTimeoutError"})
 
@@ -187,3 +195,67 @@ def unknown(typed: str) -> str:
 def usage(problem: str, synopsis: str) -> str:
     """The reply to arguments that do not fit: what is wrong, then the right form."""
     return f"{problem}\nusage: `{synopsis}`"
+
+
+def task_ended(done: str, *, subtask: bool) -> str:
+    """What a task's thread reads when it ends (``done``: what ``task.complete`` said).
+
+    A sub-task shares its parent's thread and channel, so it says nothing of starting
+    another: a mention there reaches the parent (issue 26).
+    """
+    if subtask:
+        return f"This sub-task has ended: {done}."
+    return f"This task has ended: {done}. Mention me to start a new one here."
+
+
+def turns_used_up(turns: int) -> str:
+    """What a turn answers when its model turns ran out before a final answer."""
+    noun = "model turn" if turns == 1 else "model turns"
+    return f"(stopped after {turns} {noun} without a final answer)"
+
+
+def subtask_label(task_id: str) -> str:
+    """``sub-task 1`` for the id a sub-task gets by default (``…/sub-1``); ``""`` otherwise.
+
+    What a thread calls a sub-task: never its id (issue 26).
+    """
+    found = _SUBTASK_ID.search(task_id)
+    return f"sub-task {found.group(1)}" if found else ""
+
+
+def labelled(label: str, message: ChannelMessage) -> ChannelMessage:
+    """``message`` saying which sub-task wrote it (``sub-task 1: …``), in its text and first
+    section; unchanged without a label, or when its first block is named (a progress message,
+    which says whose it is itself)."""
+    blocks: list[Any] = list(message.blocks)
+    first = dict(blocks[0]) if blocks else {}
+    if not label or first.get("block_id"):
+        return message
+    inner = first.get("text")
+    if first.get("type") == "section" and isinstance(inner, dict) and "text" in inner:
+        blocks[0] = {**first, "text": {**inner, "text": f"*{label}:* {inner['text']}"}}
+    return message.model_copy(update={"text": f"{label}: {message.text}", "blocks": blocks})
+
+
+def spawned(task_id: str) -> str:
+    """What ``/sub-task``'s reply adds once the sub-task runs: how the thread will name it."""
+    label = subtask_label(task_id)
+    return f" as {label}" if label else ""
+
+
+def subtask_ended(title: str, status: TaskStatus) -> str:
+    """The last line a sub-task posts in its parent's thread, after its label (no "mention
+    me": it is not the channel's task)."""
+    who = f"“{neutral(title)}”" if title else "this sub-task"
+    if status == TaskStatus.SUCCEEDED:
+        return f"{who} is done."
+    if status == TaskStatus.CANCELLED:
+        return f"{who} was cancelled: {TASK_ENDED} first."
+    return f"{who} ended ({status}); the task it belongs to goes on."
+
+
+def cancelled_subtasks(labels: tuple[str, ...]) -> str:
+    """``cancelled 1 running sub-task (sub-task 1)``: what a parent's end, or its roll-over,
+    cut off."""
+    many = "s" if len(labels) != 1 else ""
+    return f"cancelled {len(labels)} running sub-task{many} ({', '.join(labels)})"

@@ -114,3 +114,5 @@ class PendingQuestion(Frozen):
     question: str
     asked_at: float = 0.0
     timeout_seconds: float = 0.0
+    subtask: str = ""
+    """Which sub-task asks (``sub-task 1``), as its parent lists it; ``""``: this task."""

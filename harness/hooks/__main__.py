@@ -125,14 +125,14 @@ def stats_lines(summaries: list[ExecutorSummary]) -> list[str]:
     header = (
         f"{'point':<{at}} {'executor':<{by}} {'kind':<7} {'calls':>7} "
         + " ".join(f"{word:>{max(len(word), 5)}}" for word in DECISIONS)
-        + f" {'p50 ms':>9} {'p90 ms':>9} {'p99 ms':>9} {'max ms':>9}"
+        + f" {'p50 ms':>9} {'p95 ms':>9} {'p99 ms':>9} {'max ms':>9}"
     )
     lines = [header]
     for s in summaries:
         point, name, kind = s.key
         agg = s.aggregate
         counts = " ".join(f"{s.count(word):>{max(len(word), 5)}}" for word in DECISIONS)
-        quantiles = (agg.percentile(0.5), agg.percentile(0.9), agg.percentile(0.99), agg.max_ms)
+        quantiles = (agg.percentile(0.5), agg.percentile(0.95), agg.percentile(0.99), agg.max_ms)
         times = " ".join(f"{value:>9.2f}" for value in quantiles)
         lines.append(f"{point:<{at}} {name:<{by}} {kind:<7} {agg.calls:>7} {counts} {times}")
     return lines

@@ -22,6 +22,7 @@ from alembic.util import CommandError
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
+from harness.programs import program
 from harness.storage.engine import Database, DatabaseError, unavailable
 
 log = logging.getLogger(__name__)
@@ -106,6 +107,6 @@ async def require_head(db: Database) -> None:
     if revision != head():
         problem = (
             f"is not this release's ({head()}), and HARNESS_DATABASE_MIGRATE is off; "
-            "run python -m harness.storage upgrade"
+            f"run {program('harness.storage')} upgrade"
         )
         raise DatabaseError(source=f"{db.describe()} schema {revision or 'none'}", problem=problem)

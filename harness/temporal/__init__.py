@@ -27,6 +27,20 @@ ALIVE_PATCH: Final = "alive-v1"
 """``workflow.patched`` id of issue 14's turns (progress message, stop, mid-turn modes, the
 ending said in the thread): a history begun before them replays without them."""
 
+SUBTASKS_PATCH: Final = "subtasks-v1"
+"""``workflow.patched`` id of issue 26's first-class sub-tasks: a sub-task reports what it uses
+and asks to its parent as it goes, ends once its prompt is answered, and a cancelled turn
+posts its final state; a history begun before them replays without."""
+
+SUBTASK_SIGNAL: Final = "subtask"
+"""Signal a sub-task sends its parent: a :class:`~harness.temporal.models.SubtaskReport`."""
+
+ANSWER_SIGNAL: Final = "answer"
+"""Signal a parent sends the sub-task whose question a click or reply in the thread answers."""
+
+STOP_SIGNAL: Final = "stop"
+"""Signal a parent sends a sub-task to stop its turn (the parent's budget is used up)."""
+
 REFUSED_ERROR_TYPE: Final = "Refused"
 """``ApplicationError.type`` of an update the task refused on purpose (``TaskRefused``)."""
 

@@ -12,6 +12,7 @@ up as :class:`~harness.temporal.failures.GaveUpError` (the request ends, the tas
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from temporalio import workflow
@@ -32,11 +33,19 @@ class LoopOperations:
     Args:
         ops: the workflow's operation runner (retries through ``activity.failed``).
         on_model_retry: told before a model operation is tried again (the thread hears it).
+        before: awaited before each operation (a sub-task reports to its parent there).
     """
 
-    def __init__(self, ops: OperationRunner, *, on_model_retry: OnRetry | None = None) -> None:
+    def __init__(
+        self,
+        ops: OperationRunner,
+        *,
+        on_model_retry: OnRetry | None = None,
+        before: Callable[[HookContext], Awaitable[None]] | None = None,
+    ) -> None:
         self._ops = ops
         self._on_model_retry = on_model_retry
+        self._before = before
         self.turn: Turn | None = None
         """The turn running now: its progress rides on each context and takes in each result."""
 
@@ -69,6 +78,8 @@ class LoopOperations:
         Raises:
             GaveUpError: the operation failed and ``activity.failed`` stopped it.
         """
+        if self._before is not None:
+            await self._before(ctx)
         operation = type(ctx).operation
         on_retry = self._on_model_retry if entry_of(operation).calls_model else None
         turn = self.turn

@@ -4,11 +4,12 @@
 payloads in proto-JSON form (base64 ``data`` and metadata values), as the Web UI
 (``--ui-codec-endpoint``) and ``temporal --codec-endpoint`` send them; a path prefix
 (``/default/decode``) is accepted too. It holds the payload keys, so it binds
-loopback by default, answers CORS for one origin (the local UI unless configured),
-and requires a bearer token before it will listen anywhere else. The codec itself is
-:mod:`harness.temporal.codec`::
+loopback by default, answers CORS only for an allow-list of origins (the local Web UI
+under both its names, and the UI that ``/task status`` links to, ``HARNESS_TEMPORAL_UI_URL``:
+issue 26), and requires a bearer token before it will listen anywhere else. The codec
+itself is :mod:`harness.temporal.codec`::
 
-    python -m harness.temporal.codec_server     HARNESS_CODEC_SERVER_HOST/PORT/TOKEN/ORIGIN
+    python -m harness.temporal.codec_server     HARNESS_CODEC_SERVER_HOST/PORT/TOKEN/ORIGINS
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ import hmac
 import json
 import logging
 import sys
-from collections.abc import Awaitable, Callable
-from typing import Any, Final
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Annotated, Any, Final
+from urllib.parse import urlsplit
 
 from aiohttp import web
 from google.protobuf import json_format
-from pydantic import SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from temporalio.api.common.v1 import Payload
 from temporalio.converter import PayloadCodec
 
@@ -40,6 +42,9 @@ MAX_BODY_BYTES: Final = 16 * 1024 * 1024
 """A history page of payloads; Temporal's own limit is 2 MB a payload, 4 MB a request."""
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+LOCAL_UI_ORIGINS: Final = ("http://127.0.0.1:8233", "http://localhost:8233")
+"""The dev server's Web UI as ``make run`` starts it, under both names a browser may use."""
 
 
 class CodecServerSettings(BaseSettings):
@@ -59,18 +64,57 @@ class CodecServerSettings(BaseSettings):
     """The codec server's port (the Web UI's and the CLI's ``--codec-endpoint`` name it)."""
     token: SecretStr | None = None
     """Bearer token every request must carry; required unless ``host`` is loopback."""
-    origin: str = "http://localhost:8233"
-    """The browser origin allowed to call it (CORS): the dev server's Web UI by default."""
+    origins: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=LOCAL_UI_ORIGINS,
+        validation_alias=AliasChoices(
+            "HARNESS_CODEC_SERVER_ORIGINS", "HARNESS_CODEC_SERVER_ORIGIN"
+        ),
+    )
+    """Browser origins allowed to call it (CORS), comma-separated (``ORIGIN`` also works): the
+    dev server's Web UI at ``http://127.0.0.1:8233`` and ``http://localhost:8233`` by default.
+    The origin of ``HARNESS_TEMPORAL_UI_URL``, where ``/task status`` links, is always added."""
+
+    @field_validator("origins", mode="before")
+    @classmethod
+    def _split(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(origin_of(part) for part in value.split(",") if part.strip())
+        return value
 
 
-def codec_app(codec: PayloadCodec, *, origin: str, token: str | None = None) -> web.Application:
+def origin_of(url: str) -> str:
+    """The origin a browser sends for pages under ``url``: ``scheme://host[:port]``.
+
+    Raises:
+        ValueError: ``url`` has no scheme or host.
+    """
+    parts = urlsplit(url.strip())
+    if not parts.scheme or not parts.netloc:
+        raise ValueError(f"{url.strip()!r} is not an origin such as http://127.0.0.1:8233")
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def allowed_origins(server: CodecServerSettings, ui_url: str) -> tuple[str, ...]:
+    """The CORS allow-list: the configured origins, and the linked UI's (``ui_url``, if a URL)."""
+    try:
+        linked = (origin_of(ui_url),) if ui_url.strip() else ()
+    except ValueError:  # not a URL: /task status links nowhere a browser opens
+        linked = ()
+    return tuple(dict.fromkeys([*server.origins, *linked]))
+
+
+def codec_app(
+    codec: PayloadCodec, *, origins: Iterable[str], token: str | None = None
+) -> web.Application:
     """The aiohttp application serving ``codec`` over the remote codec protocol.
 
     Args:
         codec: what ``/encode`` and ``/decode`` run.
-        origin: the one browser origin that gets CORS headers.
+        origins: the browser origins that get CORS headers (each ``scheme://host:port``).
         token: when set, every request but a CORS preflight needs ``Authorization: Bearer <token>``.
     """
+
+    allowed = frozenset(origins)
 
     @web.middleware
     async def cors(request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -80,7 +124,8 @@ def codec_app(codec: PayloadCodec, *, origin: str, token: str | None = None) -> 
             if request.method == "OPTIONS"
             else await _answer_errors(request, handler)
         )
-        if request.headers.get("Origin") == origin:
+        origin = request.headers.get("Origin", "")
+        if origin in allowed:
             response.headers.update(
                 {
                     "Access-Control-Allow-Origin": origin,
@@ -152,10 +197,16 @@ def _payloads(body: Any) -> list[Payload]:  # noqa: ANN401  # checked here, piec
 def main() -> None:
     """Serve until interrupted; exit 2 with one line when keys or the token are missing."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    server = CodecServerSettings()
-    token = (server.token.get_secret_value() if server.token else "") or None
     try:
-        keys = load_keys(Settings())
+        server = CodecServerSettings()
+    except ValidationError as error:
+        problems = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in error.errors())
+        print(f"codec server not starting: {problems}", file=sys.stderr)
+        raise SystemExit(2) from None
+    token = (server.token.get_secret_value() if server.token else "") or None
+    settings = Settings()
+    try:
+        keys = load_keys(settings)
     except PayloadKeyError as error:
         print(f"codec server not starting: {error}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -166,13 +217,14 @@ def main() -> None:
             file=sys.stderr,
         )
         raise SystemExit(2)
-    app = codec_app(EncryptionCodec(keys), origin=server.origin, token=token)
+    origins = allowed_origins(server, settings.temporal_ui_url)
+    app = codec_app(EncryptionCodec(keys), origins=origins, token=token)
     log.info(
         "codec server on http://%s:%d (keys %s; CORS for %s)",
         server.host,
         server.port,
         ", ".join(k.id for k in keys),
-        server.origin,
+        ", ".join(origins),
     )
     web.run_app(app, host=server.host, port=server.port, access_log=None, print=None)
 

@@ -33,7 +33,7 @@ with workflow.unsafe.imports_passed_through():
         TurnState,
     )
     from harness.domain.outcome import Failed, stopped
-    from harness.hooks import HookAbort
+    from harness.hooks import HookAbort, HookContext
     from harness.hooks.contexts import ChannelSentContext, PersistenceReadContext
     from harness.temporal.agent_runner import LoopOperations
     from harness.temporal.failures import outcome_of
@@ -55,11 +55,15 @@ class Conversation:
     """
 
     def __init__(
-        self, host: ConversationHost, ops: OperationRunner, state: AgentState | None = None
+        self,
+        host: ConversationHost,
+        ops: OperationRunner,
+        state: AgentState | None = None,
+        before: Callable[[HookContext], Awaitable[None]] | None = None,
     ) -> None:
         self._host = host
         self._ops = ops
-        self._loop_ops = LoopOperations(ops, on_model_retry=self._model_retrying)
+        self._loop_ops = LoopOperations(ops, on_model_retry=self._model_retrying, before=before)
         self.state = state or AgentState()
         self._configured = False
         self._pending: list[ChannelMessage] = []
@@ -136,11 +140,16 @@ class Conversation:
         """Cancel the turn running now (durably: its activity is cancelled, AbandonObservers
         run); the thread gets what was done and what was not. Whether a turn was stopped."""
         turn, task = self.turn, self._turn_task
-        if turn is None or task is None or task.done() or self._replying or turn.stopped_by:
+        if turn is None or task is None or task.done() or self._replying or turn.stopping:
             return False
         turn.stopped_by, turn.stop_reason = by, reason
         task.cancel()
         return True
+
+    def cut_off(self) -> bool:
+        """Whether this is a stopped turn's task: a stop lost to an operation done meanwhile."""
+        turn = self.turn
+        return turn is not None and turn.stopping and asyncio.current_task() is self._turn_task
 
     async def run_until(
         self,
@@ -184,8 +193,11 @@ class Conversation:
                     continue  # what arrived meanwhile is answered before the roll-over
                 workflow.continue_as_new(continued())
 
-    def stop(self) -> None:
-        """Stop answering (the task is ending): the request in progress is cancelled."""
+    def stop(self, *, closing: bool = False) -> None:
+        """Stop answering (the task is ending): the request in progress is cancelled; when
+        ``closing``, its turn still posts how it ended (a progress message left final)."""
+        if closing and self.turn is not None:
+            self.turn.close(replies.TASK_ENDED)
         if self._serving is not None and not self._serving.done():
             self._serving.cancel()
 
@@ -280,7 +292,7 @@ class Conversation:
             reply, state = replies.turn(outcome_of(error)), "failed"
             self.last_error = reply
         except BaseException as error:
-            if turn is None or not turn.stopped_by or not is_cancelled_exception(error):
+            if turn is None or not turn.stopping or not is_cancelled_exception(error):
                 raise
             reply, state = turn.summary(workflow.now().timestamp()), "stopped"
         finally:
@@ -352,6 +364,7 @@ class Conversation:
 
     async def post(self, message: ChannelMessage) -> ChannelMessage | None:
         """``channel.sent``; a post that gives up is logged (the reply stays in the transcript)."""
+        message = replies.labelled(replies.subtask_label(self._host.ref.task_id), message)
         try:
             sent = await self._loop_ops.run(ChannelSentContext(**self._common(), message=message))
         except (ApplicationError, HookAbort) as error:

@@ -14,17 +14,13 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from harness.channels import replies
     from harness.domain import ChannelMessage, TaskRef, TaskStatus
     from harness.domain.task import FINAL_STATUSES
     from harness.hooks.contexts import TaskCompleteContext, TaskStateChangedContext
     from harness.temporal.conversation import Conversation
     from harness.temporal.models import TaskOutcome, transcript_key
     from harness.temporal.retries import OperationRunner
-
-
-def ended(done: str) -> str:
-    """What the thread reads when its task ends (``done``: what ``task.complete`` said)."""
-    return f"This task has ended: {done}. Mention me to start a new one here."
 
 
 class TaskEndings:
@@ -34,6 +30,8 @@ class TaskEndings:
     _ref: TaskRef
     _status: TaskStatus
     _alive: bool
+    _linked: bool
+    _title: str
     _conversation: Conversation
 
     def _common(self, correlation_id: str = "") -> dict[str, Any]:  # pragma: no cover
@@ -48,8 +46,15 @@ class TaskEndings:
             await self._report_failure(error)
             raise
         if self._alive:
+            # A sub-task's last line says how it ended, not how to start a task (issue 26).
+            child = bool(self._ref.parent_id) and self._linked
+            text = (
+                replies.subtask_ended(self._title, self._status)
+                if child
+                else replies.task_ended(done, subtask=self._ref.parent_id is not None)
+            )
             await self._conversation.post(
-                ChannelMessage(channel=self._ref.channel, thread=self._ref.thread, text=ended(done))
+                ChannelMessage(channel=self._ref.channel, thread=self._ref.thread, text=text)
             )
         return TaskOutcome(
             task_id=self._ref.task_id,

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, final
 
+from harness.programs import program
 from harness.secret_values import split_keys
 from harness.temporal.errors import PayloadKeyError
 
@@ -83,16 +84,18 @@ def parse_keys(text: str, *, source: str = ENV_VAR) -> tuple[PayloadKey, ...]:
     """
     items = split_keys(text)
     if not items:
-        raise PayloadKeyError(source=source, problem=f"holds no key; {_HOW}")
+        raise PayloadKeyError(source=source, problem=f"holds no key; {_how()}")
     keys: dict[str, PayloadKey] = {}
     for n, item in enumerate(items, 1):
         where = f"key {n} of {len(items)}"
         try:
             raw = base64.b64decode(item, validate=True)
         except (binascii.Error, ValueError):
-            raise PayloadKeyError(source=source, problem=f"{where} is not base64; {_HOW}") from None
+            raise PayloadKeyError(
+                source=source, problem=f"{where} is not base64; {_how()}"
+            ) from None
         if len(raw) != KEY_BYTES:
-            problem = f"{where} decodes to {len(raw)} bytes, not {KEY_BYTES}; {_HOW}"
+            problem = f"{where} decodes to {len(raw)} bytes, not {KEY_BYTES}; {_how()}"
             raise PayloadKeyError(source=source, problem=problem)
         key = PayloadKey.from_bytes(raw)
         keys.setdefault(key.id, key)
@@ -116,7 +119,7 @@ def load_keys(settings: Settings) -> tuple[PayloadKey, ...]:
     except FileNotFoundError:
         problem = (
             f"not set, and there is no key file {path} ({FILE_ENV_VAR}); "
-            f"create one with: python -m harness.temporal.keys ensure {path}"
+            f"create one with: {program('harness.temporal.keys')} ensure {path}"
         )
         raise PayloadKeyError(source=ENV_VAR, problem=problem) from None
     except OSError as error:
@@ -145,7 +148,9 @@ def ensure_key_file(path: Path) -> bool:
     return True
 
 
-_HOW: Final = "make one with: python -m harness.temporal.keys new"
+def _how() -> str:
+    """How to make a key, naming this interpreter (the hint works with no venv active)."""
+    return f"make one with: {program('harness.temporal.keys')} new"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

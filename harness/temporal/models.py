@@ -16,6 +16,7 @@ from harness.domain import (
     ChannelMessage,
     Frozen,
     Participant,
+    PendingQuestion,
     TaskRef,
     TaskSpec,
     TaskStatus,
@@ -69,6 +70,16 @@ class HelpClick(Frozen):
     request_id: str
     user: str
     choice: str
+
+
+class SubtaskReport(Frozen):
+    """What a running sub-task tells its parent as it goes (issue 26): what it has used so far,
+    the questions it waits on, and the one a reply in the thread answers (``""``: none)."""
+
+    task_id: str
+    usage: BudgetUsage = BudgetUsage()
+    pending: tuple[PendingQuestion, ...] = ()
+    reply_to: str = ""
 
 
 class FinishRequest(Frozen):

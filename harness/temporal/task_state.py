@@ -104,7 +104,7 @@ class TaskState:
 
     def _check_open(self) -> None:
         if self._status in FINAL_STATUSES or self._finish is not None:
-            raise ValueError(replies.TASK_ENDED)  # said in Slack: no id
+            raise ValueError(replies.TASK_FINISHED)  # said in Slack: no id
 
     def _apply_spec(self, spec: TaskSpec) -> None:
         self._title, self._model, self._effort = spec.title, spec.model, spec.effort

@@ -47,6 +47,18 @@ class Turn:
         self.stopped_by = ""
         """Who stopped the turn (``/task stop``, the Stop button, an interrupting message)."""
         self.stop_reason = ""
+        self.closing = False
+        """The turn was cut off because its task ended (nothing waits for a next message)."""
+
+    @property
+    def stopping(self) -> bool:
+        """Whether the turn was stopped (by a person, a message, its parent, or its task's end)."""
+        return bool(self.stopped_by or self.stop_reason)
+
+    def close(self, reason: str) -> None:
+        """The turn is cut off because its task ends (``reason``), unless stopped already."""
+        if not self.stopping:
+            self.stop_reason, self.closing = reason, True
 
     def entity(self) -> dict[str, str]:
         """The ``entities`` entry every loop context of this turn carries."""
@@ -99,7 +111,9 @@ class Turn:
             f"{_count(progress.model_calls, 'model call')}, "
             f"{_count(progress.tool_calls, 'tool call')}"
         )
-        lines.append(f"{calls}. The task waits for your next message.")
+        lines.append(
+            f"{calls}." if self.closing else f"{calls}. The task waits for your next message."
+        )
         return "\n".join(lines)
 
     def _set(self, **changes: object) -> None:

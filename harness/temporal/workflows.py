@@ -15,7 +15,6 @@ from temporalio.exceptions import ApplicationError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
     from harness.agent.budget import added
-    from harness.agent.loop_steps import HelpAnswer
     from harness.channels import replies
     from harness.domain import (
         BudgetUsage,
@@ -35,12 +34,13 @@ with workflow.unsafe.imports_passed_through():
         RequestReceivedContext,
         TaskCreatedContext,
     )
-    from harness.temporal import ALIVE_PATCH, REFUSED_ERROR_TYPE, TASK_WORKFLOW
+    from harness.temporal import ALIVE_PATCH, REFUSED_ERROR_TYPE, SUBTASKS_PATCH, TASK_WORKFLOW
     from harness.temporal.command_step import command_result
     from harness.temporal.conversation import Conversation
     from harness.temporal.effects import TaskEffects
     from harness.temporal.endings import TaskEndings
     from harness.temporal.failures import GaveUpError
+    from harness.temporal.family import TaskFamily
     from harness.temporal.models import (
         Delivery,
         FinishRequest,
@@ -48,6 +48,7 @@ with workflow.unsafe.imports_passed_through():
         TaskInput,
         TaskOutcome,
     )
+    from harness.temporal.parent import ParentLink
     from harness.temporal.retries import OperationRunner
     from harness.temporal.subtasks import Children, with_cancelled
     from harness.temporal.task_state import TaskState
@@ -55,7 +56,7 @@ with workflow.unsafe.imports_passed_through():
 
 
 @workflow.defn(name=TASK_WORKFLOW)
-class TaskWorkflow(TaskState, TaskEffects, TaskEndings):
+class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
     """A task: participants with roles, model, effort, status, transcript and sub-tasks."""
 
     @workflow.init
@@ -67,6 +68,7 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings):
         self._effort = task.spec.effort
         self._mid_turn = task.spec.mid_turn
         self._alive = workflow.patched(ALIVE_PATCH)
+        self._linked = workflow.patched(SUBTASKS_PATCH)
         self._status = TaskStatus.CREATED
         self._participants = {p.user_id: p for p in task.participants}
         self._participants.setdefault(
@@ -77,7 +79,8 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings):
         self._ops = OperationRunner(task.policy)
         self._children = Children(task, self._ops, self._used)
         self._transcript_lock = asyncio.Lock()
-        self._conversation = Conversation(self, self._ops, task.agent)
+        self._link = ParentLink(task.ref, self._linked, self._report)
+        self._conversation = Conversation(self, self._ops, task.agent, before=self._before_op)
         self._transcript = Transcript(self._key, self._ops, self._common)
 
     @workflow.run
@@ -124,7 +127,9 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings):
         except BaseException as error:
             if not is_cancelled_exception(error):
                 raise
-            self._conversation.stop()
+            self._conversation.stop(closing=self._linked)
+            if self._linked:  # its turn posts how it ended: no progress message left live
+                await self._turn_ended()
             left = await self._children.end(0)
             status, summary = TaskStatus.CANCELLED, with_cancelled("cancelled", left)
         return await self._end_as(status, summary)
@@ -141,7 +146,7 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings):
             effort=self._effort,
             participants=tuple(self._participants.values()),
             subtasks=self._children.summaries(),
-            **self._conversation.view(),
+            **{**self._conversation.view(), "pending": self._pending()},
             mid_turn=self._mid_turn,
             approvals=state.approvals,
             approved_tools=tuple(state.approved_tools),
@@ -216,7 +221,10 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings):
             message = received.result or message
             position, new = await self._transcript.add(message, message.ts)
             running = self._conversation.turn is not None
-            mode = self._conversation.receive(message) if new else None
+            child = self._answers_child(message) if new else None
+            mode = self._conversation.receive(message) if new and child is None else None
+        if child is not None:  # a sub-task's question without buttons: its answer (issue 26)
+            await self._answered(child)
         if running and mode is not None and self._alive:
             await self._acknowledge(message, mode)
         return position
@@ -265,7 +273,7 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings):
         except ApplicationError as error:
             return CommandResult(reply=replies.failed(typed, error.message))
         spawned = [e.subtask.task_id for e in applied if e.kind == "spawn_subtask"]
-        reply = result.reply + "".join(f" as `{task_id}`" for task_id in spawned)
+        reply = result.reply + "".join(replies.spawned(task_id) for task_id in spawned)
         public = result.public
         if any(e.kind == "stop_turn" and e.idle for e in applied):
             # Nothing was stopped by this one (a second stop, or the turn just ended): it is
@@ -282,17 +290,16 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings):
             raise ValueError("this command is for another task")  # said in Slack: no ids
 
     @workflow.update(name="help")
-    def help(self, click: HelpClick) -> None:
-        """A click on a help request's button; ``help.decided`` judges it in the loop."""
+    async def help(self, click: HelpClick) -> None:
+        """A click on a help request's button; ``help.decided`` judges it in the loop (of the
+        sub-task that asked, when one did)."""
         self._conversation.limits.took_update()
-        self._conversation.answer(
-            click.request_id, HelpAnswer(decided_by=click.user, choice=click.choice)
-        )
+        await self._answered(click)
 
     @help.validator
     def _check_help(self, click: HelpClick) -> None:
         self._check_open()
-        if not self._conversation.waiting_for(click.request_id):
+        if not self._waiting_for(click.request_id):
             note = self._conversation.closed(click.request_id)  # the id stays out of the thread
             raise ValueError(replies.late_click(note) if note else replies.QUESTION_CLOSED)
 
@@ -331,6 +338,16 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings):
                 "transcript": self._transcript.ref(),
             }
         )
+
+    async def _turn_ended(self) -> None:
+        """Wait (a bounded time) for a cancelled turn to post how it ended."""
+        try:
+            await workflow.wait_condition(
+                lambda: self._conversation.turn is None,
+                timeout=self._input.policy.start_to_close_seconds,
+            )
+        except TimeoutError:
+            workflow.logger.warning("the turn did not end after its task was cancelled")
 
     def _used(self, usage: BudgetUsage) -> None:
         """A sub-task ended: what it used counts against this task's budget."""

@@ -140,3 +140,33 @@ async def _listening(session: aiohttp.ClientSession, port: str) -> bool:
             return response.status < 500
     except aiohttp.ClientError:
         return False
+
+
+def test_json_in_env_that_honcho_unquotes_is_refused_with_the_fix(tmp_path: Path) -> None:
+    """``.env`` JSON written as in a shell loses its quotes under honcho (issue 26)."""
+    env = procfile_env(tmp_path)
+    dotenv = tmp_path / ".env"
+    dotenv.write_text('HARNESS_MODELS=["offline", "gpt-4o"]\n')
+    ran = subprocess.run(
+        [str(BIN / "honcho"), "start", "-f", str(ROOT / "Procfile"), "-e", str(dotenv), "worker"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    said = ran.stdout + ran.stderr
+    assert "worker not starting: HARNESS_MODELS must be JSON (" in said, said
+    assert "single quotes" in said and "worker.1 stopped (rc=2)" in said, said
+
+    dotenv.write_text("""HARNESS_MODELS='["offline", "gpt-4o"]'\nHARNESS_HEALTH_PORT=x\n""")
+    ran = subprocess.run(
+        [str(BIN / "honcho"), "start", "-f", str(ROOT / "Procfile"), "-e", str(dotenv), "worker"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    said = ran.stdout + ran.stderr
+    assert "HARNESS_MODELS" not in said and "HARNESS_HEALTH_PORT" in said, said  # quoted: read

@@ -11,7 +11,7 @@ import pytest
 from bot.config import BotSettings
 from harness.config import Settings
 from harness.hooks import HookConfigError
-from harness.startup import SettingsInvalid, load_settings, one_line, variable
+from harness.startup import QUOTES_STRIPPED, SettingsInvalid, load_settings, one_line, variable
 
 
 def refusal(cls, monkeypatch, **env: str) -> str:
@@ -101,3 +101,13 @@ def test_one_line_joins_a_list_of_problems_and_prefers_the_users_sentence():
 
     assert one_line(Worded("not this")) == "say this"
     assert one_line(RuntimeError()) == "RuntimeError"
+
+
+def test_json_whose_quotes_honcho_stripped_says_to_single_quote_it_in_env(monkeypatch):
+    # .env's HARNESS_MODELS=["offline", "gpt-4o"] reaches a `make run` process as this
+    line = refusal(Settings, monkeypatch, HARNESS_MODELS="[offline,gpt-4o]")
+    assert line.startswith("HARNESS_MODELS must be JSON (")
+    assert line.endswith(QUOTES_STRIPPED)
+    assert not refusal(Settings, monkeypatch, HARNESS_MODELS='["offline",').endswith(
+        QUOTES_STRIPPED
+    )

@@ -120,7 +120,9 @@ async def test_two_hosts_write_the_same_table_and_the_cli_prints_their_merged_fi
     assert out[0].startswith("# executor stats since ") and "2 worker(s)" in out[0]
     header, *lines = out[1:]
     assert header.split()[:4] == ["point", "executor", "kind", "calls"]
-    assert "failed-open" in header and "p99 ms" in header
+    assert "failed-open" in header
+    # the quantiles README promises ("p50/p95/p99 latency"), then the maximum (issue 26)
+    assert header.split()[-8:] == ["p50", "ms", "p95", "ms", "p99", "ms", "max", "ms"]
     assert len(lines) == 2
     assert lines[0].startswith("tool.invoked.post") and lines[1].startswith("tool.invoked.pre")
     cells = lines[0].split()

@@ -152,7 +152,7 @@ async def test_a_sub_task_holds_the_roll_over_back_only_for_the_wait(
     note = [p for p in posts(slack_api) if "history limit (updates)" in p]
     assert note == [
         "this task reached its history limit (updates) and continues in a fresh run; "
-        f"cancelled 1 running sub-task(s): {child}"
+        "cancelled 1 running sub-task (sub-task 1)"
     ]
     await harness.finish(ref.task_id)
     await harness.outcome(ref.task_id)

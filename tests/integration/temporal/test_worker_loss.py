@@ -22,10 +22,10 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 
 from commands import register_all
+from harness.channels.replies import task_ended
 from harness.domain import TaskSpec, TaskStatus
 from harness.hooks.contexts import CommandInvokedContext
 from harness.temporal.activities import HarnessActivities
-from harness.temporal.endings import ended
 from harness.temporal.worker import build_manager, build_worker, retry_limits
 from tests.integration.temporal.plugins import cycle_plugin
 
@@ -331,7 +331,7 @@ async def test_a_kill_after_the_post_and_before_completion_leaves_one_message(
     posts = [m for m in slack_api.messages if m["channel"] == channel]
     assert [m["text"] for m in posts] == [  # one message, not two (then how the task ended)
         "(offline) say it once",
-        ended(f"{ref.task_id} succeeded"),
+        task_ended(f"{ref.task_id} succeeded", subtask=False),
     ]
     assert (1, 1) in recorder_seen  # the post ran again after its worker was lost ...
     looked = [

@@ -15,6 +15,7 @@ import pytest
 
 from bot.config import STANDIN_PATH
 from harness.config import Settings
+from harness.programs import program
 
 from .conftest import free_port, serve_bot
 from .test_say import say
@@ -63,7 +64,11 @@ async def test_a_waiting_task_goes_on_after_bot_say_click(slack, harness):
         ],
     )
 
-    await say(ASK, "--user", OWNER, *where)
+    status, lines = await say(ASK, "--user", OWNER, *where)
+    [shown] = [line for line in lines if "(answer: `" in line]
+    hint = shown.split("(answer: `", 1)[1].split("`", 1)[0]
+    # the interpreter that ran it, so the hint works with no venv active (issue 26)
+    assert hint == f"{program('bot.say')} --click N"
 
     def question():
         return [
@@ -83,7 +88,7 @@ async def test_a_waiting_task_goes_on_after_bot_say_click(slack, harness):
     assert lines[0] == "clicked 'prod' on: which environment?"
     assert lines[1].startswith(f"only you see (in thread {asked['thread_ts']}): refused: ")
 
-    status, lines = await say("--click", "1", "--user", OWNER, *where)
+    status, lines = await say("--user", OWNER, *where, typed=hint.replace(" N", " 1"))
     assert status == 0
     assert lines[0] == "clicked 'staging' on: which environment?"
     assert "\n".join(lines[1:]) == f"bot in thread {asked['thread_ts']}: {ANSWERED}"

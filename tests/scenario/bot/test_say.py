@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import sys
 import uuid
 from pathlib import Path
@@ -23,14 +24,23 @@ TEAM = "TLOCAL"  # bot.say's default team
 OWNER = "U0OWNER"
 
 
-async def say(*args: str, secret: str = Slack.signing_secret) -> tuple[int, list[str]]:
-    """Run ``python -m bot.say``; returns its exit status and printed lines."""
+async def say(
+    *args: str, secret: str = Slack.signing_secret, typed: str = ""
+) -> tuple[int, list[str]]:
+    """Run ``python -m bot.say``; returns its exit status and printed lines.
+
+    ``typed``: a command line as a person types it (a hint the product printed), run with
+    no virtual environment on ``PATH``; ``args`` follow it.
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "BOT_"))}
     env.update(BOT_SIGNING_SECRET=secret, BOT_REPLY_DEADLINE_SECONDS="5")
+    command = [sys.executable, "-m", "bot.say"]
+    if typed:
+        command = shlex.split(typed)
+        env.pop("VIRTUAL_ENV", None)
+        env["PATH"] = "/usr/bin:/bin"
     process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot.say",
+        *command,
         *args,
         cwd=ROOT,
         env=env,

@@ -57,11 +57,13 @@ async def test_a_refusal_is_private(slack, channel):
     assert reply["response_type"] == "ephemeral" and reply["text"].startswith("refused: ")
 
 
-async def test_subtask_reply_names_the_child_task(slack, harness, channel):
+async def test_subtask_reply_names_the_child_task_as_the_thread_will_not_by_id(
+    slack, harness, channel
+):
     reply = await ack(slack, "/sub-task", "read the canary logs", channel=channel)
     task_id = harness.task_id(TEAM, channel)
     assert reply == {
-        "text": f"starting sub-task “read the canary logs” as `{task_id}/sub-1`",
+        "text": "starting sub-task “read the canary logs” as sub-task 1",
         "response_type": "in_channel",
     }
     [child] = (await harness.snapshot(task_id)).subtasks

@@ -17,7 +17,7 @@ async def test_bare_shows_the_mode_and_what_each_does_to_a_watcher(manager, ctx)
         "mid-turn: `steer` — a message sent while a turn runs is:",
         "• `steer` (now): added to what the agent is doing, at its next step",
         "• `queue`: answered after the current turn, in order",
-        "• `interrupt`: stops the current turn and is answered at once",
+        "• `interrupt`: answered at once, stopping the current turn",
     ]
     assert result.effects == ()
 

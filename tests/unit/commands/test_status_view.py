@@ -97,8 +97,8 @@ def test_a_busy_task_shows_what_runs_waits_and_what_it_used():
         "budget: tokens 8,120 of 10,000 (81 %) · tool calls 3 of 20 (15 %) · "
         "cost $0.1234 of $5.00 (2 %)",
         "sub-tasks:",
-        "• read logs — running (`T/sub-1`)",
-        "• ask — failed (`T/sub-2`)",
+        "• sub-task 1: read logs — running (`T/sub-1`)",
+        "• sub-task 2: ask — failed (`T/sub-2`)",
     ]
 
 

@@ -76,7 +76,7 @@ async def test_usage_errors_teach_the_typed_form(manager, ctx):
         "usage: `/task status`"
     )
     assert (await run_command(manager, ctx("skill", "juggle"))).reply.endswith(
-        "usage: `/task skill load|unload <name>`"
+        "usage: `/task skill [load|unload <name>]`"
     )
 
 

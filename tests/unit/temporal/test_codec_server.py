@@ -23,7 +23,12 @@ from temporalio.api.common.v1 import Payload
 from harness.domain import ChannelMessage
 from harness.http import is_loopback
 from harness.temporal.codec import EncryptionCodec, data_converter
-from harness.temporal.codec_server import ALLOWED_HEADERS, codec_app
+from harness.temporal.codec_server import (
+    ALLOWED_HEADERS,
+    CodecServerSettings,
+    allowed_origins,
+    codec_app,
+)
 from harness.temporal.keys import new_key, parse_keys
 
 UI = "http://localhost:8233"
@@ -50,13 +55,13 @@ async def serve(app: web.Application) -> AsyncIterator[str]:
 
 @pytest.fixture
 async def server() -> AsyncIterator[str]:
-    async for url in serve(codec_app(EncryptionCodec(parse_keys(KEY)), origin=UI)):
+    async for url in serve(codec_app(EncryptionCodec(parse_keys(KEY)), origins=[UI])):
         yield url
 
 
 @pytest.fixture
 async def guarded() -> AsyncIterator[str]:
-    async for url in serve(codec_app(EncryptionCodec(parse_keys(KEY)), origin=UI, token=TOKEN)):
+    async for url in serve(codec_app(EncryptionCodec(parse_keys(KEY)), origins=[UI], token=TOKEN)):
         yield url
 
 
@@ -110,6 +115,40 @@ async def test_cors_preflight_answers_the_configured_origin_only(server, http):
     other = {**preflight, "Origin": "https://evil.example"}
     async with http.options(f"{server}/decode", headers=other) as response:
         assert "Access-Control-Allow-Origin" not in response.headers
+
+
+def test_the_allow_list_holds_the_local_ui_by_both_names_and_the_linked_ui(monkeypatch):
+    # /task status links to HARNESS_TEMPORAL_UI_URL: that origin is always let in (issue 26)
+    linked = "http://127.0.0.1:18233/namespaces/default/workflows"
+    assert allowed_origins(CodecServerSettings(), linked) == (
+        "http://127.0.0.1:8233",
+        "http://localhost:8233",
+        "http://127.0.0.1:18233",
+    )
+    assert allowed_origins(CodecServerSettings(), "") == allowed_origins(
+        CodecServerSettings(), "http://localhost:8233/"
+    )
+    monkeypatch.setenv("HARNESS_CODEC_SERVER_ORIGINS", "https://UI.example/, http://127.0.0.1:9")
+    assert CodecServerSettings().origins == ("https://ui.example", "http://127.0.0.1:9")
+    monkeypatch.delenv("HARNESS_CODEC_SERVER_ORIGINS")
+    monkeypatch.setenv("HARNESS_CODEC_SERVER_ORIGIN", "https://ui.example")  # the old name
+    assert CodecServerSettings().origins == ("https://ui.example",)
+
+
+async def test_every_origin_of_the_list_is_answered(http):
+    origins = ["http://127.0.0.1:8233", "http://localhost:8233"]
+    async for url in serve(codec_app(EncryptionCodec(parse_keys(KEY)), origins=origins)):
+        for origin in origins:
+            preflight = {"Origin": origin, "Access-Control-Request-Method": "POST"}
+            async with http.options(f"{url}/decode", headers=preflight) as response:
+                assert response.headers["Access-Control-Allow-Origin"] == origin
+
+
+def test_an_origin_that_is_not_one_stops_the_start_in_one_line():
+    proc = codec_server(free_port(), HARNESS_PAYLOAD_KEY=KEY, HARNESS_CODEC_SERVER_ORIGINS="ui")
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and err.count("\n") == 1
+    assert err.startswith("codec server not starting: ") and "http://127.0.0.1:8233" in err
 
 
 async def test_with_a_token_set_a_request_without_it_is_401(guarded, http):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import os
+import shlex
 import stat
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from harness.config import Settings
+from harness.programs import program
 from harness.temporal.client import HarnessClient
 from harness.temporal.errors import PayloadKeyError
 from harness.temporal.keys import (
@@ -90,10 +92,15 @@ def test_no_key_at_all_names_the_variable_the_file_and_the_command(tmp_path):
     with pytest.raises(PayloadKeyError) as caught:
         load_keys(settings(tmp_path))
     path = tmp_path / "payload.key"
+    hint = f"{program('harness.temporal.keys')} ensure {path}"
     assert str(caught.value) == (
         f"{ENV_VAR}: not set, and there is no key file {path} ({FILE_ENV_VAR}); "
-        f"create one with: python -m harness.temporal.keys ensure {path}"
+        f"create one with: {hint}"
     )
+    # typed as printed, in a shell with no virtual environment active (issue 26)
+    bare = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    subprocess.run(shlex.split(hint), env=bare, check=True, capture_output=True, timeout=60)
+    assert load_keys(settings(tmp_path))
 
 
 def test_a_malformed_key_file_is_named(tmp_path):
@@ -153,5 +160,5 @@ def test_the_worker_with_a_bad_key_names_the_variable_not_the_value(tmp_path):
     assert worker.returncode == 2 and "c2hvcnQ" not in worker.stderr
     assert worker.stderr == (
         f"worker not starting: {ENV_VAR}: key 1 of 1 decodes to 5 bytes, not 32; "
-        "make one with: python -m harness.temporal.keys new\n"
+        f"make one with: {sys.executable} -m harness.temporal.keys new\n"  # runs from anywhere
     )
