@@ -46,9 +46,6 @@ QUESTION_TIMED_OUT: Final = "timed out: nobody answered in time"
 QUESTION_STOPPED: Final = "closed by a stop: nobody answered before the turn was stopped"
 """The note of a question left open when its turn was stopped."""
 
-QUESTION_DROPPED: Final = "closed: the turn ended before anyone answered"
-"""The note of a question left open when its turn ended otherwise (it failed)."""
-
 ANSWER_CHARS: Final = 200
 
 SOMETHING_WRONG: Final = "something went wrong on the harness's side; the logs have the details"

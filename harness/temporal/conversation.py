@@ -117,10 +117,6 @@ class Conversation:
         """Whether ``request_id`` is a question of the request being answered now."""
         return self.people.waiting_for(request_id)
 
-    def closed(self, request_id: str) -> str:
-        """How question ``request_id`` closed, in words (``""``: not known)."""
-        return self.people.closed(request_id)
-
     def answer(self, request_id: str, answer: HelpAnswer) -> None:
         """A click on a help request's button (the ``help`` update); the loop judges it."""
         self.people.answer(request_id, answer)
@@ -296,10 +292,8 @@ class Conversation:
                 raise
             reply, state = turn.summary(workflow.now().timestamp()), "stopped"
         finally:
-            left = self.people.clear()  # this request's questions are over; clicks are refused
+            self.people.clear()  # this request's questions are over; later clicks are refused
             self._answering = None
-        note = replies.QUESTION_STOPPED if state == "stopped" else replies.QUESTION_DROPPED
-        await self.people.close(left, note)
         self._replying = True
         try:
             if turn is not None:

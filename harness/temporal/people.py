@@ -7,13 +7,14 @@ question is open, and a worker restart loses nothing. A question with a
 ``timeout_seconds`` that nobody answers in time ends as *timed out*: the loop is told
 ``timed_out`` (never an answer in anybody's name) and the thread reads that nobody
 answered, so an unanswered approval is never reported as a denial. A question that closes
-(answered, timed out, or left open when its turn ends) has its message edited to say how,
-its buttons gone (:data:`QUESTIONS_CLOSED_PATCH`); a later click on it is answered with
+(answered, timed out, or left open by a stop) has its message edited to say how, its
+buttons gone (:data:`QUESTIONS_CLOSED_PATCH`); a later click on it is answered with
 that, in words.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Final
 
@@ -95,27 +96,22 @@ class People:
         """The questions asked and not yet decided, for the status view."""
         return tuple(self._asked.values())
 
-    def clear(self) -> list[str]:
-        """The request is over: its questions are closed (later clicks are refused).
-
-        Returns:
-            The ids of the questions it leaves unanswered, for :meth:`close`.
-        """
-        left = list(self._shown)
+    def clear(self) -> None:
+        """The request is over: its questions are closed (later clicks are refused)."""
         self._answers.clear()
         self._asked.clear()
+        self._shown.clear()
         self.open = None
-        return left
 
-    async def close(self, left: list[str], note: str) -> None:
-        """Edit the questions ``left`` open (:meth:`clear`) to say ``note``; if the task was
-        waiting on one, it is running again (nobody is asked anything now)."""
-        if not left or not workflow.patched(QUESTIONS_CLOSED_PATCH):
-            return
-        for request_id in left:
-            await self._close(request_id, note)
+    async def _stopped(self, request: HelpRequest) -> None:
+        """The turn was stopped while ``request`` waited for an answer: it closes, edited to
+        say so, and the task, waiting on nobody now, is running again (unless it is ending)."""
+        self._answers.pop(request.request_id, None)
+        self._asked.pop(request.request_id, None)
+        self.open = None
+        await self._close(request.request_id, replies.QUESTION_STOPPED)
         if self._host.status == TaskStatus.WAITING and not self._host.finishing:
-            await self._host.transition(TaskStatus.RUNNING, note)
+            await self._host.transition(TaskStatus.RUNNING, replies.QUESTION_STOPPED)
 
     async def _close(self, request_id: str, note: str) -> None:
         """Remember how ``request_id`` closed, and edit its message: ``note``, no buttons."""
@@ -170,6 +166,11 @@ class People:
             await workflow.wait_condition(lambda: bool(answers), timeout=left)
         except TimeoutError:
             return await self._timed_out(request)
+        except asyncio.CancelledError:  # a stop (or the task's end) cut the turn off
+            if workflow.patched(QUESTIONS_CLOSED_PATCH):
+                self.asking = False  # a finishing task lets this end before it stops serving
+                await self._stopped(request)
+            raise
         finally:
             self.asking = False
         return answers.pop(0)

@@ -41,6 +41,7 @@ class TaskState:
     _status: TaskStatus
     _participants: dict[str, Participant]
     _finish: FinishRequest | None
+    _cancelling: bool
 
     @property
     def ref(self) -> TaskRef:
@@ -69,8 +70,8 @@ class TaskState:
 
     @property
     def finishing(self) -> bool:
-        """Whether the task was asked to end (``/task finish``, ``/task cancel``)."""
-        return self._finish is not None
+        """Whether the task is ending (``/task finish``, ``/task cancel``, or cancelled)."""
+        return self._finish is not None or self._cancelling
 
     @property
     def mid_turn(self) -> MidTurn:

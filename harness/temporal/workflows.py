@@ -75,6 +75,7 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
             task.spec.owner, Participant(user_id=task.spec.owner, role=Role.OWNER)
         )
         self._finish: FinishRequest | None = None
+        self._cancelling = False
         self._started = False
         self._ops = OperationRunner(task.policy)
         self._children = Children(task, self._ops, self._used)
@@ -127,6 +128,7 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
         except BaseException as error:
             if not is_cancelled_exception(error):
                 raise
+            self._cancelling = True
             self._conversation.stop(closing=self._linked)
             if self._linked:  # its turn posts how it ended: no progress message left live
                 await self._turn_ended()
@@ -300,7 +302,7 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
     def _check_help(self, click: HelpClick) -> None:
         self._check_open()
         if not self._waiting_for(click.request_id):
-            note = self._conversation.closed(click.request_id)  # the id stays out of the thread
+            note = self._conversation.people.closed(click.request_id)  # no id in the thread
             raise ValueError(replies.late_click(note) if note else replies.QUESTION_CLOSED)
 
     @workflow.update(name="finish")

@@ -105,8 +105,11 @@ async def test_the_status_and_a_stop_name_the_running_call_and_the_state_agrees(
     said = await thread.until_posted("stopped by <@U0OWNER>")
     assert "\nlast: running echo\n" in said, said
 
-    snap = await snapshot(slack, thread)
-    assert (snap.status, snap.turn) == ("running", None)
+    async def ended() -> bool:  # posted first, then the turn is over
+        return (await snapshot(slack, thread)).turn is None
+
+    await until_async(ended, what="the stopped turn over")
+    assert (await snapshot(slack, thread)).status == "running"
     status = await thread.slash("/task status")
     assert status.splitlines()[0].endswith("— idle"), status
     third = await slash_as_sent(thread, "/task stop")  # nothing runs: said to the sender only
