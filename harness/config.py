@@ -76,6 +76,11 @@ class Settings(BaseSettings):
     """The longest one activity attempt may run before Temporal times it out."""
     activity_heartbeat_seconds: float = Field(default=10.0, gt=0)
     """A worker that stops heartbeating for this long is presumed dead; the attempt fails."""
+    loop_block_warn_seconds: float = Field(default=1.0, ge=0)
+    """How long the worker's event loop may stay blocked (an ``async def`` executor calling
+    ``time.sleep``, say: every heartbeat and activity of the worker waits meanwhile) before a
+    WARNING names the hook executor and point holding it and, once it is free, for how long;
+    ``0``: not watched."""
 
     retry_max_attempts: int = Field(default=5, ge=1)
     """Attempts per operation before the task fails; a cap on what ``activity.failed`` executors
