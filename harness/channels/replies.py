@@ -34,7 +34,19 @@ IDENTITY_CHANGED: Final = "an executor changed the sender or the role"
 QUESTION_CLOSED: Final = (
     "that question is no longer open: it was answered, it timed out, or its request ended"
 )
-"""Why a click on a question's button is not taken (said without the question's id)."""
+"""Why a click on a question's button is not taken (said without the question's id), when
+the task no longer knows how it closed (:func:`late_click` says it when it does)."""
+
+TASK_FINISHED: Final = "this task has finished"
+"""Why a finishing or ended task takes no more commands, messages or clicks (no id)."""
+
+QUESTION_TIMED_OUT: Final = "timed out: nobody answered in time"
+"""The note a timed-out question's message is edited to (its buttons removed)."""
+
+QUESTION_STOPPED: Final = "closed by a stop: nobody answered before the turn was stopped"
+"""The note of a question left open when its turn was stopped."""
+
+ANSWER_CHARS: Final = 200
 
 SOMETHING_WRONG: Final = "something went wrong on the harness's side; the logs have the details"
 """A failure with nothing a person can act on: its class and text stay in the log."""
@@ -186,6 +198,25 @@ def fitted(text: str, limit: int) -> str:
     head = text[: limit - len(note(len(text)))]
     head = head.rsplit("\n", 1)[0] if "\n" in head else head
     return head + note(len(text) - len(head))
+
+
+def question_answered(user: str, choice: str) -> str:
+    """The note an answered question's message is edited to: who answered, and what."""
+    line = " ".join(choice.split())
+    line = line if len(line) <= ANSWER_CHARS else line[: ANSWER_CHARS - 1] + "…"
+    return f"answered by <@{user}>: {neutral(line)}"
+
+
+def late_click(note: str) -> str:
+    """What someone who clicks a closed question reads (only they see it): how it closed."""
+    return f"this question is no longer open ({note}), so your answer was not taken"
+
+
+def not_stopped(stopping: bool) -> str:
+    """The reply to a ``stop`` with nothing left to stop (only its sender sees it)."""
+    if stopping:
+        return "the turn is already being stopped; what it did follows in the thread"
+    return "nothing is running: the task is waiting for your next message"
 
 
 def question_timed_out(question: str, waited: str, *, approval: bool) -> str:

@@ -93,6 +93,15 @@ def help_blocks(request: HelpRequest) -> tuple[dict[str, Any], ...]:
     return tuple(blocks)
 
 
+def closed_blocks(request: HelpRequest, note: str) -> tuple[dict[str, Any], ...]:
+    """Slack blocks for a question that closed: the question and ``note`` (how it closed,
+    worded by :mod:`harness.channels.replies`), with no button left to click."""
+    return (
+        {"type": "section", "text": {"type": "mrkdwn", "text": request.question}},
+        {"type": "context", "elements": [{"type": "mrkdwn", "text": note}]},
+    )
+
+
 @final
 class SlackChannel:
     """Posts to Slack.

@@ -89,6 +89,7 @@ class LoopOperations:
         turn = self.turn
         if turn is not None:
             ctx = ctx.model_copy(update={"entities": {**ctx.entities, **turn.entity()}})
+            turn.before(ctx)  # after the entity: the context carries the last finished state
         on_retry = self.retrying if self._say is not None else None
         outcome = await self._ops.perform(ctx, on_retry=on_retry, said_since=since)
         if isinstance(outcome, Failed):
