@@ -152,7 +152,7 @@ class EventRouter:
         if delivery.started:
             text = replies.task_started(delivery.task_id)
         elif announced:
-            text = replies.task_joined(delivery.task_id)
+            text = replies.task_joined()
         else:
             return
         await say(text=self.redact(text), thread_ts=thread)

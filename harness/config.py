@@ -320,6 +320,16 @@ class Settings(BaseSettings):
         return database_url(explicit, self.artefact_store_path)
 
     @model_validator(mode="after")
+    def _cost_limit_is_counted(self) -> Settings:
+        """A default cost limit needs prices: with none, a task's cost stays $0.00 (issue 26)."""
+        if self.budget_cost and not self.model_prices:
+            raise ValueError(
+                "HARNESS_BUDGET_COST needs HARNESS_MODEL_PRICES: with no model priced, a task's "
+                "cost stays $0.00 and never reaches the limit; set prices or HARNESS_BUDGET_COST=0"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _token_only_over_tls(self) -> Settings:
         token = self.slack_bot_token.get_secret_value() if self.slack_bot_token else ""
         problem = plain_http_problem(self.slack_web_api_url, token, setting="HARNESS_SLACK_API_URL")

@@ -49,7 +49,7 @@ async def slack(harness, tmp_path, bot_port, worker):
 async def test_a_down_hook_service_is_said_in_words_without_internals(slack, harness):
     thread = Thread(slack, harness)
     await thread.start('call echo {"text": "hi"}')
-    failed = await thread.until_posted(DOWN)
+    failed = await thread.until_posted(f"failed: {DOWN}")  # after its retries are said (issue 26)
     assert failed == f"failed: {DOWN} (tried 4 times); try again in a minute"
     reply = await thread.slash("/effort high")
     assert f"/effort failed: {DOWN}; try again in a minute" in reply

@@ -87,14 +87,14 @@ def test_subtask_title_is_cut_with_ellipsis():
 async def test_status_renders_snapshot(manager, ctx):
     result = await run_command(manager, ctx("status", sender="UWATCH"))
     assert result.reply.splitlines() == [
-        "*fix the flaky test* — running",
+        "*fix the flaky test* — idle",
         "model: `offline` · effort: `medium`",
         "people: <@UOWNER> (owner), <@UCOLLAB> (collaborator), <@UWATCH> (watcher)",
         "now: idle, waiting for a message",
         "mid-turn: `steer` · approvals: the worker's default",
         "budget: tokens 0 (no limit) · tool calls 0 (no limit)",
         "sub-tasks:",
-        "• read logs — running (`slack-T1-C1/sub-1`)",
+        "• sub-task 1: read logs — running (`slack-T1-C1/sub-1`)",
     ]
 
 
