@@ -151,10 +151,11 @@ def task_joined() -> str:
     )
 
 
-def task_started(task_id: str) -> str:
-    """Posted in the thread of the mention that started a task."""
+def task_started() -> str:
+    """Posted in the thread of the mention that started a task (no id: the status view's
+    link names the workflow; issue 26)."""
     return (
-        f"started task `{task_id}`; reply in this thread to talk to it. "
+        "started a task for this channel; reply in this thread to talk to it. "
         f"{_listed('status', 'model', 'effort', 'help')} work in this channel"
     )
 

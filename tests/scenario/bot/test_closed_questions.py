@@ -104,8 +104,8 @@ async def late_click(thread: Thread, post: dict, user: str, value: str) -> str:
 def no_leaks(thread: Thread) -> None:
     """Nothing the task said in the thread (posts, edits, what one person saw) leaks.
 
-    The bot's own "started task `…`" notice names the task on purpose and is not the
-    task's; everything the worker posted carries its metadata (:func:`from_task`).
+    The bot's own "started a task" notice is not the task's; everything the worker posted
+    carries its metadata (:func:`from_task`).
     """
     said = [
         " ".join([str(a.get("text", "")), *visible(a.get("blocks") or [])])

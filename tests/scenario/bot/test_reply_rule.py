@@ -55,7 +55,7 @@ async def test_a_down_hook_service_is_said_in_words_without_internals(slack, har
     assert f"/effort failed: {DOWN}; try again in a minute" in reply
     # The task's id names the task on purpose in the bot's start notice only (left as it
     # is: people use it); nothing else in the thread carries it, nor any other internal.
-    said = [t for t in [*thread.posts(), reply] if not t.startswith("started task ")]
+    said = [t for t in [*thread.posts(), reply] if not t.startswith("started a task ")]
     assert failed in said and len(said) >= 2
     assert [t for t in said if LEAKS.search(t) or thread.task_id in t] == []
     # The detail is kept where operators look: the status view's last error is the same

@@ -31,6 +31,11 @@ CAUGHT = [
         {"socket text: Cannot connect to host", "socket text: ssl:default", "socket text: [Errno"},
         id="aiohttp",
     ),
+    pytest.param(
+        "started task `task/T0TEAM1/C0CHAN1`; reply in this thread",
+        {"a workflow or question id: task/T0TEAM1/C0CHAN1"},
+        id="task-id",
+    ),
     pytest.param("it raised ValueError", {"an exception class: ValueError"}, id="python-class"),
 ]
 
@@ -44,7 +49,7 @@ def test_each_kind_of_internal_is_caught(text, kinds):
     "text",
     [
         "the hook service `policy-gate` could not be reached; retrying, 2 of 4",
-        "started task `task/T0TEAM1/C0CHAN1`; reply in this thread to talk to it.",
+        "started a task for this channel; reply in this thread to talk to it.",
         "a ReviewError is no class of ours; tool.invoked is no point without its phase",
     ],
 )

@@ -64,7 +64,7 @@ def test_commands_are_named_as_they_are_typed():
     assert replies.no_task("invite").startswith(
         "there is no task in this channel yet, so `/task invite` has nothing to act on"
     )
-    assert "`/task status`, `/model`, `/effort`, `/task help` work" in replies.task_started("t")
+    assert "`/task status`, `/model`, `/effort`, `/task help` work" in replies.task_started()
 
 
 @pytest.mark.parametrize(
