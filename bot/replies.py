@@ -18,6 +18,7 @@ from harness.channels.replies import SOMETHING_WRONG, TASK_FINISHED, failed, unk
 from harness.channels.replies import refused as refused  # the sender's refusal, as a command's
 from harness.channels.umbrella import RESERVED, UMBRELLA, command_name
 from harness.domain import Role
+from harness.temporal.client.routing import FINISHED
 from harness.temporal.errors import (
     TaskBusy,
     TaskError,
@@ -26,7 +27,6 @@ from harness.temporal.errors import (
     TaskRejected,
     TaskTimedOut,
 )
-from harness.temporal.routing import FINISHED
 
 UNREACHABLE: Final = (
     "the harness is not reachable right now (its Temporal server did not answer); "

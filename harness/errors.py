@@ -18,7 +18,7 @@ caller catches the harness's failures in one clause, except the few named below 
     │   ├── TemporalConfigError        harness.temporal.errors: TEMPORAL_* or a profile is wrong
     │   ├── PayloadKeyError            harness.temporal.errors: no usable HARNESS_PAYLOAD_KEY
     │   ├── TracingConfigError         harness.tracing: an OTEL_* variable is wrong
-    │   ├── MetricsConfigError         harness.temporal.telemetry: HARNESS_METRICS_ADDRESS unusable
+    │   ├── MetricsConfigError         harness.temporal.worker.telemetry: metrics address unusable
     │   └── HealthServerError          harness.health: /healthz cannot listen where it was told
     ├── ServiceError                   harness.errors: a service outside failed or is out of reach
     │   ├── HttpClientError            harness.http.errors: an HTTP call got no complete answer
@@ -63,7 +63,7 @@ workflow code must raise as Temporal's own type::
     ├── KitUsageError                  harness.hook_server.conformance.runner: printed, exit 2
     └── UsageError                     commands.spec: caught by the command, becomes its usage reply
     ApplicationError                   temporalio.exceptions
-    └── GaveUpError                    harness.temporal.failures: TaskGaveUp, with its outcome
+    └── GaveUpError                    harness.temporal.workflow.failures: TaskGaveUp + its outcome
 
 Foreign exceptions become these at one boundary per foreign party, and nowhere else:
 
@@ -72,12 +72,12 @@ Foreign exceptions become these at one boundary per foreign party, and nowhere e
   Slack channel turn that into :class:`ModelError` and :class:`ChannelError`.
 - Remote executors (HTTP, MCP, JSON, validation):
   :func:`harness.hooks.remote.wire.map_transport_errors`, to :class:`HookTransportError`.
-- Temporal's client errors: ``harness.temporal.client_errors.mapped`` (also used by
-  ``harness.temporal.routing``), to the :class:`TaskError` family; ``temporalio.envconfig``
+- Temporal's client errors: ``harness.temporal.client.error_mapping.mapped`` (also used by
+  ``harness.temporal.client.routing``), to the :class:`TaskError` family; ``temporalio.envconfig``
   in :mod:`harness.temporal.connection` (:class:`TemporalConfigError`); the SDK's failed
-  connect in :func:`harness.temporal.worker.connect` (:class:`TemporalUnreachable`).
-- Temporal's activity failures, the other way: :mod:`harness.temporal.wrapper` turns any
-  error into an ``ApplicationError``, an abort through :mod:`harness.temporal.aborts`,
+  connect in :func:`harness.temporal.worker.connect.connect` (:class:`TemporalUnreachable`).
+- Temporal's activity failures, the other way: :mod:`harness.temporal.activity.wrapper` turns any
+  error into an ``ApplicationError``, an abort through :mod:`harness.temporal.workflow.aborts`,
   which also rebuilds the :class:`HookAbort` on the workflow's side.
 - SQLAlchemy, asyncpg, aiosqlite and alembic: :class:`harness.storage.engine.Database`'s
   transactions and :mod:`harness.storage.migrate`, to :class:`DatabaseError`.

@@ -5,9 +5,9 @@ on each other. It takes only the context: the operation, and everything that fol
 it (its activity, whether a retry is said in the thread), is ``type(ctx)``'s catalogue row.
 :class:`InProcess` is the port on a :class:`~harness.hooks.HookManager` (unit tests, a
 named agent's loop inside its activity); in the task workflow
-:class:`harness.temporal.agent_runner.LoopOperations` is, running one hooked activity per
+:class:`harness.temporal.workflow.agent_runner.LoopOperations` is, running one hooked activity per
 operation (the workflow's retrying runner is a different thing:
-:class:`harness.temporal.retries.OperationRunner`).
+:class:`harness.temporal.workflow.retries.OperationRunner`).
 """
 
 from __future__ import annotations

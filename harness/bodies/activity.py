@@ -1,7 +1,7 @@
 """Default bodies around activities: activity.failed, activity.retried, heartbeat.tick, shutdown.
 
 The retry decision is exponential backoff with jitter (:class:`~harness.domain.RetryDefaults`);
-the workflow bounds whatever an executor decides (:mod:`harness.temporal.dispatch`).
+the workflow bounds whatever an executor decides (:mod:`harness.temporal.activity.dispatch`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """How a turn's progress moves on with each operation: one rule for the workflow and the reporter.
 
 Pure (harness.domain and the hook contexts), so the task workflow imports it to keep its
-:class:`~harness.domain.TurnProgress` (:mod:`harness.temporal.turn`, after each result)
+:class:`~harness.domain.TurnProgress` (:mod:`harness.temporal.workflow.turn`, after each result)
 and the worker's :class:`~harness.channels.progress_reporter.ProgressReporter` to render
 what is running now, without the workflow importing the reporter's Slack transport.
 """

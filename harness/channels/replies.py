@@ -5,7 +5,7 @@ No exception class name, internal id (task, request or question ids), hook point
 executor address or socket text is ever put in a sentence here: they stay in the logs and
 the status view's detail. A transport failure names the hook service by its configured
 name only. Callers are the workflow (commands, turns, retry notices, questions), the
-command step (:mod:`harness.temporal.command_step`), the agent loop (what the model reads
+command step (:mod:`harness.temporal.workflow.command_step`), the agent loop (what the model reads
 of a vetoed tool call) and the bot (``bot.replies``, what it says around a command).
 Harness never imports ``commands``, which alone knows whether a command is top level, so
 the spelling travels in the context (``CommandInvokedContext.invocation``, set by the bot

@@ -1,7 +1,7 @@
 """What a slash command asks its task to change: one typed value per kind of change.
 
 A command's body makes them (:class:`~harness.domain.CommandResult`'s ``effects``) and the
-task workflow applies them (:mod:`harness.temporal.effects`) without checking them again:
+task workflow applies them (:mod:`harness.temporal.workflow.effects`) without checking them again:
 each carries exactly its own typed fields, validated where it is made (a body, or a remote
 executor's reply). :data:`CommandEffect` is their union, told apart by ``kind``. The first
 release flattened every value into ``{kind, value, user_id, subtask, amount}``; recorded

@@ -1,7 +1,7 @@
 """Retries as values: the backoff schedule, and whether to try an activity again, and when.
 
 Plain frozen values; the hook contexts of failed and retried activities live in
-:mod:`harness.hooks.contexts.activity`, the retrying in :mod:`harness.temporal.retries`.
+:mod:`harness.hooks.contexts.activity`, the retrying in :mod:`harness.temporal.workflow.retries`.
 """
 
 from __future__ import annotations

@@ -172,7 +172,7 @@ ACTIVITIES: dict[str, str]
 """Operation -> the activity that runs it: ``tool.invoked`` -> ``tool-invoked-v1``.
 
 Names only, for workflow code (import it inside ``imports_passed_through``); the
-activities themselves are :mod:`harness.temporal.activities`'."""
+activities themselves are :mod:`harness.temporal.activity.hooked`'."""
 _SEALED: Final = ("OPERATIONS", "POINTS", "ACTIVITIES")
 
 

@@ -1,5 +1,10 @@
 """Durability: the task workflow, the hook-wrapped activities and the worker that runs them.
 
+A folder per role: :mod:`~harness.temporal.workflow` (sandboxed workflow code),
+:mod:`~harness.temporal.activity` (the hooked activities), :mod:`~harness.temporal.client`
+(the bot's one API) and :mod:`~harness.temporal.worker` (the process); what they share sits
+beside this module (models, errors, codec, keys, connection).
+
 Only names live here, and this module imports nothing of harness: the workflow sandbox
 imports it as the package of every workflow module, outside ``imports_passed_through``,
 so an import of ``harness.hooks`` here would give the sandbox its own copies of every

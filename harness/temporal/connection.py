@@ -8,7 +8,7 @@ first: ``HARNESS_TEMPORAL_ADDRESS`` / ``HARNESS_TEMPORAL_NAMESPACE`` when set, t
 of ``TEMPORAL_CONFIG_FILE`` or ``~/.config/temporalio/temporal.toml``), then the harness
 defaults (``127.0.0.1:7233``, ``default``). This module is the boundary for envconfig's
 errors (:class:`~harness.temporal.errors.TemporalConfigError`); it neither retries nor
-waits (the worker's loop does, :func:`harness.temporal.worker.connect`).
+waits (the worker's loop does, :func:`harness.temporal.worker.connect.connect`).
 """
 
 from __future__ import annotations

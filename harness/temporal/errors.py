@@ -164,7 +164,7 @@ class PayloadCodecError(HarnessError):
 class TemporalUnreachable(ServiceError):
     """The worker waited its patience for Temporal at start and never got through.
 
-    Raised by :func:`harness.temporal.worker.connect`, so a worker started against a
+    Raised by :func:`harness.temporal.worker.connect.connect`, so a worker started against a
     server that stays down stops with one line saying where it looked and what to check,
     not a traceback; a supervisor starts it again.
 

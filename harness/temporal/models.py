@@ -25,7 +25,7 @@ from harness.hooks.contexts import RequestReceivedContext
 
 TRANSCRIPT: Final = TypeAdapter(tuple[ChannelMessage, ...])
 """How a transcript was stored as an artefact (JSON array of messages), before it became a
-log (:mod:`harness.temporal.transcript`); still read once to move it over."""
+log (:mod:`harness.temporal.workflow.transcript`); still read once to move it over."""
 
 
 class TranscriptRef(Frozen):
@@ -128,9 +128,9 @@ class GaveUp(Frozen):
     """Details of the ``TaskGaveUp`` error: the operation, the last failure, and why it stopped.
 
     The shape histories have always held, derived from the operation's outcome by
-    :class:`~harness.temporal.failures.GaveUpError` (the ``abort_*`` fields for a refusal
+    :class:`~harness.temporal.workflow.failures.GaveUpError` (the ``abort_*`` fields for a refusal
     that had to be a failure, such as a refused ``task.created``); the client reads it
-    into the reason a person reads (:mod:`harness.temporal.client_errors`).
+    into the reason a person reads (:mod:`harness.temporal.client.error_mapping`).
     """
 
     operation: str

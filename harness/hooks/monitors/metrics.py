@@ -4,7 +4,7 @@ Like :mod:`harness.hooks.monitors.otel`, a monitor around each operation run on 
 manager's one seam (:meth:`HookManager.add_monitor`); nothing is in the chain loop (STYLE rule 4).
 Where the numbers go is a :class:`Meter`, a Protocol that Temporal's
 ``Runtime.metric_meter`` satisfies, so the worker puts these counters on the same
-Prometheus endpoint as the SDK's own (:mod:`harness.temporal.telemetry`). Labels are
+Prometheus endpoint as the SDK's own (:mod:`harness.temporal.worker.telemetry`). Labels are
 catalogue names and fixed outcome words only: never ids, reasons or context data,
 so neither cardinality nor secrets can grow with traffic.
 """

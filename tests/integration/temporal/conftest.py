@@ -32,13 +32,13 @@ from harness.config import Settings
 from harness.hooks import PHASES, HookContext, HookManager
 from harness.storage import open_database
 from harness.storage.artefacts import SqlArtefactStore
-from harness.temporal.activities import HarnessActivities
+from harness.temporal.activity.hooked import HarnessActivities
 from harness.temporal.client import HarnessClient
 from harness.temporal.codec import data_converter
 from harness.temporal.keys import new_key, parse_keys
-from harness.temporal.requests import RequestWorkflow
 from harness.temporal.worker import build_manager, build_worker, retry_limits
-from harness.temporal.workflows import TaskWorkflow
+from harness.temporal.workflow.request import RequestWorkflow
+from harness.temporal.workflow.task import TaskWorkflow
 
 ROOT = Path(__file__).resolve().parents[3]
 

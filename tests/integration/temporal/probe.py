@@ -46,9 +46,9 @@ class Probe:
 
 with workflow.unsafe.imports_passed_through():
     from harness.hooks import context_type
-    from harness.temporal.agent_runner import LoopOperations
     from harness.temporal.models import ActivityPolicy
-    from harness.temporal.retries import OperationRunner
+    from harness.temporal.workflow.agent_runner import LoopOperations
+    from harness.temporal.workflow.retries import OperationRunner
 
 
 @workflow.defn(name="loop-probe")

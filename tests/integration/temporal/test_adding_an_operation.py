@@ -28,7 +28,7 @@ from harness.hooks import (
     entry_of,
     forget_operation,
 )
-from harness.temporal.activities import HOOKED_ATTRIBUTE, HarnessActivities
+from harness.temporal.activity.hooked import HOOKED_ATTRIBUTE, HarnessActivities
 
 from .probe import LoopProbe
 

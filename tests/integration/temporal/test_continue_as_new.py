@@ -20,8 +20,8 @@ from commands import register_all
 from harness.config import Settings
 from harness.domain import ChannelMessage, Participant, Role, TaskSpec
 from harness.hooks.contexts import CommandInvokedContext
-from harness.temporal.requests import RequestWorkflow
-from harness.temporal.workflows import TaskWorkflow
+from harness.temporal.workflow.request import RequestWorkflow
+from harness.temporal.workflow.task import TaskWorkflow
 
 from .conftest import DATA_CONVERTER
 

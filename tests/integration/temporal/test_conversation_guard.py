@@ -75,7 +75,7 @@ async def test_a_stranger_and_a_watcher_are_refused_and_nothing_reaches_the_tran
 async def test_watchers_may_talk_when_the_worker_allows_it(
     harness, client, settings, store, task_queue
 ):
-    from harness.temporal.activities import HarnessActivities
+    from harness.temporal.activity.hooked import HarnessActivities
     from harness.temporal.worker import build_manager, build_worker
 
     allowing = settings.model_copy(update={"watchers_may_talk": True})

@@ -12,7 +12,7 @@ from pathlib import Path
 from harness.domain import ChannelMessage, TaskSpec, TaskStatus
 from harness.hooks.contexts import CommandInvokedContext
 from harness.storage import TranscriptStore
-from harness.temporal.activities import HarnessActivities
+from harness.temporal.activity.hooked import HarnessActivities
 from harness.temporal.worker import build_worker
 
 from .conftest import assert_replays, worker_env

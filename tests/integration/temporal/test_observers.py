@@ -11,10 +11,10 @@ import asyncio
 from temporalio.worker import Worker
 
 from harness.hooks import HookAbort
-from harness.temporal.activities import HarnessActivities
+from harness.temporal.activity.hooked import HarnessActivities
 
+from .activity.test_hooked_activity import probe, sample
 from .probe import Probe
-from .test_hooked_activity import probe, sample
 
 
 async def test_an_activity_completes_while_its_observer_is_still_blocked(

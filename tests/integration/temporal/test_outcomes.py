@@ -123,9 +123,9 @@ async def test_the_retry_hooks_have_their_own_activities_so_a_reorder_fails_the_
     from temporalio.worker import Replayer
     from temporalio.workflow import NondeterminismError
 
-    from harness.temporal import retries
-    from harness.temporal.requests import RequestWorkflow
-    from harness.temporal.workflows import TaskWorkflow
+    from harness.temporal.workflow import retries
+    from harness.temporal.workflow.request import RequestWorkflow
+    from harness.temporal.workflow.task import TaskWorkflow
 
     from .conftest import DATA_CONVERTER
 

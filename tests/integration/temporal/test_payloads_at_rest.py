@@ -17,7 +17,7 @@ from harness.domain import ChannelMessage, TaskSpec
 from harness.temporal import TASK_WORKFLOW
 from harness.temporal.codec import ENCODING
 from harness.temporal.models import TaskInput
-from harness.temporal.transcript import TRANSCRIPT_LOG_PATCH
+from harness.temporal.workflow.transcript import TRANSCRIPT_LOG_PATCH
 from tests.support.history import opened_bytes, payloads_in, stored_payloads
 
 from .conftest import assert_replays

@@ -3,7 +3,7 @@ only for ``subtask_wait_seconds``.
 
 Each test sets one limit small (the others stay at their defaults, far away), drives a
 task past it against the session's dev server, and checks the task rolled over without
-losing a message, and that every run replays (:mod:`harness.temporal.run_limits`).
+losing a message, and that every run replays (:mod:`harness.temporal.workflow.run_limits`).
 """
 
 from __future__ import annotations

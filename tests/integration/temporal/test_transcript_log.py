@@ -11,7 +11,7 @@ from harness.domain import ChannelMessage, TaskRef, TaskSpec
 from harness.storage import TranscriptStore
 from harness.temporal import TASK_WORKFLOW
 from harness.temporal.models import TRANSCRIPT, TaskInput, transcript_key
-from harness.temporal.transcript import WINDOW
+from harness.temporal.workflow.transcript import WINDOW
 
 from .conftest import assert_replays
 

@@ -25,7 +25,7 @@ from bot.standin import SlackStandIn, served
 from commands import register_all
 from harness.config import Settings
 from harness.hooks import HookManager
-from harness.temporal.activities import HarnessActivities
+from harness.temporal.activity.hooked import HarnessActivities
 from harness.temporal.worker import build_manager, build_worker, retry_limits
 from tests.integration.temporal import conftest as temporal
 

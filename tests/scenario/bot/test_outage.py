@@ -16,7 +16,7 @@ from temporalio.client import Client
 
 from bot.replies import UNREACHABLE
 from harness.domain import TaskSpec
-from harness.temporal.activities import HarnessActivities
+from harness.temporal.activity.hooked import HarnessActivities
 from harness.temporal.client import HarnessClient
 from harness.temporal.worker import build_manager, build_worker, retry_limits
 from tests.integration.temporal.conftest import DATA_CONVERTER, DevServer

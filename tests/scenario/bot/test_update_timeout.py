@@ -18,7 +18,7 @@ import pytest
 from harness.domain import TaskSpec
 from harness.hooks.contexts import CommandInvokedContext
 from harness.temporal.client import HarnessClient
-from harness.temporal.client_errors import TIMED_OUT
+from harness.temporal.client.error_mapping import TIMED_OUT
 from harness.temporal.errors import TaskTimedOut
 from tests.integration.temporal.test_busy import Gate
 

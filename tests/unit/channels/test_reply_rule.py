@@ -26,9 +26,9 @@ MIDDLE = re.compile(r"^\s+(failed:|gave up after attempt\b)")
 
 ALLOWED: dict[tuple[str, str], str] = {
     (
-        "harness/temporal/failures.py",
+        "harness/temporal/workflow/failures.py",
         " gave up after attempt ",
-    ): "the TaskGaveUp failure's message: history and logs only (client_errors words it)",
+    ): "the TaskGaveUp failure's message: history and logs only (client.error_mapping words it)",
     (
         "harness/channels/slack.py",
         " failed: HTTP ",

@@ -1,7 +1,7 @@
 """Run a command as the task's workflow does, in process: the one command step both take.
 
-:func:`harness.temporal.command_step.run_command` is the workflow's rule
-(:func:`~harness.temporal.command_step.command_result`) over the manager's outcome; the
+:func:`harness.temporal.workflow.command_step.run_command` is the workflow's rule
+(:func:`~harness.temporal.workflow.command_step.command_result`) over the manager's outcome; the
 context gets the registry's spelling first, as the bot gives it.
 """
 
@@ -11,7 +11,7 @@ from commands import invocation_of
 from harness.domain import CommandResult
 from harness.hooks import HookManager
 from harness.hooks.contexts import CommandInvokedContext
-from harness.temporal import command_step
+from harness.temporal.workflow import command_step
 
 
 async def run_command(manager: HookManager, ctx: CommandInvokedContext) -> CommandResult:

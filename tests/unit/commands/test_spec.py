@@ -5,7 +5,7 @@ from __future__ import annotations
 from commands import for_command
 from harness.domain import CommandResult, SetEffort, SetModel
 from harness.domain.outcome import Asked, Done, Failed, Refused
-from harness.temporal.command_step import command_result
+from harness.temporal.workflow.command_step import command_result
 from tests.unit.commands.running import run_command
 
 
@@ -43,7 +43,7 @@ async def test_post_replacement_becomes_the_reply(manager, ctx):
 
 
 def test_the_command_step_maps_each_outcome(ctx):
-    """The rule the workflow applies (harness.temporal.command_step.command_result): a
+    """The rule the workflow applies (harness.temporal.workflow.command_step.command_result): a
     refusal, an ask, a failure, a non-refusal abort, an unanswered command, a done one."""
     sent = ctx("model", "m", invocation="/model")
     ok = CommandResult(reply="fine", effects=(SetModel(model="m"),))

@@ -18,7 +18,7 @@ from harness.hooks.remote.reply import abort_reply, reply_of
 from harness.hooks.remote.wire import SCHEMA_VERSION, RpcRequest, encode_request
 from harness.hooks.schema import render, schemas
 from harness.hooks.schema_diff import BREAKING, REGENERATE, classify
-from tests.integration.temporal.test_hooked_activity import sample as activity_sample
+from tests.integration.temporal.activity.test_hooked_activity import sample as activity_sample
 
 ROOT = Path(__file__).resolve().parents[3]
 COMMITTED = ROOT / "schemas" / SCHEMA_VERSION

@@ -170,7 +170,7 @@ def test_workflow_code_never_loads_the_codec():
     import sys
 
     code = (
-        "import sys, harness.temporal.workflows, harness.temporal.requests; "
+        "import sys, harness.temporal.workflow.task, harness.temporal.workflow.request; "
         "print(sorted(m for m in ('harness.temporal.codec', 'cryptography') "
         "if m in sys.modules))"
     )

@@ -27,8 +27,8 @@ from harness.temporal import TASK_WORKFLOW
 from harness.temporal.codec import ENCODING, data_converter
 from harness.temporal.keys import new_key, parse_keys
 from harness.temporal.models import TaskInput, TaskOutcome
-from harness.temporal.requests import RequestWorkflow
-from harness.temporal.workflows import TaskWorkflow
+from harness.temporal.workflow.request import RequestWorkflow
+from harness.temporal.workflow.task import TaskWorkflow
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "histories"
 INDEX = json.loads((FIXTURES / "index.json").read_text())

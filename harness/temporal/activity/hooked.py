@@ -1,0 +1,136 @@
+"""The harness's activities: one per catalogue activity name, generated, each hook-wrapped.
+
+Every row of :mod:`harness.hooks.catalogue` that names an activity gets one, built by
+:func:`hooked_activity`: its body is the operation's pre, in and post chains, run by
+:func:`harness.temporal.activity.wrapper.run_hooked` (the default bodies are registered on the
+manager). Activities compute, the workflow acts on what they return. ``activity.failed``
+and ``activity.retried`` are finished by the worker's retry limits
+(:mod:`harness.temporal.activity.dispatch`), in their own activities and in the ``dispatch_hooks``
+one they shared before issue 25 (kept for older histories and workers).
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Final, final
+
+from temporalio import activity
+
+from harness.domain.outcome import Stopped
+from harness.hooks import (
+    DISPATCH_HOOKS,
+    HookContext,
+    HookManager,
+    context_type,
+    entries,
+)
+from harness.providers import Clock
+from harness.temporal.activity.dispatch import RETRY_OPERATIONS, RetryLimits, bounded
+from harness.temporal.activity.wrapper import ActivityHost, run_hooked
+
+HOOKED_ATTRIBUTE: Final = "__hooked_operation__"
+"""Set on every hooked activity: its operation, or ``"*"`` when the input's type decides it."""
+
+Activity = Callable[[HookContext], Awaitable[HookContext | Stopped]]
+
+
+def _unechoed(fields: Sequence[str]) -> Callable[[HookContext], HookContext]:
+    """Leave out of the result what the row's ``unechoed`` names (issue 13, the catalogue's why)."""
+
+    def finish(out: HookContext) -> HookContext:
+        return out.model_copy(update=dict.fromkeys(fields, ()))
+
+    return finish
+
+
+@final
+class HarnessActivities(ActivityHost):
+    """Every activity the worker registers, sharing one :class:`HookManager`.
+
+    Args:
+        manager: runs the chains.
+        clock: see :class:`ActivityHost`.
+        heartbeat_seconds: see :class:`ActivityHost`.
+        retry_limits: the worker's maxima (its settings) for ``dispatch_hooks``; the
+            defaults' when omitted.
+    """
+
+    def __init__(
+        self,
+        manager: HookManager,
+        *,
+        clock: Clock | None = None,
+        heartbeat_seconds: float = 3.0,
+        retry_limits: RetryLimits | None = None,
+    ) -> None:
+        super().__init__(manager, clock=clock, heartbeat_seconds=heartbeat_seconds)
+        self.retry_limits = retry_limits or RetryLimits()
+
+    def activities(self) -> list[Activity]:
+        """One activity per activity name of the catalogue, as the worker registers them.
+
+        Read from the live catalogue, so an operation added with
+        a context class declared (by a plugin) before this call is among them.
+        """
+        operations: dict[str, list[str]] = {}
+        for entry in entries():
+            if entry.activity is not None:
+                operations.setdefault(entry.activity, []).append(entry.operation)
+        operations[DISPATCH_HOOKS] = list(RETRY_OPERATIONS)
+        limit = functools.partial(bounded, limits=self.retry_limits, manager=self.manager)
+        finish: dict[str, Callable[[HookContext], HookContext]] = {DISPATCH_HOOKS: limit}
+        for entry in entries():
+            if entry.activity is None:
+                continue
+            if entry.operation in RETRY_OPERATIONS:
+                finish[entry.activity] = limit
+            elif entry.unechoed:
+                finish[entry.activity] = _unechoed(entry.unechoed)
+        return [
+            hooked_activity(self, name, ops, finish=finish.get(name))
+            for name, ops in operations.items()
+        ]
+
+
+def hooked_activity(
+    host: ActivityHost,
+    name: str,
+    operations: Sequence[str],
+    *,
+    finish: Callable[[HookContext], HookContext] | None = None,
+) -> Activity:
+    """The activity ``name``, whose body is the chains of its operation.
+
+    One activity per operation, rather than one taking a union of every context, so
+    history, metrics and timeouts name the operation and each payload is validated as
+    exactly its own context type. An activity of several operations (``dispatch_hooks``)
+    takes the union of their contexts and runs the one its input's type names.
+
+    Args:
+        host: what the chains run with.
+        name: the activity name Temporal sees (the catalogue's).
+        operations: the catalogue operations it runs.
+        finish: applied to the chain's output, out of every executor's reach (the
+            retry limits of ``dispatch_hooks``).
+
+    Returns:
+        The activity, ready for a worker's ``activities=``.
+    """
+    classes = [context_type(operation) for operation in operations]
+    only = operations[0] if len(operations) == 1 else None
+
+    async def run(ctx: HookContext) -> HookContext | Stopped:
+        out = await run_hooked(host, only or type(ctx).operation, ctx)
+        if finish is None or not isinstance(out, HookContext):
+            return out
+        return finish(out)
+
+    # Temporal reads the payload type from the annotations: the context class itself.
+    payload = functools.reduce(operator.or_, classes)
+    run.__annotations__ = {"ctx": payload, "return": payload | Stopped}
+    run.__name__ = run.__qualname__ = name.replace("-", "_")
+    run.__doc__ = "\n".join(f"{cls.operation}: {cls.__doc__}" for cls in classes)
+    setattr(run, HOOKED_ATTRIBUTE, only or "*")
+    return activity.defn(name=name)(run)

@@ -1,0 +1,331 @@
+"""The worker entry point: build the HookManager, run the Temporal worker.
+
+The manager is :func:`harness.plugins.build_manager`'s (re-exported here).
+
+``python -m harness.worker`` and the ``tiny-harness-worker`` script call :func:`main`.
+A stop signal runs the ``shutdown`` operation, then in-flight activities get
+``shutdown_grace_seconds`` to finish before they are cancelled and handed back to
+Temporal (the workflow retries them on the next worker). SIGHUP reloads the hooks file
+(:class:`harness.hooks.HooksReload`: all or nothing, between operations, audited).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import sys
+from datetime import timedelta
+from typing import NoReturn, TypedDict
+
+from temporalio.client import Client
+from temporalio.runtime import Runtime
+from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
+
+from harness.bodies import BodyRuntime
+from harness.config import Settings
+from harness.errors import HarnessError
+from harness.health import health_server
+from harness.hooks import POINTS, HookManager, HooksReload, Redactor
+from harness.hooks.contexts import ShutdownContext
+from harness.logs import configure_logging, install_log_redaction
+from harness.loop_watch import LoopWatchdog
+from harness.plugins import build_hooks
+from harness.plugins import build_manager as build_manager  # the worker's, re-exported here
+from harness.providers import SystemClock
+from harness.startup import EXIT_STATUS, load_settings, one_line
+from harness.storage import Database, open_database
+from harness.temporal.activity.dispatch import RetryLimits
+from harness.temporal.activity.hooked import HarnessActivities
+from harness.temporal.keys import load_keys
+from harness.temporal.worker.connect import connect
+from harness.temporal.worker.deployment import deployment_config
+from harness.temporal.worker.deployment import describe as describe_deployment
+from harness.temporal.worker.readiness import WorkerReadiness
+from harness.temporal.worker.telemetry import MetricsConfigError, worker_runtime
+from harness.temporal.workflow.request import RequestWorkflow
+from harness.temporal.workflow.task import TaskWorkflow
+from harness.tracing import TracingConfigError, configure_tracing
+from harness.tracing import describe as describe_tracing
+
+log = logging.getLogger(__name__)
+
+
+def retry_limits(settings: Settings) -> RetryLimits:
+    """The most a retry decision may ask for on this worker, whatever its executors decide."""
+    return RetryLimits(
+        max_backoff_seconds=settings.retry_max_backoff_seconds,
+        max_attempts=settings.retry_max_attempts,
+    )
+
+
+def describe(manager: HookManager) -> list[str]:
+    """One line per registration, in run order: ``point priority name``."""
+    return [
+        f"{reg.point} {reg.priority} {reg.name}"
+        for point in POINTS
+        for reg in manager.registrations(point)
+    ]
+
+
+class WorkerTuning(TypedDict, total=False):
+    """The ``Worker`` arguments the ``HARNESS_WORKER_*`` settings give; unset keeps the SDK's."""
+
+    max_concurrent_activities: int
+    max_concurrent_workflow_tasks: int
+    activity_task_poller_behavior: PollerBehaviorSimpleMaximum
+    workflow_task_poller_behavior: PollerBehaviorSimpleMaximum
+
+
+def tuning(settings: Settings) -> WorkerTuning:
+    """Slots and pollers from ``settings``; only what is set, so the SDK's defaults stay its own."""
+    tuned = WorkerTuning()
+    if settings.worker_max_concurrent_activities is not None:
+        tuned["max_concurrent_activities"] = settings.worker_max_concurrent_activities
+    if settings.worker_max_concurrent_workflow_tasks is not None:
+        tuned["max_concurrent_workflow_tasks"] = settings.worker_max_concurrent_workflow_tasks
+    if settings.worker_activity_pollers is not None:
+        tuned["activity_task_poller_behavior"] = PollerBehaviorSimpleMaximum(
+            settings.worker_activity_pollers
+        )
+    if settings.worker_workflow_pollers is not None:
+        tuned["workflow_task_poller_behavior"] = PollerBehaviorSimpleMaximum(
+            settings.worker_workflow_pollers
+        )
+    return tuned
+
+
+def build_worker(client: Client, settings: Settings, activities: HarnessActivities) -> Worker:
+    """The Temporal worker running :class:`TaskWorkflow` and every hooked activity."""
+    return Worker(
+        client,
+        task_queue=settings.task_queue,
+        workflows=[TaskWorkflow, RequestWorkflow],
+        activities=activities.activities(),
+        graceful_shutdown_timeout=timedelta(seconds=settings.shutdown_grace_seconds),
+        sticky_queue_schedule_to_start_timeout=timedelta(
+            seconds=settings.sticky_queue_timeout_seconds
+        ),
+        deployment_config=deployment_config(settings),
+        **tuning(settings),
+    )
+
+
+async def serve(
+    settings: Settings,
+    stop: asyncio.Event,
+    *,
+    client: Client | None = None,
+    manager: HookManager | None = None,
+    runtime: Runtime | None = None,
+    readiness: WorkerReadiness | None = None,
+    reloads: asyncio.Queue[str] | None = None,
+) -> str:
+    """Run a worker until ``stop`` is set, then shut down gracefully.
+
+    A stop while Temporal is still being reached ends the wait and shuts down at once.
+
+    Args:
+        settings: the worker's settings.
+        stop: set by a stop signal.
+        client: a connected client; :func:`connect` makes one when ``None``.
+        manager: the hook manager, used as built (its monitors are its builder's);
+            :func:`build_manager` makes one, with this runtime's counters and the
+            database of ``settings`` (opened here, closed at the end), when ``None``.
+        runtime: the SDK runtime :func:`connect` connects in (its telemetry).
+        readiness: told the worker once there is one (``/readyz``, :mod:`harness.health`).
+        reloads: each item asks for a hot reload of the hooks file, naming what asked
+            (``SIGHUP``); a manager given by the caller has no file to reload.
+
+    Returns:
+        What the ``shutdown`` operation's body reported.
+    """
+    database: Database | None = None
+    reload: HooksReload | None = None
+    if manager is None:  # one database for the process's stores, closed after the manager
+        meter = None
+        if runtime is not None and settings.metrics_address is not None:  # a metrics endpoint
+            meter = runtime.metric_meter
+        database = await open_database(
+            settings.database,
+            pool_size=settings.database_pool_size,
+            migrate=settings.database_migrate,
+        )
+        try:
+            manager, reload = build_hooks(settings, database, meter=meter)
+        except BaseException:
+            await database.aclose()
+            raise
+    if readiness is not None:
+        readiness.database = database
+    # The manager's redactor also knows the hooks file's header secrets: it scrubs every log line.
+    unredact = install_log_redaction(manager.redactor)
+    stopping: asyncio.Task[bool] | None = None
+    reloading = asyncio.create_task(_reload_on(reloads, reload)) if reloads is not None else None
+    # Names an executor that blocks the loop, which stops every heartbeat (issue 26); from
+    # the first poll on: building the worker blocks it for seconds (the sandbox's imports).
+    watchdog = LoopWatchdog(warn_after=settings.loop_block_warn_seconds)
+    try:
+        body_runtime = BodyRuntime.of(manager)
+        listed = True
+        if body_runtime is not None:  # MCP tool servers: listed once the event loop runs
+            if readiness is not None:
+                readiness.tools = body_runtime.waiting_for
+            # Until every one is listed nothing polls: no task gets a smaller catalogue.
+            listed = await body_runtime.start(stop=stop)
+        for line in describe(manager):
+            log.info("registered %s", line)
+        if listed:
+            client = client or await connect(settings, stop=stop, runtime=runtime)
+        if not listed or client is None:  # stopped before polling: nothing ran, nothing in flight
+            reason = (
+                "stop requested while connecting to Temporal"
+                if listed
+                else "stop requested while listing MCP tool servers"
+            )
+            last = ShutdownContext(reason=reason)
+            done = await manager.run(last.operation, last)
+            log.info("%s", done.result)
+            return done.result or ""
+        activities = HarnessActivities(
+            manager,
+            clock=SystemClock(),
+            heartbeat_seconds=settings.activity_heartbeat_seconds / 3,
+            retry_limits=retry_limits(settings),
+        )
+        worker = build_worker(client, settings, activities)
+        if readiness is not None:
+            readiness.worker = worker
+        where = client.service_client.config.target_host
+        log.info(
+            "worker on %s, namespace %s, task queue %s, %s",
+            where,
+            client.namespace,
+            settings.task_queue,
+            describe_deployment(settings),
+        )
+        watchdog.start()
+        running = asyncio.create_task(worker.run())
+        stopping = asyncio.create_task(stop.wait())
+        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if running.done():  # the worker died on its own (e.g. a fatal poll error)
+            running.result()
+        last = ShutdownContext(reason="stop requested", in_flight=activities.in_flight)
+        done = await manager.run(last.operation, last)
+        log.info("%s", done.result)
+        await worker.shutdown()
+        await running
+    finally:
+        watchdog.stop()
+        if stopping is not None:
+            stopping.cancel()
+        if reloading is not None:
+            reloading.cancel()
+        if reload is not None:
+            await reload.aclose()  # what a reload removed and operations still held
+        await manager.aclose()  # remote executors' pools, MCP sessions, queued audit records
+        if database is not None:
+            await database.aclose()
+        unredact()
+    return done.result or ""
+
+
+async def _reload_on(requests: asyncio.Queue[str], reload: HooksReload | None) -> None:
+    """Reload the hooks file once per request, one at a time (the reload audits each)."""
+    while True:
+        trigger = await requests.get()
+        if reload is None:
+            log.warning(
+                "%s: this worker's manager was built by its caller; no hooks file to reload",
+                trigger,
+            )
+            continue
+        await reload.reload(trigger=trigger)
+
+
+def main() -> None:
+    """Run the worker until SIGINT or SIGTERM; SIGHUP reloads the hooks file.
+
+    Raises:
+        SystemExit: 2 (:data:`~harness.startup.EXIT_STATUS`), with one line on stderr
+            and no traceback, when it cannot start: a setting it cannot take, no payload
+            key, a bad hooks file or plugin, a model with no provider, a taken health port,
+            a database it cannot reach.
+    """
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    try:
+        settings = load_settings(Settings)
+        load_keys(settings)  # before anything starts: no key, no worker (issue 9)
+    except HarnessError as error:
+        _refuse(error)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    # From the first line on (plugins log while they register); serve() adds the hooks
+    # file's header secrets once the manager exists.
+    install_log_redaction(Redactor(secrets=settings.secret_values()))
+    configure_logging(settings.log_format)
+    try:  # spans and metrics: OTEL_* and HARNESS_METRICS_ADDRESS (issue 11)
+        tracing = configure_tracing(service="tiny-harness-worker")
+        runtime = worker_runtime(settings)
+    except (TracingConfigError, MetricsConfigError) as error:
+        _refuse(error, settings)
+    log.info(
+        "%s; %s",
+        describe_tracing(tracing),
+        f"metrics on http://{settings.metrics_address}/metrics"
+        if settings.metrics_address
+        else "no metrics endpoint",
+    )
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        reloads: asyncio.Queue[str] = asyncio.Queue()
+        loop.add_signal_handler(signal.SIGHUP, reloads.put_nowait, "SIGHUP")
+        readiness = WorkerReadiness(stop)
+        try:
+            async with health_server(
+                settings.health_host, settings.health_port, readiness, setting="HARNESS_HEALTH_PORT"
+            ):
+                await serve(settings, stop, runtime=runtime, readiness=readiness, reloads=reloads)
+        except HarnessError as error:
+            if readiness.worker is not None:  # it ran: not a start-up problem
+                raise
+            _refuse(error, settings)
+
+    status = 0
+    try:
+        asyncio.run(run())
+    except SystemExit as refused:  # _refuse inside the loop: its line is written already
+        status = refused.code if isinstance(refused.code, int) else EXIT_STATUS
+    finally:
+        if tracing is not None:
+            tracing.shutdown()  # exports what is still batched
+    _leave(status)
+
+
+def _leave(status: int) -> NoReturn:
+    """Exit with ``status`` without the interpreter's finalization, everything flushed.
+
+    The SDK's core threads can outlive the interpreter's teardown: about one exit in
+    ten after a failed connect aborted (SIGABRT, "PyGILState_Release") or segfaulted,
+    turning a clean stop (0) or a refusal (2) into a crash. Nothing is left to run by
+    then; the logs and the standard streams are flushed first.
+    """
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
+
+
+def _refuse(error: BaseException, settings: Settings | None = None) -> NoReturn:
+    """One line on stderr and exit status 2: why the worker does not start (issue 11)."""
+    redactor = Redactor(secrets=settings.secret_values() if settings else ())
+    print(f"worker not starting: {redactor.redact_text(one_line(error))}", file=sys.stderr)
+    raise SystemExit(EXIT_STATUS) from None
+
+
+if __name__ == "__main__":
+    main()

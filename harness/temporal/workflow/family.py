@@ -1,0 +1,109 @@
+"""A task and its sub-tasks, as signals between them: reports up, answers and stops down.
+
+Workflow code (sandboxed, deterministic); a mixin of
+:class:`~harness.temporal.workflow.task.TaskWorkflow` (issue 26). A sub-task shares its
+parent's thread, where the bot knows only the parent, so the parent is the sub-task's
+door: a running sub-task reports what it used and what it asks (:mod:`.parent`), the
+parent counts the usage in its own budget (its limit stops the sub-task's turn), lists the
+questions as its own, and forwards the click or thread reply that answers one. The
+bookkeeping is :class:`~harness.temporal.workflow.subtasks.Children`'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from harness.agent.budget import added, exceeded
+    from harness.agent.loop_steps import HelpAnswer
+    from harness.channels import replies
+    from harness.domain import ChannelMessage, PendingQuestion, TaskRef
+    from harness.hooks import HookContext
+    from harness.hooks.contexts import ChannelSentContext
+    from harness.temporal import ANSWER_SIGNAL, STOP_SIGNAL, SUBTASK_SIGNAL
+    from harness.temporal.models import HelpClick, SubtaskReport
+    from harness.temporal.workflow.conversation import Conversation
+    from harness.temporal.workflow.parent import ParentLink
+    from harness.temporal.workflow.subtasks import Children
+
+
+class TaskFamily:
+    """Signals between a task, its parent and its sub-tasks (a mixin of TaskWorkflow)."""
+
+    _ref: TaskRef
+    _linked: bool
+    _conversation: Conversation
+    _children: Children
+    _link: ParentLink
+
+    async def _before_op(self, ctx: HookContext) -> None:
+        """Before each loop operation: end a stopped turn whose cancellation the SDK could not
+        deliver (the operation it cancelled had completed in the same activation), then
+        report to the parent, if any."""
+        if (
+            self._linked
+            and not isinstance(ctx, ChannelSentContext)
+            and self._conversation.cut_off()
+        ):
+            raise asyncio.CancelledError
+        await self._link.report()
+
+    def _report(self) -> SubtaskReport:
+        """What this task, as a sub-task, tells its parent now."""
+        people = self._conversation.people
+        question = people.open
+        return SubtaskReport(
+            task_id=self._ref.task_id,
+            usage=self._conversation.state.budget,
+            pending=self._pending(),
+            reply_to=question.request_id if question and not question.options else "",
+        )
+
+    def _pending(self) -> tuple[PendingQuestion, ...]:
+        """This task's open questions, then its running sub-tasks'."""
+        return self._conversation.people.pending() + self._children.pending()
+
+    def _answers_child(self, message: ChannelMessage) -> HelpClick | None:
+        """The answer a reply in the thread gives a sub-task's question without buttons; never
+        when this task's own such question is open (it takes the reply)."""
+        own = self._conversation.people.open
+        if own is not None and not own.options:
+            return None
+        return self._children.reply_for(message)
+
+    def _waiting_for(self, request_id: str) -> bool:
+        """Whether ``request_id`` is an open question of this task or of a running sub-task."""
+        return self._conversation.waiting_for(request_id) or bool(self._children.asking(request_id))
+
+    async def _answered(self, click: HelpClick) -> None:
+        """A click (or a reply) on a question: this task's, or a sub-task's, forwarded."""
+        if self._conversation.waiting_for(click.request_id):
+            answer = HelpAnswer(decided_by=click.user, choice=click.choice)
+            self._conversation.answer(click.request_id, answer)
+        else:
+            await self._children.forward(click)
+
+    @workflow.signal(name=SUBTASK_SIGNAL)
+    async def subtask_report(self, report: SubtaskReport) -> None:
+        """A running sub-task's report: its usage counts here at once, and a limit of this
+        task gone past stops its turn."""
+        used = self._children.took(report)
+        if used is None:
+            return
+        state = self._conversation.state
+        state.budget = added(state.budget, used)
+        if exceeded(state.budget) is not None:
+            await self._children.stop(report.task_id, replies.PARENT_BUDGET_SPENT)
+
+    @workflow.signal(name=ANSWER_SIGNAL)
+    async def forwarded_answer(self, click: HelpClick) -> None:
+        """The parent forwarded a click or reply answering a question of this task (or of a
+        sub-task of its own); one no longer open is dropped (the parent checked it was)."""
+        await self._answered(click)
+
+    @workflow.signal(name=STOP_SIGNAL)
+    def parent_stop(self, reason: str) -> None:
+        """The parent stops this sub-task's turn (its budget, which counts this one's, is spent)."""
+        self._conversation.stop_turn("", reason)

@@ -1,0 +1,267 @@
+"""Workflow-owned retries: perform an operation's activity, and decide each retry through hooks.
+
+Workflow code (runs in the sandbox, deterministic). Every activity is started with
+Temporal's retries off. :meth:`OperationRunner.perform` returns what the operation came
+to as one :data:`~harness.domain.outcome.Outcome`: an executor's abort is the activity's
+*result* (``Refused`` or ``Asked``), read as it is, with no ``activity.failed`` after it;
+a real failure goes to ``activity.failed``, which decides whether and when to try again,
+and ``activity.retried``, which confirms the backoff, each in its own activity (DESIGN.md,
+"Semantics"), until it succeeds or ``Failed``. The idempotency key is fixed per operation,
+the attempt number grows. :meth:`OperationRunner.run` is the same for callers with no use
+for a "no": anything but done raises :class:`~harness.temporal.workflow.failures.GaveUpError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import Any, TypeVar
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError, TimeoutType
+
+with workflow.unsafe.imports_passed_through():
+    from harness.domain.outcome import Asked, Done, Failed, Outcome, Refused, Stopped
+    from harness.hooks import DISPATCH_HOOKS, activity_of, entry_of
+    from harness.hooks.contexts import (
+        ActivityFailedContext,
+        ActivityRetriedContext,
+        HookContext,
+    )
+    from harness.temporal import WORKER_SHUTDOWN_ERROR_TYPE
+    from harness.temporal.models import ActivityPolicy
+    from harness.temporal.workflow.aborts import abort_of
+    from harness.temporal.workflow.failures import GaveUpError, describe
+
+C = TypeVar("C", bound=HookContext)
+_ONCE = RetryPolicy(maximum_attempts=1)
+
+OnRetry = Callable[[Failed, int, int], Awaitable[None]]
+"""Told ``(failure, next attempt, max attempts)`` before an operation is tried again."""
+
+SAY_RETRIES = "say-retries"
+"""``workflow.patched`` id: since issue 11 a retry may post a notice (a ``channel.sent``)."""
+
+ABORTS_FINAL = "aborts-final"
+"""``workflow.patched`` id: since issue 12 an aborted operation is never tried again, whatever
+``activity.failed`` decides (DESIGN: an abort cancels the operation). Only histories from
+before :data:`OUTCOMES` still take this path: since then an abort never reaches it."""
+
+OUTCOMES = "outcomes-v1"
+"""``workflow.patched`` id: since issue 25 an abort is an outcome, not a failure: no
+``activity.failed`` runs after it (an older worker's ``HookAbort`` failure reads as the
+``Refused``/``Asked`` value today's activities return)."""
+
+HOOK_OUTAGE_NOTICES = "hook-outage-notices-v1"
+"""``workflow.patched`` id: since issue 26 the retries of any loop operation may post a notice
+(a hook service that is down is said while it is retried, as a model that does not answer);
+before, only a model operation's did (:data:`SAY_RETRIES`)."""
+
+RETRY_ACTIVITIES = "retry-activities-v1"
+"""``workflow.patched`` id: since issue 25 ``activity.failed`` and ``activity.retried`` each
+run in an activity of their own type, not both in ``dispatch-hooks-v1``."""
+
+
+class OperationRunner:
+    """Runs hook-wrapped operations as activities for one workflow run.
+
+    Args:
+        policy: timeouts and the default number of attempts.
+    """
+
+    def __init__(self, policy: ActivityPolicy) -> None:
+        info = workflow.info()
+        self.policy = policy
+        # Run id too: a task id can be reused by a later run, whose writes are new ones.
+        self._prefix = f"{info.workflow_id}/{info.run_id}"
+        self._count = 0
+
+    async def run(
+        self, ctx: C, *, max_attempts: int | None = None, on_retry: OnRetry | None = None
+    ) -> C:
+        """:meth:`perform`, for an operation that must be done: its output context.
+
+        Raises:
+            GaveUpError: type ``TaskGaveUp``; the outcome that was not done rides on it.
+        """
+        outcome = await self.perform(ctx, max_attempts=max_attempts, on_retry=on_retry)
+        if isinstance(outcome, Done):
+            return outcome.context
+        raise GaveUpError(type(ctx).operation, outcome)
+
+    async def perform(
+        self,
+        ctx: C,
+        *,
+        max_attempts: int | None = None,
+        on_retry: OnRetry | None = None,
+        said_since: str = SAY_RETRIES,
+    ) -> Outcome[C]:
+        """Perform ``ctx``'s operation in its activity until it is done, refused or failed.
+
+        Args:
+            ctx: the context; its type names the operation, whose catalogue row names the
+                activity. ``attempt`` and ``idempotency_key`` are set here.
+            max_attempts: overrides the row's ``attempts`` (commands get one) and the policy.
+            on_retry: told before each retry's backoff, so a person waiting hears why
+                nothing happens (its own failure is its business: it must not raise).
+            said_since: the ``workflow.patched`` id since which ``on_retry`` is told (a
+                history from before it replays without the notices it never posted).
+
+        Returns:
+            ``Done`` with the context the activity returned (after pre, in and post);
+            ``Refused`` or ``Asked`` as an executor answered (one activity, never retried);
+            ``Failed`` when ``activity.failed`` stopped it.
+        """
+        self._count += 1
+        key = f"{self._prefix}/{self._count}"
+        limit = max_attempts or entry_of(type(ctx).operation).attempts or self.policy.max_attempts
+        operation = type(ctx).operation
+        activity = activity_of(operation)
+        attempt = 1
+        while True:
+            current = ctx.model_copy(update={"attempt": attempt, "idempotency_key": key})
+            try:
+                result = await self._execute(activity, current, type(ctx))
+            except ActivityError as error:
+                abort = abort_of(error)
+                if abort is not None and workflow.patched(OUTCOMES):
+                    return abort  # an older worker's abort: the same answer, read the same
+                failure = describe(error, operation).model_copy(update={"attempt": attempt})
+            else:
+                return result if isinstance(result, Refused | Asked) else Done(result)
+            failed = ActivityFailedContext(
+                **_common(ctx),
+                attempt=attempt,
+                idempotency_key=f"{key}/failed/{attempt}",
+                activity=activity,
+                failed_operation=operation,
+                error_type=failure.error_type,
+                error_message=failure.error_message,
+                retryable=failure.retryable,
+                max_attempts=limit,
+            )
+            decided = await self._dispatch(failed, failure)
+            if isinstance(decided, Failed):
+                return abort or decided
+            decision = decided.result
+            if abort and decision and decision.retry and workflow.patched(ABORTS_FINAL):
+                decision = decision.model_copy(update={"retry": False})
+            if decision is None or not decision.retry:
+                if abort is not None:
+                    return abort  # a history from before OUTCOMES: activity.failed ran, as then
+                reason = decision.reason if decision else "no activity.failed body decided"
+                return failure.model_copy(update={"reason": reason})
+            retried = await self._dispatch(
+                ActivityRetriedContext(
+                    **_common(ctx),
+                    attempt=attempt + 1,
+                    idempotency_key=f"{key}/retried/{attempt + 1}",
+                    activity=activity,
+                    failed_operation=operation,
+                    backoff_seconds=decision.backoff_seconds,
+                ),
+                failure,
+            )
+            if isinstance(retried, Failed):
+                return abort or retried
+            backoff = decision.backoff_seconds if retried.result is None else retried.result
+            if on_retry is not None and workflow.patched(said_since):
+                await on_retry(failure, attempt + 1, limit)
+            if backoff > 0:
+                await workflow.sleep(backoff)
+            attempt += 1
+
+    async def _execute(self, activity: str, ctx: C, result_type: type[C]) -> C | Stopped:
+        """Run one attempt; an attempt whose worker was lost is run again, as the same attempt.
+
+        A dead worker (no heartbeat within the timeout) or one that stopped mid-attempt
+        says nothing about the operation, so the attempt is started again on whichever
+        worker polls next: no attempt is used up and ``activity.failed`` does not run
+        (issue 10). ``lost_workers`` tells side-effecting executors that the attempt
+        may have done its work already. Only an attempt that loses more workers than
+        the policy allows (one that kills every worker it runs on) fails as such.
+        """
+        lost = 0
+        answer: Any = result_type | Refused | Asked  # an abort is the activity's result
+        while True:
+            try:
+                result: C | Stopped = await workflow.execute_activity(
+                    activity,
+                    ctx,
+                    result_type=answer,
+                    start_to_close_timeout=timedelta(seconds=self.policy.start_to_close_seconds),
+                    heartbeat_timeout=timedelta(seconds=self.policy.heartbeat_seconds),
+                    retry_policy=_ONCE,
+                    summary=_summary(ctx, lost),
+                )
+                return result
+            except ActivityError as error:
+                if not _worker_lost(error) or lost >= self.policy.max_worker_losses:
+                    raise
+                if not workflow.patched(RUN_AGAIN_ON_LOST_WORKER):
+                    raise  # a history from before this rule: replay it as it ran
+                lost += 1
+                workflow.logger.warning(
+                    "%s attempt %d lost its worker (%s); running it again (%d of %d)",
+                    type(ctx).operation,
+                    ctx.attempt,
+                    _describe_loss(error),
+                    lost,
+                    self.policy.max_worker_losses,
+                )
+                ctx = ctx.model_copy(update={"lost_workers": lost})
+
+    async def _dispatch(self, ctx: C, failure: Failed) -> C | Failed:
+        """Run a retry hook; if that fails too there is nothing left to decide with: give up.
+
+        Each hook in its own activity; a history from before :data:`RETRY_ACTIVITIES` ran
+        both in ``dispatch-hooks-v1`` and replays so. Returns the hook's context, or
+        ``failure`` with why it stopped.
+        """
+        hook = type(ctx).operation
+        own = workflow.patched(RETRY_ACTIVITIES)
+        try:
+            out = await self._execute(activity_of(hook) if own else DISPATCH_HOOKS, ctx, type(ctx))
+        except ActivityError as error:
+            abort = abort_of(error)
+            cause = abort.reason if abort else describe(error, hook).error_message
+            verb = "aborted" if abort else "failed"
+            return failure.model_copy(update={"reason": f"{hook} {verb}: {cause}"})
+        if isinstance(out, Refused | Asked):
+            return failure.model_copy(update={"reason": f"{hook} aborted: {out.reason}"})
+        return out
+
+
+RUN_AGAIN_ON_LOST_WORKER = "run-again-on-lost-worker"
+"""``workflow.patched`` id: before issue 10 a lost worker went to ``activity.failed``."""
+
+
+def _summary(ctx: HookContext, lost: int) -> str:
+    text = f"{type(ctx).operation} attempt {ctx.attempt}"
+    return text + (f", again after {lost} lost worker(s)" if lost else "")
+
+
+def _worker_lost(error: ActivityError) -> bool:
+    """Whether the attempt ended because its worker went away, not because of the operation."""
+    cause = error.cause
+    if isinstance(cause, TimeoutError):
+        return cause.type in (TimeoutType.HEARTBEAT, TimeoutType.SCHEDULE_TO_START)
+    return isinstance(cause, ApplicationError) and cause.type == WORKER_SHUTDOWN_ERROR_TYPE
+
+
+def _describe_loss(error: ActivityError) -> str:
+    cause = error.cause
+    if isinstance(cause, TimeoutError) and cause.type is not None:
+        return f"{cause.type.name.lower()} timeout"
+    return "worker shut down"
+
+
+def _common(ctx: HookContext) -> dict[str, object]:
+    return {
+        "task": ctx.task,
+        "participants": ctx.participants,
+        "entities": ctx.entities,
+        "correlation_id": ctx.correlation_id,
+    }

@@ -1,0 +1,243 @@
+"""A task's sub-tasks: child workflows it spawns, watches and, when it ends, cancels.
+
+Workflow code (runs in the sandbox, deterministic); used by
+:class:`harness.temporal.workflow.task.TaskWorkflow`, which owns the task's own state.
+The policy, stated once: a parent that finishes gives running children a grace
+period, then cancels the rest and names them in its summary; a parent that is
+cancelled cancels them at once; a parent that closes any other way leaves Temporal
+to cancel them (``ParentClosePolicy.REQUEST_CANCEL``). Every child ends through its
+own ``cancelled`` transition and ``task.complete``, and reports back.
+
+While a child runs it reports (:mod:`harness.temporal.workflow.parent`, issue 26): what it used is
+added to the parent's budget as it goes (the rest when it ends), its open questions are
+the parent's to list, and a click or a thread reply answering one reaches it through its
+parent (:meth:`Children.forward`). A child waiting on people is not waited for at a finish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from temporalio import workflow
+from temporalio.exceptions import ChildWorkflowError, is_cancelled_exception
+from temporalio.workflow import ParentClosePolicy
+
+with workflow.unsafe.imports_passed_through():
+    from harness.agent.budget import spent_since
+    from harness.channels import replies
+    from harness.domain import (
+        BudgetUsage,
+        ChannelMessage,
+        Participant,
+        PendingQuestion,
+        SubtaskSpec,
+        SubtaskSummary,
+        TaskSpec,
+        TaskStatus,
+    )
+    from harness.domain.task import FINAL_STATUSES
+    from harness.hooks.contexts import SubtaskSpawnedContext
+    from harness.temporal import ANSWER_SIGNAL, STOP_SIGNAL, TASK_WORKFLOW
+    from harness.temporal.models import HelpClick, SubtaskReport, TaskInput, TaskOutcome
+    from harness.temporal.workflow.retries import OperationRunner
+
+
+class Children:
+    """The sub-tasks of one task.
+
+    Args:
+        parent: the parent task's input (its ref, correlation id and activity policy).
+        ops: the parent's operation runner (``subtask.spawned`` runs through it).
+    """
+
+    def __init__(
+        self,
+        parent: TaskInput,
+        ops: OperationRunner,
+        on_usage: Callable[[BudgetUsage], None] | None = None,
+    ) -> None:
+        self._parent = parent
+        self._ops = ops
+        self._on_usage = on_usage
+        self._children: dict[str, SubtaskSummary] = {}
+        self._reports: dict[str, SubtaskReport] = {}
+        self._counted: dict[str, BudgetUsage] = {}
+        self._starting: set[str] = set()
+
+    def summaries(self) -> tuple[SubtaskSummary, ...]:
+        """Every sub-task with its last known status, in spawn order."""
+        return tuple(self._children.values())
+
+    def running(self) -> list[str]:
+        """Ids of the sub-tasks that have not ended."""
+        return [c.task_id for c in self._children.values() if c.status not in FINAL_STATUSES]
+
+    def took(self, report: SubtaskReport) -> BudgetUsage | None:
+        """A running child's report: what it used since its last one (``None``: not ours)."""
+        summary = self._children.get(report.task_id)
+        starting = report.task_id in self._starting  # it may report before its start resolves
+        if not starting and (summary is None or summary.status in FINAL_STATUSES):
+            return None
+        self._reports[report.task_id] = report
+        before = self._counted.get(report.task_id, BudgetUsage())
+        self._counted[report.task_id] = report.usage
+        return spent_since(report.usage, before)
+
+    def pending(self) -> tuple[PendingQuestion, ...]:
+        """The running children's open questions, each saying which sub-task asks."""
+        found: list[PendingQuestion] = []
+        for task_id, report in self._reports.items():
+            label = replies.subtask_label(task_id) or "a sub-task"
+            found += [
+                q.model_copy(update={"subtask": f"{label}, {q.subtask}" if q.subtask else label})
+                for q in report.pending
+            ]
+        return tuple(found)
+
+    def asking(self, request_id: str) -> str:
+        """The running child whose open question ``request_id`` is (``""``: none)."""
+        return next(
+            (
+                t
+                for t, r in self._reports.items()
+                if any(q.request_id == request_id for q in r.pending)
+            ),
+            "",
+        )
+
+    def reply_for(self, message: ChannelMessage) -> HelpClick | None:
+        """The answer ``message`` (a reply in the thread) gives a child's question that has no
+        buttons, if one is open; :meth:`asking` names the child."""
+        if not message.user or message.thread not in ("", self._parent.ref.thread):
+            return None
+        for report in self._reports.values():
+            if report.reply_to:
+                return HelpClick(request_id=report.reply_to, user=message.user, choice=message.text)
+        return None
+
+    async def forward(self, click: HelpClick) -> None:
+        """Hand a click or reply to the child whose question it answers (its ``help.decided``
+        judges the person there, as it would here)."""
+        if task_id := self.asking(click.request_id):
+            await workflow.get_external_workflow_handle(task_id).signal(ANSWER_SIGNAL, click)
+
+    async def stop(self, task_id: str, reason: str) -> None:
+        """Ask a running child to stop its turn (it goes on waiting for nothing but its end)."""
+        try:
+            await workflow.get_external_workflow_handle(task_id).signal(STOP_SIGNAL, reason)
+        except Exception as error:  # it ended meanwhile
+            workflow.logger.info("sub-task %s not stopped: %s", task_id, error)
+
+    async def spawn(
+        self,
+        spec: SubtaskSpec,
+        common: dict[str, Any],
+        *,
+        model: str,
+        participants: tuple[Participant, ...],
+    ) -> SubtaskSpec:
+        """Run ``subtask.spawned`` and start the sub-task it returns as a child workflow.
+
+        Args:
+            spec: what the sub-task should do (``task_id`` may be empty).
+            common: the parent's common context fields (task, participants, correlation).
+            model: the parent's model, used when the spec names none.
+            participants: the parent's people; the child starts with the same roles.
+
+        Returns:
+            The spec the child was started with (its ``task_id`` filled in).
+        """
+        ref = self._parent.ref
+        number = len(self._children) + 1
+        spec = spec.model_copy(update={"task_id": spec.task_id or f"{ref.task_id}/sub-{number}"})
+        out = await self._ops.run(SubtaskSpawnedContext(**common, spec=spec))
+        final = out.result or spec
+        child = TaskInput(
+            ref=ref.model_copy(update={"task_id": final.task_id, "parent_id": ref.task_id}),
+            spec=TaskSpec(
+                title=final.title,
+                prompt=final.prompt,
+                owner=final.requested_by,
+                model=final.model or model,
+                effort=final.effort,
+                parent_id=ref.task_id,
+            ),
+            participants=participants,
+            correlation_id=str(common.get("correlation_id") or self._parent.correlation_id),
+            policy=self._parent.policy,
+        )
+        self._starting.add(final.task_id)
+        # REQUEST_CANCEL: if the parent closes without ending a child (it failed, or was
+        # terminated), the child is cancelled and still reports, instead of vanishing.
+        handle = await workflow.start_child_workflow(
+            TASK_WORKFLOW,
+            child,
+            id=final.task_id,
+            result_type=TaskOutcome,
+            parent_close_policy=ParentClosePolicy.REQUEST_CANCEL,
+        )
+        summary = SubtaskSummary(
+            task_id=final.task_id, title=final.title, status=TaskStatus.RUNNING
+        )
+        self._children[final.task_id] = summary
+        self._starting.discard(final.task_id)
+        # No handle kept: end() and snapshots read the status this watcher sets.
+        asyncio.create_task(self._watch(summary, handle))  # noqa: RUF006
+        return final
+
+    async def end(self, grace: float) -> tuple[str, ...]:
+        """Let running sub-tasks end within ``grace`` seconds, then cancel the rest.
+
+        Returns:
+            The ids of the sub-tasks that had to be cancelled.
+        """
+        if self.running() and grace > 0:
+            try:
+                await workflow.wait_condition(lambda: not self._working(), timeout=grace)
+            except TimeoutError:
+                pass
+        left = tuple(self.running())
+        for task_id in left:
+            try:
+                await workflow.get_external_workflow_handle(task_id).cancel()
+            except Exception as error:  # it ended between the check and the cancel
+                workflow.logger.info("sub-task %s not cancelled: %s", task_id, error)
+        if left:
+            try:
+                await workflow.wait_condition(
+                    lambda: not self.running(), timeout=self._parent.policy.start_to_close_seconds
+                )
+            except TimeoutError:
+                workflow.logger.warning("sub-tasks still running after cancel: %s", self.running())
+        return left
+
+    def _working(self) -> list[str]:
+        """Running children not waiting on people (one that asks will not end on its own)."""
+        return [t for t in self.running() if not (r := self._reports.get(t)) or not r.pending]
+
+    async def _watch(
+        self, summary: SubtaskSummary, handle: workflow.ChildWorkflowHandle[Any, TaskOutcome]
+    ) -> None:
+        """Record the child's final status when it ends."""
+        try:
+            outcome = await handle
+            status = outcome.status
+            before = self._counted.get(summary.task_id, BudgetUsage())
+            if self._on_usage is not None:  # what its reports did not count yet
+                self._on_usage(spent_since(outcome.usage, before))
+        except ChildWorkflowError as error:
+            cancelled = is_cancelled_exception(error)
+            status = TaskStatus.CANCELLED if cancelled else TaskStatus.FAILED
+        self._reports.pop(summary.task_id, None)  # its questions closed with it
+        self._children[summary.task_id] = summary.model_copy(update={"status": status})
+
+
+def with_cancelled(summary: str, cancelled: tuple[str, ...]) -> str:
+    """The summary, naming the sub-tasks the end of their parent cancelled (as the thread
+    calls them, never by id: it is posted)."""
+    if not cancelled:
+        return summary
+    note = replies.cancelled_subtasks(tuple(replies.subtask_label(t) or t for t in cancelled))
+    return f"{summary} ({note})" if summary else note
