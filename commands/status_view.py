@@ -157,7 +157,8 @@ def render_subtask(
     head = f"*{_subtask(subtask.task_id)}{neutral(subtask.title)}* — {_state(subtask)}"
     lines = [head]
     if subtask.status not in FINAL_STATUSES:
-        lines += [line for line in (turn_line(subtask.turn, now), plan_line(subtask.turn)) if line]
+        if subtask.turn is not None:  # none reported yet: it is starting, not idle
+            lines += [turn_line(subtask.turn, now) or "", *filter(None, [plan_line(subtask.turn)])]
         lines += pending_lines(subtask.pending, now)
     if subtask.answer:
         lines.append(f"answer: {clip(subtask.answer, ANSWER_CHARS)}")
