@@ -175,10 +175,13 @@ def build_app(
 
 def _standin(settings: BotSettings, recorder: Recorder | None) -> SlackStandIn:
     """Local mode's Slack: the stand-in, imported here so a bot talking to Slack never loads it."""
-    from bot.standin import SlackStandIn  # developer tooling: loaded in local mode only
+    from bot.standin import PostStore, SlackStandIn  # developer tooling: local mode only
 
     return SlackStandIn(
-        settings.bot_user_id, streaming=settings.standin_streaming, recorder=recorder
+        settings.bot_user_id,
+        streaming=settings.standin_streaming,
+        recorder=recorder,
+        store=PostStore.under(settings.data_dir),  # its posts outlive a restart (issue 26)
     )
 
 

@@ -150,9 +150,9 @@ class EventRouter:
         # the first other one, and only if "started" was not said there first.
         announced = await self.ledger.claim([f"said:{place}:{delivery.task_id}"])
         if delivery.started:
-            text = replies.task_started(delivery.task_id)
+            text = replies.task_started()
         elif announced:
-            text = replies.task_joined(delivery.task_id)
+            text = replies.task_joined()
         else:
             return
         await say(text=self.redact(text), thread_ts=thread)

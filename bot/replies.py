@@ -14,7 +14,7 @@ from typing import Final
 from commands import COMMANDS, invocation_of
 from commands.help import command_lines
 from harness.channels import neutral
-from harness.channels.replies import SOMETHING_WRONG, failed, unknown
+from harness.channels.replies import SOMETHING_WRONG, TASK_FINISHED, failed, unknown
 from harness.channels.replies import refused as refused  # the sender's refusal, as a command's
 from harness.channels.umbrella import RESERVED, UMBRELLA, command_name
 from harness.domain import Role
@@ -26,6 +26,7 @@ from harness.temporal.errors import (
     TaskRejected,
     TaskTimedOut,
 )
+from harness.temporal.routing import FINISHED
 
 UNREACHABLE: Final = (
     "the harness is not reachable right now (its Temporal server did not answer); "
@@ -52,8 +53,24 @@ def no_task(command: str) -> str:
     )
 
 
+def ended(error: BaseException) -> bool:
+    """Whether ``error`` says the channel's task has ended (or is ending): not a fault, and
+    the next mention starts a new task."""
+    return isinstance(error, TaskRejected) and error.reason in (FINISHED, TASK_FINISHED)
+
+
+def task_ended(command: str) -> str:
+    """The reply to a command in a channel whose task has ended."""
+    return (
+        f"this channel's task has ended, so `{typed(command)}` has nothing to act on; "
+        "mention me with what you need to start a new one"
+    )
+
+
 def for_error(command: str, error: BaseException) -> str:
     """What the sender reads when sending ``/<command>`` to the task failed."""
+    if ended(error):
+        return task_ended(command)
     if isinstance(error, TaskRejected):
         return f"the task did not take `{typed(command)}`: {error.reason}"
     if isinstance(error, TaskNotFound):
@@ -71,12 +88,12 @@ def for_error(command: str, error: BaseException) -> str:
 
 def for_click(error: TaskError) -> str:
     """What the clicker reads when the task did not take a click on a question's button."""
+    if ended(error) or isinstance(error, TaskNotFound):
+        return "this question's task has ended, so the answer was not taken"
     if isinstance(error, TaskRejected):
-        return refused(error.reason)  # the task's own sentence, written without ids
+        return error.reason  # the task's own sentence for the clicker (how it closed), no ids
     if isinstance(error, TaskTimedOut):
         return "the task did not confirm your answer in time; it may still count"
-    if isinstance(error, TaskNotFound):
-        return "this question's task has ended, so the answer was not taken"
     return UNREACHABLE
 
 
@@ -125,18 +142,20 @@ def timed_out(command: str, seconds: float) -> str:
     )
 
 
-def task_joined(task_id: str) -> str:
-    """Posted in the thread of a mention that reached the channel's running task."""
+def task_joined() -> str:
+    """Posted in the thread of a mention that reached the channel's running task (no id:
+    issue 26)."""
     return (
-        f"this channel's task `{task_id}` is already running; your message went to it, "
+        "this channel's task is already running; your message went to it, "
         "and replies in this thread will too"
     )
 
 
-def task_started(task_id: str) -> str:
-    """Posted in the thread of the mention that started a task."""
+def task_started() -> str:
+    """Posted in the thread of the mention that started a task (no id: the status view's
+    link names the workflow; issue 26)."""
     return (
-        f"started task `{task_id}`; reply in this thread to talk to it. "
+        "started a task for this channel; reply in this thread to talk to it. "
         f"{_listed('status', 'model', 'effort', 'help')} work in this channel"
     )
 

@@ -31,7 +31,7 @@ from commands.registry import Registry
 from commands.surface import slash_commands
 from harness.domain import CommandResult
 from harness.redaction import Redactor
-from harness.temporal.errors import TaskBusy, TaskNotFound
+from harness.temporal.errors import TaskBusy, TaskNotFound, TaskRejected
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +92,13 @@ class SlashHandler:
         except TaskNotFound as error:
             if command == help.NAME:  # help works anywhere: without a task, say how to start one
                 return CommandResult(reply=help.render_without_task(self.registry.values()))
+            log.info("/%s: %s", command, error)
+            return CommandResult(reply=replies.for_error(command, error))
+        except TaskRejected as error:
+            if command == help.NAME and replies.ended(error):  # help works in an ended one too
+                return CommandResult(
+                    reply=help.render_without_task(self.registry.values(), ended=True)
+                )
             log.info("/%s: %s", command, error)
             return CommandResult(reply=replies.for_error(command, error))
         except TaskBusy as error:  # an answer ("later"), not a fault

@@ -9,7 +9,7 @@ Nothing here knows Slack (``bot/``) or Temporal (``harness/temporal``): bodies c
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from commands.spec import (
     spec_executor,
 )
 from harness.channels.umbrella import command_name
+from harness.domain import ModelPrice
 from harness.hooks import BUILTIN_BODY_PRIORITY, ROLE_GUARD_PRIORITY, HookManager, Registration
 from harness.providers import Clock, SystemClock
 
@@ -42,6 +43,7 @@ def register_all(
     temporal_ui_url: str = "",
     temporal_namespace: str = "default",
     clock: Clock | None = None,
+    model_prices: Mapping[str, ModelPrice] | None = None,
     skills_dir: Path | None = None,
 ) -> list[Registration]:
     """Register the seal, the guard and every command body on ``manager``.
@@ -53,6 +55,7 @@ def register_all(
         temporal_ui_url: the Temporal Web UI, for ``/task status``'s link (``""``: none).
         temporal_namespace: the namespace tasks run in, for that link.
         clock: what ``/task status`` times with (the system clock unless given).
+        model_prices: the models' prices, so ``/task budget`` knows whether a cost counts.
         skills_dir: the worker's skills directory, which bare ``/task skill`` lists.
 
     Returns:
@@ -70,6 +73,7 @@ def register_all(
         temporal_ui_url=temporal_ui_url,
         temporal_namespace=temporal_namespace,
         clock=clock or SystemClock(),
+        model_prices=dict(model_prices or {}),
         skills_dir=skills_dir,
     )
     seal = IdentitySeal()
@@ -90,13 +94,15 @@ def plugin(manager: HookManager, settings: Any) -> list[Registration]:  # noqa: 
 
     Uses ``settings.models`` when the settings have it, else :data:`DEFAULT_MODELS`, and
     ``settings.temporal_ui_url`` with ``temporal_namespace`` for ``/task status``'s link,
-    and ``settings.skills_dir`` for the skills bare ``/task skill`` lists.
+    ``settings.skills_dir`` for the skills bare ``/task skill`` lists, and
+    ``settings.model_prices`` for ``/task budget``.
     """
     return register_all(
         manager,
         models=getattr(settings, "models", None) or DEFAULT_MODELS,
         temporal_ui_url=getattr(settings, "temporal_ui_url", ""),
         temporal_namespace=getattr(settings, "temporal_namespace", "default"),
+        model_prices=getattr(settings, "model_prices", None),
         skills_dir=getattr(settings, "skills_dir", None),
     )
 

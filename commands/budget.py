@@ -12,8 +12,8 @@ import re
 from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
-from harness.agent.budget import TYPED, Limit, amount, describe, limit_of
-from harness.channels import neutral
+from harness.agent.budget import TYPED, Limit, amount, cost_limit, describe, limit_of, price_of
+from harness.channels import neutral, replies
 from harness.domain import BudgetUsage, CommandResult, SetBudget
 from harness.hooks.contexts import CommandInvokedContext
 
@@ -81,7 +81,7 @@ def _size(limit: Limit, text: str) -> float:
         )
     value = float(match.group(1)) * _SCALE[match.group(2)]
     if limit == "cost":
-        return round(value, 2)
+        return cost_limit(value)  # any positive size stays a limit (0.004 is no "no limit")
     if value != int(value) or value > MAX_TOKENS:
         raise UsageError(
             command=NAME,
@@ -94,12 +94,26 @@ def _size(limit: Limit, text: str) -> float:
 async def body(
     ctx: CommandInvokedContext, args: BudgetArgs, config: CommandConfig
 ) -> CommandResult:
-    """Show the budget, or return one ``set_budget`` effect per limit that changes."""
+    """Show the budget, or return one ``set_budget`` effect per limit that changes.
+
+    A cost limit on a model with no price could never be reached (its cost stays $0.00):
+    setting one is refused in words, and a budget that has one says so (issue 26).
+    """
     usage = ctx.snapshot.budget if ctx.snapshot else BudgetUsage()
+    model = ctx.snapshot.model if ctx.snapshot else ""
+    priced = (
+        price_of(config.model_prices, model) is not None if model else bool(config.model_prices)
+    )
     if not args.limits:
-        return CommandResult(
-            reply=f"budget: {describe(usage)}\nthe owner sets limits with `{USAGE}` (0: no limit)"
+        note = (
+            "" if priced or not limit_of(usage, "cost") else f"\n{replies.cost_not_counted(model)}"
         )
+        return CommandResult(
+            reply=f"budget: {describe(usage)}{note}\n"
+            f"the owner sets limits with `{USAGE}` (0: no limit)"
+        )
+    if not priced and any(limit == "cost" and size for limit, size in args.limits):
+        return CommandResult(reply=replies.cost_uncounted(model, f"{SPEC.invocation} tokens 20k"))
     changes = [(limit, size) for limit, size in args.limits if size != limit_of(usage, limit)]
     if not changes:
         return CommandResult(reply=f"the budget is already so: {describe(usage)}")

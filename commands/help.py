@@ -51,16 +51,21 @@ def render(role: Role, config: CommandConfig) -> str:
     return "\n".join(lines)
 
 
-def render_without_task(commands: Iterable[CommandSpec[BaseModel]]) -> str:
+def render_without_task(commands: Iterable[CommandSpec[BaseModel]], *, ended: bool = False) -> str:
     """The help in a place with no task: how to start one, and what its owner can then do.
 
-    What the bot answers itself when ``/task help`` finds no task (issue 11: help works
-    anywhere); whoever starts the task owns it, so the owner's commands are listed.
+    What the bot answers itself when ``/task help`` finds no task, or one that has ended
+    (``ended``; issues 11 and 26: help works anywhere); whoever starts the task owns it, so
+    the owner's commands are listed.
     """
+    first = (
+        "this channel's task has ended: mention me with what you need to start a new one"
+        if ended
+        else "there is no task here yet: mention me with what you need to start one"
+    )
     return "\n".join(
         [
-            "there is no task here yet: mention me with what you need to start one; you will "
-            "own it and can use:",
+            f"{first}; you will own it and can use:",
             *command_lines(Role.OWNER, commands),
             TALK,
         ]

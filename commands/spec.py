@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harness.channels import replies
 from harness.channels.umbrella import command_name, invocation
-from harness.domain import CommandResult
+from harness.domain import CommandResult, ModelPrice
 from harness.hooks import Executor, HookAbort, HookContext
 from harness.hooks.contexts import CommandInvokedContext
 from harness.providers import Clock, SystemClock
@@ -69,6 +69,8 @@ class CommandConfig:
         temporal_namespace: the namespace tasks run in, for those links.
         clock: what ``/task status`` measures elapsed times and timeouts with (bodies run
             in an activity, so they may read a clock; tests give a fixed one).
+        model_prices: the models' prices (``HARNESS_MODEL_PRICES``): a cost limit on a
+            model without one could never be reached, so ``/task budget`` refuses it.
         skills_dir: where the worker finds skills (``HARNESS_SKILLS_DIR``), which bare
             ``/task skill`` lists; ``None``: none to list.
     """
@@ -78,6 +80,7 @@ class CommandConfig:
     temporal_ui_url: str = ""
     temporal_namespace: str = "default"
     clock: Clock = field(default_factory=SystemClock)
+    model_prices: Mapping[str, ModelPrice] = field(default_factory=dict)
     skills_dir: Path | None = None
 
 

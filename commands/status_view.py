@@ -50,6 +50,18 @@ def clip(text: str, limit: int = QUESTION_CHARS) -> str:
     return neutral(line if len(line) <= limit else line[: limit - 1] + "…")
 
 
+def state_word(snapshot: TaskSnapshot) -> str:
+    """The task's state as the header says it, from what ``now:`` reads too: an ended task's
+    status; ``waiting`` on a person, ``running`` a turn, else ``idle`` (nothing runs: a task
+    that is ``running`` between messages, or was left ``waiting`` by an old run's stop)."""
+    turn = snapshot.turn
+    if snapshot.status in FINAL_STATUSES:
+        return str(snapshot.status)
+    if turn is None:
+        return "idle"
+    return "waiting" if turn.state == "waiting" else "running"
+
+
 def now_line(snapshot: TaskSnapshot, now: float) -> str | None:
     """What runs now: the current step, what it does, and for how long (``None``: ended)."""
     return turn_line(snapshot.turn, now, ended=snapshot.status in FINAL_STATUSES)
@@ -126,7 +138,7 @@ def render(
     title = neutral(snapshot.title or snapshot.ref.task_id)
     people = sorted(snapshot.participants, key=lambda p: (_ROLE_ORDER[p.role], p.user_id))
     lines = [
-        f"*{title}* — {snapshot.status}",
+        f"*{title}* — {state_word(snapshot)}",
         f"model: `{snapshot.model or '(default)'}` · effort: `{snapshot.effort}`",
         "people: " + (", ".join(f"<@{p.user_id}> ({p.role})" for p in people) or "none"),
     ]

@@ -62,7 +62,7 @@ def stop_subtask(ctx: CommandInvokedContext, number: int) -> CommandResult:
     if found.status in FINAL_STATUSES:
         return CommandResult(reply=replies.subtask_over(label, found.status))
     if found.turn is None or found.turn.state not in ("running", "waiting"):
-        return CommandResult(reply=replies.nothing_to_stop(label))
+        return CommandResult(reply=replies.nothing_to_stop(found.task_id))
     return CommandResult(
         reply=replies.stopping_subtask(ctx.sender, label),
         effects=(StopTurn(user_id=ctx.sender, subtask_id=found.task_id),),

@@ -76,6 +76,11 @@ class Settings(BaseSettings):
     """The longest one activity attempt may run before Temporal times it out."""
     activity_heartbeat_seconds: float = Field(default=10.0, gt=0)
     """A worker that stops heartbeating for this long is presumed dead; the attempt fails."""
+    loop_block_warn_seconds: float = Field(default=1.0, ge=0)
+    """How long the worker's event loop may stay blocked (an ``async def`` executor calling
+    ``time.sleep``, say: every heartbeat and activity of the worker waits meanwhile) before a
+    WARNING names the hook executor and point holding it and, once it is free, for how long;
+    ``0``: not watched."""
 
     retry_max_attempts: int = Field(default=5, ge=1)
     """Attempts per operation before the task fails; a cap on what ``activity.failed`` executors
@@ -313,6 +318,16 @@ class Settings(BaseSettings):
         """The database: ``database_url``, or else the SQLite file :attr:`artefact_store_path`."""
         explicit = self.database_url.get_secret_value() if self.database_url else ""
         return database_url(explicit, self.artefact_store_path)
+
+    @model_validator(mode="after")
+    def _cost_limit_is_counted(self) -> Settings:
+        """A default cost limit needs prices: with none, a task's cost stays $0.00 (issue 26)."""
+        if self.budget_cost and not self.model_prices:
+            raise ValueError(
+                "HARNESS_BUDGET_COST needs HARNESS_MODEL_PRICES: with no model priced, a task's "
+                "cost stays $0.00 and never reaches the limit; set prices or HARNESS_BUDGET_COST=0"
+            )
+        return self
 
     @model_validator(mode="after")
     def _token_only_over_tls(self) -> Settings:

@@ -1,12 +1,16 @@
 """A local stand-in for Slack's Web API and response URLs, for running without credentials.
 
 It answers every Web API method with ``ok`` (``auth.test`` with the configured bot
-user), prints what would have been posted and keeps it (a message changed in place by
+user) unless Slack would refuse the call (a message over Slack's limits:
+:mod:`bot.standin.limits`, kept in :attr:`SlackStandIn.refused`), prints what would have
+been posted and keeps it (a message changed in place by
 ``chat.update``, a stream or a reaction as Slack changes it: :mod:`bot.standin.live`), so
 ``python -m bot.say`` and tests can read it back; posts to a response URL are also
 applied as Slack applies them (``replace_original``, ``delete_original``), so a test can ask
-what the sender would see, not only what was sent. It is a development seam shipped in the package
-(like httpx's ``MockTransport``), never used when a real bot token is configured.
+what the sender would see, not only what was sent. Given a :class:`~bot.standin.store.PostStore`
+(local mode's, under the data directory) its posts outlive a restart of the bot. It is a
+development seam shipped in the package (like httpx's ``MockTransport``), never used when a real
+bot token is configured.
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ from aiohttp import web
 from bot.config import RESPONSE_PATH, STANDIN_PATH
 from bot.recording import Recorder
 from bot.recording.recorder import RECORDED_HEADER
+from bot.standin.limits import blocks_refusal, refusal
 from bot.standin.live import LIVE_METHODS, LiveMessages
+from bot.standin.store import Kept, PostStore
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +47,8 @@ lines from that byte offset on, as JSON objects, and where the next read starts.
 POST_METHODS: Final = ("chat.postMessage", "chat.postEphemeral", "chat.startStream")
 _FLAGS: Final = ("replace_original", "delete_original")
 READ_METHODS: Final = ("conversations.history", "conversations.replies")
+_CHANGES: Final = (*POST_METHODS, "chat.update", "chat.appendStream", "chat.stopStream")
+"""The calls after which a store is written (what a restarted stand-in must show)."""
 
 
 @final
@@ -85,14 +93,24 @@ class SlackStandIn:
         recorder: ``BOT_RECORD``'s: records the calls of the worker (the bot's own client
             records its calls itself, marked so they are not recorded twice), and serves
             the recording so far at :data:`RECORDING_PATH`.
+        store: where its posts are kept across restarts (read now, written after each change).
     """
 
     def __init__(
-        self, bot_user_id: str, *, streaming: bool = True, recorder: Recorder | None = None
+        self,
+        bot_user_id: str,
+        *,
+        streaming: bool = True,
+        recorder: Recorder | None = None,
+        store: PostStore | None = None,
     ) -> None:
         self.bot_user_id = bot_user_id
         self.recorder = recorder
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        """Every call Slack took, in order."""
+        self.refused: list[tuple[str, dict[str, Any], str]] = []
+        """``(method, arguments, Slack's error)`` of each call refused as Slack refuses it
+        (:mod:`bot.standin.limits`; ``response`` for a response URL): never in :attr:`calls`."""
         self.responses: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
         self.shown: defaultdict[str, ResponseView] = defaultdict(ResponseView)
         self.messages: list[dict[str, Any]] = []
@@ -102,6 +120,9 @@ class SlackStandIn:
         self.url = ""
         """Its Web API base URL when :func:`served` serves it alone."""
         self.live = LiveMessages(self.messages, self._next_ts, streaming=streaming)
+        self._store = store
+        if store is not None:
+            self._restore(store.load())
 
     def routes(self, api_path: str) -> list[web.RouteDef]:
         """aiohttp routes for the Web API under ``api_path`` and the response URLs."""
@@ -124,7 +145,40 @@ class SlackStandIn:
         return web.json_response(response)
 
     def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
-        """Keep one call, print it, and answer as Slack would."""
+        """Keep one call, print it, and answer as Slack would (saved when it changed a post)."""
+        refused = refusal(method, args)
+        if refused is not None:
+            self.refused.append((method, args, str(refused["error"])))
+            print(f"[slack stand-in] {method} refused: {json.dumps(refused)}", flush=True)
+            return refused
+        answer = self._answer_one(method, args)
+        if self._store is not None and method in _CHANGES and answer.get("ok"):
+            self._save(self._store)
+        return answer
+
+    def _restore(self, kept: Kept) -> None:
+        """Take back the posts and messages a store kept (before anything is posted)."""
+        for post in kept.posts:
+            method, args = post.get("method"), post.get("args")
+            if method in POST_METHODS and isinstance(args, dict):
+                self.calls.append((str(method), args))
+                self._ts_of_call[len(self.calls) - 1] = str(post.get("ts") or "")
+        self.messages.extend(kept.messages)
+        for message in self.messages:
+            try:
+                self._last_ts = max(self._last_ts, float(message.get("ts") or 0))
+            except (TypeError, ValueError):
+                continue
+
+    def _save(self, store: PostStore) -> None:
+        posts = [
+            {"method": method, "args": args, "ts": self._ts_of_call.get(i, "")}
+            for i, (method, args) in enumerate(self.calls)
+            if method in POST_METHODS
+        ]
+        store.save(Kept(posts=posts, messages=self.messages))
+
+    def _answer_one(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         self.calls.append((method, args))
         if method == "auth.test":
             return {
@@ -176,6 +230,11 @@ class SlackStandIn:
         """A post to a response URL (the late reply of a slash command)."""
         payload = await _arguments(request)
         key = request.match_info["key"]
+        refused = blocks_refusal(payload.get("blocks"))
+        if refused is not None:
+            self.refused.append(("response", payload, str(refused["error"])))
+            print(f"[slack stand-in] response refused: {json.dumps(refused)}", flush=True)
+            return web.Response(status=400, text=str(refused["error"]))
         self.responses[key].append(payload)
         self.shown[key].apply(payload)
         shown = "(deletes the original)" if _flag(payload.get("delete_original")) else ""

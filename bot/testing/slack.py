@@ -287,7 +287,7 @@ class SlackClient:
     async def answer(self, to: Sent, *, timeout: float = WAIT_SECONDS) -> Post:
         """The task's first message after ``to`` in its thread (an answer or a question).
 
-        The bot's own notices ("started task …") and progress messages are not answers.
+        The bot's own notices ("started a task …") and progress messages are not answers.
 
         Raises:
             TimeoutError: none within ``timeout`` seconds.

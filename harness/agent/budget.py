@@ -118,9 +118,24 @@ def limit_of(usage: BudgetUsage, limit: Limit) -> float:
     return float(getattr(usage, _FIELDS[limit][1]))
 
 
+COST_STEP: Final = 0.000001
+"""The finest cost limit, in USD: a millionth of a dollar (a token of a cheap model)."""
+
+
+def cost_limit(size: float) -> float:
+    """A cost limit as kept: to the cent from a dollar up, else to :data:`COST_STEP`.
+
+    Any positive size stays positive (issue 26: ``cost 0.004`` became "no limit"); one
+    below :data:`COST_STEP` is that step.
+    """
+    if size <= 0:
+        return 0.0
+    return round(size, 2) if size >= 1 else max(round(size, 6), COST_STEP)
+
+
 def with_limit(usage: BudgetUsage, limit: Limit, size: float) -> BudgetUsage:
     """``usage`` with ``limit`` set to ``size`` (0: no limit); what ``set_budget`` applies."""
-    value: float = round(size, 2) if limit == "cost" else int(size)
+    value: float = cost_limit(size) if limit == "cost" else int(size)
     return usage.model_copy(update={_FIELDS[limit][1]: max(value, 0)})
 
 
@@ -177,12 +192,16 @@ def counted(
 
 
 def amount(limit: Limit, value: float) -> str:
-    """``10,000`` tokens or tool calls; ``$5.00``, or ``$0.0045`` below a dollar, of cost."""
+    """``10,000`` tokens or tool calls; ``$5.00``, or ``$0.0045`` below a dollar, of cost.
+
+    Below a cent a cost keeps the places it needs (``$0.000002``), so no limit kept reads
+    as ``$0.00``.
+    """
     if limit != "cost":
         return f"{int(value):,}"
     if value >= 1 or value == 0:
         return f"${value:,.2f}"
-    fine = f"{value:.4f}".rstrip("0")
+    fine = f"{value:.{4 if value >= 0.0001 else 6}f}".rstrip("0")
     return f"${fine if len(fine.split('.')[1]) >= 2 else f'{value:.2f}'}"
 
 

@@ -135,8 +135,7 @@ class AgentLoop(LoopSteps):
                     Message(role="assistant", content=f"[{step.agent}] {output}")
                 )
             else:
-                title = f"Step {index + 1} of {len(steps)}: {step.title}"
-                content = title if task == step.title else f"{title}\n{task}"
+                content = _step_prompt(index, len(steps), step.title, task)
                 self.state.transcript.append(Message(role="user", content=content))
                 output = await self.run_turns()
             finished = await self.run(StepFinishedContext, index=index, step=step, output=output)
@@ -164,6 +163,18 @@ class AgentLoop(LoopSteps):
                 REQUESTED_BY: self.state.requested_by,
             },
         }
+
+
+def _step_prompt(index: int, count: int, title: str, task: str) -> str:
+    """What the model reads of plan step ``index``: its title, then its detail when that
+    says more. A title cut from the detail (``call ask_human {"question": …``) is left out:
+    repeated, its broken half would read as a request of its own (issue 26: a question
+    asked twice)."""
+    head = f"Step {index + 1} of {count}"
+    shown = " ".join(title.split()).removesuffix("…").strip()
+    if " ".join(task.split()).startswith(shown):
+        return f"{head}: {task}"
+    return f"{head}: {title}\n{task}"
 
 
 __all__ = ["AgentLoop", "HookAbort"]

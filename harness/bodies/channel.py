@@ -1,10 +1,11 @@
 """Default bodies of channel.sent and channel.received over :class:`~harness.channels.SlackChannel`.
 
 ``channel.sent`` posts once per idempotency key (the transport looks a possibly
-repeated post up first, :meth:`~harness.channels.SlackChannel.post`); a turn's progress
-placeholder (``entities[PROGRESS_ENTITY]`` with no ``message_ts`` yet) starts as a Slack
-stream instead where streaming is on and offered (:class:`~harness.channels.streams.Streams`);
-``channel.received`` normalises what the bot forwarded. Who may talk to a task is
+repeated post up first, :meth:`~harness.channels.SlackChannel.post`), or edits the message
+a ``ts`` names; a turn's progress placeholder (``entities[PROGRESS_ENTITY]`` with no
+``message_ts`` yet) starts as a Slack stream instead where streaming is on and offered
+(:class:`~harness.channels.streams.Streams`); ``channel.received`` normalises what the bot
+forwarded. Who may talk to a task is
 the :class:`~harness.channels.guard.ConversationGuard` at ``channel.received.pre``.
 """
 
@@ -44,10 +45,17 @@ class ChannelBodies(Bodies):
     async def channel_sent(self, ctx: ChannelSentContext) -> ChannelSentContext:
         """Post the message at most once; the result carries the ``ts`` Slack gave it.
 
+        A message that names its ``ts`` (and no ``user``) replaces the message posted
+        there (``chat.update``, as a closed question loses its buttons): editing twice
+        leaves the same message, so a retry needs no look-up.
+
         Raises:
             ChannelError: the API could not be reached or answered ``ok: false``.
         """
         message = ctx.message
+        if message.ts and not message.user:
+            await self.channel.update(message)
+            return ctx.model_copy(update={"result": message})
         progress = read_progress(ctx.entities)
         if progress is not None and not progress.message_ts and not message.user:
             ts = await self.streams.create(self.channel, ctx, progress)

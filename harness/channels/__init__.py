@@ -9,11 +9,18 @@ them to the task.
 from __future__ import annotations
 
 from harness.channels.neutral import neutral
-from harness.channels.slack import REPLY_HINT, SlackChannel, help_blocks, question_text
+from harness.channels.slack import (
+    REPLY_HINT,
+    SlackChannel,
+    closed_blocks,
+    help_blocks,
+    question_text,
+)
 
 __all__ = [
     "REPLY_HINT",
     "SlackChannel",
+    "closed_blocks",
     "help_blocks",
     "neutral",
     "question_text",

@@ -1,8 +1,10 @@
 """The progress message of one turn, rendered: text, blocks with a Stop button, stream chunks.
 
 Pure functions of a :class:`~harness.domain.TurnProgress` (and the time now), importing only
-:mod:`harness.domain`, the reply module (a sub-task's label) and the standard library, so the
-task workflow renders the placeholder it posts at a turn's start with the same code the worker's
+:mod:`harness.domain`, the reply module (a sub-task's label), Slack's limits
+(:mod:`harness.channels.slack_limits`: the plan is a window that fits a section) and the
+standard library, so the task workflow renders the placeholder it posts at a turn's start
+with the same code the worker's
 :class:`~harness.channels.progress_reporter.ProgressReporter` uses for every later update.
 The Stop button's action id (:data:`STOP_ACTION`, its value the task id) is the contract
 between this message and the bot's click handler (:mod:`bot.actions`). Sending is
@@ -15,13 +17,16 @@ import json
 from typing import Any, Final
 
 from harness.channels.replies import subtask_label
+from harness.channels.slack_limits import MAX_TEXT_OBJECT
 from harness.domain import ChannelMessage, StepProgress, TurnProgress, duration
 from harness.domain.progress import PROGRESS_ENTITY, StepState, TurnState
 
 __all__ = [
+    "MAX_PLAN_CHARS",
     "PROGRESS_BLOCK",
     "STOP_ACTION",
     "headline",
+    "plan_text",
     "progress_chunks",
     "progress_message",
     "read_progress",
@@ -34,8 +39,14 @@ clicker."""
 PROGRESS_BLOCK: Final = "progress"
 """``block_id`` of a progress message's first block: how a reader (``bot.say``) tells one apart."""
 
-MAX_STEPS_SHOWN: Final = 20
-"""Steps listed in the message; the rest are counted (a section holds 3000 characters)."""
+MAX_STEPS_SHOWN: Final = 15
+"""Steps listed one per line, a window around the current one; the rest are summarised."""
+MAX_STREAMED_STEPS: Final = 20
+"""Steps sent as a stream's task updates (Slack keeps each ``id`` it was sent: no window)."""
+STEPS_BEFORE: Final = 2
+"""Finished steps kept in the window before the current one, for context."""
+MAX_PLAN_CHARS: Final = MAX_TEXT_OBJECT
+"""Slack refuses a section whose text is longer (issue 26: a 40-step plan froze the message)."""
 MAX_TITLE: Final = 120
 MAX_NOTE: Final = 160
 
@@ -116,6 +127,52 @@ def _step_line(index: int, step: StepProgress) -> str:
     return f"{_MARKS[step.state]} {index}. {_plain(step.title, MAX_TITLE)}{note}"
 
 
+def _focus(steps: tuple[StepProgress, ...]) -> int:
+    """The step a reader looks for: the running one, else the first not finished, else the last."""
+    for wanted in (("running",), ("failed", "pending")):
+        found = next((i for i, s in enumerate(steps) if s.state in wanted), None)
+        if found is not None:
+            return found
+    return len(steps) - 1
+
+
+def _summary(steps: tuple[StepProgress, ...], first: int) -> str:
+    """One line for steps ``first``.. of a plan: ``1-17: 16 done · 1 skipped``."""
+    counts: dict[StepState, int] = {}
+    for step in steps:
+        counts[step.state] = counts.get(step.state, 0) + 1
+    span = f"{first}" if len(steps) == 1 else f"{first}-{first + len(steps) - 1}"
+    said = " · ".join(f"{n} {state}" for state, n in counts.items())
+    mark = _MARKS["failed" if "failed" in counts else "done"]
+    return f"{mark} {span}: {said}"
+
+
+def plan_text(steps: tuple[StepProgress, ...]) -> str:
+    """The plan section: a window of steps around the current one, the rest summarised.
+
+    Steps before the window are one line of counts, steps after it ``… and N more``; the
+    window shrinks (away from the current step) until the text fits Slack's section
+    (:data:`MAX_PLAN_CHARS`), so a plan of any length stays readable and is never refused.
+    """
+    focus, total = _focus(steps), len(steps)
+    start = max(0, min(focus - STEPS_BEFORE, total - MAX_STEPS_SHOWN))
+    end = min(total, start + MAX_STEPS_SHOWN)
+
+    def text() -> str:
+        lines = [_summary(steps[:start], 1)] if start else []
+        lines += [_step_line(i, steps[i - 1]) for i in range(start + 1, end + 1)]
+        if end < total:
+            lines.append(f"… and {total - end} more")
+        return "\n".join(lines)
+
+    while len(shown := text()) > MAX_PLAN_CHARS and end - start > 1:
+        if end - 1 > focus:
+            end -= 1
+        else:
+            start += 1
+    return shown if len(shown) <= MAX_PLAN_CHARS else shown[: MAX_PLAN_CHARS - 1] + "…"
+
+
 def _counts(progress: TurnProgress) -> str:
     def n(count: int, what: str) -> str:
         return f"{count} {what}{'' if count == 1 else 's'}"
@@ -148,14 +205,11 @@ def progress_message(
         {"type": "section", "block_id": PROGRESS_BLOCK, "text": {"type": "mrkdwn", "text": text}}
     ]
     if progress.steps:
-        lines = [_step_line(i, s) for i, s in enumerate(progress.steps[:MAX_STEPS_SHOWN], 1)]
-        if len(progress.steps) > MAX_STEPS_SHOWN:
-            lines.append(f"…and {len(progress.steps) - MAX_STEPS_SHOWN} more")
         blocks.append(
             {
                 "type": "section",
                 "block_id": f"{PROGRESS_BLOCK}-plan",
-                "text": {"type": "mrkdwn", "text": "\n".join(lines)},
+                "text": {"type": "mrkdwn", "text": plan_text(progress.steps)},
             }
         )
     blocks.append(
@@ -206,7 +260,7 @@ def progress_chunks(progress: TurnProgress, *, now: float) -> tuple[dict[str, An
                 **({"output": _plain(s.note, MAX_NOTE)} if s.note else {}),
                 **({"details": "skipped"} if s.state == "skipped" else {}),
             }
-            for i, s in enumerate(progress.steps[:MAX_STEPS_SHOWN], 1)
+            for i, s in enumerate(progress.steps[:MAX_STREAMED_STEPS], 1)
         )
     status = {"answered": "complete", "failed": "error", "stopped": "error"}
     return (

@@ -34,7 +34,19 @@ IDENTITY_CHANGED: Final = "an executor changed the sender or the role"
 QUESTION_CLOSED: Final = (
     "that question is no longer open: it was answered, it timed out, or its request ended"
 )
-"""Why a click on a question's button is not taken (said without the question's id)."""
+"""Why a click on a question's button is not taken (said without the question's id), when
+the task no longer knows how it closed (:func:`late_click` says it when it does)."""
+
+TASK_FINISHED: Final = "this task has finished"
+"""Why a finishing or ended task takes no more commands, messages or clicks (no id)."""
+
+QUESTION_TIMED_OUT: Final = "timed out: nobody answered in time"
+"""The note a timed-out question's message is edited to (its buttons removed)."""
+
+QUESTION_STOPPED: Final = "closed by a stop: nobody answered before the turn was stopped"
+"""The note of a question left open when its turn was stopped."""
+
+ANSWER_CHARS: Final = 200
 
 SOMETHING_WRONG: Final = "something went wrong on the harness's side; the logs have the details"
 """A failure with nothing a person can act on: its class and text stay in the log."""
@@ -114,8 +126,19 @@ def turn(outcome: Refused | Asked | Failed) -> str:
     return f"{kind}: {outcome.reason}"
 
 
+def service_down(outcome: Failed) -> bool:
+    """Whether ``outcome`` is a hook service that could not be reached or did not answer."""
+    return outcome.error_type in _TRANSPORT | _TIMEOUTS
+
+
 def retrying(outcome: Failed, attempt: int, limit: int) -> str:
-    """The notice that the model is being tried again (``attempt`` of ``limit``)."""
+    """The notice that an operation is being tried again (``attempt`` of ``limit``).
+
+    A hook service that is down is named as such (by its configured name, never its
+    address); anything else that is retried aloud is the model not answering.
+    """
+    if service_down(outcome):
+        return f"{_why(outcome)}; retrying, {attempt} of {limit}"
     return f"the model is not answering: {_why(outcome)}; retrying, {attempt} of {limit}"
 
 
@@ -144,6 +167,58 @@ def budget_spent(noun: str, amount: str, raise_with: str, *, timed_out: bool) ->
     return f"stopped: the {noun} budget of {amount} is used up{waited}; `{raise_with}` raises it"
 
 
+def cost_uncounted(model: str, instead: str) -> str:
+    """Why a cost limit is not set: the task's model has no price, so its cost stays $0.00.
+
+    ``instead`` is the command that limits tokens (``/task budget tokens 20k``).
+    """
+    which = f"the model `{neutral(model)}`" if model else "this task's model"
+    return (
+        f"a cost limit cannot be counted here: {which} has no price (an operator sets "
+        f"prices in HARNESS_MODEL_PRICES), so the cost would stay $0.00 and never reach "
+        f"the limit; limit tokens instead: `{instead}`"
+    )
+
+
+def cost_not_counted(model: str) -> str:
+    """The line under a budget whose cost limit cannot be reached (no price for ``model``)."""
+    which = f"`{neutral(model)}`" if model else "this task's model"
+    return f"note: the cost is not counted, {which} has no price (HARNESS_MODEL_PRICES)"
+
+
+def fitted(text: str, limit: int) -> str:
+    """``text`` as one Slack message holds it: cut at a line before ``limit`` characters, with
+    a last line saying how much did not fit (the transcript keeps it all)."""
+    if len(text) <= limit:
+        return text
+
+    def note(left: int) -> str:
+        return f"\n… ({left:,} more characters do not fit in one Slack message)"
+
+    head = text[: limit - len(note(len(text)))]
+    head = head.rsplit("\n", 1)[0] if "\n" in head else head
+    return head + note(len(text) - len(head))
+
+
+def question_answered(user: str, choice: str) -> str:
+    """The note an answered question's message is edited to: who answered, and what."""
+    line = " ".join(choice.split())
+    line = line if len(line) <= ANSWER_CHARS else line[: ANSWER_CHARS - 1] + "…"
+    return f"answered by <@{user}>: {neutral(line)}"
+
+
+def late_click(note: str) -> str:
+    """What someone who clicks a closed question reads (only they see it): how it closed."""
+    return f"this question is no longer open ({note}), so your answer was not taken"
+
+
+def not_stopped(stopping: bool) -> str:
+    """The reply to a ``stop`` with nothing left to stop (only its sender sees it)."""
+    if stopping:
+        return "the turn is already being stopped; what it did follows in the thread"
+    return "nothing is running: the task is waiting for your next message"
+
+
 def question_timed_out(question: str, waited: str, *, approval: bool) -> str:
     """Posted when nobody answered a question within its timeout (``waited``, in words)."""
     outcome = "not approved" if approval else "the agent goes on without it"
@@ -163,12 +238,17 @@ def usage(problem: str, synopsis: str) -> str:
     return f"{problem}\nusage: `{synopsis}`"
 
 
-def task_ended(done: str, *, subtask: bool) -> str:
+def task_ended(done: str, *, subtask: bool, task_id: str = "") -> str:
     """What a task's thread reads when it ends (``done``: what ``task.complete`` said).
 
     A sub-task shares its parent's thread and channel, so it says nothing of starting
-    another: a mention there reaches the parent (issue 26).
+    another: a mention there reaches the parent (issue 26). No id reaches the thread
+    either: the task's own (``task_id``), which the default ``task.complete`` line starts
+    with, is left out, and a sub-task's is said as ``sub-task <n>``.
     """
+    if task_id:
+        done = done.removeprefix(f"{task_id} ")
+        done = re.sub(rf"{re.escape(task_id)}/sub-([\w-]+)", r"sub-task \1", done)
     if subtask:
         return f"This sub-task has ended: {done}."
     return f"This task has ended: {done}. Mention me to start a new one here."
@@ -236,11 +316,10 @@ def no_such_subtask(number: int, labels: tuple[str, ...]) -> str:
     return f"this task has no sub-task {number}; its sub-tasks: {', '.join(labels)}"
 
 
-def nothing_to_stop(label: str = "") -> str:
-    """The reply to a stop with nothing running: the task's, or sub-task ``label``'s."""
-    if label:
-        return f"{label} has no turn running; nothing to stop"
-    return "nothing is running: the task is waiting for your next message"
+def nothing_to_stop(task_id: str) -> str:
+    """The reply to a stop of sub-task ``task_id`` with no turn running (named as the thread
+    names it); the task's own is :func:`not_stopped`."""
+    return f"{subtask_label(task_id) or 'that sub-task'} has no turn running; nothing to stop"
 
 
 def subtask_over(label: str, status: TaskStatus) -> str:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any, Final, final
 
+from harness.channels import replies
+from harness.channels.slack_limits import MAX_TEXT
 from harness.domain import ChannelMessage, HelpRequest
 from harness.errors import ServiceError
 from harness.http import HttpClientError
@@ -91,6 +93,15 @@ def help_blocks(request: HelpRequest) -> tuple[dict[str, Any], ...]:
     return tuple(blocks)
 
 
+def closed_blocks(request: HelpRequest, note: str) -> tuple[dict[str, Any], ...]:
+    """Slack blocks for a question that closed: the question and ``note`` (how it closed,
+    worded by :mod:`harness.channels.replies`), with no button left to click."""
+    return (
+        {"type": "section", "text": {"type": "mrkdwn", "text": request.question}},
+        {"type": "context", "elements": [{"type": "mrkdwn", "text": note}]},
+    )
+
+
 @final
 class SlackChannel:
     """Posts to Slack.
@@ -138,17 +149,14 @@ class SlackChannel:
         Raises:
             ChannelError: the API could not be reached or answered ``ok: false``.
         """
+        text = replies.fitted(message.text, MAX_TEXT)  # Slack refuses more (issue 26)
         if message.user:
-            args: dict[str, Any] = {
-                "channel": message.channel,
-                "text": message.text,
-                "user": message.user,
-            }
+            args: dict[str, Any] = {"channel": message.channel, "text": text, "user": message.user}
             method = "chat.postEphemeral"
         else:
             args = {
                 "channel": message.channel,
-                "text": message.text,
+                "text": text,
                 "metadata": {
                     "event_type": POST_EVENT_TYPE,
                     "event_payload": {"key": idempotency_key},
@@ -172,7 +180,8 @@ class SlackChannel:
         Raises:
             ChannelError: as :meth:`post`.
         """
-        args: dict[str, Any] = {"channel": message.channel, "ts": message.ts, "text": message.text}
+        text = replies.fitted(message.text, MAX_TEXT)
+        args: dict[str, Any] = {"channel": message.channel, "ts": message.ts, "text": text}
         args["blocks"] = list(message.blocks)
         await self.call("chat.update", args)
 

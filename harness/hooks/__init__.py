@@ -45,6 +45,7 @@ from harness.hooks.monitors.approvals import REQUESTED_BY, register_approvals
 from harness.hooks.monitors.metrics import count_observer_drops, register_metrics
 from harness.hooks.pure import DecisionStore, PureExecutor, RecordedDecision
 from harness.hooks.running import RunningOperation, current_operation
+from harness.hooks.stack import executor_on_stack
 from harness.redaction import Redactor
 
 if TYPE_CHECKING:
@@ -134,6 +135,7 @@ __all__ = [
     "describe_chains",
     "entries",
     "entry_of",
+    "executor_on_stack",
     "forget_operation",
     "load_hooks_config",
     "on_remove",

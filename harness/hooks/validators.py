@@ -61,9 +61,9 @@ class ValidatorGroup:
         """
         first, *rest = self.members
         loop = asyncio.get_running_loop()
-        tasks = [loop.create_task(_verdict(reg, ctx)) for reg in rest]
+        tasks = [loop.create_task(call_validator(reg, ctx)) for reg in rest]
         try:
-            await _verdict(first, ctx)
+            await call_validator(first, ctx)
             for task in tasks:
                 await task
         except BaseException:
@@ -77,7 +77,7 @@ class ValidatorGroup:
         return f"<ValidatorGroup {self.point} {self.name}>"
 
 
-async def _verdict(reg: Registration, ctx: HookContext) -> None:
+async def call_validator(reg: Registration, ctx: HookContext) -> None:
     """One validator's run, its abort or error labelled as the chain labels it."""
     try:
         await reg.executor(ctx)

@@ -18,10 +18,11 @@ from typing import TypeVar
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from harness.channels import replies
     from harness.domain.outcome import Asked, Done, Failed, Stopped
     from harness.hooks import HookAbort, HookContext, entry_of
     from harness.temporal.failures import GaveUpError
-    from harness.temporal.retries import OnRetry, OperationRunner
+    from harness.temporal.retries import HOOK_OUTAGE_NOTICES, SAY_RETRIES, OperationRunner
     from harness.temporal.turn import Turn
 
 C = TypeVar("C", bound=HookContext)
@@ -32,7 +33,8 @@ class LoopOperations:
 
     Args:
         ops: the workflow's operation runner (retries through ``activity.failed``).
-        on_model_retry: told before a model operation is tried again (the thread hears it).
+        say: says a sentence in the thread: that a model that does not answer, or a hook
+            service that is down, is being tried again (:meth:`retrying`).
         before: awaited before each operation (a sub-task reports to its parent there).
     """
 
@@ -40,11 +42,12 @@ class LoopOperations:
         self,
         ops: OperationRunner,
         *,
-        on_model_retry: OnRetry | None = None,
+        say: Callable[[str], Awaitable[None]] | None = None,
         before: Callable[[HookContext], Awaitable[None]] | None = None,
     ) -> None:
         self._ops = ops
-        self._on_model_retry = on_model_retry
+        self._say = say
+        self._saying = False
         self._before = before
         self.turn: Turn | None = None
         """The turn running now: its progress rides on each context and takes in each result."""
@@ -73,7 +76,8 @@ class LoopOperations:
     async def perform(self, ctx: C) -> Done[C] | Stopped:
         """Perform ``ctx``'s operation in its activity; what an executor said, as a value.
 
-        A row that says ``calls_model`` has its retries said in the thread.
+        Its retries are told to :meth:`retrying`: a row that says ``calls_model`` since
+        :data:`SAY_RETRIES`, any other since :data:`HOOK_OUTAGE_NOTICES` (issue 26).
 
         Raises:
             GaveUpError: the operation failed and ``activity.failed`` stopped it.
@@ -81,13 +85,31 @@ class LoopOperations:
         if self._before is not None:
             await self._before(ctx)
         operation = type(ctx).operation
-        on_retry = self._on_model_retry if entry_of(operation).calls_model else None
+        since = SAY_RETRIES if entry_of(operation).calls_model else HOOK_OUTAGE_NOTICES
         turn = self.turn
         if turn is not None:
             ctx = ctx.model_copy(update={"entities": {**ctx.entities, **turn.entity()}})
-        outcome = await self._ops.perform(ctx, on_retry=on_retry)
+            turn.before(ctx)  # after the entity: the context carries the last finished state
+        on_retry = self.retrying if self._say is not None else None
+        outcome = await self._ops.perform(ctx, on_retry=on_retry, said_since=since)
         if isinstance(outcome, Failed):
             raise GaveUpError(operation, outcome)
         if turn is not None and isinstance(outcome, Done):
             turn.after(outcome.context)
         return outcome
+
+    async def retrying(self, failure: Failed, attempt: int, limit: int) -> None:
+        """Say that a model or a hook service is being tried again, so silence is never the
+        answer; another operation's own failure is retried silently.
+
+        Said on the first retry and on the last one, not on each: enough to know the task
+        is alive without filling the thread. A notice that itself fails is not retold.
+        """
+        said = entry_of(failure.operation).calls_model or replies.service_down(failure)
+        if self._say is None or attempt not in (2, limit) or not said or self._saying:
+            return
+        self._saying = True
+        try:
+            await self._say(replies.retrying(failure, attempt, limit))
+        finally:
+            self._saying = False

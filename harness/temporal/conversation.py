@@ -32,7 +32,7 @@ with workflow.unsafe.imports_passed_through():
         MidTurn,
         TurnState,
     )
-    from harness.domain.outcome import Failed, stopped
+    from harness.domain.outcome import stopped
     from harness.hooks import HookAbort, HookContext
     from harness.hooks.contexts import ChannelSentContext, PersistenceReadContext
     from harness.temporal.agent_runner import LoopOperations
@@ -63,7 +63,7 @@ class Conversation:
     ) -> None:
         self._host = host
         self._ops = ops
-        self._loop_ops = LoopOperations(ops, on_model_retry=self._model_retrying, before=before)
+        self._loop_ops = LoopOperations(ops, say=self.notify, before=before)
         self.state = state or AgentState()
         self._configured = False
         self._pending: list[ChannelMessage] = []
@@ -265,6 +265,7 @@ class Conversation:
             if turn is not None and self._progress_on:
                 await self._post_progress(turn)
             reply = await loop.handle(message.text, sender=message.user)
+            self.last_error = ""  # answered: the task has recovered from the last failure
         except HookAbort as abort:
             reply, state = replies.turn(stopped(abort)), "failed"
             self.last_error = reply
@@ -323,16 +324,6 @@ class Conversation:
         return ChannelMessage(
             channel=channel or ref.channel, thread=thread or ref.thread, text=text
         )
-
-    async def _model_retrying(self, failure: Failed, attempt: int, limit: int) -> None:
-        """Say in the thread that the model is being retried, so silence is never the answer.
-
-        Said on the first retry and on the last one, not on each: enough to know the task
-        is alive without filling the thread.
-        """
-        if attempt not in (2, limit):
-            return
-        await self.post(self._in_thread(self._answering, replies.retrying(failure, attempt, limit)))
 
     async def _configure(self) -> None:
         """Read the worker's loop defaults (tools, budgets) once per run."""

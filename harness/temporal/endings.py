@@ -60,7 +60,9 @@ class TaskEndings:
             text = (
                 replies.subtask_ended(self._title, self._status, by_itself=own)
                 if child
-                else replies.task_ended(done, subtask=self._ref.parent_id is not None)
+                else replies.task_ended(
+                    done, subtask=self._ref.parent_id is not None, task_id=self._ref.task_id
+                )
             )
             await self._conversation.post(
                 ChannelMessage(channel=self._ref.channel, thread=self._ref.thread, text=text)

@@ -23,6 +23,11 @@ class TaskHost(Protocol):
     @property
     def status(self) -> TaskStatus: ...
 
+    @property
+    def finishing(self) -> bool:
+        """Whether the task was asked to end (its last transition is the ending's)."""
+        ...
+
     async def transition(self, to: TaskStatus, reason: str) -> None: ...
 
 

@@ -6,18 +6,23 @@ Workflow code (sandboxed, deterministic). Waiting is a ``wait_condition`` on ans
 question is open, and a worker restart loses nothing. A question with a
 ``timeout_seconds`` that nobody answers in time ends as *timed out*: the loop is told
 ``timed_out`` (never an answer in anybody's name) and the thread reads that nobody
-answered, so an unanswered approval is never reported as a denial.
+answered, so an unanswered approval is never reported as a denial. A question that closes
+(answered, timed out, or left open by a stop) has its message edited to say how, its
+buttons gone (:data:`QUESTIONS_CLOSED_PATCH`); a later click on it is answered with
+that, in words.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
+from typing import Final
 
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from harness.agent.loop_steps import HelpAnswer
-    from harness.channels import help_blocks, question_text, replies
+    from harness.channels import closed_blocks, help_blocks, question_text, replies
     from harness.domain import (
         ChannelMessage,
         HelpDecision,
@@ -29,7 +34,15 @@ with workflow.unsafe.imports_passed_through():
     from harness.temporal.host import TaskHost
 
 
-Post = Callable[[ChannelMessage], Awaitable[object]]
+Post = Callable[[ChannelMessage], Awaitable[ChannelMessage | None]]
+
+QUESTIONS_CLOSED_PATCH: Final = "questions-closed-v1"
+"""Issue 26: a closed question's message is edited (its buttons removed), a click that
+came too late is told so, and a question left open by a stop puts the task back to
+``running``. Histories from before replay without these posts and transitions."""
+
+CLOSED_KEPT: Final = 32
+"""How many closed questions the task remembers, to tell a late click how each closed."""
 
 
 class People:
@@ -46,6 +59,10 @@ class People:
         self._answers: dict[str, list[HelpAnswer]] = {}
         self._asked: dict[str, PendingQuestion] = {}
         self._posted: set[str] = set()
+        self._shown: dict[str, tuple[HelpRequest, str]] = {}
+        """Open questions' posts: request id -> (the request as posted, its message ``ts``)."""
+        self._closed: dict[str, str] = {}
+        """Closed questions: request id -> how it closed (the last :data:`CLOSED_KEPT`)."""
         self.open: HelpRequest | None = None
         """The question waiting for an answer now (a reply answers one without options)."""
         self.asking = False
@@ -54,6 +71,10 @@ class People:
     def waiting_for(self, request_id: str) -> bool:
         """Whether ``request_id`` is a question of the request being answered now."""
         return request_id in self._answers
+
+    def closed(self, request_id: str) -> str:
+        """How question ``request_id`` closed (a note of :mod:`~harness.channels.replies`)."""
+        return self._closed.get(request_id, "")
 
     def answer(self, request_id: str, answer: HelpAnswer) -> None:
         """A click on a help request's button (the ``help`` update); the loop judges it."""
@@ -79,7 +100,38 @@ class People:
         """The request is over: its questions are closed (later clicks are refused)."""
         self._answers.clear()
         self._asked.clear()
+        self._shown.clear()
         self.open = None
+
+    async def _stopped(self, request: HelpRequest) -> None:
+        """The turn was stopped while ``request`` waited for an answer: it closes, edited to
+        say so, and the task, waiting on nobody now, is running again (unless it is ending)."""
+        self._answers.pop(request.request_id, None)
+        self._asked.pop(request.request_id, None)
+        self.open = None
+        await self._close(request.request_id, replies.QUESTION_STOPPED)
+        if self._host.status == TaskStatus.WAITING and not self._host.finishing:
+            await self._host.transition(TaskStatus.RUNNING, replies.QUESTION_STOPPED)
+
+    async def _close(self, request_id: str, note: str) -> None:
+        """Remember how ``request_id`` closed, and edit its message: ``note``, no buttons."""
+        self._closed[request_id] = note
+        while len(self._closed) > CLOSED_KEPT:
+            del self._closed[next(iter(self._closed))]
+        shown = self._shown.pop(request_id, None)
+        if shown is None:
+            return
+        request, ts = shown
+        host = self._host
+        await self._post(
+            ChannelMessage(
+                channel=host.ref.channel,
+                thread=host.ref.thread,
+                ts=ts,
+                text=f"{request.question} ({note})",
+                blocks=closed_blocks(request, note),
+            )
+        )
 
     async def wait(self, request: HelpRequest) -> HelpAnswer:
         """Post the question (once), then wait for a click or reply, or until it times out."""
@@ -95,7 +147,7 @@ class People:
                 asked_at=workflow.now().timestamp(),
                 timeout_seconds=request.timeout_seconds,
             )
-            await self._post(
+            sent = await self._post(
                 ChannelMessage(
                     channel=host.ref.channel,
                     thread=host.ref.thread,
@@ -103,6 +155,8 @@ class People:
                     blocks=help_blocks(request),
                 )
             )
+            if sent is not None and sent.ts:
+                self._shown[request.request_id] = (request, sent.ts)
         if host.status != TaskStatus.WAITING:
             await host.transition(TaskStatus.WAITING, f"waiting for an answer: {request.question}")
         answers = self._answers[request.request_id]
@@ -112,6 +166,11 @@ class People:
             await workflow.wait_condition(lambda: bool(answers), timeout=left)
         except TimeoutError:
             return await self._timed_out(request)
+        except asyncio.CancelledError:  # a stop (or the task's end) cut the turn off
+            if workflow.patched(QUESTIONS_CLOSED_PATCH):
+                self.asking = False  # a finishing task lets this end before it stops serving
+                await self._stopped(request)
+            raise
         finally:
             self.asking = False
         return answers.pop(0)
@@ -150,15 +209,27 @@ class People:
         self._asked.pop(decision.request_id, None)
         who = decision.decided_by or "nobody (timed out)"
         await self._host.transition(TaskStatus.RUNNING, f"{who} answered")
+        if not workflow.patched(QUESTIONS_CLOSED_PATCH):
+            return
+        # Closed to clicks now: one that came meanwhile (a second approver) is told so.
+        late = self._answers.pop(decision.request_id, [])
+        note = (
+            replies.QUESTION_TIMED_OUT
+            if decision.timed_out
+            else replies.question_answered(decision.decided_by, decision.choice)
+        )
+        await self._close(decision.request_id, note)
+        for answer in late:
+            if answer.decided_by:
+                await self._tell(answer.decided_by, replies.late_click(note))
 
     async def refused(self, answer: HelpAnswer, reason: str) -> None:
         """Tell only the person whose click was refused (an ephemeral post), then wait again."""
+        await self._tell(answer.decided_by, replies.refused(reason))
+
+    async def _tell(self, user: str, text: str) -> None:
+        """Say ``text`` in the task's thread to ``user`` only (an ephemeral post)."""
         host = self._host
         await self._post(
-            ChannelMessage(
-                channel=host.ref.channel,
-                thread=host.ref.thread,
-                user=answer.decided_by,
-                text=replies.refused(reason),
-            )
+            ChannelMessage(channel=host.ref.channel, thread=host.ref.thread, user=user, text=text)
         )

@@ -53,6 +53,11 @@ OUTCOMES = "outcomes-v1"
 ``activity.failed`` runs after it (an older worker's ``HookAbort`` failure reads as the
 ``Refused``/``Asked`` value today's activities return)."""
 
+HOOK_OUTAGE_NOTICES = "hook-outage-notices-v1"
+"""``workflow.patched`` id: since issue 26 the retries of any loop operation may post a notice
+(a hook service that is down is said while it is retried, as a model that does not answer);
+before, only a model operation's did (:data:`SAY_RETRIES`)."""
+
 RETRY_ACTIVITIES = "retry-activities-v1"
 """``workflow.patched`` id: since issue 25 ``activity.failed`` and ``activity.retried`` each
 run in an activity of their own type, not both in ``dispatch-hooks-v1``."""
@@ -91,6 +96,7 @@ class OperationRunner:
         *,
         max_attempts: int | None = None,
         on_retry: OnRetry | None = None,
+        said_since: str = SAY_RETRIES,
     ) -> Outcome[C]:
         """Perform ``ctx``'s operation in its activity until it is done, refused or failed.
 
@@ -100,6 +106,8 @@ class OperationRunner:
             max_attempts: overrides the row's ``attempts`` (commands get one) and the policy.
             on_retry: told before each retry's backoff, so a person waiting hears why
                 nothing happens (its own failure is its business: it must not raise).
+            said_since: the ``workflow.patched`` id since which ``on_retry`` is told (a
+                history from before it replays without the notices it never posted).
 
         Returns:
             ``Done`` with the context the activity returned (after pre, in and post);
@@ -159,7 +167,7 @@ class OperationRunner:
             if isinstance(retried, Failed):
                 return abort or retried
             backoff = decision.backoff_seconds if retried.result is None else retried.result
-            if on_retry is not None and workflow.patched(SAY_RETRIES):
+            if on_retry is not None and workflow.patched(said_since):
                 await on_retry(failure, attempt + 1, limit)
             if backoff > 0:
                 await workflow.sleep(backoff)

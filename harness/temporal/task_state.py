@@ -14,6 +14,7 @@ from typing import Any
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from harness.channels import replies
     from harness.domain import (
         Effort,
         MidTurn,
@@ -40,6 +41,7 @@ class TaskState:
     _status: TaskStatus
     _participants: dict[str, Participant]
     _finish: FinishRequest | None
+    _cancelling: bool
 
     @property
     def ref(self) -> TaskRef:
@@ -65,6 +67,11 @@ class TaskState:
     def status(self) -> TaskStatus:
         """The task's status."""
         return self._status
+
+    @property
+    def finishing(self) -> bool:
+        """Whether the task is ending (``/task finish``, ``/task cancel``, or cancelled)."""
+        return self._finish is not None or self._cancelling
 
     @property
     def mid_turn(self) -> MidTurn:
@@ -98,7 +105,7 @@ class TaskState:
 
     def _check_open(self) -> None:
         if self._status in FINAL_STATUSES or self._finish is not None:
-            raise ValueError("this task has finished")  # said in Slack: no id
+            raise ValueError(replies.TASK_FINISHED)  # said in Slack: no id
 
     def _apply_spec(self, spec: TaskSpec) -> None:
         self._title, self._model, self._effort = spec.title, spec.model, spec.effort

@@ -23,6 +23,7 @@ with workflow.unsafe.imports_passed_through():
         duration,
     )
     from harness.hooks import HookContext
+    from harness.hooks.contexts import LlmInvokedContext, ToolInvokedContext
 
 
 class Turn:
@@ -72,6 +73,12 @@ class Turn:
     def doing(self, what: str, state: TurnState = "running") -> None:
         """What runs now, in a few words (the status view shows it)."""
         self._set(doing=what, state=state)
+
+    def before(self, ctx: HookContext) -> None:
+        """A model or tool call is about to run: name it (``running calculator``), so the
+        status view and a stop's summary say what the progress message says."""
+        if isinstance(ctx, LlmInvokedContext | ToolInvokedContext):
+            self.progress = advanced(self.progress, ctx, pre=True)
 
     def after(self, ctx: HookContext) -> None:
         """Take in what an operation of the loop returned (the plan, a step's state, counts):

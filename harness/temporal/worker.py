@@ -30,6 +30,7 @@ from harness.health import health_server
 from harness.hooks import POINTS, HookManager, HooksReload, Redactor
 from harness.hooks.contexts import ShutdownContext
 from harness.logs import configure_logging, install_log_redaction
+from harness.loop_watch import LoopWatchdog
 from harness.plugins import build_hooks
 from harness.plugins import build_manager as build_manager  # the worker's, re-exported here
 from harness.providers import SystemClock
@@ -162,6 +163,9 @@ async def serve(
     unredact = install_log_redaction(manager.redactor)
     stopping: asyncio.Task[bool] | None = None
     reloading = asyncio.create_task(_reload_on(reloads, reload)) if reloads is not None else None
+    # Names an executor that blocks the loop, which stops every heartbeat (issue 26); from
+    # the first poll on: building the worker blocks it for seconds (the sandbox's imports).
+    watchdog = LoopWatchdog(warn_after=settings.loop_block_warn_seconds)
     try:
         body_runtime = BodyRuntime.of(manager)
         listed = True
@@ -201,6 +205,7 @@ async def serve(
             settings.task_queue,
             describe_deployment(settings),
         )
+        watchdog.start()
         running = asyncio.create_task(worker.run())
         stopping = asyncio.create_task(stop.wait())
         await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
@@ -212,6 +217,7 @@ async def serve(
         await worker.shutdown()
         await running
     finally:
+        watchdog.stop()
         if stopping is not None:
             stopping.cancel()
         if reloading is not None:

@@ -83,6 +83,7 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
             task.spec.owner, Participant(user_id=task.spec.owner, role=Role.OWNER)
         )
         self._finish: FinishRequest | None = None
+        self._cancelling = False
         self._started = False
         self._ops = OperationRunner(task.policy)
         self._children = Children(task, self._ops, self._used)
@@ -138,6 +139,7 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
         except BaseException as error:
             if not is_cancelled_exception(error):
                 raise
+            self._cancelling = True
             self._conversation.stop(closing=self._linked)
             if self._linked:  # its turn posts how it ended: no progress message left live
                 await self._turn_ended()
@@ -286,9 +288,17 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
             return CommandResult(reply=replies.failed(typed, error.message))
         spawned = [e.subtask.task_id for e in applied if e.kind == "spawn_subtask"]
         reply = result.reply + "".join(replies.spawned(task_id) for task_id in spawned)
+        public = result.public
         if idle := [e for e in applied if isinstance(e, StopTurn) and e.idle]:
-            reply = replies.nothing_to_stop(replies.subtask_label(idle[0].subtask_id))
-        return result.model_copy(update={"reply": reply, "effects": tuple(applied)})
+            # Nothing was stopped by this one (a second stop, the turn just ended, a sub-task
+            # with no turn running): the sender's answer alone, as any command changing nothing.
+            of = idle[0].subtask_id
+            running = self._conversation.turn is not None
+            reply = replies.nothing_to_stop(of) if of else replies.not_stopped(running)
+            public = False
+        return result.model_copy(
+            update={"reply": reply, "effects": tuple(applied), "public": public}
+        )
 
     @command.validator
     def _check_command(self, ctx: CommandInvokedContext) -> None:
@@ -307,7 +317,8 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
     def _check_help(self, click: HelpClick) -> None:
         self._check_open()
         if not self._waiting_for(click.request_id):
-            raise ValueError(replies.QUESTION_CLOSED)  # the id stays out of the thread
+            note = self._conversation.people.closed(click.request_id)  # no id in the thread
+            raise ValueError(replies.late_click(note) if note else replies.QUESTION_CLOSED)
 
     @workflow.update(name="finish")
     def finish(self, request: FinishRequest) -> None:

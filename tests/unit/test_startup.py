@@ -103,6 +103,14 @@ def test_one_line_joins_a_list_of_problems_and_prefers_the_users_sentence():
     assert one_line(RuntimeError()) == "RuntimeError"
 
 
+def test_a_default_cost_limit_with_no_prices_is_refused_at_start(monkeypatch):
+    """Issue 26: every task's cost would read $0.00 of the limit for ever."""
+    line = refusal(Settings, monkeypatch, HARNESS_BUDGET_COST="5")
+    assert line.startswith("HARNESS_BUDGET_COST needs HARNESS_MODEL_PRICES: with no model priced")
+    monkeypatch.setenv("HARNESS_MODEL_PRICES", '{"offline": {"input": 1, "output": 2}}')
+    assert load_settings(Settings, _env_file=None).budget_cost == 5.0
+
+
 def test_json_whose_quotes_honcho_stripped_says_to_single_quote_it_in_env(monkeypatch):
     # .env's HARNESS_MODELS=["offline", "gpt-4o"] reaches a `make run` process as this
     line = refusal(Settings, monkeypatch, HARNESS_MODELS="[offline,gpt-4o]")

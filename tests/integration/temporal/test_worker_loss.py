@@ -331,7 +331,7 @@ async def test_a_kill_after_the_post_and_before_completion_leaves_one_message(
     posts = [m for m in slack_api.messages if m["channel"] == channel]
     assert [m["text"] for m in posts] == [  # one message, not two (then how the task ended)
         "(offline) say it once",
-        task_ended(f"{ref.task_id} succeeded", subtask=False),
+        task_ended(f"{ref.task_id} succeeded", subtask=False, task_id=ref.task_id),
     ]
     assert (1, 1) in recorder_seen  # the post ran again after its worker was lost ...
     looked = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode
 
@@ -21,6 +21,7 @@ from slack_sdk.signature import SignatureVerifier
 from bot.app import Bot, build_app, build_web_app
 from bot.config import STANDIN_PATH, BotSettings
 from bot.gateway import Harness
+from bot.standin import SlackStandIn, served
 from commands import register_all
 from harness.config import Settings
 from harness.hooks import HookManager
@@ -28,19 +29,45 @@ from harness.temporal.activities import HarnessActivities
 from harness.temporal.worker import build_manager, build_worker, retry_limits
 from tests.integration.temporal import conftest as temporal
 
+from .thread_scan import ThreadScan
+
 # The real-Temporal fixtures of the integration tier, shared rather than copied.
 temporal_db = temporal.temporal_db
 temporal_address = temporal.temporal_address
 client = temporal.client
 task_queue = temporal.task_queue
 settings = temporal.settings
-slack_api = temporal.slack_api
 store = temporal.store
 harness = temporal.harness
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "slack"
 MODELS = ("gpt-x", "claude-y", "offline")
 TEAM = "T0TEAM1"
+
+
+SCAN = ThreadScan()
+"""Every stand-in of the session: what each test made Slack show is scanned after it."""
+
+
+@pytest.fixture(scope="session")
+async def slack_api() -> AsyncIterator[SlackStandIn]:
+    """The integration tier's shared stand-in (where workers post by default), scanned too."""
+    async with served() as standin:
+        SCAN.watch(standin)
+        yield standin
+
+
+@pytest.fixture(autouse=True)
+def no_internals_in_threads() -> Iterator[ThreadScan]:
+    """After each test: nothing Slack showed holds internals, and Slack refused nothing.
+
+    Torn down last, after the test's bot and worker stopped; a post of an earlier test's
+    worker that came after that test's end is read here too (it is named, with its channel).
+    """
+    yield SCAN
+    found = SCAN.problems()
+    if found:
+        pytest.fail("what Slack showed or refused (issue 26):\n" + "\n".join(found))
 
 
 def free_port() -> int:
@@ -162,6 +189,8 @@ async def serve_bot(harness: Harness, tmp_path: Path, **settings) -> AsyncIterat
     settings = {"local": True, "signing_secret": Slack.signing_secret, "bot_token": ""} | settings
     bot_settings = BotSettings(_env_file=None, port=port, data_dir=tmp_path, **settings)
     bot = build_app(bot_settings, harness)
+    if bot.standin is not None:
+        SCAN.watch(bot.standin)
     runner = web.AppRunner(build_web_app(bot_settings, bot))
     await runner.setup()
     await web.TCPSite(runner, "127.0.0.1", port).start()

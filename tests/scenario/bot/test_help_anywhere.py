@@ -7,6 +7,7 @@ disagree fail here, not in a workspace.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import yaml
@@ -41,7 +42,7 @@ async def test_every_declared_command_reaches_the_task_and_nothing_else_does(sla
         status, reply = await slack.slash(command, user=OWNER, channel=channel)
         assert status == 200 and NOT_HERE not in reply and " is `/task" not in reply, command
     _, reply = await slack.slash("/task", "status", user=OWNER, channel=channel)
-    assert reply.startswith("*routing* — running")
+    assert reply.startswith("*routing* — idle")  # no message yet: nothing runs
     # Every registry command not declared on its own is reached only under /task.
     for spec in COMMANDS.values():
         if f"/{spec.name}" not in declared():
@@ -90,3 +91,23 @@ async def test_a_direct_message_is_answered_with_how_to_use_the_bot(slack, harne
     except TaskNotFound:
         return
     raise AssertionError("a direct message started a task")
+
+
+async def test_help_in_a_channel_whose_task_has_ended_says_how_to_start_a_new_one(slack, harness):
+    channel = new_channel()
+    ref = await harness.start_task(
+        TaskSpec(title="t", owner=OWNER, model="offline"), team=TEAM, channel=channel
+    )
+    _, cancelled = await slack.slash("/task", "cancel", user=OWNER, channel=channel)
+    assert "cancel" in cancelled, cancelled
+    await asyncio.wait_for(harness.outcome(ref.task_id), 30)
+    expected = render_without_task(COMMANDS.values(), ended=True)
+    assert expected.startswith("this channel's task has ended: mention me")
+    for text in ("help", ""):
+        assert await slack.slash("/task", text, user=OWNER, channel=channel) == (200, expected)
+    # The rest say the task has ended and how to start anew; no id, no "did not take".
+    _, reply = await slack.slash("/task", "status", user=OWNER, channel=channel)
+    assert reply == (
+        "this channel's task has ended, so `/task status` has nothing to act on; "
+        "mention me with what you need to start a new one"
+    )

@@ -86,7 +86,7 @@ async def test_a_deciders_reply_answers_a_question_without_options_and_a_watcher
         text="<@UBOTLOCAL> hello",
     )
     assert status == 200
-    await until(lambda: len(posts(slack)) >= 2, "the first answer")  # "started task", reply
+    await until(lambda: len(posts(slack)) >= 2, "the first answer")  # "started a task", reply
     _, text = await slack.slash(
         "/task", f"invite <@{WATCHER}|w> watcher", user=OWNER, channel=CHANNEL
     )

@@ -110,7 +110,7 @@ async def test_status_and_help(slack, task, user):
         assert "incident 42" not in help_reply and "`/task invite @person" not in help_reply
         return
     assert status_reply.splitlines()[:3] == [
-        "*incident 42* — running",
+        "*incident 42* — idle",
         "model: `offline` · effort: `medium`",
         "people: <@U0OWNER> (owner), <@U0COLLAB> (collaborator), <@U0WATCH> (watcher)",
     ]

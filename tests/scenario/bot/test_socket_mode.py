@@ -132,9 +132,9 @@ async def test_a_mention_starts_the_task_and_the_agents_reply_is_posted(
         lambda: [p for p in posts(server, channel) if "echo: over the socket" in p["text"]]
     )
     assert reply[0]["thread_ts"] == "1700000100.000100"
-    started = [p for p in posts(server, channel) if p["text"].startswith("started task")]
+    started = [p for p in posts(server, channel) if p["text"].startswith("started a task")]
     assert len(started) == 1
-    assert started[0]["text"].startswith(f"started task `{harness.task_id(TEAM, channel)}`")
+    assert started[0]["text"].startswith("started a task")
     assert [m.user for m in await harness.transcript(harness.task_id(TEAM, channel))] == [OWNER]
     assert [call.error for call in server.opened] == [None]  # one connection, the app token's
     assert ("auth.test", {}) in server.web_api.calls  # bolt authorized with the bot token there
@@ -184,8 +184,8 @@ async def test_a_redelivered_event_is_acked_and_not_handled_twice(bot, server, h
     await until(lambda: posts(server, channel), what="the first delivery's post")
     assert len(await harness.transcript(harness.task_id(TEAM, channel))) == 1
     assert [
-        p["text"].split("`")[0] for p in posts(server, channel) if p["text"].startswith("started")
-    ] == ["started task "]
+        p["text"].split(";")[0] for p in posts(server, channel) if p["text"].startswith("started")
+    ] == ["started a task for this channel"]
 
 
 async def test_a_button_click_over_the_socket_answers_the_tasks_question(bot, server, channel):
@@ -359,7 +359,7 @@ async def test_two_replicas_on_one_database_take_a_thread_and_a_retry_as_one_bot
     for bot in made:
         await bot.slash.drain()
         await bot.ledger.aclose()
-    started = [p for p in posts(server, channel) if p["text"].startswith("started task")]
+    started = [p for p in posts(server, channel) if p["text"].startswith("started a task")]
     assert len(started) == 1
 
 

@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+from harness.startup import QUOTES_STRIPPED
 from tests.integration.temporal.conftest import PAYLOAD_KEY
 
 from .conftest import free_port
@@ -110,7 +111,7 @@ async def test_local_mode_on_a_public_host_refuses_to_start(tmp_path):
 async def test_no_payload_key_stops_the_bot_naming_the_variable_and_the_fix(tmp_path):
     line = await refusal(bot_env(tmp_path, HARNESS_PAYLOAD_KEY=""))
     assert " ERROR bot not starting: HARNESS_PAYLOAD_KEY: not set, and there is no key " in line
-    assert "python -m harness.temporal.keys ensure " in line
+    assert " -m harness.temporal.keys ensure " in line
 
 
 async def test_a_bad_payload_key_is_named_but_never_shown(tmp_path):
@@ -201,7 +202,8 @@ async def test_bad_settings_of_either_class_are_one_line_naming_the_variable(tmp
             {"HARNESS_MODELS": "[oops"},
             (script,),
             """HARNESS_MODELS must be JSON (Expecting value: line 1 column 2 (char 1)), e.g. """
-            """HARNESS_MODELS='["offline", "gpt-4o"]'""",
+            """HARNESS_MODELS='["offline", "gpt-4o"]'"""
+            + QUOTES_STRIPPED,  # "[oops" may be JSON whose quotes honcho stripped
         ),
         (
             {"HARNESS_PLUGINS": "commands:plugin"},

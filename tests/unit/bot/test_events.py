@@ -135,7 +135,7 @@ async def test_two_replicas_routing_two_messages_of_one_new_thread_announce_the_
     assert len(harness.received) == 2  # both messages reached the task
     kinds = [
         "started"
-        if args["text"].startswith("started task `task/T0TEAM1/C0CHAN1`")
+        if args["text"].startswith("started a task")
         else "joined"
         if "is already running" in args["text"]
         else args["text"]

@@ -30,7 +30,12 @@ from harness.temporal.errors import (
         (TaskUnavailable(task_id="t", reason="connection refused"), replies.UNREACHABLE),
         (
             TaskRejected(task_id="t", reason="task has finished"),
-            "the task did not take `/model`: task has finished",
+            "this channel's task has ended, so `/model` has nothing to act on; "
+            "mention me with what you need to start a new one",
+        ),
+        (
+            TaskRejected(task_id="t", reason="this command is for another task"),
+            "the task did not take `/model`: this command is for another task",
         ),
         (TaskNotFound(task_id="t", reason="no such task"), replies.no_task("model")),
         (
@@ -39,7 +44,15 @@ from harness.temporal.errors import (
             "check `/task status` before trying again",
         ),
     ],
-    ids=["busy-in-flight", "busy-rate-limit", "unreachable", "rejected", "not-found", "timed-out"],
+    ids=[
+        "busy-in-flight",
+        "busy-rate-limit",
+        "unreachable",
+        "ended",
+        "rejected",
+        "not-found",
+        "timed-out",
+    ],
 )
 def test_each_task_error_has_its_own_reply(error, expected):
     assert replies.for_error("model", error) == expected
@@ -51,7 +64,7 @@ def test_commands_are_named_as_they_are_typed():
     assert replies.no_task("invite").startswith(
         "there is no task in this channel yet, so `/task invite` has nothing to act on"
     )
-    assert "`/task status`, `/model`, `/effort`, `/task help` work" in replies.task_started("t")
+    assert "`/task status`, `/model`, `/effort`, `/task help` work" in replies.task_started()
 
 
 @pytest.mark.parametrize(

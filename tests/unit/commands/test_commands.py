@@ -87,7 +87,7 @@ def test_subtask_title_is_cut_with_ellipsis():
 async def test_status_renders_snapshot(manager, ctx):
     result = await run_command(manager, ctx("status", sender="UWATCH"))
     assert result.reply.splitlines() == [
-        "*fix the flaky test* — running",
+        "*fix the flaky test* — idle",
         "model: `offline` · effort: `medium`",
         "people: <@UOWNER> (owner), <@UCOLLAB> (collaborator), <@UWATCH> (watcher)",
         "now: idle, waiting for a message",

@@ -1,0 +1,87 @@
+"""The scan over every post of the scenario suite (issue 26) finds what it looks for.
+
+The conftest's autouse fixture runs :class:`ThreadScan` after every test of this folder;
+these show it is not vacuous: each kind of internal is caught in a real stand-in's record
+(posts, updates, response-URL replies, refusals), and what a person may read is not.
+"""
+
+from __future__ import annotations
+
+import aiohttp
+import pytest
+
+from bot.standin import RESPONSE_PATH, served
+
+from .thread_scan import ThreadScan, leaks, shown
+
+CAUGHT = [
+    pytest.param(
+        "failed: HookTransportError: POST failed: Connect call failed ('127.0.0.1', 9)",
+        {"an exception class: HookTransportError", "socket text: Connect call failed"},
+        id="transport",
+    ),
+    pytest.param("vetoed at tool.invoked.pre", {"a hook point: tool.invoked.pre"}, id="point"),
+    pytest.param(
+        "refused: no open question help-task/TLOCAL/CLOCAL-190 in this task",
+        {"a workflow or question id: help-task/TLOCAL/CLOCAL-190"},
+        id="question-id",
+    ),
+    pytest.param(
+        "Cannot connect to host h:443 ssl:default [Errno 111]",
+        {"socket text: Cannot connect to host", "socket text: ssl:default", "socket text: [Errno"},
+        id="aiohttp",
+    ),
+    pytest.param(
+        "started task `task/T0TEAM1/C0CHAN1`; reply in this thread",
+        {"a workflow or question id: task/T0TEAM1/C0CHAN1"},
+        id="task-id",
+    ),
+    pytest.param("it raised ValueError", {"an exception class: ValueError"}, id="python-class"),
+]
+
+
+@pytest.mark.parametrize(("text", "kinds"), CAUGHT)
+def test_each_kind_of_internal_is_caught(text, kinds):
+    assert kinds <= set(leaks(text)), leaks(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the hook service `policy-gate` could not be reached; retrying, 2 of 4",
+        "started a task for this channel; reply in this thread to talk to it.",
+        "a ReviewError is no class of ours; tool.invoked is no point without its phase",
+    ],
+)
+def test_what_a_person_may_read_is_not_caught(text):
+    assert leaks(text) == []
+
+
+def test_only_what_a_person_sees_is_read_of_blocks():
+    blocks = [
+        {"type": "section", "block_id": "help-task/T/C-1", "text": {"type": "mrkdwn", "text": "q"}},
+        {"type": "actions", "elements": [{"type": "button", "value": "task/T/C", "text": {}}]},
+    ]
+    assert list(shown({"text": "t", "blocks": blocks})) == ["t", "q"]
+
+
+async def test_a_stand_ins_posts_updates_replies_and_refusals_are_read_once():
+    scan = ThreadScan()
+    async with served() as standin, aiohttp.ClientSession() as session:
+        scan.watch(standin)
+        base = standin.url.split("/_local/", 1)[0]
+        leaky = {"channel": "C1", "text": "failed: KeyError at tool.invoked.pre"}
+        async with session.post(standin.url + "chat.postMessage", json=leaky) as response:
+            ts = (await response.json())["ts"]
+        update = {"channel": "C1", "ts": ts, "text": "x", "blocks": [{"type": "section"}] * 51}
+        async with session.post(standin.url + "chat.update", json=update) as response:
+            assert (await response.json())["error"] == "invalid_blocks"
+        async with session.post(f"{base}{RESPONSE_PATH}k", json={"text": "at 127.0.0.1:80"}):
+            pass
+        found = scan.problems()
+        assert scan.problems() == []
+    assert len(found) == 4, found
+    assert any(p.startswith("chat.postMessage in C1: an exception class: KeyError") for p in found)
+    assert any(p.startswith("chat.postMessage in C1: a hook point") for p in found)
+    assert any(p.startswith("chat.update refused by Slack (invalid_blocks)") for p in found)
+    assert any(p.startswith("response k: socket text: 127.0.0.1:") for p in found)

@@ -1,0 +1,48 @@
+"""Issue 26's sentences in the one reply module: no id, no class name, one sentence each."""
+
+from __future__ import annotations
+
+from harness.channels import replies
+from harness.domain.outcome import Failed
+
+TASK = "task/T1/C1"
+
+
+def test_a_tasks_end_names_neither_its_id_nor_its_sub_tasks():
+    done = f"{TASK} succeeded: done (cancelled 1 running sub-task(s): {TASK}/sub-2)"
+    assert replies.task_ended(done, subtask=False, task_id=TASK) == (
+        "This task has ended: succeeded: done (cancelled 1 running sub-task(s): sub-task 2). "
+        "Mention me to start a new one here."
+    )
+    ended = replies.task_ended("all good", subtask=False, task_id=TASK)
+    assert ended.startswith("This task has ended: all good.")
+    assert replies.task_ended(f"{TASK}/sub-1 done", subtask=True, task_id=f"{TASK}/sub-1") == (
+        "This sub-task has ended: done."
+    )
+
+
+def test_a_hook_service_retried_is_said_as_such_and_a_model_as_before():
+    down = Failed(
+        operation="tool.invoked",
+        error_type="HookTransportError",
+        error_message="POST http://127.0.0.1:9/rpc: Connect call failed",
+        service="policy-gate",
+    )
+    assert replies.service_down(down)
+    assert replies.retrying(down, 2, 4) == (
+        "the hook service `policy-gate` could not be reached; retrying, 2 of 4"
+    )
+    model = Failed(operation="llm.invoked", error_type="ModelUnavailable", user_message="x")
+    assert not replies.service_down(model)
+    assert replies.retrying(model, 2, 4) == "the model is not answering: x; retrying, 2 of 4"
+
+
+def test_a_text_too_long_for_slack_is_cut_at_a_line_and_says_how_much_is_left():
+    text = "\n".join(f"{n}. a line of the answer" for n in range(1, 3001))
+    cut = replies.fitted(text, 40_000)
+    assert len(text) > 40_000 >= len(cut)
+    kept, note = cut.rsplit("\n", 1)
+    assert text.startswith(kept + "\n")
+    left = len(text) - len(kept)
+    assert note == f"… ({left:,} more characters do not fit in one Slack message)"
+    assert replies.fitted("short", 40_000) == "short"
