@@ -1,14 +1,17 @@
 """``/task status``: the task as its snapshot shows it (what runs, what waits, settings, sub-tasks).
 
-What the view shows and how is :mod:`commands.status_view`; this is the command.
+``/task status sub-1`` shows one sub-task as its parent knows it (what runs, its plan, its
+open questions, its usage, its answer once done; issue 26). What the view shows and how is
+:mod:`commands.status_view`; this is the command.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from commands.spec import Args, CommandConfig, CommandSpec, no_arguments
-from commands.status_view import render
+from commands import which_subtask
+from commands.spec import Args, CommandConfig, CommandSpec
+from commands.status_view import render, render_subtask
 from harness.domain import CommandResult
 from harness.hooks.contexts import CommandInvokedContext
 
@@ -16,17 +19,18 @@ NAME: Final = "status"
 
 
 class StatusArgs(Args):
-    """No arguments."""
+    """The sub-task to show, by its number (``None``: the task)."""
+
+    subtask: int | None = None
 
 
 def parse(text: str) -> StatusArgs:
-    """Nothing.
+    """Nothing, or a sub-task (``sub-1``, ``sub-task 1``, ``1``).
 
     Raises:
-        UsageError: any text.
+        UsageError: text that names no sub-task.
     """
-    no_arguments(text, command=NAME, usage=USAGE)
-    return StatusArgs()
+    return StatusArgs(subtask=which_subtask.number(text, command=NAME, usage=USAGE))
 
 
 async def body(
@@ -36,6 +40,14 @@ async def body(
     if ctx.snapshot is None:
         return CommandResult(reply="no task state is available yet")
     now = config.clock.now().timestamp()
+    if args.subtask is not None:
+        found = which_subtask.find(ctx.snapshot, args.subtask)
+        if isinstance(found, str):
+            return CommandResult(reply=found)
+        view = render_subtask(
+            found, now=now, ui_url=config.temporal_ui_url, namespace=config.temporal_namespace
+        )
+        return CommandResult(reply=view)
     return CommandResult(
         reply=render(
             ctx.snapshot,
@@ -48,8 +60,8 @@ async def body(
 
 SPEC: Final = CommandSpec(
     name=NAME,
-    summary="show the task: what runs and waits, settings, budget, sub-tasks",
-    arguments="",
+    summary="show the task: what runs and waits, settings, budget, sub-tasks (or one of them)",
+    arguments=which_subtask.ARGUMENT,
     args=StatusArgs,
     parse=parse,
     body=body,

@@ -2,7 +2,8 @@
 
 What runs now and for how long, the plan's steps, what the task waits for (questions,
 approvals, budgets: how long each has waited and when it times out), the queue, the last
-error, the task's settings (mid-turn, approvals, budget) and its sub-tasks. Pure: the
+error, the task's settings (mid-turn, approvals, budget) and its sub-tasks; or one sub-task as
+its parent knows it (:func:`render_subtask`). Pure: the
 caller gives the time (``/task status`` reads its clock in the activity), so a snapshot
 built by hand renders the same every time. The command is :mod:`commands.status`.
 """
@@ -14,12 +15,14 @@ from typing import Final
 
 from harness.agent.budget import describe
 from harness.channels import neutral
-from harness.channels.replies import subtask_label
+from harness.channels.replies import subtask_label, subtask_state
+from harness.channels.umbrella import invocation
 from harness.domain import (
     FINAL_STATUSES,
     PendingQuestion,
     Role,
     StepProgress,
+    SubtaskSummary,
     TaskSnapshot,
     TurnProgress,
     duration,
@@ -31,6 +34,10 @@ _MARK: Final = {"pending": "○", "running": "▶", "done": "✓", "failed": "�
 _MENTION: Final = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
 QUESTION_CHARS: Final = 120
 """A pending question is cut here: the status is a glance, the thread has it whole."""
+ANSWER_CHARS: Final = 600
+"""A sub-task's answer is cut here in its own status (in its parent's list, at 80)."""
+ONE_SUBTASK: Final = f"{invocation('status')} sub-N"
+"""How the status view says to show one sub-task."""
 
 
 def clip(text: str, limit: int = QUESTION_CHARS) -> str:
@@ -57,9 +64,13 @@ def state_word(snapshot: TaskSnapshot) -> str:
 
 def now_line(snapshot: TaskSnapshot, now: float) -> str | None:
     """What runs now: the current step, what it does, and for how long (``None``: ended)."""
-    turn = snapshot.turn
+    return turn_line(snapshot.turn, now, ended=snapshot.status in FINAL_STATUSES)
+
+
+def turn_line(turn: TurnProgress | None, now: float, *, ended: bool = False) -> str | None:
+    """``now: …`` of a task's or a sub-task's turn (``None``: the task has ended)."""
     if turn is None:
-        return None if snapshot.status in FINAL_STATUSES else "now: idle, waiting for a message"
+        return None if ended else "now: idle, waiting for a message"
     parts = []
     current = _current_step(turn)
     if current is not None:
@@ -139,17 +150,46 @@ def render(
         lines.append(f"last error: {clip(snapshot.last_error, 300)}")
     lines += [settings_line(snapshot), f"budget: {describe(snapshot.budget)}"]
     if snapshot.subtasks:
-        lines.append("sub-tasks:")
+        lines.append(f"sub-tasks (`{ONE_SUBTASK}` shows one):")
         lines += [
-            f"• {_subtask(s.task_id)}{neutral(s.title)} — {s.status} (`{s.task_id}`)"
+            f"• {_subtask(s.task_id)}{neutral(s.title)} — {_state(s, 80)} (`{s.task_id}`)"
             for s in snapshot.subtasks
         ]
     else:
         lines.append("sub-tasks: none")
-    if ui_url:
-        url = workflow_url(ui_url, namespace, snapshot.ref.task_id)
-        lines.append(f"workflow: <{url}|{neutral(snapshot.ref.task_id)}> (Temporal UI)")
+    lines += _link(snapshot.ref.task_id, ui_url, namespace)
     return "\n".join(lines)
+
+
+def render_subtask(
+    subtask: SubtaskSummary, *, now: float = 0.0, ui_url: str = "", namespace: str = "default"
+) -> str:
+    """One sub-task as its parent knows it (``/task status sub-1``): its state, what runs, its
+    plan, its open questions, its answer once done and what it used (issue 26)."""
+    head = f"*{_subtask(subtask.task_id)}{neutral(subtask.title)}* — {_state(subtask)}"
+    lines = [head]
+    if subtask.status not in FINAL_STATUSES:
+        if subtask.turn is not None:  # none reported yet: it is starting, not idle
+            lines += [turn_line(subtask.turn, now) or "", *filter(None, [plan_line(subtask.turn)])]
+        lines += pending_lines(subtask.pending, now)
+    if subtask.answer:
+        lines.append(f"answer: {clip(subtask.answer, ANSWER_CHARS)}")
+    lines.append(f"used: {describe(subtask.usage)}")
+    lines += _link(subtask.task_id, ui_url, namespace)
+    return "\n".join(lines)
+
+
+def _state(subtask: SubtaskSummary, gist: int = 0) -> str:
+    """``running``, ``cancelled``, ``done``; with ``gist``, a done one's answer cut there."""
+    state = subtask_state(subtask.status)
+    return f"{state}: {clip(subtask.answer, gist)}" if gist and subtask.answer else state
+
+
+def _link(task_id: str, ui_url: str, namespace: str) -> list[str]:
+    if not ui_url:
+        return []
+    url = workflow_url(ui_url, namespace, task_id)
+    return [f"workflow: <{url}|{neutral(task_id)}> (Temporal UI)"]
 
 
 def _subtask(task_id: str) -> str:

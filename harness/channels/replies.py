@@ -289,15 +289,50 @@ def spawned(task_id: str) -> str:
     return f" as {label}" if label else ""
 
 
-def subtask_ended(title: str, status: TaskStatus) -> str:
+def subtask_ended(title: str, status: TaskStatus, *, by_itself: bool = False) -> str:
     """The last line a sub-task posts in its parent's thread, after its label (no "mention
-    me": it is not the channel's task)."""
+    me": it is not the channel's task). ``by_itself``: its request was over (answered,
+    stopped or failed), not cut off by its parent's end."""
     who = f"“{neutral(title)}”" if title else "this sub-task"
     if status == TaskStatus.SUCCEEDED:
         return f"{who} is done."
+    if status == TaskStatus.CANCELLED and by_itself:
+        return f"{who} has ended without an answer: its turn was stopped."
     if status == TaskStatus.CANCELLED:
         return f"{who} was cancelled: {TASK_ENDED} first."
     return f"{who} ended ({status}); the task it belongs to goes on."
+
+
+def subtask_state(status: TaskStatus) -> str:
+    """A sub-task's state in a word, as the status view and the replies about it say it: one
+    that succeeded is ``done`` (it answered its request)."""
+    return "done" if status == TaskStatus.SUCCEEDED else str(status)
+
+
+def no_such_subtask(number: int, labels: tuple[str, ...]) -> str:
+    """The reply to a command naming a sub-task the task does not have: the ones it has."""
+    if not labels:
+        return f"this task has no sub-task {number}: it has no sub-tasks"
+    return f"this task has no sub-task {number}; its sub-tasks: {', '.join(labels)}"
+
+
+def nothing_to_stop(task_id: str) -> str:
+    """The reply to a stop of sub-task ``task_id`` with no turn running (named as the thread
+    names it); the task's own is :func:`not_stopped`."""
+    return f"{subtask_label(task_id) or 'that sub-task'} has no turn running; nothing to stop"
+
+
+def subtask_over(label: str, status: TaskStatus) -> str:
+    """The reply to a stop of a sub-task that has ended."""
+    return f"{label} has ended ({subtask_state(status)}); nothing to stop"
+
+
+def stopping_subtask(user: str, label: str) -> str:
+    """The public reply to ``/task stop sub-N``: who stops which sub-task's turn."""
+    return (
+        f"<@{user}> is stopping the turn of {label}; what it did and did not do follows in "
+        "the thread"
+    )
 
 
 def cancelled_subtasks(labels: tuple[str, ...]) -> str:
@@ -305,3 +340,8 @@ def cancelled_subtasks(labels: tuple[str, ...]) -> str:
     cut off."""
     many = "s" if len(labels) != 1 else ""
     return f"cancelled {len(labels)} running sub-task{many} ({', '.join(labels)})"
+
+
+def not_a_subtask(text: str) -> str:
+    """The usage problem of a command whose argument names no sub-task."""
+    return f"`{neutral(text)}` names no sub-task: say which, as `sub-1`"

@@ -88,13 +88,16 @@ class UnloadSkill(Effect):
 
 
 class StopTurn(Effect):
-    """Cancel the turn running now, in ``user_id``'s name; the task waits for the next message."""
+    """Cancel the turn running now, in ``user_id``'s name; the task waits for the next message
+    (a sub-task's turn is its last: it ends)."""
 
     kind: Literal["stop_turn"] = "stop_turn"
     user_id: str = ""
     """Who stopped it (empty: the command's sender)."""
     idle: bool = False
     """Set by the workflow as it applies the effect: no turn was running, nothing stopped."""
+    subtask_id: str = ""
+    """The sub-task whose turn to stop (``/task stop sub-N``); ``""``: this task's own."""
 
 
 class FinishTask(Effect):

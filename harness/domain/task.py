@@ -73,11 +73,19 @@ class TaskRef(Frozen):
 
 
 class SubtaskSummary(Frozen):
-    """A child task as its parent sees it."""
+    """A child task as its parent sees it: from its reports while it runs, its outcome after."""
 
     task_id: str
     title: str
     status: TaskStatus
+    turn: TurnProgress | None = None
+    """Its turn as it last reported it (``None``: none running, or it never said)."""
+    pending: tuple[PendingQuestion, ...] = ()
+    """Its open questions (and its own sub-tasks')."""
+    usage: BudgetUsage = BudgetUsage()
+    """What it has used, as far as its parent knows."""
+    answer: str = ""
+    """Its answer to its prompt, once it ended with one (cut; the thread has it whole)."""
 
 
 class TaskSnapshot(Frozen):

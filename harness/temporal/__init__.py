@@ -34,8 +34,18 @@ ending said in the thread): a history begun before them replays without them."""
 
 SUBTASKS_PATCH: Final = "subtasks-v1"
 """``workflow.patched`` id of issue 26's first-class sub-tasks: a sub-task reports what it uses
-and asks to its parent as it goes, ends once its prompt is answered, and a cancelled turn
-posts its final state; a history begun before them replays without."""
+and asks to its parent as it goes, and a cancelled turn posts its final state; a history begun
+before them replays without."""
+
+SUBTASK_ENDS_PATCH: Final = "subtask-ends-v1"
+"""``workflow.patched`` id of a sub-task that ends with its request (issue 26): once the turn
+answering its prompt is over and nothing is open it ends (succeeded when answered, cancelled
+when stopped, failed when the turn failed), and it reports its turn to its parent as it goes
+(``/task status sub-N``); a history begun before runs on until its parent ends."""
+
+SUBTASK_STOP_PATCH: Final = "subtask-stop-v1"
+"""``workflow.patched`` id of a parent stopping one sub-task's turn on ``/task stop sub-N``
+(issue 26): the :data:`STOP_TURN_SIGNAL` it sends is a command an older history lacks."""
 
 SUBTASK_SIGNAL: Final = "subtask"
 """Signal a sub-task sends its parent: a :class:`~harness.temporal.models.SubtaskReport`."""
@@ -45,6 +55,10 @@ ANSWER_SIGNAL: Final = "answer"
 
 STOP_SIGNAL: Final = "stop"
 """Signal a parent sends a sub-task to stop its turn (the parent's budget is used up)."""
+
+STOP_TURN_SIGNAL: Final = "stop-turn"
+"""Signal a parent sends a sub-task to stop its turn in a person's name (``/task stop sub-N``):
+a :class:`~harness.temporal.models.TurnStop`."""
 
 REFUSED_ERROR_TYPE: Final = "Refused"
 """``ApplicationError.type`` of an update the task refused on purpose (``TaskRefused``)."""

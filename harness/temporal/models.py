@@ -20,6 +20,7 @@ from harness.domain import (
     TaskRef,
     TaskSpec,
     TaskStatus,
+    TurnProgress,
 )
 from harness.hooks.contexts import RequestReceivedContext
 
@@ -80,6 +81,15 @@ class SubtaskReport(Frozen):
     usage: BudgetUsage = BudgetUsage()
     pending: tuple[PendingQuestion, ...] = ()
     reply_to: str = ""
+    turn: TurnProgress | None = None
+    """Its turn as it goes (``subtask-ends-v1``): what ``/task status sub-N`` shows of it."""
+
+
+class TurnStop(Frozen):
+    """A parent asks a sub-task to stop its turn in ``by``'s name (``/task stop sub-N``)."""
+
+    by: str
+    reason: str = ""
 
 
 class FinishRequest(Frozen):
@@ -122,6 +132,13 @@ class TaskOutcome(Frozen):
     summary: str = ""
     usage: BudgetUsage = BudgetUsage()
     """What the task used (its own sub-tasks included); the parent adds it to its budget."""
+    answer: str = ""
+    """A sub-task's answer to its prompt, cut at :data:`ANSWER_CHARS` (``""``: none); its
+    parent's status shows the gist."""
+
+
+ANSWER_CHARS: Final = 1000
+"""How much of a sub-task's answer its parent keeps (the thread has it whole)."""
 
 
 class GaveUp(Frozen):

@@ -78,6 +78,10 @@ class Conversation:
         self._replying = False
         self.last_error = ""
         """The last turn's failure, in one sentence (the status view shows it)."""
+        self.one_request = False
+        """A sub-task's: its turn is its last, so a stop's summary does not say it waits."""
+        self.ended: tuple[TurnState, str] | None = None
+        """How the last turn ended and what it posted (``None``: no turn yet)."""
 
     def receive(self, message: ChannelMessage) -> MidTurn | None:
         """Take ``message`` (the ``message`` update stored it); what happened to it.
@@ -204,7 +208,7 @@ class Conversation:
         """
         while True:
             if wake:
-                await self._until_message_or(should_pause)
+                await self.limits.until(lambda: bool(self._pending), should_pause)
                 if not self._pending:
                     return
             else:
@@ -222,23 +226,6 @@ class Conversation:
                 self._turn_task = None
             if not self._pending and should_pause():
                 return
-
-    async def _until_message_or(self, should_pause: Callable[[], bool]) -> None:
-        while not self._pending and not should_pause():
-            await self._wait_once(should_pause, self.limits.wait_left())
-
-    async def _wait_once(self, should_pause: Callable[[], bool], left: float | None) -> None:
-        """Wait for a message or ``should_pause()``, with a timer only while sub-tasks hold a
-        reached limit back (``left``); wake up to start that timer when the limit is reached."""
-
-        def woken() -> bool:
-            started = left is None and self.limits.wait_left() is not None
-            return bool(self._pending) or should_pause() or started
-
-        try:
-            await workflow.wait_condition(woken, timeout=left or None)
-        except TimeoutError:
-            pass
 
     async def skill(self, name: str, *, load: bool) -> None:
         """Load (``skill.loaded``) or unload (``skill.unloaded``) a skill for later requests.
@@ -298,7 +285,8 @@ class Conversation:
         try:
             if turn is not None:
                 turn.end(state)
-            await self.post(self._in_thread(message, reply or replies.NO_ANSWER))
+            self.ended = (state, reply or replies.NO_ANSWER)
+            await self.post(self._in_thread(message, self.ended[1]))
         finally:
             self._replying = False
             self._end_turn()
@@ -306,6 +294,7 @@ class Conversation:
     def _begin(self, message: ChannelMessage) -> Turn:
         """Start a turn; its progress rides on every loop context from now on."""
         turn = Turn(message, self._host.ref.thread, workflow.now().timestamp())
+        turn.last = self.one_request
         self.turn = self._loop_ops.turn = turn
         return turn
 

@@ -72,6 +72,10 @@ class TaskEffects:
                 self._participants[effect.user_id] = Participant(user_id=effect.user_id, role=role)
             case LoadSkill() | UnloadSkill():
                 await self._conversation.skill(effect.skill, load=isinstance(effect, LoadSkill))
+            case StopTurn() if effect.subtask_id:  # /task stop sub-N (issue 26)
+                by = effect.user_id or ctx.sender
+                if not await self._children.stop_turn(effect.subtask_id, by):
+                    return effect.model_copy(update={"idle": True})
             case StopTurn():
                 if not self._conversation.stop_turn(effect.user_id or ctx.sender):
                     return effect.model_copy(update={"idle": True})

@@ -37,8 +37,17 @@ class TaskEndings:
     def _common(self, correlation_id: str = "") -> dict[str, Any]:  # pragma: no cover
         raise NotImplementedError
 
-    async def _end_as(self, status: TaskStatus, summary: str) -> TaskOutcome:
-        """End with ``status``; the thread hears how, and that a new task may start."""
+    async def _end_as(
+        self, status: TaskStatus, summary: str, *, answer: str = "", own: bool = False
+    ) -> TaskOutcome:
+        """End with ``status``; the thread hears how, and that a new task may start.
+
+        Args:
+            status: the final status.
+            summary: what ``task.complete`` is told.
+            answer: a sub-task's answer to its request, for its parent.
+            own: a sub-task ends by itself, its request over (not by its parent's end).
+        """
         try:
             await self._transition(status, summary)
             done = await self._complete(summary)
@@ -49,7 +58,7 @@ class TaskEndings:
             # A sub-task's last line says how it ended, not how to start a task (issue 26).
             child = bool(self._ref.parent_id) and self._linked
             text = (
-                replies.subtask_ended(self._title, self._status)
+                replies.subtask_ended(self._title, self._status, by_itself=own)
                 if child
                 else replies.task_ended(
                     done, subtask=self._ref.parent_id is not None, task_id=self._ref.task_id
@@ -63,6 +72,7 @@ class TaskEndings:
             status=self._status,
             summary=done,
             usage=self._conversation.state.budget,
+            answer=answer,
         )
 
     async def _complete(self, summary: str) -> str:

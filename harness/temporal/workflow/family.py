@@ -7,6 +7,12 @@ door: a running sub-task reports what it used and what it asks (:mod:`.parent`),
 parent counts the usage in its own budget (its limit stops the sub-task's turn), lists the
 questions as its own, and forwards the click or thread reply that answers one. The
 bookkeeping is :class:`~harness.temporal.workflow.subtasks.Children`'s.
+
+A sub-task answers one request, its prompt: nothing in the thread reaches it but answers
+to its questions, so once the turn answering it is over and nothing is open it ends
+(:meth:`TaskFamily._own_end`, ``subtask-ends-v1``): succeeded when it answered, cancelled
+when its turn was stopped (``/task stop sub-N``, its Stop button, its parent's budget),
+failed when the turn failed. It is not continued after: a new ``/sub-task`` starts another.
 """
 
 from __future__ import annotations
@@ -19,11 +25,17 @@ with workflow.unsafe.imports_passed_through():
     from harness.agent.budget import added, exceeded
     from harness.agent.loop_steps import HelpAnswer
     from harness.channels import replies
-    from harness.domain import ChannelMessage, PendingQuestion, TaskRef
+    from harness.domain import ChannelMessage, PendingQuestion, TaskRef, TaskStatus
     from harness.hooks import HookContext
     from harness.hooks.contexts import ChannelSentContext
-    from harness.temporal import ANSWER_SIGNAL, STOP_SIGNAL, SUBTASK_SIGNAL
-    from harness.temporal.models import HelpClick, SubtaskReport
+    from harness.temporal import ANSWER_SIGNAL, STOP_SIGNAL, STOP_TURN_SIGNAL, SUBTASK_SIGNAL
+    from harness.temporal.models import (
+        ANSWER_CHARS,
+        FinishRequest,
+        HelpClick,
+        SubtaskReport,
+        TurnStop,
+    )
     from harness.temporal.workflow.conversation import Conversation
     from harness.temporal.workflow.parent import ParentLink
     from harness.temporal.workflow.subtasks import Children
@@ -34,6 +46,7 @@ class TaskFamily:
 
     _ref: TaskRef
     _linked: bool
+    _ends: bool
     _conversation: Conversation
     _children: Children
     _link: ParentLink
@@ -54,12 +67,35 @@ class TaskFamily:
         """What this task, as a sub-task, tells its parent now."""
         people = self._conversation.people
         question = people.open
+        turn = self._conversation.turn
         return SubtaskReport(
             task_id=self._ref.task_id,
             usage=self._conversation.state.budget,
             pending=self._pending(),
             reply_to=question.request_id if question and not question.options else "",
+            turn=turn.progress if turn is not None and self._ends else None,
         )
+
+    def _own_end(self) -> FinishRequest | None:
+        """How this sub-task ends by itself now, if it does: its request's turn is over (how it
+        ended says how) and nothing is open, no question, no message queued."""
+        conversation = self._conversation
+        ended = conversation.ended
+        if not self._ends or ended is None or conversation.turn is not None:
+            return None
+        if not conversation.idle:
+            return None
+        state, said = ended
+        status = {"answered": TaskStatus.SUCCEEDED, "stopped": TaskStatus.CANCELLED}
+        line = said.strip().splitlines()[0] if said.strip() else ""
+        return FinishRequest(status=status.get(state, TaskStatus.FAILED), summary=line[:200])
+
+    def _answer(self) -> str:
+        """This sub-task's answer to its request, for its parent (``""``: it gave none)."""
+        ended = self._conversation.ended
+        if not self._ends or ended is None or ended[0] != "answered":
+            return ""
+        return ended[1][:ANSWER_CHARS]
 
     def _pending(self) -> tuple[PendingQuestion, ...]:
         """This task's open questions, then its running sub-tasks'."""
@@ -102,6 +138,11 @@ class TaskFamily:
         """The parent forwarded a click or reply answering a question of this task (or of a
         sub-task of its own); one no longer open is dropped (the parent checked it was)."""
         await self._answered(click)
+
+    @workflow.signal(name=STOP_TURN_SIGNAL)
+    def turn_stop(self, stop: TurnStop) -> None:
+        """The parent stops this sub-task's turn in a person's name (``/task stop sub-N``)."""
+        self._conversation.stop_turn(stop.by, stop.reason)
 
     @workflow.signal(name=STOP_SIGNAL)
     def parent_stop(self, reason: str) -> None:

@@ -17,6 +17,7 @@ be watched or cancelled by its parent.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Final
 
@@ -76,6 +77,21 @@ class RunLimits:
         wait = self.defaults.subtask_wait_seconds if self.defaults is not None else 0.0
         waited = (workflow.now() - self._reached_at).total_seconds()
         return max(0.0, wait - waited)
+
+    async def until(self, message: Callable[[], bool], should_pause: Callable[[], bool]) -> None:
+        """Wait for a ``message()`` or ``should_pause()``, with a timer only while sub-tasks
+        hold a reached limit back; woken to start that timer when the limit is reached."""
+        while not message() and not should_pause():
+            left = self.wait_left()
+
+            def woken(left: float | None = left) -> bool:
+                started = left is None and self.wait_left() is not None
+                return message() or should_pause() or started
+
+            try:
+                await workflow.wait_condition(woken, timeout=left or None)
+            except TimeoutError:
+                pass
 
     def events_full(self) -> bool:
         """The rule of runs started before the patch: the event limit, or Temporal's hint."""

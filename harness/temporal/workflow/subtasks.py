@@ -39,8 +39,20 @@ with workflow.unsafe.imports_passed_through():
     )
     from harness.domain.task import FINAL_STATUSES
     from harness.hooks.contexts import SubtaskSpawnedContext
-    from harness.temporal import ANSWER_SIGNAL, STOP_SIGNAL, TASK_WORKFLOW
-    from harness.temporal.models import HelpClick, SubtaskReport, TaskInput, TaskOutcome
+    from harness.temporal import (
+        ANSWER_SIGNAL,
+        STOP_SIGNAL,
+        STOP_TURN_SIGNAL,
+        SUBTASK_STOP_PATCH,
+        TASK_WORKFLOW,
+    )
+    from harness.temporal.models import (
+        HelpClick,
+        SubtaskReport,
+        TaskInput,
+        TaskOutcome,
+        TurnStop,
+    )
     from harness.temporal.workflow.retries import OperationRunner
 
 
@@ -67,8 +79,14 @@ class Children:
         self._starting: set[str] = set()
 
     def summaries(self) -> tuple[SubtaskSummary, ...]:
-        """Every sub-task with its last known status, in spawn order."""
-        return tuple(self._children.values())
+        """Every sub-task with its last known status (a running one as it last reported: its
+        turn, questions and usage), in spawn order."""
+        return tuple(
+            s.model_copy(update={"turn": r.turn, "pending": r.pending, "usage": r.usage})
+            if (r := self._reports.get(s.task_id)) is not None and s.status not in FINAL_STATUSES
+            else s
+            for s in self._children.values()
+        )
 
     def running(self) -> list[str]:
         """Ids of the sub-tasks that have not ended."""
@@ -129,6 +147,20 @@ class Children:
             await workflow.get_external_workflow_handle(task_id).signal(STOP_SIGNAL, reason)
         except Exception as error:  # it ended meanwhile
             workflow.logger.info("sub-task %s not stopped: %s", task_id, error)
+
+    async def stop_turn(self, task_id: str, by: str) -> bool:
+        """Stop a running child's turn in ``by``'s name (``/task stop sub-N``); whether it was
+        asked (not when it has ended, nor in a history from before)."""
+        if task_id not in self.running() or not workflow.patched(SUBTASK_STOP_PATCH):
+            return False
+        try:
+            await workflow.get_external_workflow_handle(task_id).signal(
+                STOP_TURN_SIGNAL, TurnStop(by=by)
+            )
+        except Exception as error:  # it ended meanwhile
+            workflow.logger.info("sub-task %s not stopped: %s", task_id, error)
+            return False
+        return True
 
     async def spawn(
         self,
@@ -221,17 +253,20 @@ class Children:
         self, summary: SubtaskSummary, handle: workflow.ChildWorkflowHandle[Any, TaskOutcome]
     ) -> None:
         """Record the child's final status when it ends."""
+        ended: dict[str, Any]
         try:
             outcome = await handle
-            status = outcome.status
             before = self._counted.get(summary.task_id, BudgetUsage())
             if self._on_usage is not None:  # what its reports did not count yet
                 self._on_usage(spent_since(outcome.usage, before))
+            ended = {"status": outcome.status, "usage": outcome.usage, "answer": outcome.answer}
         except ChildWorkflowError as error:
             cancelled = is_cancelled_exception(error)
-            status = TaskStatus.CANCELLED if cancelled else TaskStatus.FAILED
+            ended = {"status": TaskStatus.CANCELLED if cancelled else TaskStatus.FAILED}
+            if (report := self._reports.get(summary.task_id)) is not None:
+                ended["usage"] = report.usage
         self._reports.pop(summary.task_id, None)  # its questions closed with it
-        self._children[summary.task_id] = summary.model_copy(update={"status": status})
+        self._children[summary.task_id] = summary.model_copy(update=ended)
 
 
 def with_cancelled(summary: str, cancelled: tuple[str, ...]) -> str:

@@ -23,6 +23,7 @@ with workflow.unsafe.imports_passed_through():
         MidTurn,
         Participant,
         Role,
+        StopTurn,
         TaskSnapshot,
         TaskStatus,
     )
@@ -34,7 +35,13 @@ with workflow.unsafe.imports_passed_through():
         RequestReceivedContext,
         TaskCreatedContext,
     )
-    from harness.temporal import ALIVE_PATCH, REFUSED_ERROR_TYPE, SUBTASKS_PATCH, TASK_WORKFLOW
+    from harness.temporal import (
+        ALIVE_PATCH,
+        REFUSED_ERROR_TYPE,
+        SUBTASK_ENDS_PATCH,
+        SUBTASKS_PATCH,
+        TASK_WORKFLOW,
+    )
     from harness.temporal.models import (
         Delivery,
         FinishRequest,
@@ -69,6 +76,7 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
         self._mid_turn = task.spec.mid_turn
         self._alive = workflow.patched(ALIVE_PATCH)
         self._linked = workflow.patched(SUBTASKS_PATCH)
+        self._ends = bool(task.ref.parent_id) and workflow.patched(SUBTASK_ENDS_PATCH)
         self._status = TaskStatus.CREATED
         self._participants = {p.user_id: p for p in task.participants}
         self._participants.setdefault(
@@ -82,6 +90,7 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
         self._transcript_lock = asyncio.Lock()
         self._link = ParentLink(task.ref, self._linked, self._report)
         self._conversation = Conversation(self, self._ops, task.agent, before=self._before_op)
+        self._conversation.one_request = self._ends
         self._transcript = Transcript(self._key, self._ops, self._common)
 
     @workflow.run
@@ -113,15 +122,17 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
                     )
             self._started = True
             await self._conversation.run_until(
-                lambda: self._finish is not None,
+                lambda: self._finish is not None or self._own_end() is not None,
                 self._children.running,
                 self._continued,
                 lambda: self._children.end(0),
             )
-            finish = self._finish or FinishRequest()
+            own = None if self._finish else self._own_end()
+            finish = self._finish or own or FinishRequest()
             await workflow.wait_condition(workflow.all_handlers_finished)
             left = await self._children.end(finish.children_grace_seconds)
             status, summary = finish.status, with_cancelled(finish.summary, left)
+            answer = self._answer()
         except ApplicationError as error:
             await self._report_failure(error)
             raise
@@ -134,7 +145,8 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
                 await self._turn_ended()
             left = await self._children.end(0)
             status, summary = TaskStatus.CANCELLED, with_cancelled("cancelled", left)
-        return await self._end_as(status, summary)
+            own, answer = None, ""
+        return await self._end_as(status, summary, answer=answer, own=own is not None)
 
     @workflow.query(name="snapshot")
     def snapshot(self) -> TaskSnapshot:
@@ -277,10 +289,13 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
         spawned = [e.subtask.task_id for e in applied if e.kind == "spawn_subtask"]
         reply = result.reply + "".join(replies.spawned(task_id) for task_id in spawned)
         public = result.public
-        if any(e.kind == "stop_turn" and e.idle for e in applied):
-            # Nothing was stopped by this one (a second stop, or the turn just ended): it is
-            # the sender's answer alone, as any command that changes nothing.
-            reply, public = replies.not_stopped(self._conversation.turn is not None), False
+        if idle := [e for e in applied if isinstance(e, StopTurn) and e.idle]:
+            # Nothing was stopped by this one (a second stop, the turn just ended, a sub-task
+            # with no turn running): the sender's answer alone, as any command changing nothing.
+            of = idle[0].subtask_id
+            running = self._conversation.turn is not None
+            reply = replies.nothing_to_stop(of) if of else replies.not_stopped(running)
+            public = False
         return result.model_copy(
             update={"reply": reply, "effects": tuple(applied), "public": public}
         )

@@ -49,6 +49,8 @@ class Turn:
         self.stop_reason = ""
         self.closing = False
         """The turn was cut off because its task ended (nothing waits for a next message)."""
+        self.last = False
+        """The task ends with this turn (a sub-task's one request): nothing waits after it."""
 
     @property
     def stopping(self) -> bool:
@@ -112,7 +114,9 @@ class Turn:
             f"{_count(progress.tool_calls, 'tool call')}"
         )
         lines.append(
-            f"{calls}." if self.closing else f"{calls}. The task waits for your next message."
+            f"{calls}."
+            if self.closing or self.last
+            else f"{calls}. The task waits for your next message."
         )
         return "\n".join(lines)
 

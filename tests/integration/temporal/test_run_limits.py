@@ -117,6 +117,9 @@ async def test_commands_alone_reach_the_update_limit(harness, worker, client, se
 
 
 async def spawn_child(harness, manager, ref) -> str:
+    """A sub-task with no prompt: no request to answer, so it runs on purpose until it is
+    finished or cancelled (one with a prompt would end by itself once it answered)."""
+
     async def subtask(ctx: CommandInvokedContext):
         if ctx.command != "sub-task":
             return None

@@ -1,4 +1,5 @@
-"""How a task ends: failed (gave up), cancelled, and finished with sub-tasks still running.
+"""How a task ends: failed (gave up), cancelled, finished with sub-tasks still running, and a
+sub-task ending by itself once it answered its prompt (issue 26).
 
 Each end runs ``task.state_changed`` and ``task.complete`` through the hooked
 activities; a parent never waits forever on a child (issue 3 leftovers).
@@ -99,9 +100,12 @@ async def test_cancelling_a_task_runs_the_cancelled_transition_and_complete(
     await assert_replays(client, [ref.task_id])
 
 
-async def spawn_child(harness, manager, ref):
+async def spawn_child(harness, manager, ref, prompt: str = ""):
+    """A sub-task; with no prompt it has no request to answer, so it runs on purpose until its
+    parent ends it (one with a prompt ends by itself once it answered it)."""
+
     async def subtask(ctx: CommandInvokedContext):
-        spec = SubtaskSpec(title=ctx.args, requested_by=ctx.sender)
+        spec = SubtaskSpec(title=ctx.args, prompt=prompt, requested_by=ctx.sender)
         effects = (SpawnSubtask(subtask=spec),)
         return ctx.model_copy(update={"result": CommandResult(reply="ok", effects=effects)})
 
@@ -154,4 +158,36 @@ async def test_cancelling_a_parent_cancels_its_running_children(harness, manager
     assert outcome.status == TaskStatus.CANCELLED
     assert child.endswith("/sub-1") and "(sub-task 1)" in outcome.summary
     assert (await harness.outcome(child)).status == TaskStatus.CANCELLED
+    await assert_replays(client, [ref.task_id, child])
+
+
+async def test_a_sub_task_that_answered_its_prompt_ends_by_itself(
+    harness, manager, worker, recorder, client
+):
+    recorder.attach(manager, ENDS)
+    ref = await start(harness, "E-answered")
+    child = await spawn_child(harness, manager, ref, prompt="hello")
+    outcome = await asyncio.wait_for(harness.outcome(child), 20)
+    assert (outcome.status, outcome.answer) == (TaskStatus.SUCCEEDED, "(offline) hello")
+    assert outcome.summary == f"{child} succeeded: (offline) hello"
+    [change] = [
+        c for c in mine(recorder, "task.state_changed.post", child) if c.result != "running"
+    ]
+    assert (change.from_status, change.result) == (TaskStatus.RUNNING, TaskStatus.SUCCEEDED)
+
+    async def done() -> bool:
+        [summary] = (await harness.snapshot(ref.task_id)).subtasks
+        return summary.status == TaskStatus.SUCCEEDED
+
+    deadline = asyncio.get_running_loop().time() + 10
+    while not await done():
+        assert asyncio.get_running_loop().time() < deadline, "the parent never saw it end"
+        await asyncio.sleep(0.1)
+    parent = await harness.snapshot(ref.task_id)
+    assert parent.subtasks[0].answer == "(offline) hello"
+    assert parent.budget.tokens == outcome.usage.tokens > 0  # the parent itself used none
+    # Nothing runs any more: a finish with a long grace ends at once, cancelling nothing.
+    await harness.finish(ref.task_id, summary="done", children_grace_seconds=60)
+    ended = await asyncio.wait_for(harness.outcome(ref.task_id), 10)
+    assert ended.summary == f"{ref.task_id} succeeded: done"
     await assert_replays(client, [ref.task_id, child])

@@ -109,7 +109,7 @@ async def test_task_lifecycle_runs_every_worker_operation_with_correct_contexts(
             correlation_id="cmd-1",
         )
     )
-    assert result.reply == f"spawning research as `{task_id}/sub-1`"
+    assert result.reply == "spawning research as sub-task 1"
     [effect] = result.effects
     assert effect.subtask.task_id == f"{task_id}/sub-1"
     snapshot = await harness.snapshot(task_id)

@@ -242,7 +242,12 @@ async def test_every_operation_fires_through_the_bot_with_vendors_help_and_a_res
     assert "— done" in posts(slack, chan_b)[-1]["text"]
     assert (await slack.slash("/sub-task", "research", user=OWNER, channel=chan_b))[0] == 200
     # The sub-task works on its prompt in the same thread.
-    await until(lambda: any(p["text"].endswith("(offline) research") for p in posts(slack, chan_b)))
+    await until(
+        lambda: any(p["text"] == "sub-task 1: (offline) research" for p in posts(slack, chan_b))
+    )
+    # Its request answered, it ends by itself (issue 26), before the thread goes on.
+    ended = "sub-task 1: “research” is done."
+    await until(lambda: any(p["text"] == ended for p in posts(slack, chan_b)))
     # Compaction: a long message, then a turn of the main loop over budget.
     await say_b("notes " + "lorem ipsum dolor " * 400, "1700000502.1")
     await say_b("short note", "1700000502.2")  # the long one leaves the kept tail

@@ -78,8 +78,7 @@ async def test_a_sub_tasks_usage_counts_in_its_parent_when_it_ends(slack, harnes
     said = await thread.slash('/sub-task call echo {"text": "child"}')
     assert "starting sub-task" in said
     await thread.until_posted("- echo: child")
-    child = (await snapshot(slack, thread)).subtasks[0].task_id
-    await harness.finish(child, summary="done")  # a sub-task waits for more until it is ended
+    # Its request answered, the sub-task ends by itself (issue 26).
 
     async def child_ended() -> bool:
         found = (await snapshot(slack, thread)).subtasks

@@ -3,7 +3,9 @@
 A sub-task's question and approval are listed in the parent's ``/task status`` and answered
 from the thread (a click, a reply); its usage is in the parent's budget while it runs, and
 the parent's limit stops its turn; ``/task finish`` ends a waiting sub-task cleanly (its
-progress message final, no live Stop button, an end line that reads well). No post names a
+progress message final, no live Stop button, an end line that reads well). A sub-task ends
+with its request: answered it is done, its answer's gist and usage in its parent; ``/task
+status sub-1`` and ``/task stop sub-1`` address one through its parent. No post names a
 workflow or question id. Real bot over HTTP, real worker, real dev server, offline model.
 """
 
@@ -22,7 +24,18 @@ from harness.config import Settings
 from harness.temporal.worker import build_manager
 
 from .conftest import MODELS, posting_to, serve_bot
-from .threads import OWNER, WATCHER, Hold, Thread, command_as, snapshot, until, until_async
+from .threads import (
+    COLLAB,
+    HOLD,
+    OWNER,
+    WATCHER,
+    Hold,
+    Thread,
+    command_as,
+    snapshot,
+    until,
+    until_async,
+)
 
 WRITE = 'call write_artefact {"name": "notes", "content": "one"}'
 IDS = r"help-|budget-|HookAbort|\.pre\b|\.post\b|Error\b"
@@ -191,5 +204,88 @@ async def test_the_parents_budget_counts_a_running_sub_task_and_stops_it(slack, 
     assert not any("- echo: hold" in p for p in thread.posts())
     parent = await snapshot(slack, thread)
     assert parent.budget.tokens > used + 1 and parent.budget.token_limit == used + 1
-    assert parent.subtasks[0].status == "running"
+    # Its turn was its one request: stopped, it ends (cancelled), saying so in its own words.
+    end = await thread.until_posted("has ended without an answer: its turn was stopped.")
+    assert end.startswith("sub-task 1: “call echo")
+    await until_async(lambda: ended(slack, thread, "cancelled"), what="the sub-task cancelled")
+    clean(thread)
+
+
+async def ended(slack, thread: Thread, status: str) -> bool:
+    return [s.status for s in (await snapshot(slack, thread)).subtasks] == [status]
+
+
+async def test_a_sub_task_that_answered_ends_done_and_its_parent_has_its_gist_and_usage(
+    slack, harness
+):
+    thread = await started(slack, harness)
+    await thread.invite()
+    alone = (await snapshot(slack, thread)).budget
+    await thread.slash("/sub-task summarise the notes")
+    answer = await thread.until_posted("(offline) summarise the notes")
+    assert answer.startswith("sub-task 1: ")
+    await thread.until_posted("sub-task 1: “summarise the notes” is done.")
+    await until_async(lambda: ended(slack, thread, "succeeded"), what="the sub-task done")
+    parent = await snapshot(slack, thread)
+    [child] = parent.subtasks
+    assert child.answer == "(offline) summarise the notes"
+    assert child.usage.tokens > 0 and child.turn is None and child.pending == ()
+    assert parent.budget.tokens == alone.tokens + child.usage.tokens  # counted once
+    status = (await thread.slash("/task status")).splitlines()
+    assert "• sub-task 1: summarise the notes — done: (offline) summarise the notes" in "\n".join(
+        status
+    )
+    one = (await command_as(slack, thread, WATCHER, "/task status sub-1")).splitlines()
+    assert one[0].endswith("*sub-task 1: summarise the notes* — done"), one
+    assert "answer: (offline) summarise the notes" in one
+    assert any(line.startswith(f"used: tokens {child.usage.tokens} ") for line in one), one
+    # Ended, it is not continued: the thread's next message is the parent's.
+    await thread.say("and now?")
+    await thread.until_posted("(offline) and now?")
+    assert not any(p.startswith("sub-task 1: (offline) and now?") for p in thread.posts())
+    clean(thread)
+
+
+async def test_one_sub_task_is_shown_and_stopped_through_its_parent(slack, harness, hold):
+    thread = await started(slack, harness)
+    await thread.invite()
+    said = await thread.slash(f"/sub-task plan: look around; {HOLD}; wrap up")
+    assert said.endswith(" as sub-task 1"), said
+    await hold.until_held()
+
+    async def reported() -> bool:
+        [child] = (await snapshot(slack, thread)).subtasks
+        return child.turn is not None and child.turn.tool_calls == 0 and len(child.turn.steps) == 3
+
+    await until_async(reported, what="the sub-task's plan in its parent")
+    one = await command_as(slack, thread, WATCHER, "/task status sub-task 1")
+    lines = one.splitlines()
+    assert lines[0].endswith("— running") and "*sub-task 1: plan: look around;" in lines[0], one
+    assert any(line.startswith("now: step 2 of 3 “call echo") for line in lines), one
+    assert "plan: ✓ look around · ▶ call echo" in one and "○ wrap up" in one
+    assert any(line.startswith("used: tokens ") for line in lines), one
+
+    refused = await command_as(slack, thread, WATCHER, "/task stop sub-1")
+    assert refused.endswith(
+        "refused: watchers can only look; `/task stop` needs a collaborator or the owner"
+    ), refused
+    missing = await thread.slash("/task stop sub-3")
+    assert missing.endswith("this task has no sub-task 3; its sub-tasks: sub-task 1"), missing
+    assert hold.cancelled == 0
+
+    said = await command_as(slack, thread, COLLAB, "/task stop sub-1")
+    assert "<@U0COLLAB> is stopping the turn of sub-task 1" in said, said
+    summary = await thread.until_posted("sub-task 1: stopped by <@U0COLLAB> after")
+    assert "done: look around" in summary and "not done: " in summary
+    assert "waits for your next message" not in summary
+    await thread.until_posted("has ended without an answer: its turn was stopped.")
+    await until_async(lambda: ended(slack, thread, "cancelled"), what="the sub-task cancelled")
+    await until(lambda: hold.cancelled == 1, what="the held tool call cancelled")
+    again = await thread.slash("/task stop sub-1")
+    assert again.endswith("sub-task 1 has ended (cancelled); nothing to stop"), again
+    parent = await snapshot(slack, thread)
+    assert parent.status == "running" and parent.turn is None  # the parent goes on
+    help_text = await command_as(slack, thread, WATCHER, "/task help")
+    assert "• `/task status [sub-N]`" in help_text and "/task stop" not in help_text
+    assert "• `/task stop [sub-N]`" in await thread.slash("/task help")
     clean(thread)

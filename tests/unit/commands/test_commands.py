@@ -93,7 +93,7 @@ async def test_status_renders_snapshot(manager, ctx):
         "now: idle, waiting for a message",
         "mid-turn: `steer` · approvals: the worker's default",
         "budget: tokens 0 (no limit) · tool calls 0 (no limit)",
-        "sub-tasks:",
+        "sub-tasks (`/task status sub-N` shows one):",
         "• sub-task 1: read logs — running (`slack-T1-C1/sub-1`)",
     ]
 
@@ -125,9 +125,9 @@ async def test_status_has_no_link_without_a_temporal_ui_address(ctx):
     assert "workflow:" not in result.reply and "namespaces" not in result.reply
 
 
-async def test_status_takes_no_arguments(manager, ctx):
+async def test_status_takes_only_a_sub_task(manager, ctx):
     result = await run_command(manager, ctx("status", "now"))
-    assert "takes no arguments" in result.reply
+    assert result.reply.startswith("`now` names no sub-task")
 
 
 async def test_help_is_generated_per_role(manager, ctx):

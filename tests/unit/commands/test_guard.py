@@ -19,7 +19,7 @@ async def test_sender_without_role_is_refused(manager, ctx):
 async def test_stranger_gets_help_not_a_refusal(manager, ctx):
     result = await run_command(manager, ctx("help", sender="USTRANGER"))
     assert result.reply.startswith("you are not part of this task yet: ask its owner to")
-    assert "• `/task status`" in result.reply and "• `/task invite" not in result.reply
+    assert "• `/task status [sub-N]`" in result.reply and "• `/task invite" not in result.reply
 
 
 async def test_stranger_is_refused_even_for_unknown_commands(manager, ctx):

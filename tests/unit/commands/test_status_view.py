@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from commands import register_all
-from commands.status_view import render
+from commands.status_view import render, render_subtask
 from harness.domain import (
     BudgetUsage,
     PendingQuestion,
@@ -96,7 +96,7 @@ def test_a_busy_task_shows_what_runs_waits_and_what_it_used():
         "mid-turn: `interrupt` · approvals: `strict` (don't ask again: `echo`, `search`)",
         "budget: tokens 8,120 of 10,000 (81 %) · tool calls 3 of 20 (15 %) · "
         "cost $0.1234 of $5.00 (2 %)",
-        "sub-tasks:",
+        "sub-tasks (`/task status sub-N` shows one):",
         "• sub-task 1: read logs — running (`T/sub-1`)",
         "• sub-task 2: ask — failed (`T/sub-2`)",
     ]
@@ -163,3 +163,55 @@ async def test_the_command_times_with_its_clock(ctx):
     register_all(manager, models=MODELS, clock=FixedClock())
     result = await run_command(manager, ctx("status", sender="UWATCH", snapshot=BUSY))
     assert "for 2 min 05 s" in result.reply and result.effects == ()
+
+
+CHILD = SubtaskSummary(
+    task_id="T/sub-1",
+    title="read logs",
+    status=TaskStatus.RUNNING,
+    turn=BUSY.turn.model_copy(update={"state": "waiting", "doing": "which env?"}),
+    pending=(
+        PendingQuestion(
+            request_id="help-9", kind="question", question="which env?", asked_at=NOW - 30
+        ),
+    ),
+    usage=BudgetUsage(tokens=120, tool_calls=1),
+)
+
+
+def test_one_sub_task_shows_what_runs_its_plan_its_questions_and_its_usage():
+    assert render_subtask(CHILD, now=NOW).splitlines() == [
+        "*sub-task 1: read logs* — running",
+        "now: step 2 of 3 “read &lt;!channel&gt; logs” · waiting for an answer: which env? · "
+        "for 2 min 05 s (3 model calls, 1 tool call)",
+        "plan: ✓ gather the logs · ▶ read &lt;!channel&gt; logs · ○ write the fix",
+        "waiting for:",
+        "• question: which env? — asked 30 s ago, no time limit",
+        "used: tokens 120 (no limit) · tool calls 1 (no limit)",
+    ]
+
+
+def test_a_done_sub_task_shows_its_answer_here_and_its_gist_in_its_parents_list():
+    done = CHILD.model_copy(
+        update={"status": TaskStatus.SUCCEEDED, "answer": "the logs say: " + "disk full " * 20}
+    )
+    lines = render_subtask(done, now=NOW).splitlines()
+    assert lines[0] == "*sub-task 1: read logs* — done"
+    assert lines[1].startswith("answer: the logs say: disk full") and "now:" not in lines[1]
+    assert lines[2] == "used: tokens 120 (no limit) · tool calls 1 (no limit)"
+    parent = render(SNAPSHOT.model_copy(update={"subtasks": (done,)}), now=NOW).splitlines()
+    [line] = [x for x in parent if x.startswith("• sub-task 1")]
+    assert line.startswith("• sub-task 1: read logs — done: the logs say: disk full")
+    assert "…" in line and line.endswith(" (`T/sub-1`)")
+
+
+async def test_the_command_shows_one_sub_task_or_names_the_ones_there_are(ctx):
+    manager = HookManager()
+    register_all(manager, models=MODELS, clock=FixedClock())
+    busy = BUSY.model_copy(update={"subtasks": (CHILD,)})
+    one = await run_command(manager, ctx("status", "sub-task 1", sender="UWATCH", snapshot=busy))
+    assert one.reply.startswith("*sub-task 1: read logs* — running\nnow: step 2 of 3")
+    none = await run_command(manager, ctx("status", "sub-4", sender="UWATCH", snapshot=busy))
+    assert none.reply == "this task has no sub-task 4; its sub-tasks: sub-task 1"
+    bad = await run_command(manager, ctx("status", "everything", snapshot=busy))
+    assert bad.reply.startswith("`everything` names no sub-task")

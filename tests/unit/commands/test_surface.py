@@ -73,7 +73,7 @@ def test_help_without_a_task_says_how_to_start_one_and_lists_the_owners_commands
 
 async def test_usage_errors_teach_the_typed_form(manager, ctx):
     assert (await run_command(manager, ctx("status", "now"))).reply.endswith(
-        "usage: `/task status`"
+        "usage: `/task status [sub-N]`"
     )
     assert (await run_command(manager, ctx("skill", "juggle"))).reply.endswith(
         "usage: `/task skill [load|unload <name>]`"
