@@ -85,7 +85,7 @@ async def test_a_direct_message_is_answered_with_how_to_use_the_bot(slack, harne
     [(method, post)] = [c for c in slack.bot.standin.calls if c[1].get("channel") == "D0DIRECT1"]
     assert method == "chat.postMessage" and "thread_ts" not in post
     assert post["text"].startswith("I run tasks in channels, not in direct messages")
-    assert "• `/task status` — show the task" in post["text"]
+    assert "• `/task status [sub-N]` — show the task" in post["text"]
     try:
         await harness.snapshot(harness.task_id(TEAM, "D0DIRECT1"))
     except TaskNotFound:

@@ -24,10 +24,10 @@ from .threads import HOLD, Hold, Thread, until
 WORDS = "a step with a title long enough to fill its line in the progress message"
 
 
-def long_plan(steps: int, hold_at: int = 0) -> str:
+def long_plan(steps: int, hold_at: int = 0, words: str = WORDS) -> str:
     """``plan:`` of ``steps`` echo calls with long texts; step ``hold_at`` is held."""
     return "plan: " + "; ".join(
-        HOLD if n == hold_at else f'call echo {{"text": "{n:03} {WORDS}"}}'
+        HOLD if n == hold_at else f'call echo {{"text": "{n:03} {words}"}}'
         for n in range(1, steps + 1)
     )
 
@@ -115,7 +115,7 @@ async def test_a_40_step_plan_shows_a_window_around_the_current_step(slack, harn
 
 async def test_a_200_step_plan_is_taken_by_slack_to_its_last_step(slack, harness):
     thread = Thread(slack, harness)
-    await thread.start(long_plan(200))
+    await thread.start(long_plan(200, words=f"{WORDS}, and then some more of it: {WORDS}"))
     final = await until_done(slack, thread, timeout=600)
     lines = plan_of(final).splitlines()
     assert lines[0] == ":white_check_mark: 1-185: 185 done" and len(lines) == 16

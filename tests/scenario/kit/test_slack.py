@@ -63,8 +63,12 @@ async def test_a_click_answers_the_tasks_question_and_only_its_people_may(harnes
         "staging",
         question["ts"],
     )
-    answered = await harness_slack.wait_for_post(lambda p: "answered" in p.get("text", ""))
+    answered = await harness_slack.wait_for_post(
+        lambda p: p.get("text", "").startswith("Tool results")
+    )
     assert answered["text"] == "Tool results:\n- ask_human: U0KIT answered: staging"
+    closed = await harness_slack.wait_for_post(lambda p: p.get("ts") == question["ts"])
+    assert closed["text"] == "which environment? (answered by <@U0KIT>: staging)"
 
 
 async def test_the_stop_button_stops_the_turn_waiting_for_an_answer(harness_slack):
