@@ -44,8 +44,9 @@ async def click(args: argparse.Namespace, settings: BotSettings, url: str) -> in
         question = last_question(before, args.channel, args.thread)
         if not question:
             print(
-                f"no question with buttons in {args.channel} yet (only the local stand-in "
-                "keeps them: is the bot in local mode?)"
+                f"no open question with buttons in {args.channel} (an answered, timed-out "
+                "or stopped one has none left; only the local stand-in keeps them: is the "
+                "bot in local mode?)"
             )
             return 1
         options = [str(b.get("value", "")) for b in buttons(question)]

@@ -59,8 +59,9 @@ async def test_a_waiting_task_goes_on_after_bot_say_click(slack, harness):
     assert (status, lines) == (
         1,
         [
-            f"no question with buttons in {channel} yet (only the local "
-            "stand-in keeps them: is the bot in local mode?)"
+            f"no open question with buttons in {channel} (an answered, timed-out or "
+            "stopped one has none left; only the local stand-in keeps them: is the bot in "
+            "local mode?)"
         ],
     )
 
