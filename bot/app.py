@@ -268,6 +268,8 @@ def build_web_app(
         log.info("local mode: Slack Web API calls go to the stand-in at %s", STANDIN_PATH)
 
     async def close(_: web.Application) -> None:
+        if bot.standin is not None:
+            bot.standin.flush()  # what it gathered since its last save (a restart loses nothing)
         await bot.slash.drain()
         await bot.events.pending.drain()
         await bot.ledger.aclose()

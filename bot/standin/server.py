@@ -15,6 +15,7 @@ bot token is configured.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -47,6 +48,9 @@ lines from that byte offset on, as JSON objects, and where the next read starts.
 POST_METHODS: Final = ("chat.postMessage", "chat.postEphemeral", "chat.startStream")
 _FLAGS: Final = ("replace_original", "delete_original")
 READ_METHODS: Final = ("conversations.history", "conversations.replies")
+SAVE_DELAY_SECONDS: Final = 0.25
+"""How long the stand-in gathers changes before it rewrites its posts' file."""
+
 _CHANGES: Final = (*POST_METHODS, "chat.update", "chat.appendStream", "chat.stopStream")
 """The calls after which a store is written (what a restarted stand-in must show)."""
 
@@ -93,7 +97,8 @@ class SlackStandIn:
         recorder: ``BOT_RECORD``'s: records the calls of the worker (the bot's own client
             records its calls itself, marked so they are not recorded twice), and serves
             the recording so far at :data:`RECORDING_PATH`.
-        store: where its posts are kept across restarts (read now, written after each change).
+        store: where its posts are kept across restarts (read now; written a moment after
+            each burst of changes, and by :meth:`flush`).
     """
 
     def __init__(
@@ -121,6 +126,8 @@ class SlackStandIn:
         """Its Web API base URL when :func:`served` serves it alone."""
         self.live = LiveMessages(self.messages, self._next_ts, streaming=streaming)
         self._store = store
+        self._dirty = False
+        self._pending: asyncio.TimerHandle | None = None
         if store is not None:
             self._restore(store.load())
 
@@ -153,8 +160,34 @@ class SlackStandIn:
             return refused
         answer = self._answer_one(method, args)
         if self._store is not None and method in _CHANGES and answer.get("ok"):
-            self._save(self._store)
+            self._changed()
         return answer
+
+    def _changed(self) -> None:
+        """Save soon, once for a burst of changes.
+
+        A save rewrites the whole file, and a turn's progress is updated several times a
+        second: saving on each change held the bot's loop (``bench/load.py``'s p50 went up
+        by half). Outside a running loop (a unit test) it saves at once.
+        """
+        self._dirty = True
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.flush()
+            return
+        if self._pending is None:
+            self._pending = loop.call_later(SAVE_DELAY_SECONDS, self.flush)
+
+    def flush(self) -> None:
+        """Write the posts now if anything changed since the last save (the bot calls this
+        as it stops, so a restart loses nothing)."""
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
+        if self._store is not None and self._dirty:
+            self._dirty = False
+            self._save(self._store)
 
     def _restore(self, kept: Kept) -> None:
         """Take back the posts and messages a store kept (before anything is posted)."""
