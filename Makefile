@@ -1,13 +1,15 @@
-# The two commands of README: `make run` (the main job) and `make test` (the whole suite).
+# The two commands of README: `make run` (the main job) and `make test` (the whole suite);
+# `make check` is the fast tier while working: lint, unit and contract tests.
 # Both create .venv and install the project on first use; nothing is installed by hand.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
+FAST_TESTS := tests/unit tests/contract $(wildcard tests/test_*.py)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test lint bench docs histories corpus browser clean
+.PHONY: run test check lint bench docs histories corpus browser clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +36,9 @@ browser: $(CHROMIUM)
 
 test: lint $(CHROMIUM)  # two worker processes, a test file each at a time: most tests wait on servers
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -n 2 --dist loadfile
+
+check: lint  # the fast tier: lint, unit and contract tests; no servers' scenarios, no browser
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -n 2 --dist loadfile $(FAST_TESTS)
 
 bench: $(STAMP)  # each prints ours beside a baseline of the same run; the repo root is importable
 	for script in dispatch remote slack_ack thread_growth load; do \

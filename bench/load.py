@@ -5,12 +5,16 @@ replies one after another (the mention counts as a message too), each signed as 
 signs it and POSTed to ``python -m bot`` (local mode, so its Web API stand-in records
 every post); a message's time to reply runs
 from the POST to the moment the offline agent's answer ("(offline) <text>") is in the
-stand-in. All lanes run at once. Printed: messages/s and p50/p99 time to reply.
+stand-in. All lanes run at once. Printed: messages/s and p50/p99 time to reply; per
+message, activities scheduled and history bytes (stored, and as the codec opens them:
+``bench/meter.py``); and where the time to reply goes (``bench/timeline.py``: bot,
+Temporal, worker, hooks), read from the histories of the same run and the worker's
+metrics endpoint (the worker runs with ``[observability] executor_stats`` for that).
 
 Floor, same run, same dev server: the same lanes and messages as bare Temporal updates
 that each run one activity (``bench/stack.py`` FloorWorkflow), no bot, hooks or agent:
-what Temporal alone costs per message. The ratio ours / floor says where the time goes
-beyond Temporal; the worker's own figures (activities, events) come from its history.
+what Temporal alone costs per message, split and metered the same way. The ratio ours /
+floor says how far a message is from Temporal's own cost.
 
 Run: ``.venv/bin/python bench/load.py [--lanes 10 100] [--messages 5]``; the last line is
 one JSON object.
@@ -22,18 +26,27 @@ import argparse
 import asyncio
 import json
 import os
+import tempfile
 import time
 import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import aiohttp
-from stack import SECRET, FloorWorkflow, Stack, echo, stack, stats
+from meter import Meter, Totals, codec_client
+from stack import SECRET, FloorWorkflow, Stack, echo, free_port, stack, stats
 from temporalio.client import Client
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
+from timeline import LABELS, PARTS, hook_ms, read_lanes, split, summary
 
 from bot.say.as_slack import mention_body, signed_headers
 
 TEAM, OWNER, BOT_USER = "TLOAD", "ULOADOWNER", "UBOTLOCAL"
 PATIENCE = float(os.environ.get("LOAD_PATIENCE", "120"))
+SETTLE = 1.0
+"""Seconds for the workflow tasks after the last reply before the histories are read."""
+Sent = tuple[str, float, float]
+"""A message: its lane, when it was sent (wall clock) and its time to reply (seconds)."""
 
 
 class Unanswered(Exception):
@@ -68,17 +81,17 @@ class Replies:
 
 async def lane(
     session: aiohttp.ClientSession, replies: Replies, url: str, run: str, index: int, messages: int
-) -> list[float]:
+) -> list[Sent]:
     """One channel: a mention (it starts the task), then ``messages`` thread replies, each
-    awaited; the times of all of them."""
+    awaited; when each was sent and its time to reply."""
     channel = f"CLOAD{run}{index}"
 
-    async def send(text: str, thread: str = "") -> tuple[float, str]:
+    async def send(text: str, thread: str = "") -> tuple[Sent, str]:
         body = mention_body(
             text, user=OWNER, team=TEAM, channel=channel, bot_user=BOT_USER, thread=thread
         )
         answered = replies.expect(f"(offline) {text}")
-        started = time.perf_counter()
+        wall, started = time.time(), time.perf_counter()
         async with session.post(
             url, data=body.encode(), headers=signed_headers(SECRET, body, "application/json")
         ) as r:
@@ -88,33 +101,28 @@ async def lane(
             done = await asyncio.wait_for(answered, PATIENCE)
         except TimeoutError:
             raise Unanswered(f"no answer to {text!r} in {PATIENCE:.0f} s") from None
-        return done - started, json.loads(body)["event"]["ts"]
+        return (channel, wall, done - started), json.loads(body)["event"]["ts"]
 
     first, thread = await send(f"start {channel}")
     return [first] + [(await send(f"m{n} {channel}", thread))[0] for n in range(messages)]
 
 
-async def ours(running: Stack, lanes: int, messages: int) -> dict:
+async def ours(running: Stack, lanes: int, messages: int) -> list[Sent]:
     run = uuid.uuid4().hex[:4]
     connector = aiohttp.TCPConnector(limit=lanes * 2 + 4)
     async with aiohttp.ClientSession(connector=connector) as session:
         replies = Replies(session, running.bot_base)
         poller = asyncio.create_task(replies.run())
-        started = time.perf_counter()
         try:
             times = await asyncio.gather(
                 *(lane(session, replies, running.bot_url, run, i, messages) for i in range(lanes))
             )
         finally:
             poller.cancel()
-        wall = time.perf_counter() - started
-    flat = [t for lane_times in times for t in lane_times]
-    return {"messages": len(flat), "per_second": round(len(flat) / wall, 2), **stats(flat)}
+    return [sent for lane_times in times for sent in lane_times]
 
 
-async def floor(running: Stack, lanes: int, messages: int) -> dict:
-    temporal = await Client.connect(running.temporal_address)
-    queue = f"load-floor-{uuid.uuid4().hex[:8]}"
+async def floor(temporal: Client, lanes: int, messages: int, queue: str) -> list[Sent]:
     async with Worker(
         temporal,
         task_queue=queue,
@@ -127,21 +135,126 @@ async def floor(running: Stack, lanes: int, messages: int) -> dict:
             for i in range(lanes)
         ]
 
-        async def one_lane(i: int) -> list[float]:
+        async def one_lane(i: int) -> list[Sent]:
             times = []
             for _ in range(messages + 1):  # as many as a lane of ours sends, its mention too
-                started = time.perf_counter()
+                wall, started = time.time(), time.perf_counter()
                 await handles[i].execute_update(FloorWorkflow.touch, "x")
-                times.append(time.perf_counter() - started)
+                times.append((handles[i].id, wall, time.perf_counter() - started))
             return times
 
-        started = time.perf_counter()
         times = await asyncio.gather(*(one_lane(i) for i in range(lanes)))
-        wall = time.perf_counter() - started
         for handle in handles:
             await handle.signal(FloorWorkflow.stop)
-    flat = [t for lane_times in times for t in lane_times]
-    return {"messages": len(flat), "per_second": round(len(flat) / wall, 2), **stats(flat)}
+    return [sent for lane_times in times for sent in lane_times]
+
+
+def figures(sent: list[Sent], cost: Totals, where: dict[str, dict[str, float]]) -> dict:
+    """The JSON of one side: rate and time to reply, cost per message, where the time goes."""
+    wall = max(w + d for _, w, d in sent) - min(w for _, w, _ in sent)
+    n = len(sent)
+    return {
+        "messages": n,
+        "per_second": round(n / wall, 2),
+        **stats([d for _, _, d in sent]),
+        "activities_per_message": round(cost.activities / n, 2),
+        "events_per_message": round(cost.events / n, 1),
+        "stored_bytes_per_message": round(cost.bytes / n),
+        "opened_bytes_per_message": round(cost.opened / n),
+        "profile_ms": where,
+    }
+
+
+async def measured(
+    run: Callable[[], Awaitable[list[Sent]]],
+    temporal: Client,
+    meter: Meter,
+    lane_of: Callable[[str], str | None],
+) -> tuple[list[Sent], Totals, dict[str, dict[str, float]]]:
+    """Run one side; what it cost in Temporal, and the split of each message's time."""
+    before = await meter.totals()
+    sent = await run()
+    await asyncio.sleep(SETTLE)
+    cost = (await meter.totals()).minus(before)
+    lanes = await read_lanes(temporal, lane_of)
+    return sent, cost, summary([split(w, w + d, lanes[name]) for name, w, d in sent])
+
+
+async def one_size(running: Stack, lanes: int, messages: int, metrics_url: str) -> dict:
+    temporal = await codec_client(running.temporal_address, running.payload_key)
+    meter = Meter(temporal, running.data_dir)
+
+    def our_lane(workflow_id: str) -> str | None:  # task/T/C, request/task/T/C/<key>
+        parts = workflow_id.split("/")
+        return parts[parts.index(TEAM) + 1] if TEAM in parts[:-1] else None
+
+    queue = f"load-floor-{uuid.uuid4().hex[:8]}"
+    async with aiohttp.ClientSession() as http:
+        hooks_before = hook_ms(await (await http.get(metrics_url)).text())
+        mine = await measured(lambda: ours(running, lanes, messages), temporal, meter, our_lane)
+        hooks_after = hook_ms(await (await http.get(metrics_url)).text())
+    base = await measured(
+        lambda: floor(temporal, lanes, messages, queue),
+        temporal,
+        meter,
+        lambda i: i if i.startswith(queue + "/") else None,
+    )
+    n = len(mine[0])
+    hooks = {p: (v - hooks_before.get(p, 0.0)) / n for p, v in hooks_after.items()}
+    top = sorted(hooks.items(), key=lambda kv: -kv[1])[:5]
+    ours_figures, floor_figures = figures(*mine), figures(*base)
+    ours_figures["hooks_ms_per_message"] = {
+        "all": round(sum(hooks.values()), 1),
+        **{p: round(v, 1) for p, v in top},
+    }
+    return {
+        "lanes": lanes,
+        "ours": ours_figures,
+        "floor": floor_figures,
+        "ratio_p50": round(ours_figures["p50_ms"] / floor_figures["p50_ms"], 2),
+        "ratio_rate": round(floor_figures["per_second"] / ours_figures["per_second"], 2),
+        "ratio_activities": round(
+            ours_figures["activities_per_message"] / floor_figures["activities_per_message"], 2
+        ),
+        "ratio_opened_bytes": round(
+            ours_figures["opened_bytes_per_message"] / floor_figures["opened_bytes_per_message"],
+            2,
+        ),
+    }
+
+
+def report(r: dict) -> None:
+    """One size's table: rates and costs, ours beside the floor; then where the time goes."""
+    print(
+        f"{'lanes':>5} {'':6} {'msg/s':>8} {'p50 ms':>9} {'p99 ms':>9} {'act/msg':>8}"
+        f" {'opened B/msg':>13}"
+    )
+    for name in ("ours", "floor"):
+        f = r[name]
+        print(
+            f"{r['lanes']:5} {name:6} {f['per_second']:8.2f} {f['p50_ms']:9.1f} "
+            f"{f['p99_ms']:9.1f} {f['activities_per_message']:8.2f} "
+            f"{f['opened_bytes_per_message']:13}"
+        )
+    print(
+        f"{'':5} ratio  p50 ours/floor {r['ratio_p50']:.2f}x, throughput floor/ours "
+        f"{r['ratio_rate']:.2f}x, activities {r['ratio_activities']:.2f}x, opened bytes "
+        f"{r['ratio_opened_bytes']:.2f}x"
+    )
+    ours, base = r["ours"]["profile_ms"], r["floor"]["profile_ms"]
+    print(
+        f"where the time to reply goes, ms per message (p50: the middle fifth around it)\n"
+        f"{'part':36} {'ours p50':>9} {'floor p50':>10} {'ours mean':>10} {'floor mean':>11}"
+    )
+    for part in (*PARTS, "total"):
+        label = LABELS.get(part, "total")
+        print(
+            f"{label:36} {ours['p50'][part]:9.1f} {base['p50'][part]:10.1f} "
+            f"{ours['mean'][part]:10.1f} {base['mean'][part]:11.1f}"
+        )
+    hooks = r["ours"]["hooks_ms_per_message"]
+    slowest = ", ".join(f"{p} {v:.1f}" for p, v in hooks.items() if p != "all")
+    print(f"  of worker: activities, hook executors (mean) {hooks['all']:.1f} ms: {slowest}")
 
 
 def main() -> None:
@@ -150,31 +263,20 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=5)
     args = parser.parse_args()
     results = []
-    with stack(f"load-{uuid.uuid4().hex[:8]}") as running:
-        for lanes in args.lanes:
-            mine = asyncio.run(ours(running, lanes, args.messages))
-            base = asyncio.run(floor(running, lanes, args.messages))
-            results.append(
-                {
-                    "lanes": lanes,
-                    "ours": mine,
-                    "floor": base,
-                    "ratio_p50": round(mine["p50_ms"] / base["p50_ms"], 2),
-                    "ratio_rate": round(base["per_second"] / mine["per_second"], 2),
-                }
-            )
-    print(f"{'lanes':>5} {'':6} {'msg/s':>8} {'p50 ms':>9} {'p99 ms':>9}")
+    metrics = f"127.0.0.1:{free_port()}"
+    with tempfile.TemporaryDirectory(prefix="load-") as scratch:
+        hooks_file = Path(scratch) / "hooks.toml"
+        hooks_file.write_text("[observability]\nexecutor_stats = true\n")
+        env = {"HARNESS_METRICS_ADDRESS": metrics}
+        with stack(f"load-{uuid.uuid4().hex[:8]}", env, hooks_config=hooks_file) as running:
+            for lanes in args.lanes:
+                results.append(
+                    asyncio.run(
+                        one_size(running, lanes, args.messages, f"http://{metrics}/metrics")
+                    )
+                )
     for r in results:
-        for name in ("ours", "floor"):
-            f = r[name]
-            print(
-                f"{r['lanes']:5} {name:6} {f['per_second']:8.2f} {f['p50_ms']:9.1f} "
-                f"{f['p99_ms']:9.1f}"
-            )
-        print(
-            f"{'':5} ratio  p50 ours/floor {r['ratio_p50']:.2f}x, "
-            f"throughput floor/ours {r['ratio_rate']:.2f}x"
-        )
+        report(r)
     print(json.dumps({"bench": "load", "results": results}))
 
 

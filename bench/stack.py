@@ -14,6 +14,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import timedelta
+from pathlib import Path
 
 from temporalio import activity, workflow
 
@@ -46,10 +47,17 @@ def stack(
     extra_env: Mapping[str, str] | None = None,
     *,
     extra: Sequence[tuple[Sequence[str], int]] = (),
+    hooks_config: Path | None = None,
 ) -> AbstractContextManager[Stack]:
-    """The kit's stack on task queue ``queue``; then each ``extra`` ``(command, port)``,
-    waited for until it listens on its port."""
-    return running_stack(task_queue=queue, env=extra_env, signing_secret=SECRET, extra=extra)
+    """The kit's stack on task queue ``queue`` (the worker reading ``hooks_config``); then
+    each ``extra`` ``(command, port)``, waited for until it listens on its port."""
+    return running_stack(
+        task_queue=queue,
+        env=extra_env,
+        signing_secret=SECRET,
+        extra=extra,
+        hooks_config=hooks_config,
+    )
 
 
 @activity.defn(name="bench-echo")

@@ -26,18 +26,15 @@ import json
 import os
 import shutil
 import socket
-import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 from uuid import uuid4
 
-from temporalio.api.enums.v1 import EventType
-from temporalio.api.history.v1 import HistoryEvent
+from meter import Meter, Totals, codec_client
 from temporalio.client import Client
 
 from bot.standin import SlackStandIn, served
@@ -45,9 +42,7 @@ from harness.config import Settings
 from harness.domain import TaskRef
 from harness.hooks.contexts import RequestReceivedContext
 from harness.temporal.client import HarnessClient
-from harness.temporal.codec import data_converter
-from harness.temporal.keys import new_key, parse_keys
-from tests.support.history import payloads_in
+from harness.temporal.keys import new_key
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASURED = (2, 10, 50, 200)
@@ -107,76 +102,6 @@ def dev_server(workdir: Path) -> Iterator[str]:
         process.wait(10)
 
 
-@dataclass
-class Totals:
-    """What the namespace's histories and the worker's database hold now."""
-
-    events: int = 0
-    bytes: int = 0
-    opened: int = 0
-    activities: int = 0
-    workflows: int = 0
-    store: int = 0
-
-    def minus(self, other: Totals) -> Totals:
-        return Totals(*(getattr(self, f) - getattr(other, f) for f in self.__dataclass_fields__))
-
-
-@dataclass
-class Meter:
-    """Reads the totals; a closed run's history never changes, so it is read once."""
-
-    client: Client
-    data_dir: Path
-    closed: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
-
-    async def totals(self) -> Totals:
-        totals = Totals()
-        async for execution in self.client.list_workflows():
-            totals.workflows += 1
-            seen = self.closed.get(execution.run_id)
-            if seen is None:
-                handle = self.client.get_workflow_handle(execution.id, run_id=execution.run_id)
-                history = await handle.fetch_history()
-                scheduled = EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
-                stored = sum(e.ByteSize() for e in history.events)
-                seen = (
-                    len(history.events),
-                    stored,
-                    stored + await self.opening(history.events),
-                    sum(e.event_type == scheduled for e in history.events),
-                )
-                if execution.close_time is not None:
-                    self.closed[execution.run_id] = seen
-            totals.events += seen[0]
-            totals.bytes += seen[1]
-            totals.opened += seen[2]
-            totals.activities += seen[3]
-        totals.store = stored_bytes(self.data_dir)
-        return totals
-
-    async def opening(self, events: Sequence[HistoryEvent]) -> int:
-        """How many bytes more the events' payloads take once the codec opened them."""
-        payloads = [p for e in events for p in payloads_in(e)]
-        codec = self.client.data_converter.payload_codec
-        opened = await codec.decode(payloads) if codec else payloads
-        return sum(p.ByteSize() for p in opened) - sum(p.ByteSize() for p in payloads)
-
-
-def stored_bytes(data_dir: Path) -> int:
-    """Bytes of content the worker's SQLite files hold (every table with a ``content`` column)."""
-    total = 0
-    for path in data_dir.glob("*.sqlite3"):
-        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
-            tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-            for table in tables:
-                columns = [r[1] for r in db.execute(f'PRAGMA table_info("{table}")')]
-                if "content" in columns:
-                    row = db.execute(f'SELECT COALESCE(SUM(LENGTH(content)), 0) FROM "{table}"')
-                    total += int(row.fetchone()[0])
-    return total
-
-
 def text_of(n: int) -> str:
     if n % 2 == 0:
         return f'call echo {{"text": "tool message {n}"}}'
@@ -213,8 +138,7 @@ async def run(messages: int) -> dict[str, object]:
                     stderr=subprocess.STDOUT,
                 )
             try:
-                converter = data_converter(parse_keys(key))
-                client = await Client.connect(address, data_converter=converter)
+                client = await codec_client(address, key)
                 return await drive(client, settings, slack, workdir, messages)
             finally:
                 worker.terminate()
