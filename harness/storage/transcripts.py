@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Final, final
 
-from sqlalchemy import func, select
+from sqlalchemy import Text, cast, func, literal, select
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql import Executable
@@ -55,17 +55,13 @@ class TranscriptStore:
         once = idempotency_key or None
         async with self.database.transaction() as connection:
             for _ in range(MAX_APPEND_ROUNDS):
+                # One statement in the common case: a round trip is what an append costs on a
+                # busy worker (each one waits for the event loop while holding the connection).
+                position = await connection.scalar(self._insert_next(task, message, once))
+                if position is not None:
+                    return Artefact(key=task, version=int(position), content=message)
                 if once is not None and (done := await self._appended(connection, task, once)):
                     return done
-                position = await self._length(connection, task) + 1
-                row = {
-                    "task_key": task,
-                    "position": position,
-                    "content": message,
-                    "idempotency_key": once,
-                }
-                if (await connection.execute(self._insert_once(row))).first() is not None:
-                    return Artefact(key=task, version=position, content=message)
         problem = f"transcript {task!r} stayed contended for {MAX_APPEND_ROUNDS} rounds"
         raise DatabaseError(source=self.database.describe(), problem=problem, retryable=True)
 
@@ -124,7 +120,17 @@ class TranscriptStore:
         ).first()
         return None if found is None else Artefact(key=task, version=found[0], content=found[1])
 
-    def _insert_once(self, row: dict[str, object]) -> Executable:
-        """Insert ``row`` unless another writer holds its position or idempotency key; no row
-        back then."""
-        return self.database.insert_new(transcript).values(row).returning(transcript.c.position)
+    def _insert_next(self, task: str, message: str, once: str | None) -> Executable:
+        """Insert ``message`` at the next position of ``task`` (``max + 1``, read in the same
+        statement) unless another writer holds that position or the idempotency key ``once``;
+        no row back then."""
+        columns = transcript.c
+        next_row = select(
+            cast(literal(task), Text),
+            func.coalesce(func.max(columns.position), 0) + 1,
+            cast(literal(message), Text),
+            cast(literal(once), Text),
+        ).where(columns.task_key == task)
+        names = ("task_key", "position", "content", "idempotency_key")
+        insert = self.database.insert_new(transcript).from_select(names, next_row)
+        return insert.returning(columns.position)
