@@ -68,9 +68,18 @@ class TranscriptStore:
     async def read(self, task: str, *, after: int = 0, limit: int = 0) -> tuple[Artefact, ...]:
         """The entries of ``task`` after position ``after``, oldest first, at most ``limit``
         (0: all); a negative ``after`` counts from the end (``-20``: the last twenty)."""
+        entries, _ = await self.span(task, after=after, limit=limit)
+        return entries
+
+    async def span(
+        self, task: str, *, after: int = 0, limit: int = 0
+    ) -> tuple[tuple[Artefact, ...], int]:
+        """What :meth:`read` gives, and the transcript's length, from one transaction (one
+        snapshot, and one begin and commit fewer than asking for each)."""
         async with self.database.transaction() as connection:
+            length = await self._length(connection, task)
             if after < 0:
-                after = max(0, await self._length(connection, task) + after)
+                after = max(0, length + after)
             query = (
                 select(transcript.c.position, transcript.c.content)
                 .where(transcript.c.task_key == task, transcript.c.position > after)
@@ -79,7 +88,7 @@ class TranscriptStore:
             if limit > 0:
                 query = query.limit(limit)
             rows = (await connection.execute(query)).all()
-        return tuple(Artefact(key=task, version=p, content=c) for p, c in rows)
+        return tuple(Artefact(key=task, version=p, content=c) for p, c in rows), length
 
     @classmethod
     async def read_once(cls, url: URL, task: str) -> tuple[Artefact, ...]:
