@@ -149,9 +149,7 @@ def _associated(key_id: str, compression: bytes) -> bytes:
     return b"|".join((ENCODING, key_id.encode(), compression))
 
 
-def data_converter(
-    keys: Sequence[PayloadKey], store: PayloadStore | None = None
-) -> DataConverter:
+def data_converter(keys: Sequence[PayloadKey], store: PayloadStore | None = None) -> DataConverter:
     """The harness's data converter: pydantic values, encrypted payloads, encrypted failures.
 
     Failures use ``encode_common_attributes``: their message and stack trace move into

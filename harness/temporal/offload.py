@@ -5,9 +5,9 @@ input and result, query answer and continue-as-new input is one. A task's values
 what people paste and tools return (issue 27: five 1 MB messages and a 3 MB tool output
 stopped a task), so no single field can be trusted to stay small. :class:`OffloadingCodec`
 is the one general step: a payload whose plain form is over :data:`INLINE_LIMIT` is sealed
-(:class:`~harness.temporal.codec.EncryptionCodec`), stored whole in the shared database
-(:class:`~harness.storage.payloads.PayloadStore`, in the database every host reads), and replaced by a sealed
-reference of a few hundred bytes. Decoding opens the reference and brings the value back, so
+(:class:`~harness.temporal.codec.EncryptionCodec`), stored whole in the database every host
+shares (:class:`~harness.storage.payloads.PayloadStore`), and replaced by a sealed reference
+of a few hundred bytes. Decoding opens the reference and brings the value back, so
 workflow code (which never sees a codec) and activities get the whole value as before.
 
 The reference is a keyed content hash (HMAC-SHA256 under a key derived from the payload
@@ -44,7 +44,7 @@ _REF_CONTEXT: Final = b"tiny-harness payload reference v1"
 
 
 class Sealing(Protocol):
-    """What the offload needs of the encryption (:class:`~harness.temporal.codec.EncryptionCodec`)."""
+    """What offload needs of the encryption: :class:`~harness.temporal.codec.EncryptionCodec`."""
 
     @property
     def key_id(self) -> str:
