@@ -2,7 +2,8 @@
 
 Everything a worker or a bot persists besides Temporal's own history lives here, one
 module per store: artefacts (:mod:`.artefacts`), transcripts (:mod:`.transcripts`),
-audit records (:mod:`.audit`), pure executors' decisions (:mod:`.decisions`), executor
+audit records (:mod:`.audit`), payloads too large for
+Temporal's history (:mod:`.payloads`), pure executors' decisions (:mod:`.decisions`), executor
 stats (:mod:`.executor_stats`), the bot's event claims and thread bindings
 (:mod:`.ledger`). Where it lives is one setting, ``HARNESS_DATABASE_URL``
 (``postgresql://…`` for every host of a deployment to share); unset, each process uses a
@@ -17,6 +18,14 @@ from __future__ import annotations
 
 from harness.storage.connect import open_database
 from harness.storage.engine import Database, DatabaseError, database_url
+from harness.storage.payloads import PayloadStore
 from harness.storage.transcripts import TranscriptStore
 
-__all__ = ["Database", "DatabaseError", "TranscriptStore", "database_url", "open_database"]
+__all__ = [
+    "Database",
+    "DatabaseError",
+    "PayloadStore",
+    "TranscriptStore",
+    "database_url",
+    "open_database",
+]

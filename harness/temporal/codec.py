@@ -32,8 +32,10 @@ from temporalio.converter import (
     PayloadCodec,
 )
 
+from harness.storage import PayloadStore
 from harness.temporal.errors import PayloadCodecError
 from harness.temporal.keys import ENV_VAR, PayloadKey
+from harness.temporal.offload import OffloadingCodec
 
 ENCODING: Final = b"binary/tiny-harness-encrypted"
 """The ``encoding`` of a payload this codec sealed; any other encoding passes decode untouched."""
@@ -147,7 +149,7 @@ def _associated(key_id: str, compression: bytes) -> bytes:
     return b"|".join((ENCODING, key_id.encode(), compression))
 
 
-def data_converter(keys: Sequence[PayloadKey]) -> DataConverter:
+def data_converter(keys: Sequence[PayloadKey], store: PayloadStore | None = None) -> DataConverter:
     """The harness's data converter: pydantic values, encrypted payloads, encrypted failures.
 
     Failures use ``encode_common_attributes``: their message and stack trace move into
@@ -155,12 +157,20 @@ def data_converter(keys: Sequence[PayloadKey]) -> DataConverter:
 
     Args:
         keys: from :func:`harness.temporal.keys.load_keys`; the first encrypts.
+        store: where payloads over the inline bound go
+            (:class:`~harness.temporal.offload.OffloadingCodec`); ``None`` keeps every
+            payload inline (reading old histories, the codec server, unit tests).
 
     Returns:
-        ``pydantic_data_converter`` with :class:`EncryptionCodec` and encoded failures.
+        ``pydantic_data_converter`` with :class:`EncryptionCodec` (offloading when a
+        ``store`` is given) and encoded failures.
     """
+    sealing = EncryptionCodec(keys)
+    codec: PayloadCodec = sealing
+    if store is not None:
+        codec = OffloadingCodec(sealing, store, secret=keys[0].secret)
     return dataclasses.replace(
         pydantic_data_converter,
-        payload_codec=EncryptionCodec(keys),
+        payload_codec=codec,
         failure_converter_class=DefaultFailureConverterWithEncodedAttributes,
     )

@@ -33,7 +33,7 @@ from harness.domain import (
 )
 from harness.hooks import Redactor
 from harness.hooks.contexts import CommandInvokedContext, RequestReceivedContext
-from harness.storage import TranscriptStore
+from harness.storage import PayloadStore, TranscriptStore
 from harness.temporal import TASK_WORKFLOW
 from harness.temporal.client import routing
 from harness.temporal.client.error_mapping import mapped
@@ -95,7 +95,7 @@ class HarnessClient:
             TemporalConfigError: the connection settings are wrong (named, nothing secret).
             TaskUnavailable: the server cannot be reached, or the TLS handshake failed.
         """
-        converter = data_converter(load_keys(settings))
+        converter = data_converter(load_keys(settings), PayloadStore(settings.database))
         connection = resolve(settings)
         try:
             client = await open_client(

@@ -17,6 +17,7 @@ from temporalio.client import Client
 from temporalio.runtime import Runtime
 
 from harness.config import Settings
+from harness.storage import PayloadStore
 from harness.temporal.codec import data_converter
 from harness.temporal.connection import explain, open_client, resolve
 from harness.temporal.errors import TemporalUnreachable
@@ -65,7 +66,7 @@ async def connect(
         TemporalUnreachable: still unreachable after ``patience`` seconds.
     """
     connection = resolve(settings)  # a wrong setting fails now, not after the patience
-    converter = data_converter(load_keys(settings))
+    converter = data_converter(load_keys(settings), PayloadStore(settings.database))
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + patience

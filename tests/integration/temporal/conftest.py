@@ -15,6 +15,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from bot.standin import SlackStandIn, served
 from harness.agent.profiles import AgentProfile
 from harness.config import Settings
 from harness.hooks import PHASES, HookContext, HookManager
-from harness.storage import open_database
+from harness.storage import PayloadStore, database_url, open_database
 from harness.storage.artefacts import SqlArtefactStore
 from harness.temporal.activity.hooked import HarnessActivities
 from harness.temporal.client import HarnessClient
@@ -44,7 +45,11 @@ ROOT = Path(__file__).resolve().parents[3]
 
 PAYLOAD_KEY = new_key()
 """The session's one payload key (fresh each run): the ``settings`` and the ``client`` share it."""
-DATA_CONVERTER = data_converter(parse_keys(PAYLOAD_KEY))
+PAYLOADS_DB = Path(tempfile.gettempdir()) / f"harness-payloads-{uuid4().hex}.sqlite3"
+"""Where the session's client and in-process workers put payloads over the inline bound (one
+file for the session, as the client is one; each test's own database is its ``settings``')."""
+PAYLOADS = PayloadStore(database_url("", PAYLOADS_DB), migrate=True)
+DATA_CONVERTER = data_converter(parse_keys(PAYLOAD_KEY), PAYLOADS)
 
 
 def _free_port() -> int:
@@ -128,6 +133,15 @@ class DevServer:
             self.process.kill()
             self.process.wait()
         self.process = None
+
+
+@pytest.fixture(scope="session", autouse=True)
+async def payloads_db() -> AsyncIterator[Path]:
+    """The session's payload store, closed and removed at the end."""
+    yield PAYLOADS_DB
+    await PAYLOADS.aclose()
+    for suffix in ("", "-wal", "-shm"):
+        PAYLOADS_DB.with_name(PAYLOADS_DB.name + suffix).unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="session")
