@@ -53,9 +53,7 @@ class PersistenceBodies(Bodies):
         """Read the latest version, or an empty artefact at version 0 when there is none;
         with ``after``, a range of the log and its length."""
         if ctx.after is not None:
-            log = self._log()
-            entries = await log.read(ctx.key, after=ctx.after, limit=ctx.limit)
-            length = await log.length(ctx.key)
+            entries, length = await self._log().span(ctx.key, after=ctx.after, limit=ctx.limit)
             summary = Artefact(key=ctx.key, content="", version=length)
             return ctx.model_copy(update={"result": summary, "entries": entries})
         found = await self.store.read(ctx.key)

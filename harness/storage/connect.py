@@ -31,14 +31,17 @@ async def open_database(
         DatabaseError: it cannot be reached, or its schema is not this release's (newer, or
             older while ``migrate`` is off).
     """
-    options: dict[str, Any] = {"pool_pre_ping": True}
+    options: dict[str, Any] = {}
     if url.drivername.startswith("postgresql"):
-        options |= {"pool_size": pool_size, "max_overflow": pool_size}
+        # A pooled connection to a server may have died with it: tried before each use.
+        options |= {"pool_size": pool_size, "max_overflow": pool_size, "pool_pre_ping": True}
     elif url.database and url.database != ":memory:":
         Path(url.database).parent.mkdir(parents=True, exist_ok=True)
         # One connection: SQLite has one writer anyway, and a process's transactions then
         # queue in the pool instead of spinning on the file lock against each other (under
         # 100 busy tasks a busy timeout ran out). Other processes still wait on the lock.
+        # No ping before each use: a connection to a local file does not go stale, and the
+        # ping was one more round trip through aiosqlite's thread per transaction.
         options |= {"pool_size": 1, "max_overflow": 0, "pool_timeout": 120}
     db = Database(create_async_engine(url, **options))
     if db.dialect == "sqlite":

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Final, final
 
-from sqlalchemy import func, select
+from sqlalchemy import Text, cast, func, literal, select
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql import Executable
@@ -55,26 +55,31 @@ class TranscriptStore:
         once = idempotency_key or None
         async with self.database.transaction() as connection:
             for _ in range(MAX_APPEND_ROUNDS):
+                # One statement in the common case: a round trip is what an append costs on a
+                # busy worker (each one waits for the event loop while holding the connection).
+                position = await connection.scalar(self._insert_next(task, message, once))
+                if position is not None:
+                    return Artefact(key=task, version=int(position), content=message)
                 if once is not None and (done := await self._appended(connection, task, once)):
                     return done
-                position = await self._length(connection, task) + 1
-                row = {
-                    "task_key": task,
-                    "position": position,
-                    "content": message,
-                    "idempotency_key": once,
-                }
-                if (await connection.execute(self._insert_once(row))).first() is not None:
-                    return Artefact(key=task, version=position, content=message)
         problem = f"transcript {task!r} stayed contended for {MAX_APPEND_ROUNDS} rounds"
         raise DatabaseError(source=self.database.describe(), problem=problem, retryable=True)
 
     async def read(self, task: str, *, after: int = 0, limit: int = 0) -> tuple[Artefact, ...]:
         """The entries of ``task`` after position ``after``, oldest first, at most ``limit``
         (0: all); a negative ``after`` counts from the end (``-20``: the last twenty)."""
+        entries, _ = await self.span(task, after=after, limit=limit)
+        return entries
+
+    async def span(
+        self, task: str, *, after: int = 0, limit: int = 0
+    ) -> tuple[tuple[Artefact, ...], int]:
+        """What :meth:`read` gives, and the transcript's length, from one transaction (one
+        snapshot, and one begin and commit fewer than asking for each)."""
         async with self.database.transaction() as connection:
+            length = await self._length(connection, task)
             if after < 0:
-                after = max(0, await self._length(connection, task) + after)
+                after = max(0, length + after)
             query = (
                 select(transcript.c.position, transcript.c.content)
                 .where(transcript.c.task_key == task, transcript.c.position > after)
@@ -83,7 +88,7 @@ class TranscriptStore:
             if limit > 0:
                 query = query.limit(limit)
             rows = (await connection.execute(query)).all()
-        return tuple(Artefact(key=task, version=p, content=c) for p, c in rows)
+        return tuple(Artefact(key=task, version=p, content=c) for p, c in rows), length
 
     @classmethod
     async def read_once(cls, url: URL, task: str) -> tuple[Artefact, ...]:
@@ -124,7 +129,17 @@ class TranscriptStore:
         ).first()
         return None if found is None else Artefact(key=task, version=found[0], content=found[1])
 
-    def _insert_once(self, row: dict[str, object]) -> Executable:
-        """Insert ``row`` unless another writer holds its position or idempotency key; no row
-        back then."""
-        return self.database.insert_new(transcript).values(row).returning(transcript.c.position)
+    def _insert_next(self, task: str, message: str, once: str | None) -> Executable:
+        """Insert ``message`` at the next position of ``task`` (``max + 1``, read in the same
+        statement) unless another writer holds that position or the idempotency key ``once``;
+        no row back then."""
+        columns = transcript.c
+        next_row = select(
+            cast(literal(task), Text),
+            func.coalesce(func.max(columns.position), 0) + 1,
+            cast(literal(message), Text),
+            cast(literal(once), Text),
+        ).where(columns.task_key == task)
+        names = ("task_key", "position", "content", "idempotency_key")
+        insert = self.database.insert_new(transcript).from_select(names, next_row)
+        return insert.returning(columns.position)

@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
+from sqlalchemy import event
 
 from harness.storage import Database, TranscriptStore, open_database
 
@@ -60,3 +61,33 @@ async def test_appenders_on_two_hosts_lose_and_repeat_no_message(store, other_ho
     stored = await other_host.read("shared")
     assert [e.version for e in stored] == list(range(1, 21))
     assert len({e.content.split("-")[0] + str(e.version) for e in stored}) == 20
+
+
+async def test_a_span_reads_a_range_and_the_length_together(store) -> None:
+    for n in range(1, 6):
+        await store.append("t", f"m{n}")
+    entries, length = await store.span("t", after=-2)
+    assert length == 5 and [e.content for e in entries] == ["m4", "m5"]
+    entries, length = await store.span("t", after=1, limit=2)
+    assert length == 5 and [e.version for e in entries] == [2, 3]
+    assert await store.span("empty", after=-20) == ((), 0)
+
+
+async def test_a_new_append_is_one_statement_a_repeat_two(store, database) -> None:
+    """What an append costs is its round trips (each waits for a busy worker's loop while it
+    holds the connection): the common case is one INSERT, a repeat one more SELECT."""
+    statements: list[str] = []
+
+    def seen(_conn: object, _cursor: object, sql: str, *_: object) -> None:
+        if not sql.lstrip().upper().startswith(("BEGIN", "COMMIT", "ROLLBACK")):
+            statements.append(sql)
+
+    event.listen(database.engine.sync_engine, "before_cursor_execute", seen)
+    try:
+        await store.append("t", "first", idempotency_key="message/1")
+        assert len(statements) == 1 and statements[0].lstrip().upper().startswith("INSERT")
+        statements.clear()
+        again = await store.append("t", "retried", idempotency_key="message/1")
+        assert (again.version, again.content) == (1, "first") and len(statements) == 2
+    finally:
+        event.remove(database.engine.sync_engine, "before_cursor_execute", seen)
