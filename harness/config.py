@@ -10,18 +10,19 @@ from __future__ import annotations
 import ipaddress
 import os
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
-from sqlalchemy.engine import URL
 
 from harness.agent.profiles import AgentProfile
 from harness.channels.web_api import plain_http_problem, web_api_url
 from harness.domain import ModelPrice
 from harness.secret_values import split_keys, temporal_secret_values
-from harness.storage.engine import DatabaseError, database_url
 from harness.tracing import header_values
+
+if TYPE_CHECKING:  # storage (SQLAlchemy, Alembic) loads where a database is used, not per CLI
+    from sqlalchemy.engine import URL
 
 
 class Settings(BaseSettings):
@@ -307,6 +308,10 @@ class Settings(BaseSettings):
     @classmethod
     def _database_url_is_usable(cls, value: SecretStr | None) -> SecretStr | None:
         """A URL of a supported engine, refused by name (HARNESS_DATABASE_URL) otherwise."""
+        if value is None or not value.get_secret_value():
+            return value  # the SQLite file under the data dir: nothing to check
+        from harness.storage.engine import DatabaseError, database_url
+
         try:
             database_url(value.get_secret_value() if value else "", Path("unused.sqlite3"))
         except DatabaseError as error:
@@ -316,6 +321,8 @@ class Settings(BaseSettings):
     @property
     def database(self) -> URL:
         """The database: ``database_url``, or else the SQLite file :attr:`artefact_store_path`."""
+        from harness.storage.engine import database_url
+
         explicit = self.database_url.get_secret_value() if self.database_url else ""
         return database_url(explicit, self.artefact_store_path)
 
