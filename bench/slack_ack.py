@@ -11,6 +11,11 @@ signature verification on) that only acks, served by aiohttp in its own process,
 one bare Temporal update that runs one activity, on the same dev server. The floor's
 p50 is the sum of the two p50s (ours does both, in sequence).
 
+Where ours goes (issue 27): the same ``/model`` updates, sent from this process straight
+to the task with :class:`HarnessClient` as the bot sends them (no bot), right after ours;
+ours minus that is the bot's own share (gate, bolt, listener, its HTTP hop), and that
+beside the bare update is the task's (Temporal and the worker).
+
 Sequential requests, then rounds of 50 concurrent ones. Everything listens on
 127.0.0.1 and is started and stopped by this script; the last line is one JSON
 object, ``ratio`` = ours / floor, sequential p50.
@@ -36,6 +41,9 @@ from stack import SECRET, FloorWorkflow, echo, free_port, stack, stats
 from temporalio.client import Client
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
+from bot.config import RESPONSE_PATH
+from bot.gateway import task_id
+from bot.payloads import command_context
 from harness.config import Settings
 from harness.domain import TaskSpec
 from harness.temporal.client import HarnessClient
@@ -88,6 +96,35 @@ def serve_bare_bolt(port: int) -> None:
     web.run_app(web_app, host="127.0.0.1", port=port, print=None, access_log=None)
 
 
+class Direct:
+    """The update a ``/model x`` becomes, sent with the harness client, no bot in between.
+
+    It shares ``slash.counts``, so every update still changes its channel's model.
+    """
+
+    def __init__(self, client: HarnessClient, slash: Slash) -> None:
+        self.client, self.slash = client, slash
+
+    async def __call__(self, lane: int = 0) -> float:
+        channel = f"{CHANNEL}{lane}"
+        count = self.slash.counts[channel] = self.slash.counts.get(channel, 0) + 1
+        body = {
+            "team_id": TEAM,
+            "channel_id": channel,
+            "user_id": OWNER,
+            "command": "/model",
+            "text": MODELS[count % 2],
+            "trigger_id": f"bench.{uuid.uuid4().hex}",
+        }
+        started = time.perf_counter()
+        ctx = command_context(body, task_id=task_id(TEAM, channel))
+        result = await self.client.send_command(ctx)
+        elapsed = time.perf_counter() - started
+        if "model set to" not in result.reply:
+            raise SystemExit(f"unexpected reply: {result.reply}")
+        return elapsed
+
+
 # --- measuring ---------------------------------------------------------------------------
 
 
@@ -96,6 +133,10 @@ class Slash:
 
     def __init__(self, session: aiohttp.ClientSession, url: str, *, strict: bool) -> None:
         self.session, self.url, self.strict = session, url, strict
+        # The bot's own (local mode's) response URL, as Slack sends a valid one: any other
+        # is dropped with a warning per request, a hostile input's path, not an ack's.
+        base = url.rsplit("/slack/events", 1)[0]
+        self.response_url = f"{base}{RESPONSE_PATH}bench"
         self.counts: dict[str, int] = {}
 
     async def __call__(self, lane: int = 0) -> float:
@@ -108,7 +149,7 @@ class Slash:
                 "user_id": OWNER,
                 "command": "/model",
                 "text": MODELS[count % 2],
-                "response_url": "http://127.0.0.1:9/unused",
+                "response_url": self.response_url,
                 "trigger_id": f"bench.{uuid.uuid4().hex}",
             }
         )
@@ -159,7 +200,9 @@ async def bench(args: argparse.Namespace, address: str, bot_url: str, bare_url: 
         await client.start_task(spec, team=TEAM, channel=f"{CHANNEL}{lane}")
     connector = aiohttp.TCPConnector(limit=args.concurrency * 2)
     async with aiohttp.ClientSession(connector=connector) as session:
-        ours = await measure(Slash(session, bot_url, strict=True), args.requests, args.concurrency)
+        slash = Slash(session, bot_url, strict=True)
+        ours = await measure(slash, args.requests, args.concurrency)
+        direct = await measure(Direct(client, slash), args.requests, args.concurrency)
         bolt = await measure(
             Slash(session, bare_url, strict=False), args.requests, args.concurrency
         )
@@ -186,7 +229,7 @@ async def bench(args: argparse.Namespace, address: str, bot_url: str, bare_url: 
         update_floor = await measure(update, args.requests, args.concurrency)
         for handle in handles:
             await handle.signal(FloorWorkflow.stop)
-    return {"ours": ours, "bolt_ack": bolt, "update": update_floor}
+    return {"ours": ours, "direct": direct, "bolt_ack": bolt, "update": update_floor}
 
 
 def report(figures: dict) -> None:
@@ -199,6 +242,7 @@ def report(figures: dict) -> None:
     }
     rows = [
         ("ours: bot + worker", figures["ours"]),
+        ("ours: the same update, no bot", figures["direct"]),
         ("floor: bolt ack-only", figures["bolt_ack"]),
         ("floor: bare update + 1 activity", figures["update"]),
         ("floor: sum", floor),
@@ -215,11 +259,28 @@ def report(figures: dict) -> None:
         f"ours / floor: seq p50 {ratio:.2f}x, 50-concurrent p50 {conc_ratio:.2f}x; "
         f"50-concurrent p99 {figures['ours']['conc']['p99_ms']:.0f} ms (Slack's limit: 3000 ms)"
     )
+    share = {
+        mode: {
+            "bot_ms": round(figures["ours"][mode]["p50_ms"] - figures["direct"][mode]["p50_ms"], 2),
+            "task_ms": round(
+                figures["direct"][mode]["p50_ms"] - figures["update"][mode]["p50_ms"], 2
+            ),
+        }
+        for mode in ("seq", "conc")
+    }
+    print(
+        "where ours goes beyond the floor, p50: 50-concurrent "
+        f"bot {share['conc']['bot_ms']:+.0f} ms "
+        f"(bolt ack-only {figures['bolt_ack']['conc']['p50_ms']:.0f} ms), "
+        f"task {share['conc']['task_ms']:+.0f} ms over the bare update; sequential "
+        f"bot {share['seq']['bot_ms']:+.1f} ms, task {share['seq']['task_ms']:+.1f} ms"
+    )
     print(
         json.dumps(
             {
                 **figures,
                 "floor": floor,
+                "share_p50": share,
                 "ratio": round(ratio, 3),
                 "ratio_conc": round(conc_ratio, 3),
             }

@@ -11,6 +11,7 @@ what is checked is what bolt will see. The gate that calls it is :mod:`bot.gate`
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, final
@@ -137,20 +138,11 @@ def parse(text: str, headers: Mapping[str, str | Sequence[str]]) -> dict[str, An
     content_type = extract_content_type(build_normalized_headers(dict(headers)))
     try:
         body = _parse_body(text, content_type)
+    except MalformedBody:
+        raise
     except (ValueError, RecursionError) as error:  # JSONDecodeError, int digits limit, nesting
         raise MalformedBody(f"unparsable: {type(error).__name__}") from None
-    if content_type != "application/json" and not text.startswith("{"):  # bolt's form branch
-        _refuse_repeated_fields(text)
     return check(body)
-
-
-def _refuse_repeated_fields(text: str) -> None:
-    """A form field given twice (``text=a&text=b``) is refused: Slack never sends one, and
-    which value applies would be the parser's guess, not the sender's (issue 26)."""
-    counts = Counter(key for key, _ in parse_qsl(text, keep_blank_values=True))
-    repeated = sorted(key for key, n in counts.items() if n > 1)
-    if repeated:
-        raise MalformedBody(f"form fields given more than once: {', '.join(repeated)[:200]}")
 
 
 def check(body: object) -> dict[str, Any]:
@@ -176,19 +168,29 @@ def check(body: object) -> dict[str, Any]:
 
 
 def _parse_body(text: str, content_type: str | None) -> Any:  # noqa: ANN401  # any JSON
-    """Bolt's ``parse_body``, except for a form body that merely contains the word "payload".
+    """Bolt's ``parse_body``, except for a form body that merely contains the word "payload",
+    and with a form field given twice refused; a form body is parsed once for both.
 
     Bolt takes any form body holding the substring ``payload`` for an interactivity
     payload and, finding no ``payload`` field, parses it as ``{}``: a slash command
     such as ``/sub-task check the payload size`` was lost (a 404). Here such a body
     is the form it is; the gate hands bolt this parse (:func:`bot.gate.bolt_request`).
+
+    Raises:
+        MalformedBody: a form field is given more than once (``text=a&text=b``): Slack
+            never sends one, and which value applies would be the parser's guess, not
+            the sender's (issue 26).
     """
-    body = parse_body(text, content_type)
-    if body == {} and "payload" in text and not text.startswith("{"):
-        form = dict(parse_qsl(text, keep_blank_values=True))
-        if "payload" not in form:
-            return form
-    return body
+    if content_type == "application/json" or text.startswith("{"):  # bolt's JSON branch
+        return parse_body(text, content_type)
+    fields = parse_qsl(text, keep_blank_values=True)
+    form = dict(fields)
+    if len(form) != len(fields):
+        counts = Counter(key for key, _ in fields)
+        repeated = sorted(key for key, n in counts.items() if n > 1)
+        raise MalformedBody(f"form fields given more than once: {', '.join(repeated)[:200]}")
+    payload = form.get("payload")
+    return form if payload is None else json.loads(payload)
 
 
 def _depth(value: object) -> int:

@@ -60,7 +60,7 @@ async def run_chain(
         except Exception as error:
             error.add_note(f"raised by hook executor {reg.name} at {reg.point}")
             raise
-        if out is None:
+        if out is None or out is ctx:  # the same object is no replacement: nothing to check
             continue
         if type(out) is not cls:
             if inspect.iscoroutine(out):

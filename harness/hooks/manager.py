@@ -19,7 +19,7 @@ from typing import Final, NamedTuple, TypeVar
 
 from harness.hooks import monitor as monitoring
 from harness.hooks.audit import AuditLog
-from harness.hooks.catalogue import DEFAULT_PRIORITY, OPERATIONS, points, split_point
+from harness.hooks.catalogue import DEFAULT_PRIORITY, OPERATIONS, PHASES, points, split_point
 from harness.hooks.contexts import CONTEXT_TYPES, HookContext
 from harness.hooks.errors import HookAbort, HookTransportError, HookValidationError
 from harness.hooks.executor import AbandonObserver, Executor, Registration, executor_name
@@ -79,7 +79,9 @@ class HookManager:
         # The live catalogue's points: an operation a plugin declared at run time is one too.
         self._registrations: dict[str, list[Registration]] = {p: [] for p in points()}
         self._chains: dict[str, tuple[Registration, ...]] = {p: _EMPTY for p in points()}
-        self._runs = dict(self._chains)  # what run() runs: _chains with validators grouped
+        self._runs = dict(self._chains)  # _chains with validators grouped, as run() runs them
+        # What run() takes: each operation's (pre, in, post) runs, built at registration.
+        self._phases = {p.rpartition(".")[0]: (_EMPTY, _EMPTY, _EMPTY) for p in points()}
         self._sequence = itertools.count()
         self._monitors: dict[Around, list[MonitorHandle]] = {a: [] for a in AROUND}
         self._run_chain = monitoring.chain_runner(None)  # both rebuilt as monitors change
@@ -130,8 +132,7 @@ class HookManager:
             point, executor, priority, next(self._sequence), name, mode, MODE_RANK[mode]
         )
         bisect.insort(self._registrations[point], reg, key=lambda r: r.sort_key)
-        self._chains[point] = tuple(self._registrations[point])
-        self._runs[point] = run_order(self._chains[point])
+        self._publish(point)
         log.debug("registered %s at %s (priority %d, %s)", reg.name, point, priority, mode)
         return reg
 
@@ -145,8 +146,15 @@ class HookManager:
         if registration not in regs:
             raise ValueError(f"{registration!r} is not registered")
         regs.remove(registration)
-        self._chains[registration.point] = tuple(regs)
-        self._runs[registration.point] = run_order(regs)
+        self._publish(registration.point)
+
+    def _publish(self, point: str) -> None:
+        """Rebuild what ``point``'s operation runs from its registrations."""
+        self._chains[point] = tuple(self._registrations[point])
+        self._runs[point] = run_order(self._chains[point])
+        operation = point.rpartition(".")[0]
+        pre, body, post = (self._runs[f"{operation}.{phase}"] for phase in PHASES)
+        self._phases[operation] = (pre, body, post)
 
     def replace(
         self, old: Iterable[Registration], new: Iterable[tuple[str, Executor, int, Mode]]
@@ -164,15 +172,16 @@ class HookManager:
             ValueError: as :meth:`unregister` or :meth:`register`; then nothing changed.
             TypeError: as :meth:`register`; then nothing changed.
         """
-        published = self._registrations, self._chains, self._runs
+        published = self._registrations, self._chains, self._runs, self._phases
         self._registrations = {point: list(regs) for point, regs in published[0].items()}
         self._chains, self._runs = dict(published[1]), dict(published[2])
+        self._phases = dict(published[3])
         try:
             for reg in old:
                 self.unregister(reg)
             return [self.register(p, ex, priority=pr, mode=m) for p, ex, pr, m in new]
         except BaseException:
-            self._registrations, self._chains, self._runs = published
+            self._registrations, self._chains, self._runs, self._phases = published
             raise
 
     def add_monitor(self, monitor: AnyMonitor, *, around: Around = "chain") -> MonitorHandle:
@@ -237,11 +246,8 @@ class HookManager:
             abort = too_deep(running, operation)
             self._record(abort, ctx)
             raise abort
-        chains = self._runs
+        pre, body, post = self._phases[operation]
         scrub = self.redactor.redact
-        pre = chains[operation + ".pre"]
-        body = chains[operation + ".in"]
-        post = chains[operation + ".post"]
         current: HookContext = scrub(ctx)
         depth = RUNNING.set((*running, current))
         try:

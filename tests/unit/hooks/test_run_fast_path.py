@@ -1,0 +1,87 @@
+"""What one dispatch does not pay for (issue 27), and the guarantees that still hold without it."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.hooks import HookManager, HookValidationError
+from harness.hooks.contexts import ToolInvokedContext
+
+TOKEN = "xoxb-123456789012-abcdefghijkl"
+
+
+async def test_an_executor_returning_its_own_context_hands_on_the_very_same_object(
+    manager: HookManager, tool_ctx: ToolInvokedContext
+):
+    seen: list[ToolInvokedContext] = []
+
+    async def same(ctx: ToolInvokedContext) -> ToolInvokedContext:
+        seen.append(ctx)
+        return ctx
+
+    manager.register("tool.invoked.pre", same, priority=1)
+    manager.register("tool.invoked.pre", same, priority=2)
+    out = await manager.run("tool.invoked", tool_ctx)
+    assert seen[0] is seen[1] is out is tool_ctx  # nothing rebuilt, nothing re-validated
+
+
+async def test_a_replacement_is_still_validated_after_a_pass_through(
+    manager: HookManager, tool_ctx: ToolInvokedContext
+):
+    async def same(ctx: ToolInvokedContext) -> ToolInvokedContext:
+        return ctx
+
+    async def forge(ctx: ToolInvokedContext) -> ToolInvokedContext:
+        return ctx.model_copy(update={"correlation_id": "corr-forged"})
+
+    manager.register("tool.invoked.pre", same, priority=1)
+    manager.register("tool.invoked.pre", forge, priority=2)
+    with pytest.raises(HookValidationError, match="correlation_id"):
+        await manager.run("tool.invoked", tool_ctx)
+
+
+async def test_a_context_run_again_after_a_secret_is_configured_comes_back_masked(
+    manager: HookManager, tool_ctx: ToolInvokedContext
+):
+    assert await manager.run("tool.invoked", tool_ctx) is tool_ctx  # proved clean, kept
+    manager.redactor.add_secret("Paris")
+    seen: list[ToolInvokedContext] = []
+
+    async def look(ctx: ToolInvokedContext) -> None:
+        seen.append(ctx)
+
+    manager.register("tool.invoked.pre", look)
+    out = await manager.run("tool.invoked", tool_ctx)
+    assert "Paris" not in seen[0].model_dump_json() and "Paris" not in out.model_dump_json()
+
+
+async def test_the_phases_run_follow_registration_unregistration_and_replace(
+    manager: HookManager, tool_ctx: ToolInvokedContext
+):
+    ran: list[str] = []
+
+    def executor(label: str):
+        async def run(ctx: ToolInvokedContext) -> None:
+            ran.append(label)
+
+        return run
+
+    first = manager.register("tool.invoked.post", executor("post"))
+    manager.register("tool.invoked.pre", executor("pre"))
+    await manager.run("tool.invoked", tool_ctx)
+    manager.unregister(first)
+    await manager.run("tool.invoked", tool_ctx)
+    manager.replace([], [("tool.invoked.in", executor("in"), 1, "normal")])
+    await manager.run("tool.invoked", tool_ctx)
+    with pytest.raises(ValueError):  # a failed replace publishes nothing
+        manager.replace([first], [("tool.invoked.post", executor("lost"), 1, "normal")])
+    await manager.run("tool.invoked", tool_ctx)
+    assert ran == ["pre", "post", "pre", "pre", "in", "pre", "in"]
+
+
+async def test_a_secret_in_the_input_never_reaches_an_executor_or_the_caller_with_no_executor(
+    manager: HookManager, tool_ctx: ToolInvokedContext
+):
+    leaky = tool_ctx.model_copy(update={"call": tool_ctx.call.model_copy(update={"id": TOKEN})})
+    for _ in range(2):  # the second run is where a wrongly kept proof would show
+        assert TOKEN not in (await manager.run("tool.invoked", leaky)).model_dump_json()
