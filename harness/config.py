@@ -10,18 +10,19 @@ from __future__ import annotations
 import ipaddress
 import os
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
-from sqlalchemy.engine import URL
 
 from harness.agent.profiles import AgentProfile
 from harness.channels.web_api import plain_http_problem, web_api_url
 from harness.domain import ModelPrice
 from harness.secret_values import split_keys, temporal_secret_values
-from harness.storage.engine import DatabaseError, database_url
 from harness.tracing import header_values
+
+if TYPE_CHECKING:  # SQLAlchemy (and storage) load where a database is used, not per CLI
+    from sqlalchemy.engine import URL
 
 
 class Settings(BaseSettings):
@@ -307,15 +308,20 @@ class Settings(BaseSettings):
     @classmethod
     def _database_url_is_usable(cls, value: SecretStr | None) -> SecretStr | None:
         """A URL of a supported engine, refused by name (HARNESS_DATABASE_URL) otherwise."""
-        try:
-            database_url(value.get_secret_value() if value else "", Path("unused.sqlite3"))
-        except DatabaseError as error:
-            raise ValueError(error.problem) from None
+        if value is not None and value.get_secret_value().strip():  # unset: the SQLite file
+            from harness.storage.engine import DatabaseError, database_url
+
+            try:
+                database_url(value.get_secret_value(), Path("unused.sqlite3"))
+            except DatabaseError as error:
+                raise ValueError(error.problem) from None
         return value
 
     @property
     def database(self) -> URL:
         """The database: ``database_url``, or else the SQLite file :attr:`artefact_store_path`."""
+        from harness.storage.engine import database_url
+
         explicit = self.database_url.get_secret_value() if self.database_url else ""
         return database_url(explicit, self.artefact_store_path)
 
@@ -355,12 +361,8 @@ class Settings(BaseSettings):
         A secret is masked wherever it appears, whatever its shape (issue 9), so a
         token that looks like no known family still never reaches a log or a reply.
         """
-        found = (
-            self.openai_api_key,
-            self.anthropic_api_key,
-            self.slack_bot_token,
-            self.database_url,
-        )
+        found = [self.openai_api_key, self.anthropic_api_key, self.slack_bot_token]
+        found.append(self.database_url)
         values = [s.get_secret_value() for s in found if s is not None and s.get_secret_value()]
         values += [p for p in (self.database.password,) if isinstance(p, str) and p]
         # The Temporal API key and inline client key data, from TEMPORAL_* or the profile file.

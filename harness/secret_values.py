@@ -11,8 +11,6 @@ import re
 from collections.abc import Mapping
 from typing import Final
 
-from temporalio.envconfig import ClientConfigProfile
-
 # Base64 has neither commas nor whitespace, so either separates keys (a file may hold one a line).
 _KEY_SEPARATORS: Final = re.compile(r"[,\s]+")
 
@@ -34,6 +32,9 @@ def temporal_secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
     has its variables masked (:func:`harness.temporal.connection.resolve` reports what is
     wrong, and is where the connection itself is decided).
     """
+    # Imported here: the Temporal SDK costs ~0.1 s, and every CLI imports the settings.
+    from temporalio.envconfig import ClientConfigProfile
+
     try:
         profile = ClientConfigProfile.load(override_env_vars=dict(env))
     except Exception:  # the bridge's ConfigError, an unreadable file: mask the variables

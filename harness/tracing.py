@@ -17,16 +17,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Final
+from typing import TYPE_CHECKING, Final
 from urllib.parse import unquote, urlsplit
-
-from opentelemetry import trace
-from opentelemetry.sdk.resources import SERVICE_NAME, Resource
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
 
 from harness.errors import ConfigurationError
 from harness.http import is_loopback
+
+if TYPE_CHECKING:  # the SDK is imported where a provider is made: the settings need none of it
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SpanExporter
 
 EXPORTERS: Final = ("otlp", "console", "none")
 """What ``OTEL_TRACES_EXPORTER`` may list (comma-separated)."""
@@ -68,6 +67,10 @@ def tracer_provider(env: Mapping[str, str] | None = None, *, service: str) -> Tr
     exporters = _exporters(env)
     if not exporters:
         return None
+    from opentelemetry.sdk.resources import SERVICE_NAME, Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
     resource = Resource.create()  # OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES
     if str(resource.attributes.get(SERVICE_NAME, "")).startswith("unknown_service"):
         resource = resource.merge(Resource({SERVICE_NAME: service}))
@@ -92,6 +95,8 @@ def configure_tracing(*, service: str) -> TracerProvider | None:
     """
     provider = tracer_provider(service=service)
     if provider is not None:
+        from opentelemetry import trace
+
         trace.set_tracer_provider(provider)
     return provider
 
@@ -100,6 +105,8 @@ def describe(provider: TracerProvider | None, env: Mapping[str, str] | None = No
     """For the start log: where spans go (the endpoint's scheme, host and port, nothing more)."""
     if provider is None:
         return "tracing off (no OTEL_TRACES_EXPORTER or OTLP endpoint)"
+    from opentelemetry.sdk.resources import SERVICE_NAME
+
     env = os.environ if env is None else env
     name = provider.resource.attributes.get(SERVICE_NAME, "")
     endpoint = next((env[v] for v in _ENDPOINTS if env.get(v)), "")
@@ -132,6 +139,8 @@ def _exporters(env: Mapping[str, str]) -> tuple[str, ...]:
 
 def _exporter(name: str, env: Mapping[str, str]) -> SpanExporter:
     if name == "console":
+        from opentelemetry.sdk.trace.export import ConsoleSpanExporter
+
         return ConsoleSpanExporter()
     _check_endpoint(env)
     _check_headers(env)

@@ -146,3 +146,20 @@ def test_importing_an_executor_loads_no_transport_until_it_is_used():
 def test_a_jsonrpc_hook_server_loads_no_mcp_sdk():
     statement = "from harness.hook_server import jsonrpc_app; jsonrpc_app"
     assert _loaded_after(statement, ("mcp", "mcp_types")) == []
+
+
+def test_the_settings_and_the_hooks_cli_load_no_database_tracing_or_conformance_kit():
+    """Issue 27: each ``python -m harness.hooks`` run spent ~1 s importing before its command.
+
+    The settings load SQLAlchemy, Alembic, the OpenTelemetry SDK and the Temporal SDK only
+    where a database, a tracer or a Temporal profile is used; the hooks CLI loads the
+    conformance kit (and the MCP SDK) only for ``conformance``, Alembic only with a database.
+    """
+    heavy = ("alembic", "sqlalchemy", "temporalio", "mcp", "mcp_types", "opentelemetry.sdk")
+    settings = "import os; os.environ.pop('HARNESS_DATABASE_URL', None); import harness.config"
+    assert _loaded_after(f"{settings}; harness.config.Settings()", heavy) == []
+    cli = "import harness.hooks.__main__"
+    assert _loaded_after(cli, ("alembic", "mcp", "mcp_types", "opentelemetry.sdk")) == []
+    kit = "from harness.hooks.__main__ import main; main(['conformance', '--list'])"
+    quiet = "import io; out, sys.stdout = sys.stdout, io.StringIO()"
+    assert _loaded_after(f"{quiet}; {kit}; sys.stdout = out", ("mcp",)) == ["mcp"]

@@ -26,8 +26,6 @@ from pathlib import Path
 from typing import Final
 
 from harness.config import Settings
-from harness.hook_server.conformance.runner import add_arguments as add_conformance_arguments
-from harness.hook_server.conformance.runner import run_command as run_conformance
 from harness.hooks import POINTS, HookConfigError
 from harness.hooks.decisions import DECISIONS
 from harness.hooks.executor import executor_kind
@@ -163,6 +161,14 @@ def _when(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
+def _conformance(argv: list[str]) -> int:
+    from harness.hook_server.conformance.runner import add_arguments, run_command
+
+    parser = argparse.ArgumentParser(prog="python -m harness.hooks conformance")
+    add_arguments(parser)
+    return run_command(parser.parse_args(argv))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     settings = Settings()
@@ -201,11 +207,16 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help=f"where to write them (the repository keeps schemas/{SCHEMA_VERSION})",
     )
-    conformance = sub.add_parser("conformance", help="run the conformance kit against an executor")
-    add_conformance_arguments(conformance)
-    args = parser.parse_args(argv)
+    # The kit (and the MCP SDK, ~0.5 s) loads only for its own command: its options are its
+    # parser's, which also answers ``conformance --help``.
+    sub.add_parser(
+        "conformance", help="run the conformance kit against an executor", add_help=False
+    )
+    args, rest = parser.parse_known_args(argv)
     if args.command == "conformance":
-        return run_conformance(args)
+        return _conformance(rest)
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
         if args.command == "schema":
             written = write_schemas(args.out)

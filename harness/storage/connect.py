@@ -15,7 +15,6 @@ from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from harness.storage.engine import Database, sqlite_pragmas
-from harness.storage.migrate import require_head, upgrade
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +42,9 @@ async def open_database(
         # No ping before each use: a connection to a local file does not go stale, and the
         # ping was one more round trip through aiosqlite's thread per transaction.
         options |= {"pool_size": 1, "max_overflow": 0, "pool_timeout": 120}
+    # Alembic (~0.25 s) loads when a database is opened, not with every store's import.
+    from harness.storage.migrate import require_head, upgrade
+
     db = Database(create_async_engine(url, **options))
     if db.dialect == "sqlite":
         sqlite_pragmas(db.engine)

@@ -40,8 +40,14 @@ def chain(stdout: str, point: str) -> list[list[str]]:
     return rows
 
 
-def test_cli_list_shows_the_commands_plugin_from_harness_plugins():
-    run = hooks_list(plugins='["commands:plugin"]')
+@pytest.fixture(scope="module")
+def commands_listing() -> subprocess.CompletedProcess[str]:
+    """One ``list`` run with the commands' plugin, which the two tests below read."""
+    return hooks_list(plugins='["commands:plugin"]')
+
+
+def test_cli_list_shows_the_commands_plugin_from_harness_plugins(commands_listing):
+    run = commands_listing
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines()[0] == "# chains from the built-in plugin, commands:plugin"
     pre = chain(run.stdout, "command.invoked.pre")
@@ -50,8 +56,8 @@ def test_cli_list_shows_the_commands_plugin_from_harness_plugins():
     assert bodies == list(COMMANDS)
 
 
-def test_cli_list_shows_the_identity_seal_as_first_and_last_not_as_2_to_the_62():
-    run = hooks_list(plugins='["commands:plugin"]')
+def test_cli_list_shows_the_identity_seal_as_first_and_last_not_as_2_to_the_62(commands_listing):
+    run = commands_listing
     assert run.returncode == 0, run.stderr
     pre, post = chain(run.stdout, "command.invoked.pre"), chain(run.stdout, "command.invoked.post")
     assert pre[0][:2] == ["first", "commands.guard.IdentitySeal.open"]
