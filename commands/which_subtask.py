@@ -2,7 +2,7 @@
 
 The argument grammar (``sub-1``, ``sub-task 1``, ``1``), shared by the commands that take
 it, and the lookup in the snapshot the workflow attached: by the number the thread calls
-the sub-task by (:func:`~harness.channels.replies.subtask_label`), never by its id. The
+the sub-task by (:func:`~harness.channels.replies.subtask_number`), never by its id. The
 commands are :mod:`commands.status` and :mod:`commands.stop` (issue 26).
 """
 
@@ -39,9 +39,8 @@ def number(text: str, *, command: str, usage: str) -> int | None:
 def find(snapshot: TaskSnapshot | None, wanted: int) -> SubtaskSummary | str:
     """Sub-task ``wanted`` of the task, or the reply that names the ones it has."""
     subtasks = snapshot.subtasks if snapshot is not None else ()
-    label = replies.subtask_label(f"/sub-{wanted}")
     for subtask in subtasks:
-        if replies.subtask_label(subtask.task_id) == label:
+        if replies.subtask_number(subtask.task_id) == wanted:
             return subtask
     labels = tuple(found for s in subtasks if (found := replies.subtask_label(s.task_id)))
     return replies.no_such_subtask(wanted, labels)

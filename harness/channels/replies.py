@@ -265,8 +265,14 @@ def subtask_label(task_id: str) -> str:
 
     What a thread calls a sub-task: never its id (issue 26).
     """
+    number = subtask_number(task_id)
+    return f"sub-task {number}" if number is not None else ""
+
+
+def subtask_number(task_id: str) -> int | None:
+    """The number a sub-task's default id ends in (``…/sub-1``: 1); ``None`` otherwise."""
     found = _SUBTASK_ID.search(task_id)
-    return f"sub-task {found.group(1)}" if found else ""
+    return int(found.group(1)) if found else None
 
 
 def labelled(label: str, message: ChannelMessage) -> ChannelMessage:

@@ -268,6 +268,8 @@ class Redactor:
     def _walk(self, value: Any) -> Any:  # noqa: ANN401  # any value built of models, maps, lists
         if isinstance(value, str):
             return self.redact_text(value)
+        if value is None or isinstance(value, int | float):  # most leaves: nothing to mask
+            return value
         if isinstance(value, BaseModel):
             return self._model(value)
         if isinstance(value, dict):

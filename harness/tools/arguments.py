@@ -58,7 +58,9 @@ class ArgumentsCheck:
         for error in found[:MAX_PROBLEMS]:
             where = "/".join(str(part) for part in error.absolute_path) or "arguments"
             text = f"{where}: {error.message}"
-            lines.append(text if len(text) <= MAX_PROBLEM_CHARS else text[:197] + "...")
+            lines.append(
+                text if len(text) <= MAX_PROBLEM_CHARS else text[: MAX_PROBLEM_CHARS - 3] + "..."
+            )
         if len(found) > MAX_PROBLEMS:
             lines.append(f"... and {len(found) - MAX_PROBLEMS} more")
         return "\n".join(lines)
