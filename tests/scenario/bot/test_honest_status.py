@@ -82,6 +82,11 @@ async def test_the_status_and_a_stop_name_the_running_call_and_the_state_agrees(
     thread = Thread(slack, harness)
     await thread.start("hello")
     await thread.until_posted("(offline) hello")
+
+    async def over() -> bool:  # the reply is posted before the turn records its end
+        return (await snapshot(slack, thread)).turn is None
+
+    await until_async(over, what="the first turn over")
     status = await thread.slash("/task status")
     assert status.splitlines()[0].endswith("— idle"), status
     assert "now: idle, waiting for a message" in status
