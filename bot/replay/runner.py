@@ -17,6 +17,7 @@ an answer with no line means there will be none.
 from __future__ import annotations
 
 import asyncio
+import io
 import time
 import uuid
 from collections import defaultdict
@@ -185,7 +186,7 @@ class Replay:
         try:
             async with session.post(
                 self.target.base + self.target.path,
-                data=message.body.encode(),
+                data=io.BytesIO(message.body.encode()),  # large too: not read whole into the loop
                 headers=message.headers,
             ) as answer:
                 text = (await answer.content.read(MAX_ANSWER_BYTES)).decode("utf-8", "replace")
