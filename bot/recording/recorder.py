@@ -249,14 +249,12 @@ class Recorder:
         request about its channel (a channel's task answers what it was last asked there: a
         mention in a new thread is answered in the task's own thread), else the latest of all.
 
-        ``auth.test`` tells the bot's user id (before the first line: bolt authorizes first).
-        ``apps.connections.open`` is not recorded: it is the Socket Mode client's own, and
-        Slack's answer is a websocket URL whose ticket lets its holder connect as the app.
+        ``apps.connections.open`` is not recorded: it is the Socket Mode client's own call, made
+        with the app's client before any request (its line wrote the header with the default
+        bot id), and Slack's answer is a websocket URL whose ticket lets its holder connect.
         """
         if method == UNRECORDED_METHOD:
             return
-        if method == "auth.test" and isinstance(user := response.get("user_id"), str) and user:
-            self.learn_bot_user(user)
         if origin == "bot":
             request = _CURRENT.get()
         else:
