@@ -17,6 +17,7 @@ import hmac
 import json
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
@@ -191,7 +192,7 @@ async def test_readable_bodies_lose_the_known_secrets_pasted_in_any_encoding(
         )
         status, _ = await slack.post(body, slack.build_headers(body, "application/json"))
         assert status == 200
-        await until(lambda: _quoted(slack.bot.standin.calls), "the agent's answer")
+        await until(partial(_quoted, slack.bot.standin.calls), "the agent's answer")
         await asyncio.sleep(0.5)  # the progress message's last update
     raw = path.read_bytes()
     assert _leaks(raw, known) == []
