@@ -174,46 +174,37 @@ class JsonRpcTarget:
             return Got("transport_error", _short(f"HTTP {resp.status}: {text}"))
         if not resp.body.strip():
             return Got("no_reply", f"HTTP {resp.status} with no body")
-        return read_jsonrpc_reply(_request_ids(send.body), resp.body, _method(send.body))
+        ids, method, batch = _sent(send.body)
+        return read_jsonrpc_reply(ids, resp.body, method, batch=batch)
 
     async def aclose(self) -> None:
         """Close the HTTP client."""
         await self._http.aclose()
 
 
-def _method(body: str) -> object:
+def _sent(body: str) -> tuple[list[object], object, bool]:
+    """What a raw body asks: its requests' ids, the (first) method, and whether it is a batch."""
     try:
         sent = json.loads(body)
     except ValueError:
-        return None
-    return sent.get("method") if isinstance(sent, dict) else None
-
-
-def _request_ids(body: str) -> list[object]:
-    try:
-        sent = json.loads(body)
-    except ValueError:
-        return [None]  # a parse error is answered with a null id
+        return [None], None, False  # a parse error is answered with a null id
     items = sent if isinstance(sent, list) else [sent]
-    return [item.get("id") if isinstance(item, dict) else None for item in items]
+    ids = [item.get("id") if isinstance(item, dict) else None for item in items]
+    method = items[0].get("method") if items and isinstance(items[0], dict) else None
+    return ids, method, isinstance(sent, list)
 
 
-def read_jsonrpc_reply(ids: list[object], body: bytes, method: object = None) -> Got:
-    """Name a JSON-RPC reply to a request (or batch) whose ids were ``ids``.
+def read_jsonrpc_reply(
+    ids: list[object], body: bytes, method: object = None, *, batch: bool = False
+) -> Got:
+    """Name a JSON-RPC reply to a request (or, with ``batch``, a batch) whose ids were ``ids``.
 
-    A single reply is read by the harness's own :func:`read_reply` (strictly, the result
-    as ``method``'s context when it names a hook point), so the kit calls a reply what
-    the harness would; only batches, which the harness never sends, are the kit's own.
+    A reply to one request is read by the harness's own :func:`read_reply` (strictly, the
+    result as ``method``'s context when it names a hook point), so the kit calls a reply
+    what the harness would; only batches, which the harness never sends, are the kit's own.
     """
-    try:
-        batch = json.loads(body)
-    except ValueError:
-        return Got("invalid", "reply is not JSON")
-    if isinstance(batch, list):
-        got = sorted(json.dumps(item.get("id")) for item in batch if isinstance(item, dict))
-        if got == sorted(json.dumps(i) for i in ids) and len(batch) == len(ids):
-            return Got("batch", f"a batch of {len(batch)} replies")
-        return Got("invalid", f"a batch reply with ids {got}, sent {ids}")
+    if batch:
+        return _read_batch(ids, body)
     request_id = ids[0] if isinstance(ids[0], int | str) else None
     result: type[Any] = _point_context(method) or dict
     try:
@@ -224,10 +215,25 @@ def read_jsonrpc_reply(ids: list[object], body: bytes, method: object = None) ->
         return Got("error", _short(str(error)), code=error.error.code)
     except ReplyError as error:
         return Got("invalid", _short(str(error)))
+    except ValueError:  # pydantic's: not JSON
+        return Got("invalid", "reply is not JSON")
     if out is None:
         return Got("pass", "result null")
     context = out.model_dump(mode="json") if isinstance(out, BaseModel) else out
     return Got("rewrite", "a result context", context=context)
+
+
+def _read_batch(ids: list[object], body: bytes) -> Got:
+    try:
+        batch = json.loads(body)
+    except ValueError:
+        return Got("invalid", "reply is not JSON")
+    if isinstance(batch, list):
+        got = sorted(json.dumps(item.get("id")) for item in batch if isinstance(item, dict))
+        if got == sorted(json.dumps(i) for i in ids) and len(batch) == len(ids):
+            return Got("batch", f"a batch of {len(batch)} replies")
+        return Got("invalid", f"a batch reply with ids {got}, sent {ids}")
+    return read_jsonrpc_reply(ids, body)  # one reply to a batch: -32600 is what the kit expects
 
 
 def _point_context(name: object) -> type[HookContext] | None:

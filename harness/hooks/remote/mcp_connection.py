@@ -31,6 +31,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, CallToolResult, RequestParamsMeta, Tool
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from harness.hooks.remote.mcp_strict import checked
 from harness.hooks.remote.wire import WireError
 from harness.http.errors import TLS_DROPPED_HINT
 
@@ -316,7 +317,7 @@ async def _watched(transport: Transport, ended: asyncio.Event) -> AsyncIterator[
 
 
 class _EndWatch:
-    """A transport read stream that records its end (EOF, closed, or broken)."""
+    """A read stream that records its end (EOF, closed, broken) and checks results' isError."""
 
     def __init__(self, stream: Any, ended: asyncio.Event) -> None:  # noqa: ANN401  # ReadStream
         self._stream = stream
@@ -324,7 +325,7 @@ class _EndWatch:
 
     async def receive(self) -> SessionMessage | Exception:
         try:
-            return await self._stream.receive()  # type: ignore[no-any-return]  # ReadStream
+            return checked(await self._stream.receive())
         except Exception:  # any end of the stream, whatever the library calls it
             self._ended.set()
             raise
@@ -334,7 +335,7 @@ class _EndWatch:
 
     async def __anext__(self) -> SessionMessage | Exception:
         try:
-            return await self._stream.__anext__()  # type: ignore[no-any-return]  # ReadStream
+            return checked(await self._stream.__anext__())
         except Exception:  # StopAsyncIteration included
             self._ended.set()
             raise
