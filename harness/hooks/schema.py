@@ -54,14 +54,14 @@ Context = TypeAliasType(
 ENVELOPES: Final[dict[str, tuple[TypeAdapter[Any], str]]] = {
     "jsonrpc_request": (TypeAdapter(RpcRequest), "A JSON-RPC 2.0 hook request."),
     "jsonrpc_result": (
-        response_type(Context),  # type: ignore[arg-type]  # the alias is a type to pydantic
+        response_type(Context),
         "A JSON-RPC 2.0 reply to a hook request: exactly one of result (the replacement "
         "context, or null to pass through) and error (an ABORT error vetoes).",
     ),
     "jsonrpc_error": (TypeAdapter(RpcError), "The error member of a JSON-RPC 2.0 reply."),
     "abort": (TypeAdapter(AbortRequest), "Why a remote vetoes, or asks a person."),
     "hook_reply": (
-        hook_reply_type(Context),  # type: ignore[arg-type]  # the alias is a type to pydantic
+        hook_reply_type(Context),
         "An MCP hook reply: exactly one of context (the replacement, or null to pass "
         "through) and abort.",
     ),

@@ -123,7 +123,8 @@ def read_response(
             abort's payload does not conform; the fields are named.
     """
     title = f"RpcResponse[{getattr(result, '__name__', result)}]"
-    reply = read_strict(response_type(result), body, title=title, tagged=True)
+    shape = response_type(result)  # type: ignore[arg-type]  # a class is hashable; mypy cannot see it
+    reply = read_strict(shape, body, title=title, tagged=True)
     if reply.id != request_id and (isinstance(reply, RpcSuccess) or reply.id is not None):
         problem = f"{reply.id!r} does not match request id {request_id!r}"
         raise ReplyError(title=title, problems=[("id", problem)])

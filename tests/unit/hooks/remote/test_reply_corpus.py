@@ -71,7 +71,7 @@ def sent() -> ToolInvokedContext:
     return ToolInvokedContext(call=ToolCall(id="c1", name="read_file", arguments={"path": "a"}))
 
 
-def verdict_of(call: Any) -> tuple[str, str]:  # noqa: ANN401  # a thunk
+def verdict_of(call: Any) -> tuple[str, str]:  # a thunk
     """``(verdict, what was said)`` of reading a reply with the harness."""
     try:
         out = call()

@@ -14,6 +14,8 @@ from harness.errors import HarnessError
 from harness.hooks import HookAbort, HookTransportError, Redactor
 from harness.hooks.contexts import ToolInvokedContext
 from harness.hooks.remote import wire
+from harness.hooks.remote.redacted import RedactedError
+from harness.hooks.remote.strict import ReplyError
 from harness.hooks.remote.wire import (
     ABORT,
     INVALID_PARAMS,
@@ -34,8 +36,6 @@ from harness.hooks.remote.wire import (
     map_transport_errors,
     read_response,
 )
-from harness.hooks.remote.redacted import RedactedError
-from harness.hooks.remote.strict import ReplyError
 from harness.http import HttpClientError
 
 SLACK_TOKEN = "xoxb-1111111111-2222222222-abcdefghijklmnop"

@@ -3,8 +3,9 @@
 The SDK's own server validates what it sends (``"isError": "false"`` would leave it as
 ``false``), so a test of what the harness does with a server that breaks the protocol's
 types needs one that writes raw JSON: each ``tools/call`` answers with the object in the
-call's ``context.call.arguments.result``, as it is (``resultType`` added). It speaks the handshake of the
-installed SDK (``server/discover``) and nothing else; a script the tests spawn.
+call's ``context.call.arguments.result``, as it is (``resultType`` added). It speaks the
+handshake of the installed SDK (``server/discover``) and nothing else; a script the tests
+spawn.
 """
 
 from __future__ import annotations
