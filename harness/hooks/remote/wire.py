@@ -1,7 +1,9 @@
 """The wire under the remote executors: JSON-RPC 2.0 envelopes, error codes, and error mapping.
 
 It knows envelopes and transports, not hooks: the payload is opaque (``Any`` or a
-type the caller picks), and :func:`map_transport_errors` is the one boundary where
+type the caller picks). A response is read strictly (:func:`read_response`, by way of
+:mod:`.strict`) as the very types ``replies/jsonrpc_result.json`` is generated from, so
+the two cannot drift apart. :func:`map_transport_errors` is the one boundary where
 foreign exceptions (HTTP clients, JSON, pydantic, MCP, anyio) become a
 :class:`~harness.hooks.errors.HookTransportError`. What a payload means is decided
 by the executors in :mod:`harness.hooks.remote.jsonrpc` and :mod:`harness.hooks.remote.mcp`.
