@@ -32,6 +32,7 @@ from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, CallToolResult, Reques
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from harness.hooks.remote.mcp_strict import checked
+from harness.hooks.remote.mcp_trace import PinnedTrace, pinned
 from harness.hooks.remote.wire import WireError
 from harness.http.errors import TLS_DROPPED_HINT
 
@@ -108,7 +109,7 @@ class McpConnection:
                 SDK then sends the server a courtesy cancel. Callers still bound the
                 whole call (connecting included) with their own deadline; cancelling
                 one call leaves the session open for the others.
-            meta: the request's ``_meta`` (a W3C ``traceparent``), or ``None`` for none.
+            meta: the request's ``_meta``; if given, its trace keys, not the SDK's, are sent.
 
         Returns:
             The tool's result as the SDK parsed it; ``is_error`` results included.
@@ -124,12 +125,13 @@ class McpConnection:
                 raise
             raise _dropped_over_tls(error) from error
         try:
-            return await client.call_tool(
-                name,
-                arguments,
-                read_timeout_seconds=timeout,
-                meta=cast(RequestParamsMeta, meta) if meta else None,
-            )
+            with pinned(meta):
+                return await client.call_tool(
+                    name,
+                    arguments,
+                    read_timeout_seconds=timeout,
+                    meta=cast(RequestParamsMeta, meta) if meta else None,
+                )
         except BaseException as error:
             if _session_is_gone(error):
                 # The server exited or the transport broke: a new process (or HTTP
@@ -311,9 +313,9 @@ async def _refuse_redirect(response: httpx2.Response) -> None:
 
 @asynccontextmanager
 async def _watched(transport: Transport, ended: asyncio.Event) -> AsyncIterator[Any]:
-    """``transport`` whose read stream sets ``ended`` when it ends."""
+    """``transport``: reads watched and checked (:class:`_EndWatch`), writes traced (.mcp_trace)."""
     async with transport as (read_stream, write_stream):
-        yield _EndWatch(read_stream, ended), write_stream
+        yield _EndWatch(read_stream, ended), PinnedTrace(write_stream)
 
 
 class _EndWatch:
