@@ -31,6 +31,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, CallToolResult, RequestParamsMeta, Tool
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from harness.hooks.remote.mcp_strict import checked
 from harness.hooks.remote.mcp_trace import PinnedTrace, pinned
 from harness.hooks.remote.wire import WireError
 from harness.http.errors import TLS_DROPPED_HINT
@@ -312,14 +313,13 @@ async def _refuse_redirect(response: httpx2.Response) -> None:
 
 @asynccontextmanager
 async def _watched(transport: Transport, ended: asyncio.Event) -> AsyncIterator[Any]:
-    """``transport`` whose read stream sets ``ended`` when it ends, and whose write stream sends
-    the caller's trace context (:mod:`.mcp_trace`)."""
+    """``transport``: reads watched and checked (:class:`_EndWatch`), writes traced (.mcp_trace)."""
     async with transport as (read_stream, write_stream):
         yield _EndWatch(read_stream, ended), PinnedTrace(write_stream)
 
 
 class _EndWatch:
-    """A transport read stream that records its end (EOF, closed, or broken)."""
+    """A read stream that records its end (EOF, closed, broken) and checks results' isError."""
 
     def __init__(self, stream: Any, ended: asyncio.Event) -> None:  # noqa: ANN401  # ReadStream
         self._stream = stream
@@ -327,7 +327,7 @@ class _EndWatch:
 
     async def receive(self) -> SessionMessage | Exception:
         try:
-            return await self._stream.receive()  # type: ignore[no-any-return]  # ReadStream
+            return checked(await self._stream.receive())
         except Exception:  # any end of the stream, whatever the library calls it
             self._ended.set()
             raise
@@ -337,7 +337,7 @@ class _EndWatch:
 
     async def __anext__(self) -> SessionMessage | Exception:
         try:
-            return await self._stream.__anext__()  # type: ignore[no-any-return]  # ReadStream
+            return checked(await self._stream.__anext__())
         except Exception:  # StopAsyncIteration included
             self._ended.set()
             raise
