@@ -9,7 +9,8 @@ stand-in. All lanes run at once. Printed: messages/s and p50/p99 time to reply; 
 message, activities scheduled (task-queue round trips), local activities and history
 bytes (stored, and as the codec opens them: ``bench/meter.py``); and where the time to
 reply goes (``bench/timeline.py``: bot, Temporal, worker, hooks), read from the histories
-of the same run and the worker's metrics endpoint (the worker runs with ``[observability] executor_stats`` for that).
+of the same run and the worker's metrics endpoint (the worker runs with
+``[observability] executor_stats`` for that).
 
 Floor, same run, same dev server: the same lanes and messages as bare Temporal updates
 that each run one activity (``bench/stack.py`` FloorWorkflow), no bot, hooks or agent:
