@@ -26,6 +26,7 @@ from harness.hooks.remote.trace_context import trace_context
 from harness.hooks.remote.wire import (
     SCHEMA_HEADER,
     SCHEMA_VERSION,
+    RequestId,
     RpcResponse,
     WireError,
     abort_of,
@@ -101,7 +102,7 @@ class JsonRpcExecutor:
         self.context_type = context_type(operation)
         self.timeout = timeout
         self.max_reply_bytes = max_reply_bytes
-        self._reply_model: type[RpcResponse[HookContext]] = RpcResponse[self.context_type]  # type: ignore[name-defined]  # a runtime-chosen parameter, as pydantic allows
+        self._reply_model = reply_model(operation)
         self._http: HttpClient = http if http is not None else _default_client(ssl)
         self._owns_http = http is None
         self._headers = {
@@ -154,17 +155,8 @@ class JsonRpcExecutor:
             )
             if not 200 <= resp.status < 300:
                 raise WireError(_describe_status(resp))
-            reply = self._reply_model.model_validate_json(resp.body)
-            # An error reply may carry a null id (the server could not read ours); a
-            # result must always echo it.
-            if reply.id != request_id and (reply.error is None or reply.id is not None):
-                raise WireError(f"reply id {reply.id!r} does not match request id {request_id}")
-            if reply.error is not None:
-                abort = abort_of(reply.error)
-                if abort is not None:
-                    raise as_abort(abort, self._redactor)
-                raise WireError(describe_error(reply.error))
-            return reply.result
+            reply = parse_reply(self._reply_model, resp.body, request_id)
+            return outcome_of(reply, self._redactor)
 
     async def aclose(self) -> None:
         """Close the HTTP client if this executor made it; a given one stays the caller's."""
@@ -173,6 +165,50 @@ class JsonRpcExecutor:
 
     def __repr__(self) -> str:
         return f"<JsonRpcExecutor {self.point} -> {self.endpoint}>"
+
+
+def reply_model(operation: str) -> type[RpcResponse[HookContext]]:
+    """The envelope a reply for ``operation`` is read as: its result is that operation's context."""
+    model: type[RpcResponse[HookContext]] = RpcResponse[context_type(operation)]  # type: ignore[misc,assignment]  # a runtime-chosen parameter, as pydantic allows
+    return model
+
+
+def parse_reply(
+    model: type[RpcResponse[HookContext]], body: bytes, request_id: RequestId | None
+) -> RpcResponse[HookContext]:
+    """Read a reply body to request ``request_id`` as the harness does, envelope and result.
+
+    ``request_id`` is ``None`` only for a notification, which the harness never sends.
+
+    The conformance kit reads replies with this too, so a PASS means the harness reads
+    the reply the same way.
+
+    Raises:
+        ValueError: the body is not JSON or does not conform (pydantic's ``ValidationError``).
+        WireError: the reply does not echo the request's id.
+    """
+    reply = model.model_validate_json(body)
+    # An error reply may carry a null id (the server could not read ours); a result must
+    # always echo it.
+    if reply.id != request_id and (reply.error is None or reply.id is not None):
+        raise WireError(f"reply id {reply.id!r} does not match request id {request_id}")
+    return reply
+
+
+def outcome_of(reply: RpcResponse[HookContext], redactor: Redactor) -> HookContext | None:
+    """What a parsed reply asks for: the replacement context, or ``None`` to pass through.
+
+    Raises:
+        HookAbort: the reply is an :data:`~harness.hooks.remote.wire.ABORT` error with
+            its payload (its reason scrubbed by ``redactor``).
+        WireError: any other error object.
+    """
+    if reply.error is not None:
+        abort = abort_of(reply.error)
+        if abort is not None:
+            raise as_abort(abort, redactor)
+        raise WireError(describe_error(reply.error))
+    return reply.result
 
 
 def _describe_status(resp: HttpResponse) -> str:

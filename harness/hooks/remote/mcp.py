@@ -108,7 +108,7 @@ class McpExecutor:
                     # The schema version, and the decision span's traceparent when tracing.
                     meta={**schema_meta(), **(trace_context() or {})},
                 )
-            return decode_reply(self.point, _payload(result), self.redactor)
+            return decode_reply(self.point, reply_payload(result), self.redactor)
 
     async def aclose(self) -> None:
         """Close the session (and stop a stdio server) unless the connection is shared."""
@@ -125,8 +125,8 @@ class McpExecutor:
         return f"<McpExecutor {self.tool} at {self.endpoint} timeout={self.timeout}s>"
 
 
-def _payload(result: CallToolResult) -> object:
-    """The reply object a tool result carries.
+def reply_payload(result: CallToolResult) -> object:
+    """The reply object a tool result carries (the conformance kit reads results with it too).
 
     Raises:
         WireError: the result is an error, or carries no reply object.
