@@ -122,7 +122,7 @@ async def through(executor: Executor, name: str, send: Call) -> Got:
     replacement again and refuses one that changes the operation's identity (``task``,
     ``attempt``, ``idempotency_key``, ...), so a reply the worker refuses fails here too.
     """
-    ctx = context_type(send.point).model_validate(send.context)
+    ctx = context_type(send.point).model_validate(send.context, strict=False)  # our own JSON
     registration = Registration(send.point, executor, priority=0, sequence=0, name=name)
     _, phase = split_point(send.point)
     try:
