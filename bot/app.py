@@ -195,7 +195,11 @@ def open_recorder(settings: BotSettings, secrets: tuple[str, ...] = ()) -> Recor
         raise ValueError("BOT_RECORD is not set")
     scrubber = Scrubber((*settings.secrets(), *secrets), settings.pseudonym_key())
     return Recorder(
-        settings.record, scrubber, bot_user_id=settings.bot_user_id, local=settings.local
+        settings.record,
+        scrubber,
+        bot_user_id=settings.bot_user_id,
+        local=settings.local,
+        worker_posts=settings.web_api_is_standin,
     )
 
 

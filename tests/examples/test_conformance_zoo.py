@@ -65,6 +65,8 @@ class Member:
 
 IDENTITY = "is the operation's identity and may not be replaced"
 ASK = "an ask is the abort"
+NOT_INT = "Input should be a valid integer"  # read strictly: "1" is no integer
+NOT_BOOL = "Input should be a valid boolean"  # nor "true" a boolean
 ZOO = {
     "jsonrpc-rewrites-attempt": Member(
         "jsonrpc", "rewrites-attempt", "profile.rewrite", (f"attempt {IDENTITY}",)
@@ -75,14 +77,11 @@ ZOO = {
     "jsonrpc-rewrites-task-signed": Member(
         "jsonrpc", "rewrites-task", "profile.rewrite-identity", (f"task {IDENTITY}",), signed=True
     ),
-    # The two below fail once the wire reads replies strictly (issue 28, branch i28-wire):
-    # until then "1" is read as 1 and "true" as true, and the kit, judging as the harness
-    # does, passes them.
     "jsonrpc-ints-as-strings": Member(
-        "jsonrpc", "ints-as-strings", "profile.rewrite", ("attempt",)
+        "jsonrpc", "ints-as-strings", "profile.rewrite", (f"result.attempt: {NOT_INT}",)
     ),
     "jsonrpc-refusal-as-string": Member(
-        "jsonrpc", "refusal-as-string", "profile.veto", ("refusal",)
+        "jsonrpc", "refusal-as-string", "profile.veto", (f"error.data.abort.refusal: {NOT_BOOL}",)
     ),
     "jsonrpc-ask-without-timeout": Member(
         "jsonrpc", "ask-without-timeout", "profile.ask", ("got ask", "timeout_seconds=0", ASK)
@@ -127,8 +126,12 @@ ZOO = {
     "mcp-rewrites-task": Member(
         "mcp", "rewrites-task", "profile.rewrite-identity", (f"task {IDENTITY}",)
     ),
-    "mcp-ints-as-strings": Member("mcp", "ints-as-strings", "profile.rewrite", ("attempt",)),
-    "mcp-refusal-as-string": Member("mcp", "refusal-as-string", "profile.veto", ("refusal",)),
+    "mcp-ints-as-strings": Member(
+        "mcp", "ints-as-strings", "profile.rewrite", (f"context.attempt: {NOT_INT}",)
+    ),
+    "mcp-refusal-as-string": Member(
+        "mcp", "refusal-as-string", "profile.veto", (f"abort.refusal: {NOT_BOOL}",)
+    ),
     "mcp-ask-without-timeout": Member(
         "mcp", "ask-without-timeout", "profile.ask", ("got ask", "timeout_seconds=0", ASK)
     ),

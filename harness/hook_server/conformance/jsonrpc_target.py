@@ -2,10 +2,10 @@
 
 A ``Call`` fixture goes through the harness's :class:`JsonRpcExecutor` and executor loop
 (:func:`.targets.through`); a raw body is posted as it is and its reply read with the
-executor's own functions (:func:`~harness.hooks.remote.jsonrpc.parse_reply`,
-:func:`~harness.hooks.remote.jsonrpc.outcome_of`); a ``signature`` fixture is signed as
-the harness signs, or deliberately not (unsigned, tampered, stale), to see that the
-executor verifies what it is sent.
+executor's own :func:`~harness.hooks.remote.jsonrpc.read_reply` (strictly: a field of the
+wrong JSON type is refused by name); a ``signature`` fixture is signed as the harness
+signs, or deliberately not (unsigned, tampered, stale), to see that the executor verifies
+what it is sent.
 """
 
 from __future__ import annotations
@@ -33,19 +33,12 @@ from harness.hooks.errors import HookAbort
 from harness.hooks.remote.jsonrpc import (
     DEFAULT_MAX_REPLY_BYTES,
     JsonRpcExecutor,
-    outcome_of,
-    parse_reply,
-    reply_model,
+    RemoteError,
+    read_reply,
 )
 from harness.hooks.remote.signing import Signer, message_id
-from harness.hooks.remote.wire import (
-    SCHEMA_HEADER,
-    SCHEMA_VERSION,
-    WireError,
-    abort_of,
-    encode_request,
-    summarise_validation,
-)
+from harness.hooks.remote.strict import ReplyError
+from harness.hooks.remote.wire import SCHEMA_HEADER, SCHEMA_VERSION, encode_request
 from harness.http import AiohttpClient, HttpClientError
 from harness.redaction import Redactor
 
@@ -126,17 +119,18 @@ class JsonRpcTarget:
             headers |= self._signer.headers(msg_id, body)
             changed = ctx.model_copy(update={"correlation_id": ctx.correlation_id + "-tampered"})
             body = encode_request(1, send.point, {"context": changed})
-        return await self._post(body, headers, [1], send.point)
+        return await self._post(body, headers, [1], send.point, batch=False)
 
     async def _raw(self, send: RawJsonRpc) -> Got:
         body = send.body.encode()
         headers = {"content-type": "application/json", **self._headers, **send.headers}
         if self._signer is not None:
             headers |= self._signer.headers(f"msg_{uuid.uuid4().hex}", body)
-        return await self._post(body, headers, *_request_of(send.body))
+        ids, point, batch = _request_of(send.body)
+        return await self._post(body, headers, ids, point, batch=batch)
 
     async def _post(
-        self, body: bytes, headers: dict[str, str], ids: list[object], point: str
+        self, body: bytes, headers: dict[str, str], ids: list[object], point: str, *, batch: bool
     ) -> Got:
         try:
             resp = await self._http.post(
@@ -156,38 +150,42 @@ class JsonRpcTarget:
             return Got(kind, short(f"HTTP {resp.status}: {text}"))
         if not resp.body.strip():
             return Got("no_reply", f"HTTP {resp.status} with no body")
-        return read_jsonrpc_reply(ids, resp.body, point)
+        return read_jsonrpc_reply(ids, resp.body, point, batch=batch)
 
     async def aclose(self) -> None:
         """Close the HTTP client."""
         await self._http.aclose()
 
 
-def _request_of(body: str) -> tuple[list[object], str]:
-    """The ids a body's requests carry (one per batch item) and the point of its first."""
+def _request_of(body: str) -> tuple[list[object], str, bool]:
+    """The ids a body's requests carry (one per batch item), the point of its first, and
+    whether it is a batch."""
     try:
         sent = json.loads(body)
     except ValueError:
-        return [None], _FALLBACK_OPERATION  # a parse error is answered with a null id
+        return [None], _FALLBACK_OPERATION, False  # a parse error is answered with a null id
     items = sent if isinstance(sent, list) else [sent]
     ids = [item.get("id") if isinstance(item, dict) else None for item in items]
     first = items[0] if items and isinstance(items[0], dict) else {}
     method = first.get("method")
-    return ids, method if isinstance(method, str) else _FALLBACK_OPERATION
+    point = method if isinstance(method, str) else _FALLBACK_OPERATION
+    return ids, point, isinstance(sent, list)
 
 
-def read_jsonrpc_reply(ids: list[object], body: bytes, point: str) -> Got:
-    """Name a reply to a request (or batch) whose ids were ``ids``, as the harness reads it.
+def read_jsonrpc_reply(ids: list[object], body: bytes, point: str, *, batch: bool = False) -> Got:
+    """Name a reply to a request (or, with ``batch``, a batch) whose ids were ``ids``, as the
+    harness reads it.
 
-    A single reply is read by the harness's own functions with ``point``'s context (a
+    A single reply is read by the harness's own :func:`read_reply` with ``point``'s context (a
     method that is no hook point reads it as a ``tool.invoked`` one); batches, which the
-    harness never sends, are only checked to answer every id.
+    harness never sends, are only checked to answer every id (one reply to a batch is read
+    as a single reply: ``-32600`` is what the kit expects).
     """
     try:
         reply = json.loads(body)
     except ValueError:
         return Got("invalid", "reply is not JSON")
-    if isinstance(reply, list):
+    if batch and isinstance(reply, list):
         got = sorted(json.dumps(item.get("id")) for item in reply if isinstance(item, dict))
         if got == sorted(json.dumps(i) for i in ids) and len(reply) == len(ids):
             return Got("batch", f"a batch of {len(reply)} replies")
@@ -198,17 +196,13 @@ def read_jsonrpc_reply(ids: list[object], body: bytes, point: str) -> Got:
         operation = _FALLBACK_OPERATION
     rid = ids[0] if isinstance(ids[0], int | str) else None
     try:
-        parsed = parse_reply(reply_model(operation), body, rid)
-    except ValidationError as error:
-        return Got("invalid", short(f"the harness cannot read it: {summarise_validation(error)}"))
-    except (WireError, ValueError) as error:
-        return Got("invalid", short(f"the harness cannot read it: {error}"))
-    rpc_error = parsed.error
-    if rpc_error is not None and abort_of(rpc_error) is None:
-        text = f"error {rpc_error.code}: {rpc_error.message}"
-        return Got("error", short(text), code=rpc_error.code)
-    try:
-        out = outcome_of(parsed, Redactor())
+        out = read_reply(body, context_type(operation), request_id=rid, redactor=Redactor())
     except HookAbort as abort:
         return aborted(abort)
+    except RemoteError as error:
+        return Got("error", short(str(error)), code=error.error.code)
+    except ReplyError as error:
+        return Got("invalid", short(f"the harness cannot read it: {error}"))
+    except ValidationError:  # read_reply's when the body is not JSON; json.loads read it
+        return Got("invalid", "reply is not JSON")
     return replaced(None, out)

@@ -2,9 +2,9 @@
 
 A ``Call`` fixture goes through the harness's :class:`McpExecutor` and executor loop
 (:func:`.targets.through`); a raw tool call is sent as it is and its result read with
-the executor's own functions (:func:`~harness.hooks.remote.mcp.reply_payload`,
-:func:`~harness.hooks.remote.reply.decode_reply`). MCP calls are not signed, so no
-``signature`` fixture runs here.
+the executor's own :func:`~harness.hooks.remote.mcp.read_tool_result` (strictly: a field
+of the wrong JSON type is refused by name). MCP calls are not signed, so no ``signature``
+fixture runs here.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from typing import Literal
 
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
-from pydantic import ValidationError
 
 from harness.hook_server.conformance.fixture import Call, Fixture, RawMcp
 from harness.hook_server.conformance.targets import (
@@ -27,10 +26,12 @@ from harness.hook_server.conformance.targets import (
 )
 from harness.hooks.catalogue import points
 from harness.hooks.errors import HookAbort
-from harness.hooks.remote.mcp import McpExecutor, reply_payload
+from harness.hooks.remote.mcp import McpExecutor
+from harness.hooks.remote.mcp import read_tool_result as read_hook_result
 from harness.hooks.remote.mcp_connection import McpConnection
-from harness.hooks.remote.reply import TOOL_PREFIX, decode_reply
-from harness.hooks.remote.wire import WireError, summarise_validation
+from harness.hooks.remote.reply import TOOL_PREFIX
+from harness.hooks.remote.strict import ReplyError
+from harness.hooks.remote.wire import WireError
 from harness.redaction import Redactor
 
 _FALLBACK_POINT = "tool.invoked.pre"
@@ -86,25 +87,27 @@ class McpTarget:
             )
         except Exception as error:  # the kit reports any failure of the peer, never crashes
             return Got("transport_error", short(f"{type(error).__name__}: {error}"))
-        point = send.tool.removeprefix(TOOL_PREFIX)
-        return read_tool_result(result, point if point in points() else _FALLBACK_POINT)
+        return read_tool_result(send.tool, result)
 
     async def aclose(self) -> None:
         """Close the session and stop a stdio server."""
         await self.connection.aclose()
 
 
-def read_tool_result(result: CallToolResult, point: str) -> Got:
-    """Name an MCP tool result as the harness reads a hook reply at ``point`` (or an error)."""
+def read_tool_result(tool: str, result: CallToolResult) -> Got:
+    """Name tool ``tool``'s result as the harness reads a hook reply (or an error result).
+
+    The reply is read at the point ``tool`` serves; a tool that serves none has its result
+    read as a ``tool.invoked.pre`` reply.
+    """
     if result.is_error:
         texts = [block.text for block in result.content if isinstance(block, TextContent)]
         return Got("error", short("isError result: " + " ".join(texts)))
+    point = tool.removeprefix(TOOL_PREFIX)
     try:
-        out = decode_reply(point, reply_payload(result), Redactor())
+        out = read_hook_result(point if point in points() else _FALLBACK_POINT, result, Redactor())
     except HookAbort as abort:
         return aborted(abort)
-    except ValidationError as error:
-        return Got("invalid", short(f"the harness cannot read it: {summarise_validation(error)}"))
-    except (WireError, ValueError) as error:
+    except (ReplyError, WireError, ValueError) as error:  # ValueError: a text block not JSON
         return Got("invalid", short(f"the harness cannot read it: {error}"))
     return replaced(None, out)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import ssl as _ssl
 from collections.abc import Mapping, Sequence
-from typing import Final, final
+from typing import Final, TypeVar, final
 
 from harness.hooks.catalogue import split_point
 from harness.hooks.contexts import HookContext, context_type
@@ -27,15 +27,19 @@ from harness.hooks.remote.wire import (
     SCHEMA_HEADER,
     SCHEMA_VERSION,
     RequestId,
-    RpcResponse,
+    RpcError,
+    RpcFailure,
     WireError,
     abort_of,
     describe_error,
     encode_request,
     map_transport_errors,
+    read_response,
 )
 from harness.providers import HttpClient, HttpResponse
 from harness.redaction import Redactor
+
+ResultT = TypeVar("ResultT")
 
 DEFAULT_TIMEOUT: Final = 5.0
 DEFAULT_MAX_REPLY_BYTES: Final = 1 << 20
@@ -102,7 +106,6 @@ class JsonRpcExecutor:
         self.context_type = context_type(operation)
         self.timeout = timeout
         self.max_reply_bytes = max_reply_bytes
-        self._reply_model = reply_model(operation)
         self._http: HttpClient = http if http is not None else _default_client(ssl)
         self._owns_http = http is None
         self._headers = {
@@ -155,8 +158,9 @@ class JsonRpcExecutor:
             )
             if not 200 <= resp.status < 300:
                 raise WireError(_describe_status(resp))
-            reply = parse_reply(self._reply_model, resp.body, request_id)
-            return outcome_of(reply, self._redactor)
+            return read_reply(
+                resp.body, self.context_type, request_id=request_id, redactor=self._redactor
+            )
 
     async def aclose(self) -> None:
         """Close the HTTP client if this executor made it; a given one stays the caller's."""
@@ -167,47 +171,41 @@ class JsonRpcExecutor:
         return f"<JsonRpcExecutor {self.point} -> {self.endpoint}>"
 
 
-def reply_model(operation: str) -> type[RpcResponse[HookContext]]:
-    """The envelope a reply for ``operation`` is read as: its result is that operation's context."""
-    model: type[RpcResponse[HookContext]] = RpcResponse[context_type(operation)]  # type: ignore[misc,assignment]  # a runtime-chosen parameter, as pydantic allows
-    return model
+class RemoteError(WireError):
+    """The remote answered with an error object (not an abort): it failed, and said so."""
+
+    def __init__(self, error: RpcError) -> None:
+        self.error = error
+        super().__init__(describe_error(error))
 
 
-def parse_reply(
-    model: type[RpcResponse[HookContext]], body: bytes, request_id: RequestId | None
-) -> RpcResponse[HookContext]:
-    """Read a reply body to request ``request_id`` as the harness does, envelope and result.
+def read_reply(
+    body: bytes | str, result: type[ResultT], *, request_id: RequestId | None, redactor: Redactor
+) -> ResultT | None:
+    """What the harness makes of a JSON-RPC reply: the replacement, or ``None`` to pass through.
 
-    ``request_id`` is ``None`` only for a notification, which the harness never sends.
+    The executor reads every reply with it, and so does the conformance kit, so a kit
+    verdict is the harness's (:func:`~harness.hooks.remote.wire.read_response` reads the
+    envelope strictly).
 
-    The conformance kit reads replies with this too, so a PASS means the harness reads
-    the reply the same way.
-
-    Raises:
-        ValueError: the body is not JSON or does not conform (pydantic's ``ValidationError``).
-        WireError: the reply does not echo the request's id.
-    """
-    reply = model.model_validate_json(body)
-    # An error reply may carry a null id (the server could not read ours); a result must
-    # always echo it.
-    if reply.id != request_id and (reply.error is None or reply.id is not None):
-        raise WireError(f"reply id {reply.id!r} does not match request id {request_id}")
-    return reply
-
-
-def outcome_of(reply: RpcResponse[HookContext], redactor: Redactor) -> HookContext | None:
-    """What a parsed reply asks for: the replacement context, or ``None`` to pass through.
+    Args:
+        body: the reply as received.
+        result: what a result must be, the point's context class.
+        request_id: the request's id, which a result must echo.
+        redactor: scrubs an abort's reason.
 
     Raises:
-        HookAbort: the reply is an :data:`~harness.hooks.remote.wire.ABORT` error with
-            its payload (its reason scrubbed by ``redactor``).
-        WireError: any other error object.
+        HookAbort: the remote vetoed (error ``ABORT`` with an ``abort`` payload).
+        RemoteError: the remote answered with another error object.
+        ReplyError: the reply is out of contract (the fields are named).
+        ValidationError: it is not JSON.
     """
-    if reply.error is not None:
+    reply = read_response(body, result, request_id=request_id)
+    if isinstance(reply, RpcFailure):
         abort = abort_of(reply.error)
         if abort is not None:
             raise as_abort(abort, redactor)
-        raise WireError(describe_error(reply.error))
+        raise RemoteError(reply.error)
     return reply.result
 
 
