@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from collections.abc import Iterator
 
 from google.protobuf.message import Message
 from temporalio.api.common.v1 import Payload
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 
@@ -40,3 +43,19 @@ async def opened_bytes(client: Client, workflow_id: str) -> bytes:
     codec = client.data_converter.payload_codec
     opened = await codec.decode(payloads) if codec else payloads
     return b"\n".join(p.SerializeToString() for p in opened)
+
+
+async def steps_run(client: Client, workflow_id: str) -> Counter[str]:
+    """How often each activity type ran in a workflow's history: scheduled on the task queue,
+    or run locally (a local activity leaves a marker naming its type instead)."""
+    history = await client.get_workflow_handle(workflow_id).fetch_history()
+    ran: Counter[str] = Counter()
+    for event in history.events:
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            ran[event.activity_task_scheduled_event_attributes.activity_type.name] += 1
+        marker = event.marker_recorded_event_attributes
+        if event.event_type == EventType.EVENT_TYPE_MARKER_RECORDED and "data" in marker.details:
+            data = json.loads(marker.details["data"].payloads[0].data)
+            if isinstance(data, dict) and "activity_type" in data:
+                ran[data["activity_type"]] += 1
+    return ran

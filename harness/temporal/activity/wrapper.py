@@ -94,7 +94,9 @@ async def run_hooked(host: ActivityHost, operation: str, ctx: C) -> C | Stopped:
             waiting: set[asyncio.Future[object]] = {chain}  # type: ignore[arg-type]  # a Task[C] is one
             if stopping is not None:
                 waiting.add(stopping)
-            done, _ = await asyncio.wait(waiting, timeout=interval)
+            done, _ = await asyncio.wait(
+                waiting, timeout=interval, return_when=asyncio.FIRST_COMPLETED
+            )
             if chain in done:
                 return chain.result()
             if stopping is not None and stopping in done:

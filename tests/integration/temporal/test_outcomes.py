@@ -16,7 +16,6 @@ import uuid
 from collections import Counter
 
 from aiohttp import web
-from temporalio.api.enums.v1 import EventType
 
 from commands import register_all
 from harness.domain import ChannelMessage, Participant, Role, TaskSpec
@@ -24,6 +23,7 @@ from harness.hook_server import jsonrpc_app
 from harness.hooks import HookAbort, JsonRpcExecutor
 from harness.hooks.catalogue import DISPATCH_HOOKS
 from harness.hooks.contexts import CommandInvokedContext, ToolInvokedContext
+from tests.support.history import steps_run
 
 from .conftest import assert_replays
 
@@ -37,14 +37,8 @@ def free_port() -> int:
 
 
 async def scheduled(client, task_id: str) -> Counter[str]:
-    """How many times each activity type was scheduled in the task's history."""
-    history = await client.get_workflow_handle(task_id).fetch_history()
-    kind = EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
-    return Counter(
-        e.activity_task_scheduled_event_attributes.activity_type.name
-        for e in history.events
-        if e.event_type == kind
-    )
+    """How many times each activity type ran in the task's history (local ones included)."""
+    return await steps_run(client, task_id)
 
 
 def posts(slack_api, channel: str) -> list[str]:

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
-from temporalio.api.enums.v1 import EventType
 
 from harness.domain import ChannelMessage, TaskSpec
 from harness.hook_server import jsonrpc_app
@@ -24,6 +23,7 @@ from harness.hooks.contexts import PersistenceWriteContext
 from harness.storage.audit import recent_audit
 from harness.temporal.client import HarnessClient
 from harness.temporal.worker import serve
+from tests.support.history import steps_run
 
 from .conftest import assert_replays
 
@@ -62,13 +62,7 @@ async def policy_server():
 
 
 async def scheduled(client, task_id: str, activity: str) -> int:
-    history = await client.get_workflow_handle(task_id).fetch_history()
-    return sum(
-        1
-        for e in history.events
-        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
-        and e.activity_task_scheduled_event_attributes.activity_type.name == activity
-    )
+    return (await steps_run(client, task_id))[activity]
 
 
 @pytest.mark.parametrize("pure", [True, False], ids=["pure", "not-pure"])
