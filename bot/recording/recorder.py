@@ -50,6 +50,8 @@ from bot.recording.format import (
     dump,
 )
 from bot.recording.scrub import Scrubber
+from bot.recording.settings import carried, not_carried
+from harness.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -93,12 +95,23 @@ class Recorder:
         scrubber: what every text passes through first.
         bot_user_id: the bot's user id, for the header.
         local: local mode (the stand-in records the worker's calls too).
+        settings: the bot's ``HARNESS_*`` settings, whose answer-shaping ones the header
+            carries (:mod:`bot.recording.settings`); ``None``: the header names none.
     """
 
-    def __init__(self, path: Path, scrubber: Scrubber, *, bot_user_id: str, local: bool) -> None:
+    def __init__(
+        self,
+        path: Path,
+        scrubber: Scrubber,
+        *,
+        bot_user_id: str,
+        local: bool,
+        settings: Settings | None = None,
+    ) -> None:
         self.path = path
         self.scrubber = scrubber
         self.local = local
+        self.settings = settings
         self._start = time.monotonic()
         self._prefix = hashlib.sha256(f"{time.time_ns()}{id(self)}".encode()).hexdigest()[:6]
         self._ids = itertools.count(1)
@@ -131,6 +144,8 @@ class Recorder:
             local=self.local,
             pseudonymised=self.scrubber.key is not None,
             captures=(*captures, "worker_web_api") if self.local else captures,
+            settings=carried(self.settings, self.scrubber.redactor) if self.settings else None,
+            unrecorded=not_carried(self.settings) if self.settings else (),
         )
 
     def write(self, line: BaseModel) -> None:
