@@ -6,10 +6,11 @@ signs it and POSTed to ``python -m bot`` (local mode, so its Web API stand-in re
 every post); a message's time to reply runs
 from the POST to the moment the offline agent's answer ("(offline) <text>") is in the
 stand-in. All lanes run at once. Printed: messages/s and p50/p99 time to reply; per
-message, activities scheduled and history bytes (stored, and as the codec opens them:
-``bench/meter.py``); and where the time to reply goes (``bench/timeline.py``: bot,
-Temporal, worker, hooks), read from the histories of the same run and the worker's
-metrics endpoint (the worker runs with ``[observability] executor_stats`` for that).
+message, activities scheduled (task-queue round trips), local activities and history
+bytes (stored, and as the codec opens them: ``bench/meter.py``); and where the time to
+reply goes (``bench/timeline.py``: bot, Temporal, worker, hooks), read from the histories
+of the same run and the worker's metrics endpoint (the worker runs with
+``[observability] executor_stats`` for that).
 
 Floor, same run, same dev server: the same lanes and messages as bare Temporal updates
 that each run one activity (``bench/stack.py`` FloorWorkflow), no bot, hooks or agent:
@@ -158,6 +159,7 @@ def figures(sent: list[Sent], cost: Totals, where: dict[str, dict[str, float]]) 
         "per_second": round(n / wall, 2),
         **stats([d for _, _, d in sent]),
         "activities_per_message": round(cost.activities / n, 2),
+        "local_activities_per_message": round(cost.local / n, 2),
         "events_per_message": round(cost.events / n, 1),
         "stored_bytes_per_message": round(cost.bytes / n),
         "opened_bytes_per_message": round(cost.opened / n),
@@ -227,14 +229,14 @@ def report(r: dict) -> None:
     """One size's table: rates and costs, ours beside the floor; then where the time goes."""
     print(
         f"{'lanes':>5} {'':6} {'msg/s':>8} {'p50 ms':>9} {'p99 ms':>9} {'act/msg':>8}"
-        f" {'opened B/msg':>13}"
+        f" {'local/msg':>9} {'opened B/msg':>13}"
     )
     for name in ("ours", "floor"):
         f = r[name]
         print(
             f"{r['lanes']:5} {name:6} {f['per_second']:8.2f} {f['p50_ms']:9.1f} "
             f"{f['p99_ms']:9.1f} {f['activities_per_message']:8.2f} "
-            f"{f['opened_bytes_per_message']:13}"
+            f"{f['local_activities_per_message']:9.2f} {f['opened_bytes_per_message']:13}"
         )
     print(
         f"{'':5} ratio  p50 ours/floor {r['ratio_p50']:.2f}x, throughput floor/ours "

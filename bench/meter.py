@@ -40,6 +40,9 @@ class Totals:
     bytes: int = 0
     opened: int = 0
     activities: int = 0
+    """Activities scheduled on the task queue: each a round trip through the server."""
+    local: int = 0
+    """Local activities (their markers): run by the workflow's worker, no round trip."""
     workflows: int = 0
     store: int = 0
 
@@ -53,7 +56,7 @@ class Meter:
 
     client: Client
     data_dir: Path
-    closed: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
+    closed: dict[str, tuple[int, int, int, int, int]] = field(default_factory=dict)
 
     async def totals(self) -> Totals:
         totals = Totals()
@@ -70,6 +73,7 @@ class Meter:
                     stored,
                     stored + await self.opening(history.events),
                     sum(e.event_type == scheduled for e in history.events),
+                    sum(_local(e) for e in history.events),
                 )
                 if execution.close_time is not None:
                     self.closed[execution.run_id] = seen
@@ -77,6 +81,7 @@ class Meter:
             totals.bytes += seen[1]
             totals.opened += seen[2]
             totals.activities += seen[3]
+            totals.local += seen[4]
         totals.store = stored_bytes(self.data_dir)
         return totals
 
@@ -86,6 +91,15 @@ class Meter:
         codec = self.client.data_converter.payload_codec
         opened = await codec.decode(payloads) if codec else payloads
         return sum(p.ByteSize() for p in opened) - sum(p.ByteSize() for p in payloads)
+
+
+def _local(event: HistoryEvent) -> bool:
+    """Whether ``event`` is a local activity's marker."""
+    marker = event.marker_recorded_event_attributes
+    return (
+        event.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
+        and marker.marker_name == "core_local_activity"
+    )
 
 
 def stored_bytes(data_dir: Path) -> int:

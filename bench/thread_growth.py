@@ -7,7 +7,8 @@ one tool call. After each reply it reads every workflow history in the namespace
 the worker's database and prints, for the messages measured: history events and bytes
 added (all workflows, continue-as-new runs included), as stored (compressed, encrypted:
 what Temporal's limits count) and as the codec opens them; activities scheduled;
-workflows started; store bytes written. The last line is JSON; ``ratio`` is the stored
+local activities (no task-queue round trip); workflows started; store bytes written.
+The last line is JSON; ``ratio`` is the stored
 history bytes added by the last message measured over those of message 2 (goal: at most
 1.5, issue 13: cost per message independent of thread length), ``opened_ratio`` the same
 for opened bytes.
@@ -202,13 +203,14 @@ def main() -> None:
         figures = asyncio.run(run(args.messages))
     print(
         f"{'message':>8} {'events':>7} {'hist bytes':>11} {'opened':>9} {'activities':>10}"
-        f" {'workflows':>9} {'store bytes':>11}"
+        f" {'local':>6} {'workflows':>9} {'store bytes':>11}"
     )
     for n in MEASURED:
         if (row := figures.get(f"m{n}")) is not None:
             print(
                 f"{n:>8} {row['events']:>7} {row['bytes']:>11} {row['opened']:>9}"
-                f" {row['activities']:>10} {row['workflows']:>9} {row['store']:>11}"
+                f" {row['activities']:>10} {row['local']:>6} {row['workflows']:>9}"
+                f" {row['store']:>11}"
             )
     last = max(n for n in MEASURED if f"m{n}" in figures)
     print(

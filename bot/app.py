@@ -203,6 +203,7 @@ def open_recorder(settings: BotSettings, harness: Settings | None = None) -> Rec
         bot_user_id=settings.bot_user_id,
         local=settings.local,
         settings=harness,
+        worker_posts=settings.web_api_is_standin,
     )
 
 

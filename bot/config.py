@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 from typing import Final
+from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -23,6 +24,7 @@ from harness.channels.web_api import (
     LOCAL_BOT_TOKEN,
     STANDIN_PATH,
     plain_http_problem,
+    standin_url,
     web_api_url,
 )
 from harness.http import is_loopback
@@ -160,6 +162,20 @@ class BotSettings(BaseSettings):
             host=self.host,
             port=self.port,
         )
+
+    @property
+    def web_api_is_standin(self) -> bool:
+        """Local mode with the Web API at this bot's own stand-in, where the worker posts too
+        (unless ``BOT_API_URL`` moved it): the stand-in sees, and records, the worker's calls."""
+        if not self.local:
+            return False
+        url, own = urlsplit(self.web_api_url), urlsplit(standin_url(self.host, self.port))
+        try:
+            same_port = url.port == own.port
+        except ValueError:  # a port that is no number: not ours
+            return False
+        same_host = url.hostname == own.hostname or is_loopback(url.hostname or "")
+        return same_port and same_host and url.path == STANDIN_PATH
 
     @property
     def ledger_path(self) -> Path:

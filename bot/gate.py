@@ -92,8 +92,8 @@ class SlackGate:
                 path=request.path,
                 query=request.query_string,
                 headers=request.headers,
-                raw=text,
-                body=body or {},
+                raw=raw,
+                body=body,
             )
         )
         if body is None:

@@ -23,7 +23,9 @@ caller catches the harness's failures in one clause, except the few named below 
     ├── ServiceError                   harness.errors: a service outside failed or is out of reach
     │   ├── HttpClientError            harness.http.errors: an HTTP call got no complete answer
     │   ├── WireError                  harness.hooks.remote.wire: a reply broke the protocol
-    │   │   └── HookFunctionError      harness.hooks.remote.reply: a served function failed
+    │   │   ├── HookFunctionError      harness.hooks.remote.reply: a served function failed
+    │   │   └── RemoteError            harness.hooks.remote.jsonrpc: the remote answered an error
+    │   ├── ReplyError                 harness.hooks.remote.strict: a reply's fields do not conform
     │   ├── ModelError                 harness.models.errors: a model call gave nothing usable
     │   ├── ChannelError               harness.channels.slack: Slack did not accept a post
     │   ├── SlackRefused               bot.socket_mode: Slack refused SLACK_APP_TOKEN
@@ -41,7 +43,7 @@ caller catches the harness's failures in one clause, except the few named below 
     │   └── ToolUnavailable            the tool was not reached or did not answer (retryable)
     ├── SkillError                     harness.skills.loader: a skill is missing or invalid
     ├── SignatureError                 harness.hooks.remote.signing: a signature or secret is bad
-    ├── RedactedError                  harness.hooks.remote.wire: a foreign cause, text redacted
+    ├── RedactedError                  harness.hooks.remote.redacted: a foreign cause, redacted
     ├── RedactionError                 harness.redaction.redactor: a value cannot be proved clean
     ├── PayloadCodecError              harness.temporal.errors: a stored payload does not decrypt
     ├── RecordingError                 bot.recording.format: a recording cannot be read or written

@@ -8,8 +8,9 @@ Lines, linked by the ``id`` of the request that caused them:
 
 - ``recording``: the header (format version, when, the bot's user id, what was captured,
   the settings that shape answers).
-- ``request``: what Slack sent (HTTP: path, the headers that matter, the raw body; Socket
-  Mode: the envelope) and what the bot answered (HTTP status and body, or the ack).
+- ``request``: what Slack sent (HTTP: path, the headers that matter, the body in the encoding
+  it arrived in, or the length and hash of one the bot could not read; Socket Mode: the
+  envelope) and what the bot answered (HTTP status and body, or the ack).
 - ``web_api``: a Web API call (method, arguments, Slack's answer), by the bot or, when the
   bot runs the local stand-in, by the worker.
 - ``response_url``: a post to a request's ``response_url`` (the late reply of a command).
@@ -30,6 +31,7 @@ from urllib.parse import parse_qsl
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from bot.envelope import content_type_of, reads_as_json
 from harness.errors import HarnessError
 
 FORMAT: Final = 1
@@ -60,7 +62,8 @@ class Header(_Line):
     bot_user_id: str
     """The bot's user id (pseudonymised with the rest): replay puts its own in its place."""
     local: bool
-    """Recorded in local mode: the worker's posts (through the stand-in) are in the file."""
+    """Recorded in local mode (against the stand-in, not Slack). Whether the worker's posts are
+    in the file is what ``captures`` says (``worker_web_api``): not when the API URL was moved."""
     pseudonymised: bool = False
     captures: tuple[Capture, ...]
     settings: dict[str, Any] | None = None
@@ -124,7 +127,7 @@ class RequestLine(_Line):
             return self.envelope.payload
         if self.http is None:
             return {}
-        if "json" in self.http.headers.get("content-type", ""):
+        if reads_as_json(self.http.body, content_type_of(self.http.headers)):
             try:
                 body = json.loads(self.http.body)
             except ValueError:

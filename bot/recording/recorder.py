@@ -35,6 +35,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 from slack_sdk.webhook.webhook_response import WebhookResponse
 
+from bot.envelope import content_type_of
 from bot.recording.format import (
     KEPT_HEADERS,
     REPLAY_HEADER,
@@ -55,6 +56,7 @@ from harness.config import Settings
 
 log = logging.getLogger(__name__)
 
+UNRECORDED_METHOD: Final = "apps.connections.open"
 RECORDED_HEADER: Final = "x-tiny-harness-recorded"
 """Set on the bot's own Web API calls: the local stand-in does not record them a second time."""
 _CURRENT: Final[contextvars.ContextVar[str | None]] = contextvars.ContextVar(
@@ -80,7 +82,7 @@ class Exchange:
 
     def answer(self, status: int, body: str = "", content_type: str = "") -> None:
         """Write the request with its answer; effects after this still link to it."""
-        scrubbed = self.recorder.scrubber.body(body, content_type) if body else ""
+        scrubbed = self.recorder.scrubber.answer_body(body, content_type) if body else ""
         answer = Answer(status=status, body=scrubbed, content_type=content_type)
         self.recorder.write(self.line.model_copy(update={"response": answer}))
         _CURRENT.reset(self._token)
@@ -93,8 +95,12 @@ class Recorder:
     Args:
         path: the file; appended to, created with its header when new or empty.
         scrubber: what every text passes through first.
-        bot_user_id: the bot's user id, for the header.
-        local: local mode (the stand-in records the worker's calls too).
+        bot_user_id: the bot's user id, for the header, until Slack names it
+            (:meth:`learn_bot_user`).
+        local: local mode.
+        worker_posts: the worker's calls reach the stand-in, which records them (local mode
+            with the Web API at the bot's own stand-in, :attr:`bot.config.BotSettings.
+            web_api_is_standin`); the header claims them only then.
         settings: the bot's ``HARNESS_*`` settings, whose answer-shaping ones the header
             carries (:mod:`bot.recording.settings`); ``None``: the header names none.
     """
@@ -106,11 +112,13 @@ class Recorder:
         *,
         bot_user_id: str,
         local: bool,
+        worker_posts: bool,
         settings: Settings | None = None,
     ) -> None:
         self.path = path
         self.scrubber = scrubber
         self.local = local
+        self.worker_posts = worker_posts
         self.settings = settings
         self._start = time.monotonic()
         self._prefix = hashlib.sha256(f"{time.time_ns()}{id(self)}".encode()).hexdigest()[:6]
@@ -143,7 +151,7 @@ class Recorder:
             bot_user_id=self.scrubber.text(self.bot_user_id),
             local=self.local,
             pseudonymised=self.scrubber.key is not None,
-            captures=(*captures, "worker_web_api") if self.local else captures,
+            captures=(*captures, "worker_web_api") if self.worker_posts else captures,
             settings=carried(self.settings, self.scrubber.redactor) if self.settings else None,
             unrecorded=not_carried(self.settings) if self.settings else (),
         )
@@ -201,20 +209,21 @@ class Recorder:
         path: str,
         query: str,
         headers: Mapping[str, str],
-        raw: str,
-        body: Mapping[str, Any],
+        raw: bytes,
+        body: Mapping[str, Any] | None,
     ) -> Exchange:
-        """Open the exchange of a signed HTTP request (``body`` as the gate parsed it)."""
+        """Open the exchange of a signed HTTP request: ``raw`` as it arrived, ``body`` as the
+        gate parsed it, ``None`` when it could not (then the body is written as its length
+        and hash only, :meth:`~bot.recording.scrub.Scrubber.request_body`)."""
         kept = {k.lower(): v for k, v in headers.items() if k.lower() in KEPT_HEADERS}
-        content_type = kept.get("content-type", "")
         request = HttpRequest(
             path=path,
             query=self.scrubber.text(query),
             headers=kept,
-            body=self.scrubber.body(raw, content_type),
+            body=self.scrubber.request_body(raw, content_type_of(kept), readable=body is not None),
         )
         replay_of = next((v for k, v in headers.items() if k.lower() == REPLAY_HEADER), None)
-        return self._open("http", body, replay_of, http=request)
+        return self._open("http", body or {}, replay_of, http=request)
 
     def envelope(
         self,
@@ -246,7 +255,14 @@ class Recorder:
     ) -> None:
         """Record one Web API call; the bot's link to its request, the worker's to the latest
         request about its channel (a channel's task answers what it was last asked there: a
-        mention in a new thread is answered in the task's own thread), else the latest of all."""
+        mention in a new thread is answered in the task's own thread), else the latest of all.
+
+        ``apps.connections.open`` is not recorded: it is the Socket Mode client's own call, made
+        with the app's client before any request (its line wrote the header with the default
+        bot id), and Slack's answer is a websocket URL whose ticket lets its holder connect.
+        """
+        if method == UNRECORDED_METHOD:
+            return
         if origin == "bot":
             request = _CURRENT.get()
         else:

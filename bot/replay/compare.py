@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 from bot.recording.format import RequestLine
 from bot.replay.view import title
+
+MAX_TEXT_CHARS: Final = 2000
+"""A diff shows this much of one text: a 20 MB body is named by its length and hash."""
 
 
 @dataclass(frozen=True)
@@ -43,8 +47,21 @@ def compare(
 def _lines(view: dict[str, Any] | None) -> list[str]:
     if view is None:
         return ["(nothing: the request was not answered)"]
-    shown = {k: v for k, v in view.items() if v or k == "response"}
+    shown = {k: _cut(v) for k, v in view.items() if v or k == "response"}
     return json.dumps(shown, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
+
+
+def _cut(value: Any) -> Any:  # noqa: ANN401  # any JSON value
+    """``value`` with each text longer than :data:`MAX_TEXT_CHARS` cut, its length and hash
+    kept (two long texts that differ past the cut still differ)."""
+    if isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
+        digest = hashlib.sha256(value.encode()).hexdigest()[:16]
+        return f"{value[:MAX_TEXT_CHARS]}… ({len(value)} characters, sha256 {digest}…)"
+    if isinstance(value, list):
+        return [_cut(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _cut(item) for key, item in value.items()}
+    return value
 
 
 def report(verdicts: Sequence[Verdict], out: TextIO, *, settings_different: int = 0) -> bool:

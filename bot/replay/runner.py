@@ -9,11 +9,15 @@ own; effects are linked back to the recorded ids through it.
 An exchange is over when as much as the recording shows has happened (as many posts,
 replies and calls) and nothing more came for ``quiet`` seconds, or after ``patience``
 seconds in any case (a vetoed tool call never posts its answer: the diff says so).
+A request the bot refuses before recording anything (too large, 413; a bad signature, 401)
+is seen by the HTTP answer it got: the bot writes a request's line before it answers, so
+an answer with no line means there will be none.
 """
 
 from __future__ import annotations
 
 import asyncio
+import io
 import time
 import uuid
 from collections import defaultdict
@@ -25,6 +29,7 @@ import aiohttp
 
 from bot.config import STANDIN_PATH
 from bot.recording.format import (
+    Answer,
     Recording,
     RecordingError,
     RequestLine,
@@ -38,6 +43,8 @@ from bot.replay.view import POST_METHODS, button_elements, views
 from bot.standin import RECORDING_PATH, RESPONSE_PATH
 
 POLL_SECONDS: Final = 0.1
+MAX_ANSWER_BYTES: Final = 1 << 20
+"""Read of a direct answer at most: the bot's own are short (its refusals a few words)."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +96,8 @@ class Replay:
         self._ours: dict[str, str] = {}
         """The bot's id of each replayed request -> the recorded id it replays."""
         self._last_change = time.monotonic()
+        self._answers: dict[str, Answer] = {}
+        """The HTTP answer to each request sent, by recorded id."""
 
     async def run(self) -> Recording:
         """Replay every request; everything observed, linked to the recorded ids."""
@@ -177,10 +186,13 @@ class Replay:
         try:
             async with session.post(
                 self.target.base + self.target.path,
-                data=message.body.encode(),
+                data=io.BytesIO(message.body.encode()),  # large too: not read whole into the loop
                 headers=message.headers,
             ) as answer:
-                await answer.read()
+                text = (await answer.content.read(MAX_ANSWER_BYTES)).decode("utf-8", "replace")
+                self._answers[request.id] = Answer(
+                    status=answer.status, body=text, content_type=answer.content_type
+                )
         except aiohttp.ClientError as error:
             raise RecordingError(
                 f"the bot at {self.target.base} did not answer "
@@ -210,23 +222,34 @@ class Replay:
         recorded request's exchange); without the worker's calls when the recording has none of
         them (made against Slack), unless ``everything``."""
         out = Recording(self.recording.header)
-        if self._raw is None:
-            return out  # nothing recorded yet
-        out.header = self._raw.header.model_copy(
-            update={"bot_user_id": self.recording.header.bot_user_id}
-        )
+        if self._raw is not None:
+            out.header = self._raw.header.model_copy(
+                update={"bot_user_id": self.recording.header.bot_user_id}
+            )
+        raw = self._raw or Recording(out.header)
         workers = everything or "worker_web_api" in self.recording.header.captures
-        for line in self._raw.requests:
+        for line in raw.requests:
             if line.replay_of is not None and only in (None, line.replay_of):
                 out.requests.append(line.model_copy(update={"id": line.replay_of}))
+        out.requests += self._unrecorded(only, {line.id for line in out.requests})
         for theirs, linked in self._ours.items():
             if only in (None, linked):
                 out.effects[linked] += [
                     e.model_copy(update={"request": linked})
-                    for e in self._raw.effects[theirs]
+                    for e in raw.effects[theirs]
                     if workers or not (isinstance(e, WebApiLine) and e.origin == "worker")
                 ]
         return out
+
+    def _unrecorded(self, only: str | None, recorded: set[str]) -> list[RequestLine]:
+        """The requests the bot answered without recording them, seen by their HTTP answer."""
+        return [
+            request.model_copy(update={"response": self._answers[request.id]})
+            for request in self.recording.requests
+            if request.id in self._answers
+            and request.id not in recorded
+            and only in (None, request.id)
+        ]
 
     def _ts_map(self, request: RequestLine) -> dict[str, str]:
         """Recorded -> replayed ts and button action ids of the posts this exchange made (paired

@@ -9,7 +9,9 @@ What changes between the recording and the replay, and nothing else:
   the ``ts`` the same posts got in this replay;
 - a Socket Mode envelope becomes the HTTP request Slack would have sent instead (the
   bot answers both the same way; a local bot has no websocket);
-- the signature: made now, with the replayed bot's signing secret.
+- the signature: made now, with the replayed bot's signing secret. Of the recorded headers
+  only those a recording keeps (:data:`~bot.recording.format.KEPT_HEADERS`) are sent: a
+  signature or timestamp left in a file by hand would override the fresh one (a 401).
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import parse_qsl, urlencode
 
-from bot.recording.format import REPLAY_HEADER, RequestLine
+from bot.envelope import content_type_of, reads_as_json
+from bot.recording.format import KEPT_HEADERS, REPLAY_HEADER, RequestLine
 from bot.say.as_slack import signed_headers
 
 JSON: Final = "application/json"
@@ -53,17 +56,18 @@ def outgoing(
             kept["x-slack-retry-reason"] = request.envelope.retry_reason or ""
     elif request.http is not None:
         body = request.http.body
-        kept = {k: v for k, v in request.http.headers.items() if k != "content-type"}
-        content_type = request.http.headers.get("content-type", JSON)
+        recorded = {k.lower(): v for k, v in request.http.headers.items()}
+        kept = {k: v for k, v in recorded.items() if k in KEPT_HEADERS and k != "content-type"}
+        content_type = recorded.get("content-type", JSON)
     else:
         raise ValueError(f"request {request.id} has neither an HTTP body nor an envelope")
     for old, new in replace.items():
         if old and old != new:
             body = body.replace(old, new)
-    if content_type.startswith(FORM):
-        body = _with_response_url(body, response_url)
+    if not reads_as_json(body, content_type_of({"content-type": content_type})):
+        body = _with_response_url(body, response_url)  # a form, whatever its label says
     headers = signed_headers(secret, body, content_type)
-    return Outgoing(body, {**headers, **kept, REPLAY_HEADER: request.id})
+    return Outgoing(body, {**kept, **headers, REPLAY_HEADER: request.id})
 
 
 def _from_envelope(kind: str, payload: dict[str, Any]) -> tuple[str, str]:

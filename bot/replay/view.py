@@ -39,6 +39,8 @@ IGNORED_METHODS: Final = frozenset(
     }
 )
 """Reads and passing states: nothing a person sees afterwards."""
+MAX_TITLE_CHARS: Final = 100
+"""What a title shows of what was sent: a 20 MB command is named, not printed."""
 _TS: Final = re.compile(r"\b\d{9,10}\.\d{6}\b")
 _UUID: Final = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
 _DURATION: Final = re.compile(r"\b\d+(?:\.\d+)?(?= ?(?:ms|s|min|h)\b)")
@@ -239,7 +241,7 @@ def title(request: RequestLine) -> str:
     body = request.payload()
     what = "request"
     if body.get("command"):
-        what = f"{body['command']} {body.get('text', '')}".strip()
+        what = f"{body['command']} {str(body.get('text', ''))[:60]}".strip()
     elif isinstance(event := body.get("event"), dict):
         kind = str(event.get("type", "event"))
         said = str(event.get("text", ""))[:60]
@@ -251,4 +253,6 @@ def title(request: RequestLine) -> str:
         if isinstance(actions := body.get("actions"), list) and actions:
             first = actions[0] if isinstance(actions[0], dict) else {}
             what += f" {first.get('action_id', '')}={first.get('value', '')}"
+    if len(what) > MAX_TITLE_CHARS:
+        what = what[: MAX_TITLE_CHARS - 1] + "…"
     return f"exchange {request.id} at {request.at:.1f} s ({request.transport}): {what}"

@@ -60,6 +60,7 @@ def priority_label(priority: int) -> str:
 
 
 async def _list(settings: Settings, config: Path | None) -> int:
+    from harness.hooks.pure import is_pure
     from harness.plugins import effective_manager
 
     async with effective_manager(settings, config=config) as manager:
@@ -72,7 +73,11 @@ async def _list(settings: Settings, config: Path | None) -> int:
             print(point)
             for reg in regs:
                 kind = executor_kind(reg.executor)
-                print(f"  {priority_label(reg.priority):>11}  {reg.name:<48} {kind:<8} {reg.mode}")
+                pure = " pure" if is_pure(reg.executor) else ""  # docs/hooks/pure.md
+                print(
+                    f"  {priority_label(reg.priority):>11}  {reg.name:<48} {kind:<8} {reg.mode}"
+                    + pure
+                )
     return 0
 
 

@@ -67,6 +67,11 @@ class Entry:
             operation unless given; ``None`` when it runs inside another (``heartbeat.tick``
             in every activity, ``shutdown`` in the worker).
         calls_model: it calls a model, so a retry of it is said in the thread (issue 11).
+        local: a short step (milliseconds: in-process work, the database, one Slack call)
+            that the task workflow runs as a Temporal *local* activity, in the worker that
+            runs the workflow, with no task-queue round trip (issue 27). Model calls, tool
+            calls and anything that may run for long stay ``False`` (the default): a local
+            activity holds the workflow's task, so updates (``/task stop``) wait for it.
         progress: the phases at which the progress reporter renders it (issue 14): ``post``
             shows what the operation left, ``pre`` what is about to happen.
         unechoed: input fields (sequences) its activity's result leaves empty, ``()``
@@ -87,6 +92,7 @@ class Entry:
     family: str
     activity: str | None = _DERIVED
     calls_model: bool = False
+    local: bool = False
     progress: tuple[Phase, ...] = ()
     unechoed: tuple[str, ...] = ()
     policy: tuple[Phase, ...] = ()
@@ -101,6 +107,7 @@ class Entry:
             *_shape(self.family, "family", _is(str, self.family, str.isidentifier)),
             *_shape(self.activity, "activity", self.activity is None or bool(self.activity)),
             *_shape(self.calls_model, "calls_model", isinstance(self.calls_model, bool)),
+            *_shape(self.local, "local", isinstance(self.local, bool)),
             *_shape(self.progress, "progress", _phases(self.progress)),
             *_shape(self.policy, "policy", _phases(self.policy)),
             *_shape(self.unechoed, "unechoed", _names(self.unechoed)),
@@ -141,6 +148,7 @@ _WANTED: Final = {
     "family": "a module name (plan)",
     "activity": "an activity name or None",
     "calls_model": "True or False",
+    "local": "True or False",
     "progress": "a tuple of phases, ('pre', 'post')",
     "policy": "a tuple of phases, ('pre',)",
     "unechoed": "a tuple of field names, ('messages',)",

@@ -75,6 +75,8 @@ async def run_chain(
                 executor=reg.name,
                 detail=f"expected {cls.__name__} or None, got {type(out).__name__}",
             )
+        if _equal_fields(out, ctx):  # an equal copy (model_copy(), a remote's echo) is none either
+            continue
         try:
             # model_copy(update=...) skips validation, so a replacement is re-validated here.
             replacement = cls.model_validate(out.__dict__)
@@ -103,6 +105,20 @@ these; an executor (local or remote) that could rewrite them could pass its work
 as another task's or another attempt's. The operation itself is the context's class,
 checked above.
 """
+
+
+def _equal_fields(out: HookContext, ctx: HookContext) -> bool:
+    """Whether ``out`` holds what ``ctx`` holds, field for field (``==``), so ``ctx`` can go on.
+
+    ``ctx`` is validated and redacted already, so handing it on instead of an equal copy
+    skips both for the copy and changes nothing the next executor or the caller reads:
+    not its identity, its type or its content. Contexts have no extras and no private
+    attributes, so the fields are all there is to compare.
+    """
+    try:
+        return out.__dict__ == ctx.__dict__
+    except Exception:  # an odd __eq__ (an array) in an unvalidated copy: validate it instead
+        return False
 
 
 def _changed_identity(before: HookContext, after: HookContext) -> str | None:

@@ -7,6 +7,7 @@ Executors are structural (like httpx transports): any async callable
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Protocol, TypeVar, final, runtime_checkable
 
 from harness.hooks.contexts import HookContext
@@ -41,6 +42,22 @@ def executor_name(executor: object) -> str:
         module = getattr(executor, "__module__", "")
         return f"{module}.{qualname}" if module else qualname
     return type(executor).__qualname__
+
+
+Applies = Callable[[HookContext], bool]
+"""Whether an executor runs for a context: a hooks file entry's ``match``, as a predicate."""
+
+
+def applies_of(executor: object) -> Applies | None:
+    """What tells whether ``executor`` runs for a context, or ``None`` when it runs for every one.
+
+    An entry of the hooks file with a ``match`` (and a mode wrapper around one) has an
+    ``applies`` predicate; a call it does not apply to passes without running. Watchers ask
+    first (:mod:`harness.hooks.monitor`), so such a call makes no decision span and no stats
+    call (issue 28): it never happened.
+    """
+    applies = getattr(executor, "applies", None)
+    return applies if callable(applies) else None
 
 
 def executor_kind(executor: object) -> str:

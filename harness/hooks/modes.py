@@ -18,7 +18,7 @@ from typing import Final, Literal, final
 from harness.hooks.audit import AuditKind, AuditLog
 from harness.hooks.contexts import HookContext
 from harness.hooks.errors import HookAbort, HookValidationError
-from harness.hooks.executor import AbandonObserver, Executor
+from harness.hooks.executor import AbandonObserver, Applies, Executor, applies_of
 from harness.hooks.observers import ObserverExecutor, ObserverQueue
 
 Mode = Literal["normal", "validator", "audit", "observer"]
@@ -66,14 +66,16 @@ def wrap(
 
 
 class _Wrapped:
-    """Shared by the wrappers: forwards ``abandon`` so a wrapped observer still hears it."""
+    """Shared by the wrappers: forwards ``abandon`` so a wrapped observer still hears it, and
+    the wrapped executor's ``applies`` (its match) so a watcher can skip what it skips."""
 
-    __slots__ = ("inner", "name", "point")
+    __slots__ = ("applies", "inner", "name", "point")
 
     def __init__(self, inner: Executor, *, point: str, name: str) -> None:
         self.inner = inner
         self.point = point
         self.name = name
+        self.applies: Applies | None = applies_of(inner)
 
     async def aclose(self) -> None:
         """Close the wrapped executor when it holds connections."""
@@ -122,6 +124,11 @@ awaited one after another in the operation's task, so they share this variable);
 live context that is no longer the one recorded starts a fresh shadow."""
 
 
+def _shadow_of(ctx: HookContext) -> HookContext:
+    held = _SHADOW.get()
+    return held[1] if held is not None and held[0] is ctx else ctx
+
+
 @final
 class AuditExecutor(_Wrapped):
     """Runs an executor in dry-run mode: its veto, rewrite or failure is recorded, never applied.
@@ -136,11 +143,13 @@ class AuditExecutor(_Wrapped):
     def __init__(self, inner: Executor, *, point: str, name: str, audit: AuditLog) -> None:
         super().__init__(inner, point=point, name=name)
         self.audit = audit
+        matches = self.applies
+        if matches is not None:  # it runs on the shadow, so its match reads the shadow
+            self.applies = lambda ctx: matches(_shadow_of(ctx))
 
     async def __call__(self, ctx: HookContext, /) -> None:
         """Run the executor on the shadow, record what it would have done, and pass through."""
-        held = _SHADOW.get()
-        shadow = held[1] if held is not None and held[0] is ctx else ctx
+        shadow = _shadow_of(ctx)
         try:
             out = await self.inner(shadow)
         except HookAbort as abort:

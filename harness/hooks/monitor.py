@@ -19,7 +19,7 @@ from typing import Final, Literal, Protocol, cast, final
 from harness.hooks.chain import Scrub, run_chain
 from harness.hooks.contexts import HookContext
 from harness.hooks.decisions import watched, watching
-from harness.hooks.executor import Registration, executor_kind
+from harness.hooks.executor import Registration, applies_of, executor_kind
 from harness.hooks.validators import ValidatorGroup
 from harness.redaction import Redactor
 
@@ -280,16 +280,23 @@ def _watched(chain: Sequence[Registration], watch: ExecutorMonitor) -> tuple[Reg
 @final
 class _WatchedExecutor:
     """One registration's executor called through the executor monitors, each of which reads
-    the same pass-over (:func:`~harness.hooks.decisions.passed_over`) when it returned."""
+    the same pass-over (:func:`~harness.hooks.decisions.passed_over`) when it returned.
 
-    __slots__ = ("call", "inner", "watch")
+    A call its match skips (:func:`~harness.hooks.executor.applies_of`) runs unwatched: it
+    passes without running, so it is no decision, no span and no stats call (issue 28).
+    """
+
+    __slots__ = ("applies", "call", "inner", "watch")
 
     def __init__(self, registration: Registration, watch: ExecutorMonitor) -> None:
         self.call = ExecutorCall(registration)
         self.inner = registration.executor
+        self.applies = applies_of(self.inner)
         self.watch = watch
 
     async def __call__(self, ctx: HookContext, /) -> HookContext | None:
+        if self.applies is not None and not self.applies(ctx):
+            return await self.inner(ctx)  # passes without running, as it does unwatched
         token = watching()
         try:
             return await self.watch(self.call, ctx, partial(self.inner, ctx))

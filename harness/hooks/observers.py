@@ -25,7 +25,7 @@ from typing import Final, NamedTuple, final
 from harness.hooks.audit import AuditLog, AuditRecord
 from harness.hooks.contexts import HookContext
 from harness.hooks.errors import HookAbort
-from harness.hooks.executor import Executor
+from harness.hooks.executor import Executor, applies_of
 
 log = logging.getLogger(__name__)
 
@@ -290,10 +290,11 @@ class ObserverExecutor:
     abandon (synchronous, inside the operation) would reach it before it had observed.
     """
 
-    __slots__ = ("counts", "inner", "name", "point", "queue")
+    __slots__ = ("applies", "counts", "inner", "name", "point", "queue")
 
     def __init__(self, inner: Executor, *, point: str, name: str, queue: ObserverQueue) -> None:
         self.inner = inner
+        self.applies = applies_of(inner)  # its match, for the watchers of its hand-off
         self.point = point
         self.name = name
         self.queue = queue

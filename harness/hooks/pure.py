@@ -68,6 +68,16 @@ class DecisionStore(Protocol):
     async def put(self, key: str, decision: RecordedDecision, ttl_seconds: float) -> None: ...
 
 
+def is_pure(executor: object) -> bool:
+    """Whether ``executor`` is, or wraps (mode and configuration wrappers, through ``inner``), a
+    :class:`PureExecutor`: what the start log and ``python -m harness.hooks list`` mark."""
+    while executor is not None:
+        if isinstance(executor, PureExecutor):
+            return True
+        executor = getattr(executor, "inner", None)
+    return False
+
+
 def executor_identity(name: str, point: str, config: Mapping[str, object]) -> str:
     """Who decides: entry name, point and a fingerprint of what it calls (URL, command, target).
 

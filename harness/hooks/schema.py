@@ -18,21 +18,22 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
-from typing import Any, Final
+from typing import Annotated, Any, Final
 
-from pydantic import BaseModel
+from pydantic import Field, TypeAdapter
 from pydantic.json_schema import PydanticJsonSchemaWarning
+from typing_extensions import TypeAliasType
 
 from harness.hooks.catalogue import OPERATIONS
 from harness.hooks.contexts import context_type
-from harness.hooks.remote.reply import HookReply
+from harness.hooks.remote.reply import hook_reply_type
 from harness.hooks.remote.wire import (
     SCHEMA_HEADER,
     SCHEMA_VERSION,
     AbortRequest,
     RpcError,
     RpcRequest,
-    RpcResponse,
+    response_type,
 )
 
 __all__ = ["SCHEMA_HEADER", "SCHEMA_VERSION", "render", "schemas", "write"]
@@ -40,20 +41,40 @@ __all__ = ["SCHEMA_HEADER", "SCHEMA_VERSION", "render", "schemas", "write"]
 BASE_URI: Final = f"https://tiny-harness.dev/schemas/{SCHEMA_VERSION}/"
 """The schemas' ``$id`` prefix (an identifier, not a place they are fetched from)."""
 
-ENVELOPES: Final[dict[str, type[BaseModel]]] = {
-    "jsonrpc_request": RpcRequest,
-    "jsonrpc_result": RpcResponse[dict[str, Any]],
-    "jsonrpc_error": RpcError,
-    "abort": AbortRequest,
-    "hook_reply": HookReply,
+Context = TypeAliasType(
+    "Context",
+    Annotated[
+        dict[str, Any],
+        Field(description="The point's context, as contexts/<operation>.json describes it."),
+    ],
+)
+"""A replacement as the envelopes publish it: any object there, the point's context
+(``contexts/<operation>.json``) to the harness, which reads both in one strict pass."""
+
+ENVELOPES: Final[dict[str, tuple[TypeAdapter[Any], str]]] = {
+    "jsonrpc_request": (TypeAdapter(RpcRequest), "A JSON-RPC 2.0 hook request."),
+    "jsonrpc_result": (
+        response_type(Context),
+        "A JSON-RPC 2.0 reply to a hook request: exactly one of result (the replacement "
+        "context, or null to pass through) and error (an ABORT error vetoes).",
+    ),
+    "jsonrpc_error": (TypeAdapter(RpcError), "The error member of a JSON-RPC 2.0 reply."),
+    "abort": (TypeAdapter(AbortRequest), "Why a remote vetoes, or asks a person."),
+    "hook_reply": (
+        hook_reply_type(Context),
+        "An MCP hook reply: exactly one of context (the replacement, or null to pass "
+        "through) and abort.",
+    ),
 }
-"""The reply envelopes, by file name (``replies/<name>.json``)."""
+"""The reply envelopes by file name (``replies/<name>.json``): the very types the
+executors read replies with (:mod:`.remote.wire`, :mod:`.remote.reply`), so the schema
+cannot say less than the harness checks."""
 
 
-def _schema(model: type[BaseModel], path: str, title: str) -> dict[str, Any]:
+def _schema(shape: TypeAdapter[Any], path: str, title: str) -> dict[str, Any]:
     with warnings.catch_warnings():  # a frozen empty map's default is left out, rightly
         warnings.simplefilter("ignore", PydanticJsonSchemaWarning)
-        schema = model.model_json_schema(mode="serialization")
+        schema = shape.json_schema(mode="serialization")
     schema["title"] = title
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -67,10 +88,10 @@ def schemas() -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for operation in OPERATIONS:
         path = f"contexts/{operation}.json"
-        found[path] = _schema(context_type(operation), path, f"{operation} context")
-    for name, model in ENVELOPES.items():
+        found[path] = _schema(TypeAdapter(context_type(operation)), path, f"{operation} context")
+    for name, (shape, description) in ENVELOPES.items():
         path = f"replies/{name}.json"
-        found[path] = _schema(model, path, name.replace("_", " "))
+        found[path] = {**_schema(shape, path, name.replace("_", " ")), "description": description}
     found["index.json"] = {
         "version": SCHEMA_VERSION,
         "header": SCHEMA_HEADER,

@@ -104,6 +104,12 @@ def _types(node: dict[str, Any]) -> set[str]:
     return set(kind) if isinstance(kind, list) else set()
 
 
+_LOWER: Final = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
+_UPPER: Final = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
+_RULES: Final = ("if", "then", "else", "not", "allOf", "pattern", "format", "multipleOf")
+"""Keywords that only ever narrow what a schema accepts, compared as a whole: one added or
+changed is breaking, one removed additive (``format`` included: a validator may check it)."""
+
 _STRUCTURE: Final = {
     "properties",
     "required",
@@ -116,6 +122,10 @@ _STRUCTURE: Final = {
     "$ref",
     "$defs",
     "additionalProperties",
+    "uniqueItems",
+    *_LOWER,
+    *_UPPER,
+    *_RULES,
 }
 
 
@@ -141,10 +151,13 @@ def _compare(
         out.append(Change(path, f"{alternatives} alternatives -> only the object", True))
         _compare(od, was[0], nd, n, path, out, depth + 1)
         return
+    if _narrowed_union(od, o, nd, n, path, out, depth):
+        return
     if _types(o) and _types(n) and _types(o) != _types(n):
         lost = _types(o) - _types(n)
         out.append(Change(path, f"type {sorted(_types(o))} -> {sorted(_types(n))}", bool(lost)))
     _compare_values(_values(o), _values(n), path, out)
+    _compare_constraints(o, n, path, out)
     _compare_properties(od, o, nd, n, path, out, depth)
     if isinstance(o.get("items"), dict) and isinstance(n.get("items"), dict):
         _compare(od, o["items"], nd, n["items"], f"{path}[]", out, depth + 1)
@@ -185,6 +198,56 @@ def _compare_properties(
         elif name in required_before and name not in required_now:
             out.append(Change(f"{path}.{name}", "property became optional", False))
         _compare(od, op[name], nd, np_[name], f"{path}.{name}", out, depth + 1)
+
+
+def _narrowed_union(
+    od: _Doc,
+    o: dict[str, Any],
+    nd: _Doc,
+    n: dict[str, Any],
+    path: str,
+    out: list[Change],
+    depth: int,
+) -> bool:
+    """A union that became one of its alternatives (``X | None`` -> ``None``): breaking, and the
+    alternative kept is compared on; whether this applied."""
+    listed = o.get("anyOf") or o.get("oneOf")
+    if not isinstance(listed, list) or "anyOf" in n or "oneOf" in n or "properties" in n:
+        return False
+    out.append(Change(path, f"{len(listed)} alternatives -> one", len(listed) > 1))
+    kept = [a for a in listed if isinstance(a, dict) and _types(od.resolve(a)) == _types(n)]
+    if kept:
+        _compare(od, kept[0], nd, n, path, out, depth + 1)
+    return True
+
+
+def _compare_constraints(
+    o: dict[str, Any], n: dict[str, Any], path: str, out: list[Change]
+) -> None:
+    """Bounds, ``additionalProperties: false``, ``uniqueItems`` and the rules of :data:`_RULES`:
+    what narrows the values accepted is breaking, what widens them additive."""
+    for key in (*_LOWER, *_UPPER):
+        before, now = o.get(key), n.get(key)
+        if before == now or not all(isinstance(v, int | float | None) for v in (before, now)):
+            continue
+        if before is None or now is None:
+            narrowed = before is None
+        else:
+            narrowed = now > before if key in _LOWER else now < before
+        out.append(Change(path, f"{key} {before} -> {now}", narrowed))
+    closed_before = o.get("additionalProperties", True) is False
+    closed_now = n.get("additionalProperties", True) is False
+    if closed_before != closed_now:
+        what = "other properties no longer allowed" if closed_now else "other properties allowed"
+        out.append(Change(path, what, closed_now))
+    unique = bool(n.get("uniqueItems"))
+    if unique != bool(o.get("uniqueItems")):
+        out.append(Change(path, f"uniqueItems -> {str(unique).lower()}", unique))
+    for key in _RULES:
+        if key in n and o.get(key) != n[key]:
+            out.append(Change(path, f"{key} {'changed' if key in o else 'added'}", True))
+        elif key in o and key not in n:
+            out.append(Change(path, f"{key} removed", False))
 
 
 def _values(node: dict[str, Any]) -> list[Any] | None:

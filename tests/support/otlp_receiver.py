@@ -23,13 +23,17 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 @dataclass(frozen=True)
 class ReceivedSpan:
-    """One span as it arrived: its name, attributes, and its resource's attributes."""
+    """One span as it arrived: its name, attributes, ids, and its resource's attributes."""
 
     name: str
     attributes: dict[str, object]
     resource: dict[str, object]
     trace_id: str
     status_code: int
+    span_id: str = ""
+    """16 hex digits, as a W3C ``traceparent`` names a span."""
+    parent_span_id: str = ""
+    """The parent's span id (hex), empty for a root span."""
 
 
 @dataclass
@@ -61,6 +65,8 @@ class OtlpReceiver:
                                 resource=resource,
                                 trace_id=span.trace_id.hex(),
                                 status_code=span.status.code,
+                                span_id=span.span_id.hex(),
+                                parent_span_id=span.parent_span_id.hex(),
                             )
                         )
             self._changed.notify_all()

@@ -17,17 +17,27 @@ from typing import Any, Final, Literal, Protocol
 
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
+from pydantic import BaseModel
 
 from harness.hook_server.conformance.fixture import Call, Fixture, RawJsonRpc, RawMcp
-from harness.hooks.contexts import context_type
-from harness.hooks.errors import HookAbort, HookTransportError
-from harness.hooks.remote.jsonrpc import DEFAULT_MAX_REPLY_BYTES, JsonRpcExecutor
+from harness.hooks.catalogue import split_point
+from harness.hooks.contexts import HookContext, context_type
+from harness.hooks.errors import HookAbort, HookTransportError, UnknownHookPointError
+from harness.hooks.remote.jsonrpc import (
+    DEFAULT_MAX_REPLY_BYTES,
+    JsonRpcExecutor,
+    RemoteError,
+    read_reply,
+)
 from harness.hooks.remote.mcp import McpExecutor
+from harness.hooks.remote.mcp import read_tool_result as read_hook_result
 from harness.hooks.remote.mcp_connection import McpConnection
-from harness.hooks.remote.reply import HookReply
+from harness.hooks.remote.reply import TOOL_PREFIX
 from harness.hooks.remote.signing import Signer
-from harness.hooks.remote.wire import ABORT, RpcError, abort_of
+from harness.hooks.remote.strict import ReplyError
+from harness.hooks.remote.wire import WireError
 from harness.http import AiohttpClient, HttpClientError
+from harness.redaction import Redactor
 
 GotKind = Literal[
     "pass",
@@ -164,59 +174,80 @@ class JsonRpcTarget:
             return Got("transport_error", _short(f"HTTP {resp.status}: {text}"))
         if not resp.body.strip():
             return Got("no_reply", f"HTTP {resp.status} with no body")
-        try:
-            reply = json.loads(resp.body)
-        except ValueError:
-            return Got("invalid", "reply is not JSON")
-        return read_jsonrpc_reply(_request_ids(send.body), reply)
+        ids, method, batch = _sent(send.body)
+        return read_jsonrpc_reply(ids, resp.body, method, batch=batch)
 
     async def aclose(self) -> None:
         """Close the HTTP client."""
         await self._http.aclose()
 
 
-def _request_ids(body: str) -> list[object]:
+def _sent(body: str) -> tuple[list[object], object, bool]:
+    """What a raw body asks: its requests' ids, the (first) method, and whether it is a batch."""
     try:
         sent = json.loads(body)
     except ValueError:
-        return [None]  # a parse error is answered with a null id
+        return [None], None, False  # a parse error is answered with a null id
     items = sent if isinstance(sent, list) else [sent]
-    return [item.get("id") if isinstance(item, dict) else None for item in items]
+    ids = [item.get("id") if isinstance(item, dict) else None for item in items]
+    method = items[0].get("method") if items and isinstance(items[0], dict) else None
+    return ids, method, isinstance(sent, list)
 
 
-def read_jsonrpc_reply(ids: list[object], reply: object) -> Got:
-    """Name a parsed JSON-RPC reply to a request (or batch) whose ids were ``ids``."""
-    if isinstance(reply, list):
-        got = sorted(json.dumps(item.get("id")) for item in reply if isinstance(item, dict))
-        if got == sorted(json.dumps(i) for i in ids) and len(reply) == len(ids):
-            return Got("batch", f"a batch of {len(reply)} replies")
-        return Got("invalid", f"a batch reply with ids {got}, sent {ids}")
-    if not isinstance(reply, dict) or reply.get("jsonrpc") != "2.0":
-        return Got("invalid", _short(f"not a JSON-RPC 2.0 reply: {json.dumps(reply)}"))
-    error = reply.get("error")
-    if isinstance(error, dict) and isinstance(error.get("code"), int):
-        return _error_got(error)
-    if "result" not in reply or error is not None:
-        return Got("invalid", "a reply with neither result nor error object")
-    if reply.get("id") != ids[0]:
-        return Got("invalid", f"reply id {reply.get('id')!r} does not echo {ids[0]!r}")
-    if reply["result"] is None:
+def read_jsonrpc_reply(
+    ids: list[object], body: bytes, method: object = None, *, batch: bool = False
+) -> Got:
+    """Name a JSON-RPC reply to a request (or, with ``batch``, a batch) whose ids were ``ids``.
+
+    A reply to one request is read by the harness's own :func:`read_reply` (strictly, the
+    result as ``method``'s context when it names a hook point), so the kit calls a reply
+    what the harness would; only batches, which the harness never sends, are the kit's own.
+    """
+    if batch:
+        return _read_batch(ids, body)
+    request_id = ids[0] if isinstance(ids[0], int | str) else None
+    result: type[Any] = _point_context(method) or dict
+    try:
+        out = read_reply(body, result, request_id=request_id, redactor=_KIT_REDACTOR)
+    except HookAbort as abort:
+        return Got("abort", _short(f"abort: {abort.reason}"), refusal=abort.refusal)
+    except RemoteError as error:
+        return Got("error", _short(str(error)), code=error.error.code)
+    except ReplyError as error:
+        return Got("invalid", _short(str(error)))
+    except ValueError:  # pydantic's: not JSON
+        return Got("invalid", "reply is not JSON")
+    if out is None:
         return Got("pass", "result null")
-    if isinstance(reply["result"], dict):
-        return Got("rewrite", "a result context", context=reply["result"])
-    return Got("invalid", "result is neither null nor an object")
+    context = out.model_dump(mode="json") if isinstance(out, BaseModel) else out
+    return Got("rewrite", "a result context", context=context)
 
 
-def _error_got(error: dict[str, Any]) -> Got:
-    code: int = error["code"]
-    text = f"error {code}: {error.get('message', '')}"
-    if code == ABORT:
-        abort = abort_of(
-            RpcError(code=code, message=str(error.get("message", "")), data=error.get("data"))
-        )
-        if abort is not None:
-            return Got("abort", _short(text), refusal=abort.refusal)
-    return Got("error", _short(text), code=code)
+def _read_batch(ids: list[object], body: bytes) -> Got:
+    try:
+        batch = json.loads(body)
+    except ValueError:
+        return Got("invalid", "reply is not JSON")
+    if isinstance(batch, list):
+        got = sorted(json.dumps(item.get("id")) for item in batch if isinstance(item, dict))
+        if got == sorted(json.dumps(i) for i in ids) and len(batch) == len(ids):
+            return Got("batch", f"a batch of {len(batch)} replies")
+        return Got("invalid", f"a batch reply with ids {got}, sent {ids}")
+    return read_jsonrpc_reply(ids, body)  # one reply to a batch: -32600 is what the kit expects
+
+
+def _point_context(name: object) -> type[HookContext] | None:
+    """The context class of hook point ``name``, or ``None`` if it names none."""
+    if not isinstance(name, str):
+        return None
+    try:
+        operation, _ = split_point(name)
+    except UnknownHookPointError:
+        return None
+    return context_type(operation)
+
+
+_KIT_REDACTOR: Final = Redactor()
 
 
 class McpTarget:
@@ -263,28 +294,30 @@ class McpTarget:
             )
         except Exception as error:  # the kit reports any failure of the peer, never crashes
             return Got("transport_error", _short(f"{type(error).__name__}: {error}"))
-        return read_tool_result(result)
+        return read_tool_result(send.tool, result)
 
     async def aclose(self) -> None:
         """Close the session and stop a stdio server."""
         await self.connection.aclose()
 
 
-def read_tool_result(result: CallToolResult) -> Got:
-    """Name an MCP tool result as a hook reply (or an error result)."""
-    texts = [block.text for block in result.content if isinstance(block, TextContent)]
+def read_tool_result(tool: str, result: CallToolResult) -> Got:
+    """Name an MCP tool ``tool``'s result as a hook reply (or an error result), reading it
+    with the harness's own :func:`~harness.hooks.remote.mcp.read_tool_result`."""
     if result.is_error:
+        texts = [block.text for block in result.content if isinstance(block, TextContent)]
         return Got("error", _short("isError result: " + " ".join(texts)))
-    payload: object = result.structured_content
+    point = tool.removeprefix(TOOL_PREFIX)
+    if not tool.startswith(TOOL_PREFIX) or _point_context(point) is None:
+        return Got("invalid", f"a result from {tool}, which serves no hook point")
     try:
-        if payload is None and len(texts) == 1:
-            reply = HookReply.model_validate_json(texts[0])
-        else:
-            reply = HookReply.model_validate(payload)
-    except ValueError as error:
+        out = read_hook_result(point, result, _KIT_REDACTOR)
+    except HookAbort as abort:
+        return Got("abort", _short(f"abort: {abort.reason}"), refusal=abort.refusal)
+    except (ReplyError, WireError) as error:
         return Got("invalid", _short(f"not a hook reply: {error}"))
-    if reply.abort is not None:
-        return Got("abort", _short(f"abort: {reply.abort.reason}"), refusal=reply.abort.refusal)
-    if reply.context is None:
+    except ValueError as error:  # pydantic's: the text block is not JSON
+        return Got("invalid", _short(f"not a hook reply: {error}"))
+    if out is None:
         return Got("pass", "context null")
-    return Got("rewrite", "a replacement context", context=reply.context)
+    return Got("rewrite", "a replacement context", context=out.model_dump(mode="json"))

@@ -23,7 +23,7 @@ from harness.hooks.executor import Executor, Registration, executor_kind
 from harness.hooks.manager import HookManager
 from harness.hooks.modes import Mode
 from harness.hooks.monitors.approvals import ApprovalsConfig
-from harness.hooks.pure import DecisionStore, PureExecutor
+from harness.hooks.pure import DecisionStore, is_pure
 
 if TYPE_CHECKING:
     from harness.hooks.monitors.inflight import InFlight
@@ -280,17 +280,8 @@ def describe_chains(manager: HookManager) -> list[str]:
         if regs:
             items = ", ".join(
                 f"{reg.priority} {reg.name} ({executor_kind(reg.executor)}, {reg.mode}"
-                f"{', pure' if _wraps(reg.executor, PureExecutor) else ''})"
+                f"{', pure' if is_pure(reg.executor) else ''})"
                 for reg in regs
             )
             lines.append(f"{point}: {items}")
     return lines
-
-
-def _wraps(executor: object, cls: type) -> bool:
-    """Whether ``executor`` is, or wraps (through ``inner``), an instance of ``cls``."""
-    while executor is not None:
-        if isinstance(executor, cls):
-            return True
-        executor = getattr(executor, "inner", None)
-    return False

@@ -16,7 +16,7 @@ from harness.hooks.audit import AuditLog
 from harness.hooks.contexts import HookContext
 from harness.hooks.decisions import note_passed_over
 from harness.hooks.errors import HookAbort, HookTimeoutError
-from harness.hooks.executor import AbandonObserver, Executor
+from harness.hooks.executor import AbandonObserver, Applies, Executor
 
 FailurePolicy = Literal["fail", "ignore"]
 
@@ -61,7 +61,8 @@ class ConfiguredExecutor:
         point: where it is registered.
         name: the entry's name, used in errors and audit records.
         kind: ``local``, ``jsonrpc`` or ``mcp``, for listings.
-        matchers: all must match, or the executor passes through without running.
+        matchers: all must match, or the executor passes through without running (its
+            ``applies`` tells the watchers so, and they do not count the call).
         timeout: seconds for a local executor (remote ones enforce their own); ``None``
             for no limit here.
         on_failure: ``fail`` re-raises; ``ignore`` records the failure in the audit log
@@ -72,6 +73,7 @@ class ConfiguredExecutor:
     """
 
     __slots__ = (
+        "applies",
         "audit",
         "closers",
         "inner",
@@ -101,6 +103,8 @@ class ConfiguredExecutor:
         self.name = name
         self.kind = kind
         self.matchers = tuple(matchers)
+        # Watchers ask it before they watch a call: a skipped call is no decision (issue 28).
+        self.applies: Applies | None = self._matches if self.matchers else None
         self.timeout = timeout
         self.on_failure = on_failure
         self.audit = audit
@@ -141,6 +145,9 @@ class ConfiguredExecutor:
             )
             note_passed_over(error)  # a decision trace calls this call failed-open, not a pass
             return None
+
+    def _matches(self, ctx: HookContext) -> bool:
+        return all(matcher.matches(ctx) for matcher in self.matchers)
 
     async def aclose(self) -> None:
         """Release the executor's connections (the manager's ``aclose`` calls this at shutdown)."""

@@ -14,7 +14,9 @@ from harness.domain import (
 from harness.hooks.contexts.base import HookContext
 
 
-class ContextCreatedContext(HookContext, operation="context.created", unechoed=("transcript",)):
+class ContextCreatedContext(
+    HookContext, operation="context.created", local=True, unechoed=("transcript",)
+):
     """The prompt for the next model call is assembled; the body returns its messages."""
 
     transcript: tuple[Message, ...] = ()
@@ -42,7 +44,7 @@ class LlmInvokedContext(
     result: LlmResponse | None = None
 
 
-class ToolCallsExtractedContext(HookContext, operation="tool_calls.extracted"):
+class ToolCallsExtractedContext(HookContext, operation="tool_calls.extracted", local=True):
     """The tool calls are read out of a model response; the body returns the calls to run."""
 
     response: LlmResponse
@@ -50,7 +52,11 @@ class ToolCallsExtractedContext(HookContext, operation="tool_calls.extracted"):
 
 
 class SystemOneInvokedContext(
-    HookContext, operation="system_one.invoked", calls_model=True, unechoed=("transcript",)
+    HookContext,
+    operation="system_one.invoked",
+    local=True,
+    calls_model=True,
+    unechoed=("transcript",),
 ):
     """A fast, cheap model call that triages a request before the main model runs."""
 

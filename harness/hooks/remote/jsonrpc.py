@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import ssl as _ssl
 from collections.abc import Mapping, Sequence
-from typing import Final, final
+from typing import Final, TypeVar, final
 
 from harness.hooks.catalogue import split_point
 from harness.hooks.contexts import HookContext, context_type
@@ -26,15 +26,20 @@ from harness.hooks.remote.trace_context import trace_context
 from harness.hooks.remote.wire import (
     SCHEMA_HEADER,
     SCHEMA_VERSION,
-    RpcResponse,
+    RequestId,
+    RpcError,
+    RpcFailure,
     WireError,
     abort_of,
     describe_error,
     encode_request,
     map_transport_errors,
+    read_response,
 )
 from harness.providers import HttpClient, HttpResponse
 from harness.redaction import Redactor
+
+ResultT = TypeVar("ResultT")
 
 DEFAULT_TIMEOUT: Final = 5.0
 DEFAULT_MAX_REPLY_BYTES: Final = 1 << 20
@@ -101,7 +106,6 @@ class JsonRpcExecutor:
         self.context_type = context_type(operation)
         self.timeout = timeout
         self.max_reply_bytes = max_reply_bytes
-        self._reply_model: type[RpcResponse[HookContext]] = RpcResponse[self.context_type]  # type: ignore[name-defined]  # a runtime-chosen parameter, as pydantic allows
         self._http: HttpClient = http if http is not None else _default_client(ssl)
         self._owns_http = http is None
         self._headers = {
@@ -154,17 +158,9 @@ class JsonRpcExecutor:
             )
             if not 200 <= resp.status < 300:
                 raise WireError(_describe_status(resp))
-            reply = self._reply_model.model_validate_json(resp.body)
-            # An error reply may carry a null id (the server could not read ours); a
-            # result must always echo it.
-            if reply.id != request_id and (reply.error is None or reply.id is not None):
-                raise WireError(f"reply id {reply.id!r} does not match request id {request_id}")
-            if reply.error is not None:
-                abort = abort_of(reply.error)
-                if abort is not None:
-                    raise as_abort(abort, self._redactor)
-                raise WireError(describe_error(reply.error))
-            return reply.result
+            return read_reply(
+                resp.body, self.context_type, request_id=request_id, redactor=self._redactor
+            )
 
     async def aclose(self) -> None:
         """Close the HTTP client if this executor made it; a given one stays the caller's."""
@@ -173,6 +169,44 @@ class JsonRpcExecutor:
 
     def __repr__(self) -> str:
         return f"<JsonRpcExecutor {self.point} -> {self.endpoint}>"
+
+
+class RemoteError(WireError):
+    """The remote answered with an error object (not an abort): it failed, and said so."""
+
+    def __init__(self, error: RpcError) -> None:
+        self.error = error
+        super().__init__(describe_error(error))
+
+
+def read_reply(
+    body: bytes | str, result: type[ResultT], *, request_id: RequestId | None, redactor: Redactor
+) -> ResultT | None:
+    """What the harness makes of a JSON-RPC reply: the replacement, or ``None`` to pass through.
+
+    The executor reads every reply with it, and so does the conformance kit, so a kit
+    verdict is the harness's (:func:`~harness.hooks.remote.wire.read_response` reads the
+    envelope strictly).
+
+    Args:
+        body: the reply as received.
+        result: what a result must be, the point's context class.
+        request_id: the request's id, which a result must echo.
+        redactor: scrubs an abort's reason.
+
+    Raises:
+        HookAbort: the remote vetoed (error ``ABORT`` with an ``abort`` payload).
+        RemoteError: the remote answered with another error object.
+        ReplyError: the reply is out of contract (the fields are named).
+        ValidationError: it is not JSON.
+    """
+    reply = read_response(body, result, request_id=request_id)
+    if isinstance(reply, RpcFailure):
+        abort = abort_of(reply.error)
+        if abort is not None:
+            raise as_abort(abort, redactor)
+        raise RemoteError(reply.error)
+    return reply.result
 
 
 def _describe_status(resp: HttpResponse) -> str:

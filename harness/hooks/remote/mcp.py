@@ -108,7 +108,7 @@ class McpExecutor:
                     # The schema version, and the decision span's traceparent when tracing.
                     meta={**schema_meta(), **(trace_context() or {})},
                 )
-            return decode_reply(self.point, _payload(result), self.redactor)
+            return read_tool_result(self.point, result, self.redactor)
 
     async def aclose(self) -> None:
         """Close the session (and stop a stdio server) unless the connection is shared."""
@@ -123,6 +123,20 @@ class McpExecutor:
 
     def __repr__(self) -> str:
         return f"<McpExecutor {self.tool} at {self.endpoint} timeout={self.timeout}s>"
+
+
+def read_tool_result(point: str, result: CallToolResult, redactor: Redactor) -> HookContext | None:
+    """What the harness makes of a hook tool's result: the replacement, or ``None``.
+
+    The executor reads every result with it, and so does the conformance kit.
+
+    Raises:
+        HookAbort: the reply is an abort.
+        WireError: the result is an error, or carries no reply object.
+        ReplyError: the reply object does not conform, read strictly (fields named).
+        ValidationError: a text reply is not JSON.
+    """
+    return decode_reply(point, _payload(result), redactor)
 
 
 def _payload(result: CallToolResult) -> object:

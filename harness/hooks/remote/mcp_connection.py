@@ -31,6 +31,8 @@ from mcp.shared.message import SessionMessage
 from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, CallToolResult, RequestParamsMeta, Tool
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from harness.hooks.remote.mcp_strict import checked
+from harness.hooks.remote.mcp_trace import PinnedTrace, pinned
 from harness.hooks.remote.wire import WireError
 from harness.http.errors import TLS_DROPPED_HINT
 
@@ -107,7 +109,7 @@ class McpConnection:
                 SDK then sends the server a courtesy cancel. Callers still bound the
                 whole call (connecting included) with their own deadline; cancelling
                 one call leaves the session open for the others.
-            meta: the request's ``_meta`` (a W3C ``traceparent``), or ``None`` for none.
+            meta: the request's ``_meta``; if given, its trace keys, not the SDK's, are sent.
 
         Returns:
             The tool's result as the SDK parsed it; ``is_error`` results included.
@@ -123,12 +125,13 @@ class McpConnection:
                 raise
             raise _dropped_over_tls(error) from error
         try:
-            return await client.call_tool(
-                name,
-                arguments,
-                read_timeout_seconds=timeout,
-                meta=cast(RequestParamsMeta, meta) if meta else None,
-            )
+            with pinned(meta):
+                return await client.call_tool(
+                    name,
+                    arguments,
+                    read_timeout_seconds=timeout,
+                    meta=cast(RequestParamsMeta, meta) if meta else None,
+                )
         except BaseException as error:
             if _session_is_gone(error):
                 # The server exited or the transport broke: a new process (or HTTP
@@ -310,13 +313,13 @@ async def _refuse_redirect(response: httpx2.Response) -> None:
 
 @asynccontextmanager
 async def _watched(transport: Transport, ended: asyncio.Event) -> AsyncIterator[Any]:
-    """``transport`` whose read stream sets ``ended`` when it ends."""
+    """``transport``: reads watched and checked (:class:`_EndWatch`), writes traced (.mcp_trace)."""
     async with transport as (read_stream, write_stream):
-        yield _EndWatch(read_stream, ended), write_stream
+        yield _EndWatch(read_stream, ended), PinnedTrace(write_stream)
 
 
 class _EndWatch:
-    """A transport read stream that records its end (EOF, closed, or broken)."""
+    """A read stream that records its end (EOF, closed, broken) and checks results' isError."""
 
     def __init__(self, stream: Any, ended: asyncio.Event) -> None:  # noqa: ANN401  # ReadStream
         self._stream = stream
@@ -324,7 +327,7 @@ class _EndWatch:
 
     async def receive(self) -> SessionMessage | Exception:
         try:
-            return await self._stream.receive()  # type: ignore[no-any-return]  # ReadStream
+            return checked(await self._stream.receive())
         except Exception:  # any end of the stream, whatever the library calls it
             self._ended.set()
             raise
@@ -334,7 +337,7 @@ class _EndWatch:
 
     async def __anext__(self) -> SessionMessage | Exception:
         try:
-            return await self._stream.__anext__()  # type: ignore[no-any-return]  # ReadStream
+            return checked(await self._stream.__anext__())
         except Exception:  # StopAsyncIteration included
             self._ended.set()
             raise

@@ -11,21 +11,25 @@ uses its own envelope (``result`` / ``error``) instead, see :mod:`.wire`.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Final
+from typing import Any, Final, Generic, TypeVar
 
 import pydantic_core
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from harness.hooks.contexts import HookContext, context_type
 from harness.hooks.errors import HookAbort
 from harness.hooks.remote.canonical import canonical
+from harness.hooks.remote.strict import one_of, read_strict
 from harness.hooks.remote.wire import AbortRequest, WireError
 from harness.redaction import Redactor
 
 log = logging.getLogger(__name__)
+
+ContextT = TypeVar("ContextT")
 
 TOOL_PREFIX: Final = "hooks."
 
@@ -41,21 +45,29 @@ class HookFunctionError(WireError):
     """
 
 
-class HookReply(BaseModel):
-    """One reply: exactly one of ``context`` (which may be null) and ``abort``."""
-
+class _Reply(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    context: dict[str, Any] | None = None
-    abort: AbortRequest | None = None
 
-    @model_validator(mode="after")
-    def _context_xor_abort(self) -> HookReply:
-        has_context = "context" in self.model_fields_set
-        has_abort = "abort" in self.model_fields_set and self.abort is not None
-        if has_context == has_abort:
-            raise ValueError("a hook reply carries exactly one of 'context' and 'abort'")
-        return self
+class ContextReply(_Reply, Generic[ContextT]):
+    """A pass-through (``context`` null) or a replacement; no abort (a null one is tolerated)."""
+
+    context: ContextT | None
+    abort: None = None
+
+
+class AbortReply(_Reply):
+    """A veto, or with ``ask`` a hold for a person's approval."""
+
+    abort: AbortRequest
+
+
+@functools.cache
+def hook_reply_type(context: type[ContextT]) -> TypeAdapter[ContextReply[ContextT] | AbortReply]:
+    """One reply whose replacement is a ``context``: exactly one of ``context`` (which may be
+    null) and ``abort``, in the types (and so in the published schema)."""
+    answered = ContextReply[context]  # type: ignore[valid-type]  # a runtime-chosen parameter
+    return TypeAdapter(one_of("context", answered, "abort", AbortReply))
 
 
 def tool_name(point: str) -> str:
@@ -104,19 +116,17 @@ def decode_reply(point: str, payload: object, redactor: Redactor) -> HookContext
 
     Raises:
         HookAbort: the reply is an abort (a deliberate answer, not a failure).
-        ValueError: the reply is not JSON, not a reply object, or its context does
-            not validate (pydantic's ``ValidationError`` is a ``ValueError``); the
-            transport's error boundary turns it into a ``HookTransportError``.
+        ReplyError: the reply is not a reply object, or its context or abort does not
+            conform, read strictly (:mod:`.strict`); the fields are named.
+        ValidationError: the reply is not JSON. The transport's error boundary turns
+            either into a ``HookTransportError``.
     """
-    if isinstance(payload, str | bytes):
-        reply = HookReply.model_validate_json(payload)
-    else:
-        reply = HookReply.model_validate(payload)
-    if reply.abort is not None:
+    cls = context_type(point)
+    data = payload if isinstance(payload, str | bytes) else pydantic_core.to_json(payload)
+    reply = read_strict(hook_reply_type(cls), data, title=f"HookReply[{cls.__name__}]", tagged=True)
+    if isinstance(reply, AbortReply):
         raise as_abort(reply.abort, redactor)
-    if reply.context is None:
-        return None
-    return context_type(point).model_validate(reply.context)
+    return reply.context
 
 
 async def answer(point: str, fn: HookFunction, raw_context: object) -> dict[str, Any]:

@@ -15,8 +15,8 @@ import binascii
 import hashlib
 import hmac
 import time
-import uuid
 from collections.abc import Iterable, Mapping
+from secrets import token_urlsafe
 from typing import Final, Literal, final
 
 from harness.errors import HarnessError
@@ -86,17 +86,23 @@ def decode_secret(secret: str) -> bytes:
     return key
 
 
+ID_BYTES: Final = 18
+"""Bytes behind a ``webhook-id``: 24 URL-safe base64 characters after ``msg_``, no padding."""
+
+
 def message_id(idempotency_key: str, point: str) -> str:
     """The ``webhook-id`` of a call: the same for every retry of one operation at one point.
 
     Standard Webhooks keeps the id across redeliveries so a receiver can deduplicate;
     ours is derived from the operation's idempotency key (stable across Temporal
     retries and lost workers) and the point, hashed so it holds no ``.`` and leaks
-    nothing of the key. A context without a key (built outside a task) gets a random id.
+    nothing of the key. A context without a key (a worker's ``shutdown``, a context built
+    outside a task) gets a random id of the same form (issue 28): ``msg_`` and the URL-safe
+    base64 of 18 bytes, 24 characters (docs/hooks/signing.md).
     """
     if not idempotency_key:
-        return f"msg_{uuid.uuid4().hex}"
-    digest = hashlib.sha256(f"{idempotency_key}#{point}".encode()).digest()[:18]
+        return "msg_" + token_urlsafe(ID_BYTES)
+    digest = hashlib.sha256(f"{idempotency_key}#{point}".encode()).digest()[:ID_BYTES]
     return "msg_" + base64.urlsafe_b64encode(digest).decode()
 
 

@@ -1,7 +1,9 @@
 """The wire under the remote executors: JSON-RPC 2.0 envelopes, error codes, and error mapping.
 
 It knows envelopes and transports, not hooks: the payload is opaque (``Any`` or a
-type the caller picks), and :func:`map_transport_errors` is the one boundary where
+type the caller picks). A response is read strictly (:func:`read_response`, by way of
+:mod:`.strict`) as the very types ``replies/jsonrpc_result.json`` is generated from, so
+the two cannot drift apart. :func:`map_transport_errors` is the one boundary where
 foreign exceptions (HTTP clients, JSON, pydantic, MCP, anyio) become a
 :class:`~harness.hooks.errors.HookTransportError`. What a payload means is decided
 by the executors in :mod:`harness.hooks.remote.jsonrpc` and :mod:`harness.hooks.remote.mcp`.
@@ -9,17 +11,20 @@ by the executors in :mod:`harness.hooks.remote.jsonrpc` and :mod:`harness.hooks.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from types import TracebackType
 from typing import Any, Final, Generic, Literal, TypeVar, final
 
 import pydantic_core
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from harness.errors import HarnessError, ServiceError
+from harness.errors import ServiceError
 from harness.hooks.errors import HookTransportError
 from harness.hooks.remote.canonical import canonical
+from harness.hooks.remote.redacted import MAX_CAUSE_CHARS, redacted_copy
+from harness.hooks.remote.strict import ReplyError, one_of, read_strict
 from harness.http.errors import HttpClientError
 from harness.redaction import Redactor
 
@@ -48,9 +53,6 @@ SCHEMA_VERSION: Final = "v2"
 SCHEMA_HEADER: Final = "x-tiny-harness-schema"
 """HTTP header of every JSON-RPC hook request: the :data:`SCHEMA_VERSION` it follows."""
 
-MAX_CAUSE_CHARS: Final = 500
-"""Longest cause text kept: it lands in Temporal's history, so a 1 MiB HTML page must not."""
-
 RequestId = int | str
 ResultT = TypeVar("ResultT")
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -70,32 +72,67 @@ class RpcRequest(_Envelope):
 
 
 class RpcError(_Envelope):
-    """The ``error`` member of a response."""
+    """The ``error`` member of a response.
+
+    An :data:`ABORT` error (-32001) whose ``data`` has an ``abort`` member is an abort, and
+    that member must be an abort object (``replies/abort.json``); any other error is the
+    remote's own failure.
+    """
+
+    # JSON Schema cannot derive that rule from the types, so the model states it for its
+    # published schema beside abort_of, which enforces it; the reply corpus checks they agree.
+    model_config = ConfigDict(json_schema_extra=lambda schema, _: _abort_rule(schema))
 
     code: int
     message: str
     data: Any = None
 
 
-class RpcResponse(_Envelope, Generic[ResultT]):
-    """A JSON-RPC 2.0 response: exactly one of ``result`` (which may be null) and ``error``.
-
-    Parametrize it (``RpcResponse[SomeModel]``) to validate the result in the same
-    pass as the envelope, in JSON mode.
-    """
+class RpcSuccess(_Envelope, Generic[ResultT]):
+    """A success response: its ``result`` (null included) and no error (a null one is tolerated)."""
 
     jsonrpc: Literal["2.0"]
     id: RequestId | None
-    result: ResultT | None = None
-    error: RpcError | None = None
+    result: ResultT | None
+    error: None = None
 
-    @model_validator(mode="after")
-    def _result_xor_error(self) -> RpcResponse[ResultT]:
-        has_result = "result" in self.model_fields_set
-        has_error = "error" in self.model_fields_set and self.error is not None
-        if has_result == has_error:
-            raise ValueError("a response carries exactly one of 'result' and 'error'")
-        return self
+
+class RpcFailure(_Envelope):
+    """An error response; its ``id`` is null when the server could not read the request's."""
+
+    jsonrpc: Literal["2.0"]
+    id: RequestId | None
+    error: RpcError
+
+
+@functools.cache
+def response_type(result: type[ResultT]) -> TypeAdapter[RpcSuccess[ResultT] | RpcFailure]:
+    """A JSON-RPC 2.0 response whose result is a ``result`` (or null): exactly one of
+    ``result`` and ``error``, as the spec says, in the types (and so in the schema)."""
+    success = RpcSuccess[result]  # type: ignore[valid-type]  # a runtime-chosen parameter
+    return TypeAdapter(one_of("result", success, "error", RpcFailure))
+
+
+def read_response(
+    body: bytes | str, result: type[ResultT], *, request_id: RequestId | None
+) -> RpcSuccess[ResultT] | RpcFailure:
+    """Read the response to request ``request_id`` strictly (:mod:`.strict`).
+
+    Raises:
+        ValidationError: ``body`` is not JSON.
+        ReplyError: it breaks the envelope or ``result``'s type, a result does not echo
+            ``request_id`` (an error may carry null: the server could not read it), or an
+            abort's payload does not conform; the fields are named.
+    """
+    title = f"RpcResponse[{getattr(result, '__name__', result)}]"
+    shape = response_type(result)  # type: ignore[arg-type]  # a class is hashable; mypy cannot see it
+    reply = read_strict(shape, body, title=title, tagged=True)
+    if reply.id != request_id and (isinstance(reply, RpcSuccess) or reply.id is not None):
+        problem = f"{reply.id!r} does not match request id {request_id!r}"
+        raise ReplyError(title=title, problems=[("id", problem)])
+    if isinstance(reply, RpcFailure):
+        abort_of(reply.error)  # an abort's payload is part of the reply's contract
+    return reply
 
 
 class AbortRequest(BaseModel):
@@ -121,72 +158,23 @@ class _AbortData(BaseModel):
     abort: AbortRequest
 
 
+_ABORT_DATA: Final = TypeAdapter(_AbortData)
+
+
+def _abort_rule(schema: dict[str, Any]) -> None:
+    """``if`` an error is an :data:`ABORT` whose data has an ``abort``, ``then`` that conforms."""
+    carries = {"type": "object", "required": ["abort"]}
+    schema["if"] = {"properties": {"code": {"const": ABORT}, "data": carries}, "required": ["data"]}
+    abort = AbortRequest.model_json_schema()
+    schema["then"] = {"properties": {"data": {"properties": {"abort": abort}}}}
+
+
 class WireError(ServiceError):
     """A reply that parsed but breaks the contract (wrong id, an error object, ...).
 
     Raised inside :func:`map_transport_errors`, which turns it into a transport error
     like every other failure, so all of them are worded and redacted in one place.
     """
-
-
-class RedactedError(HarnessError):
-    """A redacted stand-in for a foreign exception: ``"<OriginalType>: <redacted text>"``.
-
-    :func:`map_transport_errors` chains this, never the original, under a
-    ``HookTransportError``, because a logged traceback or Temporal's failure (which
-    keeps the whole cause chain) prints every cause's message, and a transport's
-    messages hold URLs with tokens and upstream replies with keys. The original's
-    traceback is kept (frames, not values) and so is its own chain, each link a
-    redacted copy capped at :data:`MAX_CAUSE_CHARS`; the original itself is never
-    printed (``__suppress_context__``).
-    """
-
-    def __init__(self, *, kind: str, text: str) -> None:
-        self.kind = kind
-        self.text = text
-        super().__init__(f"{kind}: {text}" if text else kind)
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild_redacted, (self.kind, self.text))
-
-
-def _rebuild_redacted(kind: str, text: str) -> RedactedError:
-    return RedactedError(kind=kind, text=text)
-
-
-_MAX_CHAIN: Final = 8
-"""Causes copied below a transport error; a deeper chain (or a cycle) is cut there."""
-
-
-def redacted_copy(exc: BaseException, redactor: Redactor, depth: int = 0) -> RedactedError:
-    """A :class:`RedactedError` for ``exc``, its cause or context chain copied likewise.
-
-    Args:
-        exc: the foreign exception (an ``ExceptionGroup`` names its leaves' types too).
-        redactor: scrubs each message.
-        depth: how deep in the chain ``exc`` sits; past :data:`_MAX_CHAIN` it stops.
-
-    Returns:
-        The copy, carrying ``exc``'s traceback and never ``exc`` itself.
-    """
-    try:
-        text = str(exc)
-    except Exception:  # a foreign __str__ that fails must not mask the transport failure
-        text = "<unprintable>"
-    if isinstance(exc, BaseExceptionGroup):
-        text += " [" + "; ".join(type(leaf).__name__ for leaf in exc.exceptions) + "]"
-    text = redactor.redact_text(text)
-    if len(text) > MAX_CAUSE_CHARS:
-        text = text[: MAX_CAUSE_CHARS - 3] + "..."
-    copy = RedactedError(kind=type(exc).__name__, text=text).with_traceback(exc.__traceback__)
-    copy.__suppress_context__ = True
-    if depth < _MAX_CHAIN:
-        if exc.__cause__ is not None:
-            copy.__cause__ = redacted_copy(exc.__cause__, redactor, depth + 1)
-        elif exc.__context__ is not None and not exc.__suppress_context__:
-            copy.__context__ = redacted_copy(exc.__context__, redactor, depth + 1)
-            copy.__suppress_context__ = False
-    return copy
 
 
 def encode_request(request_id: RequestId, method: str, params: dict[str, Any]) -> bytes:
@@ -243,13 +231,20 @@ def abort_error(
 
 
 def abort_of(error: RpcError) -> AbortRequest | None:
-    """The abort an error object asks for, or ``None`` if it is an ordinary error."""
-    if error.code != ABORT:
+    """The abort an error object asks for, or ``None`` if it is an ordinary error.
+
+    An ``ABORT`` without an ``abort`` member in its data is an error from someone else.
+
+    Raises:
+        ReplyError: the ``abort`` member does not conform (read strictly, as the reply was).
+    """
+    if error.code != ABORT or not isinstance(error.data, dict) or "abort" not in error.data:
         return None
+    data = pydantic_core.to_json(error.data)
     try:
-        return _AbortData.model_validate(error.data).abort
-    except ValidationError:
-        return None  # an -32001 without our payload is just an error from someone else
+        return read_strict(_ABORT_DATA, data, title="abort", tagged=False).abort
+    except ReplyError as refused:
+        raise refused.within("error", "data") from None
 
 
 def describe_error(error: RpcError) -> str:
@@ -266,6 +261,7 @@ def describe_error(error: RpcError) -> str:
 _ALWAYS_FOREIGN: Final[tuple[type[Exception], ...]] = (
     HttpClientError,
     WireError,
+    ReplyError,
     ValueError,
     OSError,
     EOFError,
@@ -309,7 +305,8 @@ def map_transport_errors(point: str, endpoint: str, redactor: Redactor) -> _Tran
 
     Returns:
         The context manager; it raises ``HookTransportError`` ``from`` a
-        :class:`RedactedError` copy of the original exception (never the original).
+        :class:`~harness.hooks.remote.redacted.RedactedError` copy of the original
+        exception (never the original).
     """
     return _TransportErrorMap(point, endpoint, redactor)
 
@@ -369,7 +366,7 @@ def _transport_error(
 
 
 def _describe(exc: BaseException) -> str:
-    if isinstance(exc, HttpClientError | WireError):
+    if isinstance(exc, HttpClientError | WireError | ReplyError):
         return str(exc)
     if isinstance(exc, ValidationError):
         return _describe_validation(exc)

@@ -27,6 +27,7 @@ from harness.hooks import (
     entries,
 )
 from harness.providers import Clock
+from harness.temporal.activity.claims import AttemptClaims
 from harness.temporal.activity.dispatch import RETRY_OPERATIONS, RetryLimits, bounded
 from harness.temporal.activity.wrapper import ActivityHost, run_hooked
 
@@ -55,6 +56,7 @@ class HarnessActivities(ActivityHost):
         heartbeat_seconds: see :class:`ActivityHost`.
         retry_limits: the worker's maxima (its settings) for ``dispatch_hooks``; the
             defaults' when omitted.
+        claims: see :class:`ActivityHost`.
     """
 
     def __init__(
@@ -64,8 +66,9 @@ class HarnessActivities(ActivityHost):
         clock: Clock | None = None,
         heartbeat_seconds: float = 3.0,
         retry_limits: RetryLimits | None = None,
+        claims: AttemptClaims | None = None,
     ) -> None:
-        super().__init__(manager, clock=clock, heartbeat_seconds=heartbeat_seconds)
+        super().__init__(manager, clock=clock, heartbeat_seconds=heartbeat_seconds, claims=claims)
         self.retry_limits = retry_limits or RetryLimits()
 
     def activities(self) -> list[Activity]:

@@ -26,6 +26,7 @@ from harness.hooks import HookAbort, HookContext, HookManager, HookTransportErro
 from harness.hooks.contexts import HeartbeatTickContext
 from harness.providers import Clock, SystemClock
 from harness.temporal import SERVICE, USER_MESSAGE, WORKER_SHUTDOWN_ERROR_TYPE
+from harness.temporal.activity.claims import AttemptClaims, ProcessClaims, claim_key
 
 log = logging.getLogger(__name__)
 
@@ -42,14 +43,26 @@ class ActivityHost:
         clock: measures how long an operation has run, for ``heartbeat.tick``.
         heartbeat_seconds: heartbeat interval when the activity has no heartbeat timeout;
             otherwise a third of that timeout.
+        claims: shared by every worker of the deployment (its database); this process's
+            own when omitted.
     """
 
     def __init__(
-        self, manager: HookManager, *, clock: Clock | None = None, heartbeat_seconds: float = 3.0
+        self,
+        manager: HookManager,
+        *,
+        clock: Clock | None = None,
+        heartbeat_seconds: float = 3.0,
+        claims: AttemptClaims | None = None,
     ) -> None:
         self.manager = manager
         self.clock: Clock = clock or SystemClock()
         self.heartbeat_seconds = heartbeat_seconds
+        self.claims: AttemptClaims = claims or ProcessClaims()
+        """Where local attempts are claimed (:mod:`harness.temporal.activity.claims`)."""
+        self.shutdown_grace_seconds = 10.0
+        """How long a stopping worker lets a local step run on (its worker's grace, which
+        :func:`harness.temporal.worker.entry.build_worker` sets)."""
         self.in_flight = 0
 
 
@@ -68,17 +81,26 @@ async def run_hooked(host: ActivityHost, operation: str, ctx: C) -> C | Stopped:
         asyncio.CancelledError: the activity was cancelled; the chain was cancelled too.
     """
     info = activity.info()
+    if info.is_local and ctx.idempotency_key:
+        ctx = await _claimed(host.claims, ctx)
     timeout = info.heartbeat_timeout.total_seconds() if info.heartbeat_timeout else 0.0
     interval = timeout / 3 if timeout else host.heartbeat_seconds
     started = host.clock.monotonic()
     host.in_flight += 1
     chain = asyncio.ensure_future(host.manager.run(operation, ctx))
+    stopping = _stopping(host) if info.is_local else None
     try:
         while True:
-            done, _ = await asyncio.wait({chain}, timeout=interval)
-            if done:
+            waiting: set[asyncio.Future[object]] = {chain}  # type: ignore[arg-type]  # a Task[C] is one
+            if stopping is not None:
+                waiting.add(stopping)
+            done, _ = await asyncio.wait(waiting, timeout=interval)
+            if chain in done:
                 return chain.result()
-            activity.heartbeat(operation)
+            if stopping is not None and stopping in done:
+                raise asyncio.CancelledError  # handed on below, as a stopped worker's
+            if not info.is_local:  # a local one lives and dies with its workflow task
+                activity.heartbeat(operation)
             tick = await host.manager.run(
                 HeartbeatTickContext.operation,
                 HeartbeatTickContext(
@@ -112,7 +134,7 @@ async def run_hooked(host: ActivityHost, operation: str, ctx: C) -> C | Stopped:
         raise ApplicationError(str(error), details, type=type(error).__name__) from None
     except asyncio.CancelledError:
         why = activity.cancellation_details()
-        if why is not None and why.worker_shutdown:
+        if (why is not None and why.worker_shutdown) or activity.is_worker_shutdown():
             # The worker stopped, not the operation: a failure of its own type, which the
             # workflow runs again elsewhere, uncounted. Cancelled would read as the task's
             # own cancellation.
@@ -141,7 +163,36 @@ async def run_hooked(host: ActivityHost, operation: str, ctx: C) -> C | Stopped:
         ) from None
     finally:
         host.in_flight -= 1
+        if stopping is not None:
+            stopping.cancel()
         if not chain.done():
             chain.cancel()
             with contextlib.suppress(BaseException):
                 await chain
+
+
+async def _claimed(claims: AttemptClaims, ctx: C) -> C:
+    """``ctx``, told ``lost_workers`` when this local attempt was claimed before: an earlier
+    run died with its workflow task and may have done the work (:mod:`.claims`)."""
+    lost = ctx.lost_workers
+    while not await claims.claim([claim_key(ctx.idempotency_key, ctx.attempt, lost)]):
+        lost += 1
+    return ctx if lost == ctx.lost_workers else ctx.model_copy(update={"lost_workers": lost})
+
+
+def _stopping(host: ActivityHost) -> asyncio.Future[object]:
+    """Done once this worker has been stopping for its grace.
+
+    A stopping worker cancels its regular activities after the grace, and the workflow
+    runs them again elsewhere; it would wait for a local one until its timeout (it
+    belongs to the workflow task this worker holds). So a local step ends itself then,
+    as a stopped worker's, and the workflow runs the attempt again as a regular
+    activity, which another worker polls (:mod:`harness.temporal.workflow.retries`).
+    """
+
+    async def graced() -> object:
+        await activity.wait_for_worker_shutdown()
+        await asyncio.sleep(host.shutdown_grace_seconds)
+        return None
+
+    return asyncio.ensure_future(graced())

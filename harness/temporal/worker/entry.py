@@ -35,7 +35,8 @@ from harness.plugins import build_hooks
 from harness.plugins import build_manager as build_manager  # the worker's, re-exported here
 from harness.providers import SystemClock
 from harness.startup import EXIT_STATUS, load_settings, one_line
-from harness.storage import Database, open_database
+from harness.storage import open_database
+from harness.storage.ledger import Ledger
 from harness.temporal.activity.dispatch import RetryLimits
 from harness.temporal.activity.hooked import HarnessActivities
 from harness.temporal.keys import load_keys
@@ -98,6 +99,7 @@ def tuning(settings: Settings) -> WorkerTuning:
 
 def build_worker(client: Client, settings: Settings, activities: HarnessActivities) -> Worker:
     """The Temporal worker running :class:`TaskWorkflow` and every hooked activity."""
+    activities.shutdown_grace_seconds = settings.shutdown_grace_seconds  # local steps' too
     return Worker(
         client,
         task_queue=settings.task_queue,
@@ -141,17 +143,15 @@ async def serve(
     Returns:
         What the ``shutdown`` operation's body reported.
     """
-    database: Database | None = None
     reload: HooksReload | None = None
-    if manager is None:  # one database for the process's stores, closed after the manager
+    # One database for the process's stores and the local attempts' claims, closed last.
+    database = await open_database(
+        settings.database, pool_size=settings.database_pool_size, migrate=settings.database_migrate
+    )
+    if manager is None:
         meter = None
         if runtime is not None and settings.metrics_address is not None:  # a metrics endpoint
             meter = runtime.metric_meter
-        database = await open_database(
-            settings.database,
-            pool_size=settings.database_pool_size,
-            migrate=settings.database_migrate,
-        )
         try:
             manager, reload = build_hooks(settings, database, meter=meter)
         except BaseException:
@@ -193,6 +193,7 @@ async def serve(
             clock=SystemClock(),
             heartbeat_seconds=settings.activity_heartbeat_seconds / 3,
             retry_limits=retry_limits(settings),
+            claims=Ledger.over(database),
         )
         worker = build_worker(client, settings, activities)
         if readiness is not None:
@@ -225,8 +226,7 @@ async def serve(
         if reload is not None:
             await reload.aclose()  # what a reload removed and operations still held
         await manager.aclose()  # remote executors' pools, MCP sessions, queued audit records
-        if database is not None:
-            await database.aclose()
+        await database.aclose()
         unredact()
     return done.result or ""
 

@@ -19,7 +19,13 @@ from typing import Any, TypeVar
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError, TimeoutType
+from temporalio.exceptions import (
+    ActivityError,
+    ApplicationError,
+    FailureError,
+    TimeoutError,
+    TimeoutType,
+)
 
 with workflow.unsafe.imports_passed_through():
     from harness.domain.outcome import Asked, Done, Failed, Outcome, Refused, Stopped
@@ -57,6 +63,10 @@ HOOK_OUTAGE_NOTICES = "hook-outage-notices-v1"
 """``workflow.patched`` id: since issue 26 the retries of any loop operation may post a notice
 (a hook service that is down is said while it is retried, as a model that does not answer);
 before, only a model operation's did (:data:`SAY_RETRIES`)."""
+
+LOCAL_STEPS = "local-steps-v1"
+"""``workflow.patched`` id: since issue 27 a row that says ``local`` (a short step) runs as a
+Temporal local activity; before, every operation was an activity on the task queue."""
 
 RETRY_ACTIVITIES = "retry-activities-v1"
 """``workflow.patched`` id: since issue 25 ``activity.failed`` and ``activity.retried`` each
@@ -176,6 +186,12 @@ class OperationRunner:
     async def _execute(self, activity: str, ctx: C, result_type: type[C]) -> C | Stopped:
         """Run one attempt; an attempt whose worker was lost is run again, as the same attempt.
 
+        A row that says ``local`` runs as a local activity (since :data:`LOCAL_STEPS`): in
+        this worker, no task-queue round trip. A worker that dies during it fails the
+        workflow task, and whichever worker replays it runs the step again (the activity
+        claims each attempt, so the step is told ``lost_workers``); a worker that stops
+        during it runs the attempt again as a regular activity, which any worker polls.
+
         A dead worker (no heartbeat within the timeout) or one that stopped mid-attempt
         says nothing about the operation, so the attempt is started again on whichever
         worker polls next: no attempt is used up and ``activity.failed`` does not run
@@ -185,17 +201,24 @@ class OperationRunner:
         """
         lost = 0
         answer: Any = result_type | Refused | Asked  # an abort is the activity's result
+        local = entry_of(type(ctx).operation).local and workflow.patched(LOCAL_STEPS)
         while True:
             try:
-                result: C | Stopped = await workflow.execute_activity(
-                    activity,
-                    ctx,
-                    result_type=answer,
-                    start_to_close_timeout=timedelta(seconds=self.policy.start_to_close_seconds),
-                    heartbeat_timeout=timedelta(seconds=self.policy.heartbeat_seconds),
-                    retry_policy=_ONCE,
-                    summary=_summary(ctx, lost),
-                )
+                result: C | Stopped
+                if local:
+                    result = await self._local(activity, ctx, answer, lost)
+                else:
+                    result = await workflow.execute_activity(
+                        activity,
+                        ctx,
+                        result_type=answer,
+                        start_to_close_timeout=timedelta(
+                            seconds=self.policy.start_to_close_seconds
+                        ),
+                        heartbeat_timeout=timedelta(seconds=self.policy.heartbeat_seconds),
+                        retry_policy=_ONCE,
+                        summary=_summary(ctx, lost),
+                    )
                 return result
             except ActivityError as error:
                 if not _worker_lost(error) or lost >= self.policy.max_worker_losses:
@@ -203,6 +226,7 @@ class OperationRunner:
                 if not workflow.patched(RUN_AGAIN_ON_LOST_WORKER):
                     raise  # a history from before this rule: replay it as it ran
                 lost += 1
+                local = False  # this worker is stopping: the task queue finds another
                 workflow.logger.warning(
                     "%s attempt %d lost its worker (%s); running it again (%d of %d)",
                     type(ctx).operation,
@@ -212,6 +236,37 @@ class OperationRunner:
                     self.policy.max_worker_losses,
                 )
                 ctx = ctx.model_copy(update={"lost_workers": lost})
+
+    async def _local(self, activity: str, ctx: C, answer: Any, lost: int) -> C | Stopped:  # noqa: ANN401  # a union of types
+        """One attempt as a local activity; its failure raised as an activity's would be.
+
+        A local activity's failure reaches workflow code as its cause alone (the
+        ``ApplicationError``, ``TimeoutError``): wrapped here in the ``ActivityError`` a
+        regular activity raises, so it is read in one place (:func:`describe`).
+        """
+        try:
+            result: C | Stopped = await workflow.execute_local_activity(
+                activity,
+                ctx,
+                result_type=answer,
+                start_to_close_timeout=timedelta(seconds=self.policy.start_to_close_seconds),
+                retry_policy=_ONCE,
+                summary=_summary(ctx, lost),
+            )
+        except ActivityError:
+            raise
+        except FailureError as cause:
+            error = ActivityError(
+                f"local activity {activity} failed",
+                scheduled_event_id=0,
+                started_event_id=0,
+                identity="",
+                activity_type=activity,
+                activity_id="",
+                retry_state=None,
+            )
+            raise error from cause
+        return result
 
     async def _dispatch(self, ctx: C, failure: Failed) -> C | Failed:
         """Run a retry hook; if that fails too there is nothing left to decide with: give up.

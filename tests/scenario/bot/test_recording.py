@@ -48,7 +48,7 @@ async def test_no_secret_of_the_recorded_session_reaches_the_file(
     async for slack in serve_bot(harness, tmp_path, record=path, port=bot_port):
         assert slack.bot.recorder is not None
         for secret in payload_key:
-            slack.bot.recorder.scrubber.redactor.add_secret(secret)
+            slack.bot.recorder.scrubber.add_secret(secret)
         status, reply = await slack.slash(
             "/model", f"{Slack.signing_secret} {CANARY_TOKEN}", user=OWNER, channel=channel
         )

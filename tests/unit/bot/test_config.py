@@ -49,6 +49,15 @@ def test_the_web_api_is_slacks_outside_local_mode_and_the_stand_in_inside_it():
     assert settings(local=True, port=4000).web_api_url == "http://127.0.0.1:4000/_local/api/"
 
 
+def test_only_a_local_bot_whose_web_api_is_its_own_stand_in_sees_the_workers_calls():
+    assert settings(local=True, port=4000).web_api_is_standin
+    own = "http://localhost:4000/_local/api/"  # the same stand-in, named otherwise
+    assert settings(local=True, port=4000, api_url=own).web_api_is_standin
+    for moved in ("http://127.0.0.1:4001/_local/api/", "https://slack.com/api/"):
+        assert not settings(local=True, port=4000, api_url=moved).web_api_is_standin
+    assert not settings(signing_secret="s", bot_token="t").web_api_is_standin
+
+
 def test_the_secrets_the_redactor_is_given_are_the_configured_ones():
     given = settings(signing_secret="sig", bot_token="xoxb-t", app_token="")
     assert given.secrets() == ("sig", "xoxb-t")

@@ -85,6 +85,7 @@ def test_a_misspelt_column_is_refused_with_the_column_it_resembles():
         "family",
         "activity",
         "calls_model",
+        "local",
         "progress",
         "unechoed",
         "policy",

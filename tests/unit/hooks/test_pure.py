@@ -8,6 +8,8 @@ two hosts, is tests/unit/storage/test_decisions.py).
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -279,6 +281,36 @@ target = "{ME}:decide"
     bare = configured(path, None).registrations("persistence.write.pre")
     assert all(isinstance(r.executor, ConfiguredExecutor) for r in bare)
     assert not any(isinstance(r.executor.inner, PureExecutor) for r in bare)
+
+
+def test_the_cli_listing_marks_pure_entries_through_their_mode(tmp_path):
+    """docs/hooks/pure.md: ``python -m harness.hooks list`` marks a pure entry (issue 28)."""
+    path = tmp_path / "listed.toml"
+    path.write_text(
+        hooks_file(tmp_path).read_text()
+        + hooks_file(tmp_path, 'mode = "audit"\npriority = 600', name="audited").read_text()
+        + f'''
+[[executor]]
+name = "plain"
+kind = "local"
+points = "persistence.write.pre"
+target = "{ME}:decide"
+'''
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "harness.hooks", "list", "--config", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    at = lines.index("persistence.write.pre")
+    assert [line.split() for line in lines[at + 1 : at + 4]] == [
+        ["500", "policy", "local", "normal", "pure"],
+        ["500", "plain", "local", "normal"],
+        ["600", "audited", "local", "audit", "pure"],
+    ]
 
 
 @pytest.mark.parametrize(

@@ -85,3 +85,63 @@ async def test_a_secret_in_the_input_never_reaches_an_executor_or_the_caller_wit
     leaky = tool_ctx.model_copy(update={"call": tool_ctx.call.model_copy(update={"id": TOKEN})})
     for _ in range(2):  # the second run is where a wrongly kept proof would show
         assert TOKEN not in (await manager.run("tool.invoked", leaky)).model_dump_json()
+
+
+async def test_an_equal_copy_is_no_replacement_the_validated_context_goes_on(
+    manager: HookManager, tool_ctx: ToolInvokedContext
+):
+    seen: list[ToolInvokedContext] = []
+
+    async def copy(ctx: ToolInvokedContext) -> ToolInvokedContext:
+        seen.append(ctx)
+        return ctx.model_copy()
+
+    async def echo(ctx: ToolInvokedContext) -> ToolInvokedContext:  # as a remote's reply is
+        seen.append(ctx)
+        return ToolInvokedContext.model_validate_json(ctx.model_dump_json())
+
+    async def thaw(ctx: ToolInvokedContext) -> ToolInvokedContext:  # equal, unvalidated, mutable
+        seen.append(ctx)
+        return ctx.model_copy(update={"entities": dict(ctx.entities)})
+
+    for executor in (copy, echo, thaw):
+        manager.register("tool.invoked.pre", executor)
+    out = await manager.run("tool.invoked", tool_ctx)
+    assert all(ctx is tool_ctx for ctx in seen) and out is tool_ctx
+    assert out.entities is tool_ctx.entities  # the frozen mapping, not the thawed copy
+
+
+async def test_a_copy_that_cannot_be_compared_is_validated_not_raised(
+    manager: HookManager, tool_ctx: ToolInvokedContext
+):
+    class Odd:
+        def __eq__(self, other: object) -> bool:
+            raise ValueError("the truth value of an array is ambiguous")
+
+        __hash__ = None  # type: ignore[assignment]
+
+    async def odd(ctx: ToolInvokedContext) -> ToolInvokedContext:
+        return ctx.model_copy(update={"call": Odd()})
+
+    manager.register("tool.invoked.pre", odd)
+    with pytest.raises(HookValidationError, match="call"):
+        await manager.run("tool.invoked", tool_ctx)
+
+
+async def test_a_copy_that_differs_only_by_a_secret_is_still_masked(
+    manager: HookManager, tool_ctx: ToolInvokedContext
+):
+    seen: list[ToolInvokedContext] = []
+
+    async def leak(ctx: ToolInvokedContext) -> ToolInvokedContext:
+        call = ctx.call.model_copy(update={"arguments": {"q": f"weather in Paris {TOKEN}"}})
+        return ctx.model_copy(update={"call": call})
+
+    async def look(ctx: ToolInvokedContext) -> None:
+        seen.append(ctx)
+
+    manager.register("tool.invoked.pre", leak, priority=1)
+    manager.register("tool.invoked.pre", look, priority=2)
+    out = await manager.run("tool.invoked", tool_ctx)
+    assert TOKEN not in seen[0].model_dump_json() and TOKEN not in out.model_dump_json()
+    assert "weather in Paris" in out.call.arguments["q"]

@@ -39,9 +39,30 @@ def validator(path: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema)
 
 
+CORPUS = ROOT / "tests" / "fixtures" / "replies"
+ENVELOPE_CORPUS = {"replies/jsonrpc_result.json": "jsonrpc", "replies/hook_reply.json": "mcp"}
+"""The envelopes a corpus of replies (tests/unit/hooks/remote/test_reply_corpus.py) is for."""
+
+
+def refused_now(committed: dict[str, str], generated: dict[str, dict]) -> list[str]:
+    """The corpus replies a committed envelope accepts and its generated successor refuses:
+    each one an executor that worked and would not (issue 28), whatever the classifier says."""
+    found = []
+    for path, transport in ENVELOPE_CORPUS.items():
+        if path not in committed or path not in generated:
+            continue
+        before = jsonschema.Draft202012Validator(json.loads(committed[path]))
+        now = jsonschema.Draft202012Validator(generated[path])
+        replies = json.loads((CORPUS / f"{transport}.json").read_text())["replies"]
+        for entry in replies:
+            if before.is_valid(entry["reply"]) and not now.is_valid(entry["reply"]):
+                found.append(f"{path}: corpus reply {entry['id']} accepted before, refused now")
+    return found
+
+
 def compatibility(committed: dict[str, str], generated: dict[str, dict]) -> str:
     """What differs between the committed and the generated schemas, classified, and the fix."""
-    report = []
+    report = [f"{line}\n{BREAKING}" for line in refused_now(committed, generated)]
     for path in sorted(set(committed) - set(generated)):
         report.append(f"{path}: removed\n{BREAKING}")
     for path in sorted(set(generated) - set(committed)):
@@ -68,6 +89,17 @@ def test_a_difference_from_the_committed_schemas_says_whether_it_needs_a_new_ver
     removed = {**tool, "properties": {k: v for k, v in tool["properties"].items() if k != "call"}}
     message = compatibility(on_disk, {**generated, "contexts/tool.invoked.json": removed})
     assert "$.call: property removed" in message and message.endswith(BREAKING)
+
+
+def test_an_envelope_that_refuses_a_reply_it_accepted_needs_a_new_version():
+    on_disk = {str(p.relative_to(COMMITTED)): p.read_text() for p in COMMITTED.rglob("*.json")}
+    generated = schemas()
+    reply = json.loads(on_disk["replies/hook_reply.json"])
+    reason = reply["$defs"]["AbortRequest"]["properties"]["reason"]
+    reply["$defs"]["AbortRequest"]["properties"]["reason"] = {**reason, "maxLength": 2}
+    message = compatibility(on_disk, {**generated, "replies/hook_reply.json": reply})
+    assert "corpus reply abort-ask accepted before, refused now" in message
+    assert "maxLength None -> 2" in message and message.endswith(BREAKING)
 
 
 def test_every_operation_has_its_context_schema_and_the_index_lists_them():

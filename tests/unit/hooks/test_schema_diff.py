@@ -133,3 +133,90 @@ def test_a_nullable_object_made_required_is_compared_with_its_object():
         ("$.spec", "2 alternatives -> only the object", True),
         ("$.spec.more", "new optional property", False),
     ]
+
+
+# --- what narrows a reply envelope (issue 28): the new schema must accept all the old did ---
+
+
+N = {"type": "number"}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says", "breaking"),
+    [
+        (obj({"a": S}), obj({"a": S}, additionalProperties=False), "no longer allowed", True),
+        (
+            obj({"a": S}, additionalProperties=False),
+            obj({"a": S}),
+            "other properties allowed",
+            False,
+        ),
+        (
+            obj({"t": {**N, "maximum": 10}}),
+            obj({"t": {**N, "maximum": 5}}),
+            "maximum 10 -> 5",
+            True,
+        ),
+        (
+            obj({"t": {**N, "maximum": 5}}),
+            obj({"t": {**N, "maximum": 10}}),
+            "maximum 5 -> 10",
+            False,
+        ),
+        (obj({"t": N}), obj({"t": {**N, "minimum": 0}}), "minimum None -> 0", True),
+        (obj({"t": {**N, "minimum": 0}}), obj({"t": N}), "minimum 0 -> None", False),
+        (obj({"s": S}), obj({"s": {**S, "maxLength": 8}}), "maxLength None -> 8", True),
+        (obj({"s": S}), obj({"s": {**S, "pattern": "^a"}}), "pattern added", True),
+        (obj({"s": {**S, "pattern": "^a"}}), obj({"s": S}), "pattern removed", False),
+        (obj({"c": N}), {**obj({"c": N}), "if": {"required": ["c"]}}, "if added", True),
+        ({**obj({"c": N}), "not": {"required": ["c"]}}, obj({"c": N}), "not removed", False),
+        (
+            obj({"e": {"anyOf": [obj({"code": N}), {"type": "null"}]}}),
+            obj({"e": {"type": "null"}}),
+            "2 alternatives -> one",
+            True,
+        ),
+    ],
+    ids=[
+        "closed",
+        "opened",
+        "max-lowered",
+        "max-raised",
+        "min-added",
+        "min-removed",
+        "max-length-added",
+        "pattern-added",
+        "pattern-removed",
+        "if-added",
+        "not-removed",
+        "union-narrowed",
+    ],
+)
+def test_what_narrows_the_values_accepted_is_breaking_what_widens_them_additive(
+    old, new, says, breaking
+):
+    diff = classify(old, new)
+    assert diff.kind == ("breaking" if breaking else "additive")
+    assert says in diff.advice()
+
+
+def test_a_reply_envelope_made_exactly_one_of_two_members_is_breaking():
+    """v2's JSON-RPC result as first published (both members optional) against the union the
+    wire parses with: a reply with both, or neither, is no longer accepted."""
+    error = obj({"code": {"type": "integer"}, "message": S}, ["code", "message"])
+    either = {"anyOf": [error, {"type": "null"}]}
+    loose = obj({"jsonrpc": {"const": "2.0"}, "result": {}, "error": either}, ["jsonrpc"])
+    success = obj(
+        {"jsonrpc": {"const": "2.0"}, "result": {}, "error": {"type": "null"}},
+        ["jsonrpc", "result"],
+        title="Success",
+    )
+    failure = obj(
+        {"jsonrpc": {"const": "2.0"}, "error": error}, ["jsonrpc", "error"], title="Failure"
+    )
+    diff = classify(loose, {"oneOf": [success, failure]})
+    assert diff.kind == "breaking" and diff.advice().endswith(BREAKING)
+    found = {(c.path, c.what) for c in diff.changes if c.breaking}
+    assert ("$<Success>.result", "property became required") in found
+    assert ("$<Success>.error", "2 alternatives -> one") in found
+    assert ("$<Failure>.result", "property removed") in found

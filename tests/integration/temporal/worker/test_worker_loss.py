@@ -25,6 +25,7 @@ from commands import register_all
 from harness.channels.replies import task_ended
 from harness.domain import TaskSpec, TaskStatus
 from harness.hooks.contexts import CommandInvokedContext
+from harness.storage.ledger import Ledger
 from harness.temporal.activity.hooked import HarnessActivities
 from harness.temporal.worker import build_manager, build_worker, retry_limits
 from tests.integration.temporal.plugins import cycle_plugin
@@ -100,14 +101,24 @@ async def worker_b(client, settings, store, tmp_path, signals, monkeypatch):
     register_all(manager, models=("offline",))
     cycle_plugin(manager, settings)
     activities = HarnessActivities(
-        manager, heartbeat_seconds=0.5, retry_limits=retry_limits(settings)
+        manager,
+        heartbeat_seconds=0.5,
+        retry_limits=retry_limits(settings),
+        claims=Ledger.over(store.database),  # shared with worker A, as a fleet's workers are
     )
     return manager, build_worker(client, settings, activities)
 
 
 def summary(log: Path) -> dict[str, object]:
-    """What the operations decided, whichever worker ran them, without the killed runs."""
-    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    """What the operations decided, whichever worker ran them, without the killed runs.
+
+    A local step that finished in the killed worker's workflow task runs again in the next
+    worker (told ``lost_workers``): the decision the task acted on is that run's, so of
+    the runs of one operation's attempt the last counts.
+    """
+    runs = [json.loads(line) for line in log.read_text().splitlines()]
+    last = {(r["point"], r["ctx"]["idempotency_key"], r["attempt"]): r for r in runs}
+    lines = list(last.values())
 
     def posts(point: str) -> list[dict]:
         return [line for line in lines if line["point"] == point]
@@ -272,11 +283,13 @@ async def test_an_attempt_cut_off_by_a_worker_shutdown_runs_again_on_the_next_wo
         await assert_replays(client, [ref.task_id])
     runs = recorder.seen("channel.received.pre")
     assert [(c.attempt, c.lost_workers) for c in runs] == [(1, 0), (1, 1)]
-    # The stopping worker said why (not a heartbeat timeout seconds later, not a cancel).
+    # The stopping worker said why (not a timeout seconds later, not a cancel): a local
+    # step (channel.received) ends itself after the worker's grace, in its marker.
     failures = [
-        e.activity_task_failed_event_attributes.failure.application_failure_info.type
+        e.marker_recorded_event_attributes.failure.application_failure_info.type
         async for e in client.get_workflow_handle(ref.task_id).fetch_history_events()
-        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED
+        if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
+        and e.marker_recorded_event_attributes.HasField("failure")
     ]
     assert failures == ["WorkerShutdown"]
     assert [
@@ -322,7 +335,9 @@ async def test_a_kill_after_the_post_and_before_completion_leaves_one_message(
         recorder_seen.append((ctx.attempt, ctx.lost_workers))
 
     manager.register("channel.sent.pre", note)
-    async with build_worker(client, settings, HarnessActivities(manager, heartbeat_seconds=0.5)):
+    claims = Ledger.over(store.database)  # the claims worker A made (a fleet shares them)
+    activities = HarnessActivities(manager, heartbeat_seconds=0.5, claims=claims)
+    async with build_worker(client, settings, activities):
         await harness.finish(ref.task_id)
         await asyncio.wait_for(harness.outcome(ref.task_id), 30)
         await assert_replays(client, [ref.task_id])

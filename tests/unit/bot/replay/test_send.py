@@ -94,3 +94,40 @@ def test_a_socket_mode_event_is_its_payload_as_json():
     message = outgoing(request, secret="s3cret", response_url=URL, replace={})
     assert json.loads(message.body)["event"] == {"type": "app_mention"}
     assert message.headers["x-slack-retry-num"] == "2" and verified(message)
+
+
+def test_signature_headers_left_in_a_recording_give_way_to_the_fresh_signature():
+    body = json.dumps({"type": "url_verification", "challenge": "c1"})
+    request = RequestLine(
+        id="r7",
+        at=0,
+        transport="http",
+        http=HttpRequest(
+            path="/slack/events",
+            headers={
+                "Content-Type": "application/json",
+                "X-Slack-Signature": "v0=" + "0" * 64,
+                "x-slack-request-timestamp": "1500000000",
+                "Content-Length": "3",
+            },
+            body=body,
+        ),
+    )
+    message = outgoing(request, secret="s3cret", response_url=URL, replace={})
+    assert verified(message) and message.body == body
+    names = [name.lower() for name in message.headers]
+    assert sorted(names) == sorted(
+        {"content-type", "x-slack-signature", "x-slack-request-timestamp", REPLAY_HEADER}
+    )
+
+
+def test_a_json_body_labelled_a_form_is_sent_as_the_json_it_is():
+    body = json.dumps({"type": "url_verification", "challenge": "c1"})
+    request = RequestLine(
+        id="r8",
+        at=0,
+        transport="http",
+        http=HttpRequest(path="/slack/events", headers={"content-type": FORM}, body=body),
+    )
+    message = outgoing(request, secret="s3cret", response_url=URL, replace={})
+    assert message.body == body and message.headers["Content-Type"] == FORM

@@ -162,6 +162,44 @@ async def test_removing_tracing_removes_the_decision_spans_too(tmp_path, spans, 
     assert spans[1].get_finished_spans() == ()
 
 
+@pytest.mark.parametrize("mode", ["normal", "validator", "audit", "observer"])
+async def test_an_executor_its_match_skips_makes_no_decision_span(tmp_path, spans, tool_ctx, mode):
+    """Issue 28: a skipped executor never ran, so it decided nothing (it used to show "pass")."""
+    manager = configured(
+        tmp_path, local("passes", f'mode = "{mode}"\nmatch = {{ tool = "shell" }}')
+    )
+    register_tracing(manager, spans[0])
+    await manager.run("tool.invoked", tool_ctx)  # the tool is "search": skipped
+    shell = tool_ctx.call.model_copy(update={"name": "shell"})
+    await manager.run("tool.invoked", tool_ctx.model_copy(update={"call": shell}))
+    await manager.observers.drain(5)
+    operations, decisions = split(spans[1])
+    mine = [s for s in decisions if s.attributes["harness.executor"] == "passes"]
+    assert len(operations) == 2 and len(mine) == 1  # the matching run only
+    assert mine[0].parent.span_id == operations[1].context.span_id
+    assert mine[0].attributes["harness.mode"] == mode
+
+
+async def renames(ctx):
+    return ctx.model_copy(update={"call": ctx.call.model_copy(update={"name": "shell"})})
+
+
+async def test_an_audited_executor_matches_the_context_the_audit_would_have_made(
+    tmp_path, spans, tool_ctx
+):
+    """In a dry run an audited executor sees earlier audited rewrites (issue 26), so its match
+    reads that context, and it is watched when the dry run would have run it."""
+    text = local("renames", 'mode = "audit"\npriority = 1') + local(
+        "passes", 'mode = "audit"\npriority = 2\nmatch = { tool = "shell" }'
+    )
+    manager = configured(tmp_path, text)
+    register_tracing(manager, spans[0])
+    await manager.run("tool.invoked", tool_ctx)  # live, the tool stays "search"
+    _, decisions = split(spans[1])
+    names = [s.attributes["harness.executor"] for s in decisions]
+    assert names[:2] == ["renames", "passes"]
+
+
 @pytest.fixture
 async def recording_rpc():
     """A real JSON-RPC hook server that passes every call and keeps each request's headers."""

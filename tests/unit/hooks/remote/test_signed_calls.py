@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import logging
+import re
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from harness.hooks import (
     HookTransportError,
     load_hooks_config,
 )
-from harness.hooks.contexts import ToolInvokedContext
+from harness.hooks.contexts import ShutdownContext, ToolInvokedContext
 from harness.hooks.remote.jsonrpc import JsonRpcExecutor
 from harness.hooks.remote.signing import SignatureError, Signer, message_id
 from harness.hooks.remote.wire import encode_request
@@ -211,6 +212,35 @@ async def test_the_hooks_file_signs_with_every_named_secret_and_keeps_the_id_acr
     assert first.entities["verified"] == "yes"
     same = message_id("task/T/C/run/7:tool:1", POINT)
     assert knows_old.ids == [same, same, message_id("task/T/C/run/7:tool:2", POINT)]
+
+
+DOCUMENTED_ID = re.compile(r"msg_[A-Za-z0-9_-]{24}")
+"""docs/hooks/signing.md: ``msg_`` + 24 URL-safe base64 characters, whatever the call."""
+
+
+async def test_a_shutdown_call_carries_a_webhook_id_of_the_documented_form():
+    """Issue 28: a context without an idempotency key (the worker's shutdown) got ``msg_`` and
+    32 hex digits; now a random id of the documented form, verified like any other."""
+    ids: list[str] = []
+
+    @web.middleware
+    async def record(request: web.Request, handler):
+        ids.append(request.headers["webhook-id"])
+        return await handler(request)
+
+    app = jsonrpc_app({"shutdown.pre": lambda ctx: None}, path="/hooks", secrets=OLD)
+    app.middlewares.append(record)
+    runner, url = await _start(app)
+    executor = JsonRpcExecutor(url, point="shutdown.pre", signing_secrets=[OLD])
+    try:
+        for _ in range(2):
+            assert await executor(ShutdownContext(reason="stop requested")) is None
+    finally:
+        await executor.aclose()
+        await runner.cleanup()
+    assert len(ids) == 2 and ids[0] != ids[1]  # one random id per call, each verified
+    assert all(DOCUMENTED_ID.fullmatch(i) for i in ids), ids
+    assert DOCUMENTED_ID.fullmatch(message_id("task/T/C/run/7:tool:1", POINT))
 
 
 @pytest.mark.parametrize(

@@ -10,18 +10,21 @@ import aiohttp
 import pytest
 from pydantic import ValidationError
 
+from harness.errors import HarnessError
 from harness.hooks import HookAbort, HookTransportError, Redactor
 from harness.hooks.contexts import ToolInvokedContext
 from harness.hooks.remote import wire
+from harness.hooks.remote.redacted import RedactedError
+from harness.hooks.remote.strict import ReplyError
 from harness.hooks.remote.wire import (
     ABORT,
     INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
-    RedactedError,
     RpcError,
+    RpcFailure,
     RpcRequest,
-    RpcResponse,
+    RpcSuccess,
     WireError,
     abort_error,
     abort_of,
@@ -31,6 +34,7 @@ from harness.hooks.remote.wire import (
     encode_request,
     encode_result,
     map_transport_errors,
+    read_response,
 )
 from harness.http import HttpClientError
 
@@ -45,44 +49,58 @@ def test_encoded_request_is_a_valid_envelope_carrying_the_context_as_json(tool_c
 
 
 def test_response_may_carry_a_null_result():
-    reply = RpcResponse[ToolInvokedContext].model_validate_json(
-        b'{"jsonrpc": "2.0", "id": 1, "result": null}'
+    reply = read_response(
+        b'{"jsonrpc": "2.0", "id": 1, "result": null}', ToolInvokedContext, request_id=1
     )
-    assert reply.result is None and reply.error is None
+    assert isinstance(reply, RpcSuccess) and reply.result is None and reply.error is None
 
 
 @pytest.mark.parametrize(
-    "body",
+    ("body", "named"),
     [
-        b'{"jsonrpc": "2.0", "id": 1}',
-        b'{"jsonrpc": "2.0", "id": 1, "result": null, "error": {"code": 1, "message": "x"}}',
-        b'{"jsonrpc": "1.0", "id": 1, "result": null}',
-        b'{"jsonrpc": "2.0", "id": 1, "result": null, "extra": 1}',
+        (b'{"jsonrpc": "2.0", "id": 1}', "<root>"),
+        (
+            b'{"jsonrpc": "2.0", "id": 1, "result": null, "error": {"code": 1, "message": "x"}}',
+            "<root>",
+        ),
+        (b'{"jsonrpc": "1.0", "id": 1, "result": null}', "jsonrpc"),
+        (b'{"jsonrpc": "2.0", "id": 1, "result": null, "extra": 1}', "extra"),
+        (b'{"jsonrpc": "2.0", "id": "1", "result": null}', "id"),
     ],
-    ids=["neither", "both", "version-1.0", "extra-member"],
+    ids=["neither", "both", "version-1.0", "extra-member", "id-not-echoed"],
 )
-def test_response_out_of_spec_is_rejected(body):
-    with pytest.raises(ValidationError):
-        RpcResponse[ToolInvokedContext].model_validate_json(body)
+def test_response_out_of_spec_is_refused_naming_the_field(body, named):
+    with pytest.raises(ReplyError) as refused:
+        read_response(body, ToolInvokedContext, request_id=1)
+    assert refused.value.paths == (named,)
 
 
 def test_parametrized_response_validates_the_result_type(tool_ctx):
     good = encode_result(1, tool_ctx)
-    assert RpcResponse[ToolInvokedContext].model_validate_json(good).result == tool_ctx
-    with pytest.raises(ValidationError, match=r"result\.call"):
-        RpcResponse[ToolInvokedContext].model_validate_json(
-            b'{"jsonrpc": "2.0", "id": 1, "result": {"call": {"id": "c"}}}'
+    assert read_response(good, ToolInvokedContext, request_id=1).result == tool_ctx
+    with pytest.raises(ReplyError, match=r"result\.call"):
+        read_response(
+            b'{"jsonrpc": "2.0", "id": 1, "result": {"call": {"id": "c"}}}',
+            ToolInvokedContext,
+            request_id=1,
         )
 
 
 def test_abort_error_round_trips_and_ordinary_errors_are_not_aborts():
     body = encode_error(5, abort_error("no", refusal=True))
-    reply = RpcResponse[ToolInvokedContext].model_validate_json(body)
-    assert reply.id == 5 and reply.error is not None and reply.error.code == ABORT
+    reply = read_response(body, ToolInvokedContext, request_id=5)
+    assert isinstance(reply, RpcFailure) and reply.id == 5 and reply.error.code == ABORT
     request = abort_of(reply.error)
     assert request is not None and (request.reason, request.refusal) == ("no", True)
     assert abort_of(RpcError(code=-32000, message="no")) is None
     assert abort_of(RpcError(code=ABORT, message="no", data={"other": 1})) is None
+
+
+def test_an_abort_payload_that_does_not_conform_is_refused_naming_the_field():
+    error = RpcError(code=ABORT, message="no", data={"abort": {"reason": "no", "refusal": "yes"}})
+    with pytest.raises(ReplyError) as refused:
+        abort_of(error)
+    assert refused.value.paths == ("error.data.abort.refusal",)
 
 
 def test_decode_request_answers_parse_and_invalid_request_errors():
@@ -219,4 +237,4 @@ def test_redacted_error_is_a_harness_error_that_pickles():
     copy = RedactedError(kind="ValueError", text="[REDACTED] left")
     assert str(copy) == "ValueError: [REDACTED] left"
     assert str(pickle.loads(pickle.dumps(copy))) == str(copy)
-    assert isinstance(copy, wire.HarnessError)
+    assert isinstance(copy, HarnessError)
