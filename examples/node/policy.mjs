@@ -80,6 +80,11 @@ async function answerProbe(context) {
   if (name === "conformance.rewrite") return withArguments(context, { rewritten: true });
   if (name === "conformance.veto") throw veto("conformance veto", true);
   if (name === "conformance.abort") throw veto("conformance abort", false);
+  if (name === "conformance.ask") {
+    // An ask holds the call for a person's approval, for timeout_seconds (0: until answered).
+    const abort = { reason: "conformance ask", refusal: true, ask: true, timeout_seconds: number(args.seconds) };
+    throw new RpcError(ABORT, abort.reason, { abort });
+  }
   if (name === "conformance.slow") await sleep(Math.min(number(args.seconds), 30) * 1000);
   if (name === "conformance.large") {
     return withArguments(context, { padding: "x".repeat(Math.min(number(args.bytes), 8 << 20)) });

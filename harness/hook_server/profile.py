@@ -30,6 +30,8 @@ BEHAVIOURS: Final = {
     "conformance.rewrite": 'replace the call\'s arguments by {"rewritten": true}',
     "conformance.veto": 'abort with refusal true and reason "conformance veto"',
     "conformance.abort": 'abort with refusal false and reason "conformance abort"',
+    "conformance.ask": "ask a person: abort with ask true, refusal true, reason "
+    '"conformance ask" and timeout_seconds = arguments.seconds',
     "conformance.slow": "wait arguments.seconds (at most 30), then pass through",
     "conformance.large": 'replace the arguments by {"padding": "x" * arguments.bytes} '
     "(at most 8 MiB)",
@@ -40,6 +42,7 @@ MAX_SLOW_SECONDS: Final = 30.0
 MAX_LARGE_BYTES: Final = 8 << 20
 VETO_REASON: Final = "conformance veto"
 ABORT_REASON: Final = "conformance abort"
+ASK_REASON: Final = "conformance ask"
 
 
 def is_probe(raw_context: object) -> bool:
@@ -63,7 +66,8 @@ async def answer_probe(ctx: HookContext) -> HookContext | None:
         The replacement the profile asks for, or ``None``.
 
     Raises:
-        HookAbort: for ``conformance.veto`` (a refusal) and ``conformance.abort``.
+        HookAbort: for ``conformance.veto`` (a refusal), ``conformance.abort`` and
+            ``conformance.ask`` (an ask).
     """
     if not isinstance(ctx, ToolInvokedContext) or not ctx.call.name.startswith(CALL_PREFIX):
         return None
@@ -74,6 +78,9 @@ async def answer_probe(ctx: HookContext) -> HookContext | None:
         raise HookAbort(VETO_REASON, refusal=True)
     if name == "conformance.abort":
         raise HookAbort(ABORT_REASON, refusal=False)
+    if name == "conformance.ask":
+        seconds = _number(arguments.get("seconds"))
+        raise HookAbort(ASK_REASON, refusal=True, ask=True, timeout_seconds=seconds)
     if name == "conformance.slow":
         await asyncio.sleep(min(_number(arguments.get("seconds")), MAX_SLOW_SECONDS))
     elif name == "conformance.large":

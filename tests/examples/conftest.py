@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
+import shutil
 import socket
 import sys
 from collections.abc import AsyncIterator
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.domain import ToolCall
+from harness.hook_server.conformance import load_fixtures, run_fixtures
 from harness.hooks.contexts import ToolInvokedContext
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,3 +67,57 @@ async def policy() -> AsyncIterator[Policy]:
     finally:
         proc.terminate()
         await proc.wait()
+
+
+NODE = shutil.which("node")
+SECRET = "whsec_" + base64.b64encode(b"conformance-kit-test-secret-32b!").decode()
+"""The secret the Node example verifies with (and the zoo's signed members)."""
+
+
+async def started(*argv: str, said: bytes, env: dict[str, str] | None = None):
+    """``argv`` as a process in the repository, once its output says ``said``."""
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    assert proc.stdout is not None
+    async with asyncio.timeout(20):
+        while said not in (line := await proc.stdout.readline()):
+            assert line, f"{argv} exited before serving"
+    return proc
+
+
+async def stopped(proc: asyncio.subprocess.Process) -> None:
+    proc.terminate()
+    await proc.wait()
+
+
+@pytest.fixture(scope="session")
+async def node_policy() -> AsyncIterator[str]:
+    """``node examples/node/policy.mjs --port N``, signatures required."""
+    assert NODE, "node (v20) is on the project's machines; install it to run this test"
+    port = free_port()
+    proc = await started(
+        NODE,
+        str(EXAMPLES / "node" / "policy.mjs"),
+        "--port",
+        str(port),
+        said=b"serving",
+        env={"HOOK_SECRET": SECRET},
+    )
+    yield f"http://127.0.0.1:{port}/hooks"
+    await stopped(proc)
+
+
+async def failures(target) -> dict[str, str]:
+    """Run every fixture for ``target`` (the signature ones when it signs): id -> problem."""
+    fixtures = load_fixtures(target.transport, signed=target.signs)
+    try:
+        verdicts = await run_fixtures(target, fixtures)
+    finally:
+        await target.aclose()
+    assert len(verdicts) == len(fixtures) > 40
+    return {v.fixture.id: v.problem for v in verdicts if v.problem is not None}

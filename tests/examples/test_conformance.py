@@ -1,63 +1,22 @@
 """The conformance kit against the shipped executors, each started as a user starts it
-(issue 15): 100 % against examples/jsonrpc_policy.py, examples/mcp_rewriter.py and the
-Node example, and exactly the broken fixtures failing against a deliberately broken one."""
+(issue 15): 100 % against examples/mcp_rewriter.py over streamable HTTP (over stdio, and
+the other examples: tests/examples/test_conformance_zoo.py), the Node example refusing
+unsigned requests, exactly the broken fixtures failing against a deliberately broken
+executor, and the command line."""
 
 from __future__ import annotations
 
-import asyncio
-import base64
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import AsyncIterator
 
 import pytest
 
-from harness.hook_server.conformance import JsonRpcTarget, McpTarget, load_fixtures, run_fixtures
-from tests.examples.conftest import EXAMPLES, ROOT, free_port
+from harness.hook_server.conformance import JsonRpcTarget, McpTarget, load_fixtures
+from tests.examples.conftest import ROOT, SECRET, failures, free_port, started, stopped
 from tests.examples.test_mcp_rewriter import http_url  # noqa: F401  # the fixture, shared
 from tests.support.broken_executor import BROKEN_FIXTURES
-
-NODE = shutil.which("node")
-SECRET = "whsec_" + base64.b64encode(b"conformance-kit-test-secret-32b!").decode()
-
-
-async def started(*argv: str, said: bytes, env: dict[str, str] | None = None):
-    proc = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=ROOT,
-        env={**os.environ, **(env or {})},
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
-    assert proc.stdout is not None
-    async with asyncio.timeout(20):
-        while said not in (line := await proc.stdout.readline()):
-            assert line, f"{argv} exited before serving"
-    return proc
-
-
-async def stopped(proc: asyncio.subprocess.Process) -> None:
-    proc.terminate()
-    await proc.wait()
-
-
-@pytest.fixture(scope="module")
-async def node_policy() -> AsyncIterator[str]:
-    """``node examples/node/policy.mjs --port N``, signatures required."""
-    assert NODE, "node (v20) is on the project's machines; install it to run this test"
-    port = free_port()
-    proc = await started(
-        NODE,
-        str(EXAMPLES / "node" / "policy.mjs"),
-        "--port",
-        str(port),
-        said=b"serving",
-        env={"HOOK_SECRET": SECRET},
-    )
-    yield f"http://127.0.0.1:{port}/hooks"
-    await stopped(proc)
 
 
 @pytest.fixture(scope="module")
@@ -70,39 +29,15 @@ async def broken() -> AsyncIterator[str]:
     await stopped(proc)
 
 
-async def failures(target, transport) -> set[str]:
-    try:
-        verdicts = await run_fixtures(target, load_fixtures(transport))
-    finally:
-        await target.aclose()
-    assert len(verdicts) == len(load_fixtures(transport)) > 40
-    return {v.fixture.id: v.problem for v in verdicts if v.problem is not None}
-
-
-async def test_the_jsonrpc_policy_example_is_fully_conformant(policy):
-    target = JsonRpcTarget(policy.url, headers={"Authorization": f"Bearer {policy.token}"})
-    assert await failures(target, "jsonrpc") == {}
-
-
-async def test_the_mcp_rewriter_example_over_stdio_is_fully_conformant():
-    target = McpTarget([sys.executable, str(EXAMPLES / "mcp_rewriter.py")])
-    await target.connect()
-    assert await failures(target, "mcp") == {}
-
-
 async def test_the_mcp_rewriter_example_over_streamable_http_is_fully_conformant(http_url):  # noqa: F811  # the fixture
     target = McpTarget(http_url)
     await target.connect()
-    assert await failures(target, "mcp") == {}
-
-
-async def test_the_node_example_is_fully_conformant_with_signed_requests(node_policy):
-    assert await failures(JsonRpcTarget(node_policy, signing_secrets=[SECRET]), "jsonrpc") == {}
+    assert await failures(target) == {}
 
 
 async def test_the_node_example_refuses_unsigned_requests_and_the_kit_says_so(node_policy):
-    found = await failures(JsonRpcTarget(node_policy), "jsonrpc")
-    assert set(found) == {f.id for f in load_fixtures("jsonrpc")}
+    found = await failures(JsonRpcTarget(node_policy))
+    assert set(found) == {f.id for f in load_fixtures("jsonrpc", signed=False)}
     assert "HTTP 401" in found["profile.pass"]
 
 
@@ -122,7 +57,7 @@ async def test_the_node_example_policy_refuses_an_escaping_artefact_name(node_po
 
 
 async def test_a_broken_executor_fails_exactly_its_broken_fixtures(broken):
-    found = await failures(JsonRpcTarget(broken), "jsonrpc")
+    found = await failures(JsonRpcTarget(broken))
     assert set(found) == BROKEN_FIXTURES
     assert "expected error -32700, got error" in found["jsonrpc.parse-error"]
     assert "expected no_reply, got pass" in found["jsonrpc.notification"]

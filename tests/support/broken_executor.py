@@ -18,6 +18,7 @@ from harness.hooks.remote.wire import ABORT
 BROKEN_FIXTURES = frozenset(
     {
         "profile.rewrite",
+        "profile.rewrite-identity",
         "profile.unserved-point",  # rewrites to {"rewritten": false}
         "profile.veto",
         "profile.in-phase",  # a veto that is not a refusal

@@ -8,6 +8,7 @@ Edit this file, then ``PYTHONPATH=. python -m tests.support.conformance_fixtures
 import json
 from pathlib import Path
 
+from harness.hook_server.conformance.runner import SIGNED_REFUSED
 from harness.hooks import OPERATIONS
 from harness.hooks.remote.wire import SCHEMA_VERSION
 from tests.unit.hooks.test_schema import sample
@@ -22,12 +23,32 @@ def probe(fid, tool, **arguments):
     }
 
 
-def call(fid, desc, name, expect, point="tool.invoked.pre", transport="any", args=None, **send):
+IDENTITY = {
+    "task": {"task_id": "conformance-task", "team": "T0", "channel": "C0", "thread": "1.2"},
+    "attempt": 2,
+    "lost_workers": 1,
+    "idempotency_key": "conformance-task:op-7",
+}
+"""Identity fields as a retried operation of a real task carries them."""
+
+
+def call(
+    fid,
+    desc,
+    name,
+    expect,
+    point="tool.invoked.pre",
+    transport="any",
+    args=None,
+    identity=None,
+    **send,
+):
+    context = {**probe(fid, name, **(args or {})), **(identity or {})}
     return {
         "id": fid,
         "description": desc,
         "transport": transport,
-        "send": {"point": point, "context": probe(fid, name, **(args or {})), **send},
+        "send": {"point": point, "context": context, **send},
         "expect": expect,
     }
 
@@ -60,6 +81,33 @@ profile = [
         "conformance.abort aborts without refusal",
         "conformance.abort",
         {"outcome": "abort", "refusal": False},
+    ),
+    call(
+        "profile.rewrite-identity",
+        "a replacement keeps the operation's identity (task, attempt, lost_workers, "
+        "idempotency_key) as sent",
+        "conformance.rewrite",
+        {
+            "outcome": "rewrite",
+            "context": {"call": {"arguments": {"rewritten": True}}, **IDENTITY},
+            "meaning": "the executor changes the operation's identity: the worker refuses "
+            "every replacement that does (send the context back with only what you mean to "
+            "change changed)",
+        },
+        identity=IDENTITY,
+    ),
+    call(
+        "profile.ask",
+        "conformance.ask holds the call for a person's approval, timeout_seconds 120",
+        "conformance.ask",
+        {
+            "outcome": "ask",
+            "timeout_seconds": 120,
+            "meaning": 'an ask is the abort {"reason": ..., "refusal": true, "ask": true, '
+            '"timeout_seconds": N} (over JSON-RPC the data of error -32001, over MCP the '
+            'reply\'s "abort"); the harness read this one otherwise',
+        },
+        args={"seconds": 120},
     ),
     call(
         "profile.slow",
@@ -255,6 +303,61 @@ mcpf = [
     ),
 ]
 
+
+def signed(fid, desc, signature, expect):
+    send = {"signature": signature, "point": P, "context": probe(fid, "conformance.pass")}
+    return {
+        "id": fid,
+        "description": desc,
+        "transport": "jsonrpc",
+        "send": send,
+        "expect": expect,
+    }
+
+
+def refused(meaning):
+    return {"outcome": "unauthorized", "meaning": meaning}
+
+
+signature = [
+    signed(
+        "signature.valid",
+        "a request signed as the harness signs it is served",
+        "valid",
+        {
+            "outcome": "pass",
+            "meaning": f"the executor refuses what the harness signs: {SIGNED_REFUSED}",
+        },
+    ),
+    signed(
+        "signature.unsigned",
+        "a request without signature headers is refused with HTTP 401",
+        "unsigned",
+        refused(
+            "the executor verifies no signature: it served a request that carried none "
+            "(verify every request, docs/hooks/signing.md)"
+        ),
+    ),
+    signed(
+        "signature.tampered",
+        "a request changed after it was signed is refused with HTTP 401",
+        "tampered",
+        refused(
+            "the executor does not check that the signature matches the body: it served a "
+            "request changed after signing"
+        ),
+    ),
+    signed(
+        "signature.stale",
+        "a request signed an hour ago (a replay) is refused with HTTP 401",
+        "stale",
+        refused(
+            "the executor does not check webhook-timestamp: it served a request signed an "
+            "hour ago, as a replay would be"
+        ),
+    ),
+]
+
 rt = []
 for op in sorted(OPERATIONS):  # by name: no module order reaches the file
     ctx = (
@@ -278,6 +381,7 @@ FILES = {
     "20-jsonrpc.json": jsonrpc,
     "30-mcp.json": mcpf,
     "40-contexts.json": rt,
+    "50-signature.json": signature,
 }
 
 

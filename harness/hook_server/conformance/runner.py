@@ -22,13 +22,22 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, TextIO
 
 from harness.hook_server.conformance.fixture import Expect, Fixture, load_fixtures
-from harness.hook_server.conformance.targets import Got, JsonRpcTarget, McpTarget, Target
+from harness.hook_server.conformance.jsonrpc_target import JsonRpcTarget
+from harness.hook_server.conformance.mcp_target import McpTarget
+from harness.hook_server.conformance.targets import Got, Target
 from harness.hooks.config.loader import resolve_program
 from harness.hooks.remote.signing import SignatureError, decode_secret
 from harness.redaction import Redactor
 
 USAGE_ERROR: Final = 2
 _ENV_VALUE: Final = re.compile(r"^(.*?)env:([A-Za-z_][A-Za-z0-9_]*)$")
+SIGNED_REFUSED: Final = (
+    "either the --secret-env variable holds a secret it does not accept, or it verifies "
+    "signatures wrongly (the key is the base64-decoded text after whsec_; the signed content "
+    "is id.timestamp.raw body bytes: docs/hooks/signing.md)"
+)
+"""Why an executor refuses what the harness signs; the ``signature.valid`` fixture's meaning
+is made from it (``tests/support/conformance_fixtures.py``)."""
 _GRACE: Final = 15.0
 """Seconds past a fixture's own deadline before the runner gives up on it (a hung peer)."""
 
@@ -75,12 +84,15 @@ def judge(expect: Expect, got: Got) -> str | None:
         ok = got.refusal == expect.refusal
     if ok and expect.outcome == "error" and expect.code is not None:
         ok = got.code in (expect.code if isinstance(expect.code, list) else [expect.code])
+    if ok and expect.outcome == "ask" and expect.timeout_seconds is not None:
+        ok = got.timeout_seconds == expect.timeout_seconds
     if ok:
         return None
     detail = got.detail
     if got.kind == "rewrite" and expect.context is not None:
         detail = f"{detail}: {_compact(_project(got.context, expect.context))}"
-    return f"expected {wanted}, got {got.kind}: {detail}"
+    problem = f"expected {wanted}, got {got.kind}: {detail}"
+    return problem if expect.meaning is None else f"{problem}\n{expect.meaning}"
 
 
 def _project(whole: object, part: object) -> object:
@@ -101,6 +113,10 @@ def _describe(expect: Expect) -> str:
         return f"rewrite containing {_compact(expect.context)}"
     if expect.outcome == "batch":
         return "a batch of replies, or error -32600"
+    if expect.outcome == "ask" and expect.timeout_seconds is not None:
+        return f"ask (timeout_seconds={expect.timeout_seconds:g})"
+    if expect.outcome == "unauthorized":
+        return "unauthorized (HTTP 401)"
     return expect.outcome
 
 
@@ -129,8 +145,8 @@ def report(verdicts: Sequence[Verdict], out: TextIO, scrub: Redactor | None = No
     for verdict in verdicts:
         mark = "PASS" if verdict.problem is None else "FAIL"
         print(f"{mark} {verdict.fixture.id} — {verdict.fixture.description}", file=out)
-        if verdict.problem is not None:
-            print(f"    {clean(verdict.problem)}", file=out)
+        for line in (verdict.problem or "").splitlines():
+            print(f"    {clean(line)}", file=out)
     passed = sum(verdict.problem is None for verdict in verdicts)
     total = len(verdicts)
     percent = 100.0 * passed / total if total else 0.0
@@ -206,14 +222,16 @@ async def _run(args: argparse.Namespace, out: TextIO) -> int:
         server = args.mcp if re.match(r"https?://", args.mcp) else _command(args.mcp)
         target = McpTarget(server)
         transport = "mcp"
-    fixtures = _selected(args, load_fixtures(transport))
+    fixtures = _selected(args, load_fixtures(transport, signed=bool(secrets)))
     try:
-        await _reachable(target, scrub)
+        refused = await _reachable(target, scrub)
         print(
             f"# conformance kit against {scrub.redact_text(target.endpoint)} ({transport}), "
             f"{len(fixtures)} fixtures",
             file=out,
         )
+        if refused is not None:
+            print(f"# {refused}", file=out)
         verdicts = await run_fixtures(target, fixtures)
     finally:
         await target.aclose()
@@ -254,9 +272,15 @@ def _secret(name: str) -> str:
     return value
 
 
-async def _reachable(target: JsonRpcTarget | McpTarget, scrub: Redactor) -> None:
+async def _reachable(target: JsonRpcTarget | McpTarget, scrub: Redactor) -> str | None:
     """Raise a :class:`KitUsageError` naming the fix when the executor cannot be used at all
-    (the caller closes ``target`` either way)."""
+    (the caller closes ``target`` either way).
+
+    Returns:
+        A line to print first when the executor refused a request signed as the harness
+        signs it: the kit was given the secret, so that is a verdict (the fixtures run and
+        fail), not a usage error.
+    """
     where = scrub.redact_text(target.endpoint)
     if isinstance(target, McpTarget):
         try:
@@ -267,9 +291,15 @@ async def _reachable(target: JsonRpcTarget | McpTarget, scrub: Redactor) -> None
                 f"{scrub.redact_text(str(error) or type(error).__name__)}; check "
                 "the command (or URL) and that it serves MCP"
             ) from None
-        return
+        return None
     got = await target.send(_PROBE)
-    if got.kind == "transport_error" and got.detail.startswith(("HTTP 401", "HTTP 403")):
+    refused = got.kind == "unauthorized" or got.detail.startswith("HTTP 403")
+    if refused and target.signs:
+        return (
+            f"the executor refused a request signed as the harness signs it "
+            f"({scrub.redact_text(got.detail)}): {SIGNED_REFUSED}"
+        )
+    if refused:
         raise KitUsageError(
             f"{where} refused the kit: {scrub.redact_text(got.detail)}; give its "
             "credentials with --header 'Authorization: Bearer env:VAR' or "
@@ -280,6 +310,7 @@ async def _reachable(target: JsonRpcTarget | McpTarget, scrub: Redactor) -> None
             f"cannot reach {where}: {scrub.redact_text(got.detail)}; is the "
             "executor running there? check the URL given to --jsonrpc"
         )
+    return None
 
 
 _PROBE: Final = Fixture.model_validate(

@@ -6,11 +6,13 @@ from __future__ import annotations
 import fnmatch
 import tomllib
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from pydantic import ValidationError
 
 from harness.hook_server.conformance import Expect, Fixture, Got, judge, load_fixtures
+from harness.hook_server.conformance.fixture import Outcome, Signature
 from harness.hook_server.conformance.runner import contains
 from harness.hooks import OPERATIONS
 from tests.support import conformance_fixtures
@@ -35,8 +37,19 @@ def test_every_operation_has_a_round_trip_fixture_and_ids_are_unique():
     }
     assert not any(f.transport == "mcp" for f in load_fixtures("jsonrpc"))
     assert not any(f.transport == "jsonrpc" for f in load_fixtures("mcp"))
-    outcomes = {"pass", "rewrite", "abort", "error", "no_reply", "timeout", "too_large", "batch"}
-    assert {f.expect.outcome for f in fixtures} == outcomes
+    assert {f.expect.outcome for f in fixtures} == set(get_args(Outcome))
+
+
+def test_signature_fixtures_run_only_when_the_kit_signs_and_only_over_jsonrpc():
+    signed = {f.id for f in load_fixtures() if f.signed}
+    assert signed == {f"signature.{kind}" for kind in get_args(Signature)}
+    assert signed <= {f.id for f in load_fixtures("jsonrpc", signed=True)}
+    assert not signed & {f.id for f in load_fixtures("jsonrpc", signed=False)}
+    assert not signed & {f.id for f in load_fixtures("mcp")}
+    with pytest.raises(ValidationError, match="JSON-RPC only"):
+        Fixture.model_validate(
+            fixture(send={"signature": "unsigned", "point": "shutdown.pre", "context": {}})
+        )
 
 
 def test_the_wheel_ships_the_fixtures():
@@ -78,6 +91,12 @@ SUB, WIDER = {"a": {"b": 1}}, {"a": {"b": 1, "c": 0}}
         ({"outcome": "rewrite", "context": SUB}, Got("rewrite", context=WIDER), True),
         ({"outcome": "rewrite", "context": SUB}, Got("rewrite", context={"a": {"b": 2}}), False),
         ({"outcome": "timeout"}, Got("transport_error", "connect"), False),
+        ({"outcome": "ask", "timeout_seconds": 120}, Got("ask", timeout_seconds=120), True),
+        ({"outcome": "ask", "timeout_seconds": 120}, Got("ask", timeout_seconds=0), False),
+        ({"outcome": "ask"}, Got("abort", refusal=True), False),
+        ({"outcome": "abort", "refusal": True}, Got("ask", refusal=True), False),
+        ({"outcome": "unauthorized"}, Got("unauthorized", "HTTP 401"), True),
+        ({"outcome": "unauthorized"}, Got("pass"), False),
     ],
 )
 def test_judge(expect, got, ok):
@@ -85,6 +104,15 @@ def test_judge(expect, got, ok):
     assert (problem is None) == ok
     if not ok:
         assert problem.startswith("expected ") and f"got {got.kind}" in problem
+
+
+def test_a_failed_fixture_says_what_its_failure_means():
+    expect = Expect(outcome="unauthorized", meaning="it verifies no signature")
+    problem = judge(expect, Got("pass", "passed through"))
+    assert problem == (
+        "expected unauthorized (HTTP 401), got pass: passed through\nit verifies no signature"
+    )
+    assert judge(expect, Got("unauthorized")) is None
 
 
 def test_contains_compares_objects_key_by_key_and_the_rest_by_equality():

@@ -44,6 +44,9 @@ async def test_the_profile_behaviours():
     with pytest.raises(HookAbort) as abort:
         await answer_probe(probe("conformance.abort"))
     assert not abort.value.refusal
+    with pytest.raises(HookAbort) as ask:
+        await answer_probe(probe("conformance.ask", seconds=120))
+    assert ask.value.ask and ask.value.refusal and ask.value.timeout_seconds == 120
     large = await answer_probe(probe("conformance.large", bytes=1000))
     assert large.call.arguments == {"padding": "x" * 1000}
     assert await answer_probe(probe("conformance.future-behaviour")) is None

@@ -18,7 +18,8 @@ from aiohttp import web
 from mcp_types import CallToolResult
 
 from harness.domain import ToolCall
-from harness.hook_server.conformance.targets import read_jsonrpc_reply, read_tool_result
+from harness.hook_server.conformance.jsonrpc_target import read_jsonrpc_reply
+from harness.hook_server.conformance.mcp_target import read_tool_result
 from harness.hooks import HookAbort, HookTransportError, JsonRpcExecutor, McpExecutor, Redactor
 from harness.hooks.contexts import ToolInvokedContext, context_type
 from harness.hooks.remote import McpConnection
@@ -209,7 +210,7 @@ def test_the_corpus_holds_both_kinds_of_every_transport():
 
 # --- the conformance kit ---------------------------------------------------------------
 
-_KIT = {"invalid": "refused"}
+_KIT = {"invalid": "refused", "ask": "abort"}  # the kit tells an ask from other aborts
 
 
 @pytest.mark.parametrize("entry", JSONRPC_REPLIES, ids=ids(JSONRPC_REPLIES))
