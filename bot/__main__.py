@@ -90,11 +90,7 @@ async def serve(
         migrate=harness_settings.database_migrate,
     )
     await ledger.open()  # unlike Temporal, no database is no bot: it could not tell retries apart
-    recorder = (
-        open_recorder(settings, harness_settings.secret_values())
-        if settings.record is not None
-        else None
-    )
+    recorder = open_recorder(settings, harness_settings) if settings.record is not None else None
     bot = build_app(settings, lazy, ledger, recorder)
     runner = web.AppRunner(build_web_app(settings, bot, ready=lazy.ready), access_log=None)
     await runner.setup()

@@ -37,6 +37,7 @@ from harness.storage.ledger import Ledger
 
 if TYPE_CHECKING:  # the stand-in is developer tooling, loaded only in local mode (_standin)
     from bot.standin import SlackStandIn
+    from harness.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -185,20 +186,23 @@ def _standin(settings: BotSettings, recorder: Recorder | None) -> SlackStandIn:
     )
 
 
-def open_recorder(settings: BotSettings, secrets: tuple[str, ...] = ()) -> Recorder:
-    """The recorder of ``BOT_RECORD``, redacting the bot's credentials and ``secrets``.
+def open_recorder(settings: BotSettings, harness: Settings | None = None) -> Recorder:
+    """The recorder of ``BOT_RECORD``, redacting the bot's credentials and ``harness``'s secrets;
+    its header carries ``harness``'s settings that shape answers.
 
     Raises:
         RecordingError: the file cannot be appended to.
     """
     if settings.record is None:
         raise ValueError("BOT_RECORD is not set")
+    secrets = harness.secret_values() if harness is not None else ()
     scrubber = Scrubber((*settings.secrets(), *secrets), settings.pseudonym_key())
     return Recorder(
         settings.record,
         scrubber,
         bot_user_id=settings.bot_user_id,
         local=settings.local,
+        settings=harness,
         worker_posts=settings.web_api_is_standin,
     )
 

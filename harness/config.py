@@ -46,8 +46,7 @@ class Settings(BaseSettings):
     and the profile's address (:mod:`harness.temporal.connection`); otherwise those decide,
     and this default is the last fallback. TLS and API key: ``TEMPORAL_*`` or a profile."""
     temporal_namespace: str = "default"
-    """The Temporal namespace; like the address, when set it wins over ``TEMPORAL_NAMESPACE``
-    and the profile's."""
+    """The Temporal namespace; when set it wins over ``TEMPORAL_NAMESPACE`` and the profile's."""
     task_queue: str = "tiny-harness"
     """The task queue the worker polls and tasks start on; every worker and bot of one deployment
     uses the same."""
@@ -87,8 +86,8 @@ class Settings(BaseSettings):
     """Attempts per operation before the task fails; a cap on what ``activity.failed`` executors
     decide (each capped decision is an audit record of kind ``capped``)."""
     retry_initial_backoff_seconds: float = Field(default=1.0, ge=0)
-    """The first retry's delay; each later one is multiplied by ``retry_backoff_multiplier`` (±20%
-    jitter)."""
+    """The first retry's delay; each later one is multiplied by ``retry_backoff_multiplier``
+    (±20% jitter)."""
     retry_backoff_multiplier: float = Field(default=2.0, ge=1)
     """How much each retry delay grows over the one before."""
     retry_max_backoff_seconds: float = Field(default=60.0, ge=0)
@@ -143,35 +142,32 @@ class Settings(BaseSettings):
 
     models: list[str] = Field(default_factory=lambda: ["offline"], examples=[["offline", "gpt-4o"]])
     """Model names a task may use (``/model <x>`` accepts these); JSON in the environment:
-    ``HARNESS_MODELS='["offline", "gpt-4o"]'``. ``offline`` is the deterministic local model.
-    """
+    ``HARNESS_MODELS='["offline", "gpt-4o"]'``. ``offline`` is the deterministic local model."""
 
     plugins: list[str] = Field(default_factory=list, examples=[["commands:plugin"]])
     """Code plugins: ``module:function`` paths called with ``(manager, settings)``.
 
     For executors that need code to register, such as the slash commands
-    (``HARNESS_PLUGINS='["commands:plugin"]'``, JSON in the environment); executors that
-    an import path, a URL or a command describe belong in ``hooks_config``. The worker
-    calls them after the built-in plugin and before ``hooks_config``; the bot's start-up
-    check and ``python -m harness.hooks list`` load them the same way (:mod:`harness.plugins`).
-    Keep ``commands:plugin`` in the list for the slash commands (the Procfile sets it).
-    """
+    (``HARNESS_PLUGINS='["commands:plugin"]'``, JSON in the environment); executors that an
+    import path, a URL or a command describe belong in ``hooks_config``. The worker calls them
+    after the built-in plugin and before ``hooks_config``; the bot's start-up check and ``python
+    -m harness.hooks list`` load them the same way (:mod:`harness.plugins`). Keep
+    ``commands:plugin`` in the list for the slash commands (the Procfile sets it)."""
 
     hooks_config: Path | None = None
     """Executor configuration file (TOML: executors, policy, retry, chain budget, tracing);
     loaded at worker start after the built-in plugin, all or nothing. See ``examples/hooks.toml``.
     The worker and the bot refuse to start on a bad file, naming every problem;
     ``python -m harness.hooks list --config FILE`` prints the chains the worker runs. SIGHUP
-    makes a worker reload it, all or nothing, between operations (``docs/hooks/reload.md``).
-    """
+    makes a worker reload it, all or nothing, between operations (``docs/hooks/reload.md``)."""
     hooks_audit_only: bool = False
     """``1`` runs every executor of ``hooks_config`` that could change an operation (and its
     ``[policy]``) in audit mode: what it would veto or rewrite goes to the audit log, nothing is
     applied. A dry run of a new policy on live or replayed traffic (``bot.replay --audit``)."""
 
     # The agent loop (issue 5): model providers, tools, skills, named agents.
-    default_model: str = "offline"
-    """The model of a task that names none; ``offline`` needs no credentials."""
+    default_model: str = ""
+    """The model of a new task that names none; empty: the first of ``models``."""
     system_one_model: str = ""
     """The fast model that triages requests; the task's model when empty."""
     openai_api_key: SecretStr | None = None
@@ -297,10 +293,9 @@ class Settings(BaseSettings):
         host, _, port = value.strip().rpartition(":")
         try:
             ipaddress.ip_address(host.removeprefix("[").removesuffix("]"))
-            valid = port.isdigit() and 0 < int(port) < 65536
         except ValueError:
-            valid = False
-        if not valid:
+            port = ""  # not an IP: refused below
+        if not (port.isdigit() and 0 < int(port) < 65536):
             raise ValueError("must be IP:port, such as 127.0.0.1:9464 or 0.0.0.0:9464")
         return value.strip()
 
@@ -388,6 +383,11 @@ class Settings(BaseSettings):
             except OSError:  # no file yet: nothing to mask (harness.temporal.keys says why)
                 return []
         return split_keys(text)
+
+    @property
+    def task_model(self) -> str:
+        """A new task's model: ``default_model``, else the first of ``models``, else offline."""
+        return self.default_model or next(iter(self.models), "offline")
 
     @property
     def payload_key_path(self) -> Path:

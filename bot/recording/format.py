@@ -6,7 +6,8 @@ handles; ``docs/recording.md`` documents it for people who write or edit one by 
 
 Lines, linked by the ``id`` of the request that caused them:
 
-- ``recording``: the header (format version, when, the bot's user id, what was captured).
+- ``recording``: the header (format version, when, the bot's user id, what was captured,
+  the settings that shape answers).
 - ``request``: what Slack sent (HTTP: path, the headers that matter, the body in the encoding
   it arrived in, or the length and hash of one the bot could not read; Socket Mode: the
   envelope) and what the bot answered (HTTP status and body, or the ack).
@@ -65,6 +66,12 @@ class Header(_Line):
     in the file is what ``captures`` says (``worker_web_api``): not when the API URL was moved."""
     pseudonymised: bool = False
     captures: tuple[Capture, ...]
+    settings: dict[str, Any] | None = None
+    """``HARNESS_*`` variable -> value of each setting that shapes answers, as the recording bot
+    read it (:mod:`bot.recording.settings`); ``None`` in a file of an older release."""
+    unrecorded: tuple[str, ...] = ()
+    """The variables that shape answers too, set for the recording bot, whose values are not
+    in the file (credentials, URLs, the hooks file): a replay uses its own and says so."""
 
 
 class HttpRequest(BaseModel):

@@ -51,6 +51,8 @@ from bot.recording.format import (
     dump,
 )
 from bot.recording.scrub import Scrubber
+from bot.recording.settings import carried, not_carried
+from harness.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +101,8 @@ class Recorder:
         worker_posts: the worker's calls reach the stand-in, which records them (local mode
             with the Web API at the bot's own stand-in, :attr:`bot.config.BotSettings.
             web_api_is_standin`); the header claims them only then.
+        settings: the bot's ``HARNESS_*`` settings, whose answer-shaping ones the header
+            carries (:mod:`bot.recording.settings`); ``None``: the header names none.
     """
 
     def __init__(
@@ -109,11 +113,13 @@ class Recorder:
         bot_user_id: str,
         local: bool,
         worker_posts: bool,
+        settings: Settings | None = None,
     ) -> None:
         self.path = path
         self.scrubber = scrubber
         self.local = local
         self.worker_posts = worker_posts
+        self.settings = settings
         self._start = time.monotonic()
         self._prefix = hashlib.sha256(f"{time.time_ns()}{id(self)}".encode()).hexdigest()[:6]
         self._ids = itertools.count(1)
@@ -146,6 +152,8 @@ class Recorder:
             local=self.local,
             pseudonymised=self.scrubber.key is not None,
             captures=(*captures, "worker_web_api") if self.worker_posts else captures,
+            settings=carried(self.settings, self.scrubber.redactor) if self.settings else None,
+            unrecorded=not_carried(self.settings) if self.settings else (),
         )
 
     def write(self, line: BaseModel) -> None:

@@ -1,10 +1,12 @@
 """``python -m bot.replay FILE``: replay a recording against this code and say what changed.
 
 By default it starts its own stack (a Temporal dev server, the worker and the bot in local
-mode, with your ``HARNESS_HOOKS_CONFIG`` and ``HARNESS_PLUGINS``), re-signs each recorded
-request with that bot's secret, sends them in order, and compares what the bot and the
-worker did with what the recording says, exchange by exchange (:mod:`bot.replay.view`):
-one line per exchange, a diff under each that differs, exit status 1 on any difference.
+mode, with the settings the recording carries, yours where your environment sets one, and
+your ``HARNESS_HOOKS_CONFIG``), re-signs each recorded request with that bot's secret, sends
+them in order, and compares what the bot and the worker did with what the recording says,
+exchange by exchange (:mod:`bot.replay.view`), and the settings it ran with
+(:mod:`bot.replay.settings`): one line per exchange, a diff under each that differs, exit
+status 1 on any difference.
 
 ``--url`` replays against a bot you run yourself (local mode, ``BOT_RECORD`` set: it reads
 what the bot did from the bot's own recording). ``--audit`` runs your hooks file in audit
@@ -30,6 +32,7 @@ from bot.config import LOCAL_SIGNING_SECRET
 from bot.recording.format import Recording, RecordingError, RequestLine, load
 from bot.replay.compare import compare, report
 from bot.replay.runner import Replay, Target
+from bot.replay.settings import compare_settings, report_settings, stack_environment
 from bot.replay.view import title, views
 from harness.config import Settings
 from harness.errors import HarnessError
@@ -109,7 +112,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         print(f"replay: {one_line(error)}", file=sys.stderr)
         return USAGE
     try:
-        with _target(args, settings) as (target, data):
+        with _target(args, recording, settings) as (target, data):
             replay = Replay(
                 recording,
                 target,
@@ -129,7 +132,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
             "and are not compared; `--update` takes this release's as expectations",
             file=out,
         )
-    verdicts = compare(recording.requests, views(recording), views(replay.observed()))
+    observed = replay.observed()
+    verdicts = compare(recording.requests, views(recording), views(observed))
     if args.update:
         _update(args.file, recording, everything)
         print(
@@ -138,7 +142,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
             file=out,
         )
         return 0
-    same = report(verdicts, out)
+    diffs, notes = compare_settings(recording.header, observed.header)
+    report_settings(diffs, notes, out)
+    same = report(verdicts, out, settings_different=len(diffs))
     if args.audit:
         _print_audit(audit, recording.requests, replay.sent_at, out)
     return 0 if same else DIFFERENT
@@ -152,8 +158,11 @@ def _progress(out: TextIO) -> Callable[[RequestLine], None]:
 
 
 @contextlib.contextmanager
-def _target(args: argparse.Namespace, settings: Settings) -> Iterator[tuple[Target, Path | None]]:
-    """The bot to replay against, and the data dir of the stack started for it (if one was)."""
+def _target(
+    args: argparse.Namespace, recording: Recording, settings: Settings
+) -> Iterator[tuple[Target, Path | None]]:
+    """The bot to replay against, and the data dir of the stack started for it (if one was):
+    a stack with the recording's settings, and yours where you set one."""
     if args.url:
         secret = os.environ.get("SLACK_SIGNING_SECRET") or LOCAL_SIGNING_SECRET
         parts = urlsplit(args.url)
@@ -162,12 +171,14 @@ def _target(args: argparse.Namespace, settings: Settings) -> Iterator[tuple[Targ
         return
     from bot.testing.stack import running_stack
 
-    hooks = settings.hooks_config.resolve() if settings.hooks_config else None
-    plugins = settings.plugins or ["commands:plugin"]
-    env = {"HARNESS_HOOKS_AUDIT_ONLY": "1"} if args.audit else {}
+    # HARNESS_PLUGINS in env wins over running_stack's default (the slash commands), which is
+    # what an older recording that carries no settings replays with, when you set none.
+    env = stack_environment(recording.header, settings)
+    if args.audit:
+        env["HARNESS_HOOKS_AUDIT_ONLY"] = "1"
     record = Path(os.environ.get("TMPDIR", "/tmp")) / f"replay-{os.getpid()}-{time.time_ns()}.jsonl"
     try:
-        with running_stack(env=env, hooks_config=hooks, plugins=plugins, record=record) as stack:
+        with running_stack(env=env, record=record) as stack:
             yield (
                 Target(
                     base=stack.bot_base, secret=stack.signing_secret, bot_user_id=stack.bot_user
@@ -218,7 +229,12 @@ def _update(path: Path, recording: Recording, observed: Recording) -> None:
     answers = {r.id: r.response for r in observed.requests}
     updated = Recording(
         recording.header.model_copy(
-            update={"captures": observed.header.captures, "local": observed.header.local}
+            update={
+                "captures": observed.header.captures,
+                "local": observed.header.local,
+                "settings": observed.header.settings,
+                "unrecorded": observed.header.unrecorded,
+            }
         )
     )
     for request in recording.requests:

@@ -64,17 +64,18 @@ def _cut(value: Any) -> Any:  # noqa: ANN401  # any JSON value
     return value
 
 
-def report(verdicts: Sequence[Verdict], out: TextIO) -> bool:
+def report(verdicts: Sequence[Verdict], out: TextIO, *, settings_different: int = 0) -> bool:
     """Print one line per exchange, the diff under each that differs, and a total; whether
-    every exchange was the same."""
+    every exchange, and every setting (``settings_different`` of them differ), was the same."""
     for verdict in verdicts:
         print(f"{'same' if verdict.same else 'DIFF'}  {title(verdict.request)}", file=out)
         for line in verdict.diff:
             print(f"      {line}", file=out)
     different = sum(not v.same for v in verdicts)
+    settings = f"; {settings_different} setting(s) different" if settings_different else ""
     print(
         f"replay: {len(verdicts)} exchanges, {len(verdicts) - different} the same, "
-        f"{different} different",
+        f"{different} different{settings}",
         file=out,
     )
-    return different == 0
+    return different == 0 and not settings_different

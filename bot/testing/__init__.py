@@ -9,7 +9,8 @@ package because it is a seam, as :mod:`bot.standin` is; importing it needs no py
 
 from __future__ import annotations
 
-from bot.testing.slack import Clicked, Post, Sent, SlackClient, SlashReply, new_channel
+from bot.testing.results import Clicked, Message, Post, Sent, SlashReply
+from bot.testing.slack import SlackClient, new_channel, new_conversation
 from bot.testing.stack import (
     DEFAULT_PLUGINS,
     Stack,
@@ -21,6 +22,7 @@ from bot.testing.stack import (
 __all__ = [
     "DEFAULT_PLUGINS",
     "Clicked",
+    "Message",
     "Post",
     "Sent",
     "SlackClient",
@@ -29,5 +31,6 @@ __all__ = [
     "StackOptions",
     "StackStartError",
     "new_channel",
+    "new_conversation",
     "running_stack",
 ]

@@ -12,12 +12,15 @@ Fixtures: ``harness_stack_options`` (session; override it to choose the hooks fi
 plugins, environment), ``harness_stack`` (session: :class:`~bot.testing.stack.Stack`,
 started on first use) and ``harness_slack`` (per test: a
 :class:`~bot.testing.slack.SlackClient` in a channel of its own, so each test has its own
-task). Without code, the ini options ``harness_hooks_config``, ``harness_plugins`` and
-``harness_env`` and the command-line options ``--harness-hooks-config`` and
-``--harness-record`` (which win over the ini file) set the same. Every fixture is
-synchronous and the client opens its connections per call, so the kit works under
-pytest-asyncio in strict or auto mode and with any loop scope. Not loaded automatically
-on install (no ``pytest11`` entry point): a project's own tests decide.
+task; another person of the test, ``harness_slack.as_user("U2")`` or
+``SlackClient.of(harness_stack, user="U2")``, talks in the same channel). Without code,
+the ini options ``harness_hooks_config``, ``harness_plugins`` and ``harness_env`` and the
+command-line options ``--harness-hooks-config`` and ``--harness-record`` (which win over
+the ini file) set the same. Every fixture is synchronous and the client opens its
+connections per call, so the kit works under pytest-asyncio (which async tests need:
+``pip install 'tiny-harness[testing]'``) in strict or auto mode and with any loop scope.
+Not loaded automatically on install (no ``pytest11`` entry point): a project's own tests
+decide.
 """
 
 from __future__ import annotations
@@ -27,10 +30,16 @@ from pathlib import Path
 
 import pytest
 
-from bot.testing.slack import SlackClient
+from bot.testing.slack import SlackClient, end_conversations, new_conversation
 from bot.testing.stack import DEFAULT_PLUGINS, Stack, StackOptions, running_stack
 
-__all__ = ["harness_slack", "harness_stack", "harness_stack_options", "pytest_addoption"]
+__all__ = [
+    "harness_conversation",
+    "harness_slack",
+    "harness_stack",
+    "harness_stack_options",
+    "pytest_addoption",
+]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -116,5 +125,14 @@ def harness_stack(
 
 @pytest.fixture
 def harness_slack(harness_stack: Stack) -> SlackClient:
-    """A client of the session's bot in a fresh channel: this test's own task."""
+    """A client of the session's bot in a fresh channel: this test's own task, which every
+    other client of the test (``SlackClient.of(harness_stack, user=…)``) joins."""
+    new_conversation(harness_stack)
     return SlackClient.of(harness_stack)
+
+
+@pytest.fixture(autouse=True)
+def harness_conversation() -> Iterator[None]:
+    """After each test, forget its channel: the next test's clients never join its task."""
+    yield
+    end_conversations()

@@ -16,7 +16,6 @@ import json
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Final, final
 
 import aiohttp
@@ -24,10 +23,9 @@ import aiohttp
 from bot.say.as_slack import mention_body, signed_headers, slash_body
 from bot.say.clicks import buttons, click_body, from_task, is_progress, last_question, last_stop
 from bot.standin import POSTS_PATH, RESPONSE_PATH, SHOWN_SUFFIX
+from bot.testing.results import Clicked, Message, Post, Sent, SlashReply
 from bot.testing.stack import Stack
 
-Post = dict[str, Any]
-"""One message the stand-in keeps: its Web API arguments, ``method`` and ``ts``."""
 FORM: Final = "application/x-www-form-urlencoded"
 JSON: Final = "application/json"
 WORKING: Final = "working on `"
@@ -35,45 +33,10 @@ WORKING: Final = "working on `"
 WAIT_SECONDS: Final = 30.0
 """How long a wait lasts by default: the bot's reply deadline (``BOT_REPLY_DEADLINE_SECONDS``)."""
 POLL_SECONDS: Final = 0.05
-
-
-@dataclass(frozen=True)
-class Sent:
-    """A request the bot answered: its HTTP status and body; for a message, where it is."""
-
-    status: int
-    text: str
-    channel: str = ""
-    thread: str = ""
-    """The thread the message is in; a mention's own ``ts``, where its task answers."""
-    ts: str = ""
-    """The message's own ``ts``; the task's answer comes after it (:meth:`SlackClient.answer`)."""
-
-
-@dataclass(frozen=True)
-class SlashReply:
-    """What the sender of a slash command sees in the end."""
-
-    status: int
-    text: str
-    """The answer: the ack's text, or the late reply that took the "working on" note's place."""
-    public: bool
-    """Posted to the channel for everyone (``in_channel``), not only to the sender."""
-    ack: str
-    """The ack's own text (``working on `/task status` …`` when the answer came late)."""
-    key: str
-    """The stand-in's response URL key (:meth:`SlackClient.responses`)."""
-
-
-@dataclass(frozen=True)
-class Clicked:
-    """A click delivered: on which question, which button; the bot answers it afterwards."""
-
-    status: int
-    value: str
-    question: Post = field(repr=False)
-    key: str
-    """The click's response URL key: the bot's own answer to it (the question is closed, …)."""
+SHOWN_POSTS: Final = 3
+"""How many of the latest posts a timeout's message quotes (each cut to 60 characters)."""
+_CONVERSATIONS: Final[dict[str, str]] = {}
+"""A bot's URL -> the channel its clients talk in when they name none (:meth:`SlackClient.of`)."""
 
 
 @final
@@ -109,12 +72,29 @@ class SlackClient:
 
     @classmethod
     def of(cls, stack: Stack, *, channel: str = "", user: str = "U0KIT") -> SlackClient:
-        """A client of ``stack``'s bot, in ``channel`` (a fresh one when empty)."""
+        """A client of ``stack``'s bot as ``user``, in ``channel``.
+
+        With no ``channel``, in the channel of the stack's conversation
+        (:func:`new_conversation`; under pytest, the test's): another person made with
+        ``SlackClient.of(stack, user="U2")`` talks to the same task, as in a real channel.
+        A task of their own takes ``channel=new_channel()``.
+        """
         return cls(
             stack.bot_url,
             signing_secret=stack.signing_secret,
             bot_user=stack.bot_user,
-            channel=channel,
+            channel=channel or _CONVERSATIONS.get(stack.bot_url) or new_conversation(stack),
+            user=user,
+        )
+
+    def as_user(self, user: str) -> SlackClient:
+        """The same bot and channel (so the same task), as ``user``."""
+        return SlackClient(
+            self.bot_url,
+            signing_secret=self.signing_secret,
+            bot_user=self.bot_user,
+            team=self.team,
+            channel=self.channel,
             user=user,
         )
 
@@ -160,12 +140,17 @@ class SlackClient:
             ts=ts,
         )
         sent = await self.send(body, JSON)
-        return Sent(sent.status, sent.text, channel, thread or ts, ts)
+        return Sent(sent.status, sent.text, channel, thread or ts, ts, text)
 
     async def slash(
         self, text: str, *, user: str = "", channel: str = "", timeout: float = WAIT_SECONDS
     ) -> SlashReply:
-        """``/model gpt-x``: the reply the sender sees, waiting for a late one (``timeout``)."""
+        """``/model gpt-x``: the reply the sender sees, waiting for a late one (``timeout``).
+
+        Raises:
+            TimeoutError: the ack said it was working, and no late reply came in ``timeout`` s.
+        """
+        __tracebackhide__ = True  # a failing test shows its own line and the message
         key = uuid.uuid4().hex
         body = slash_body(
             text,
@@ -183,7 +168,7 @@ class SlackClient:
             ack = {"text": sent.text}
         shown = ack
         if sent.status == 200 and str(ack.get("text", "")).startswith(WORKING):
-            shown = await self._late_reply(key, timeout)
+            shown = await self._late_reply(key, timeout, text)
         return SlashReply(
             sent.status,
             str(shown.get("text", "")),
@@ -194,6 +179,7 @@ class SlackClient:
 
     async def status(self, *, user: str = "", channel: str = "") -> str:
         """``/task status`` of the channel's task, as its sender reads it."""
+        __tracebackhide__ = True
         return (await self.slash("/task status", user=user, channel=channel)).text
 
     async def click(
@@ -205,6 +191,7 @@ class SlackClient:
         Raises:
             LookupError: no question with buttons was posted there yet, or it has no such button.
         """
+        __tracebackhide__ = True
         channel = channel or self.channel
         question = last_question(await self.posts(), channel, thread)
         if not question:
@@ -221,6 +208,7 @@ class SlackClient:
         Raises:
             LookupError: no progress message with a Stop button is there.
         """
+        __tracebackhide__ = True
         channel = channel or self.channel
         progress = last_stop(await self.posts(), channel, thread)
         if not progress:
@@ -231,6 +219,7 @@ class SlackClient:
         return await self._click(progress, 1, user=user)
 
     async def _click(self, post: Post, option: int, *, user: str) -> Clicked:
+        __tracebackhide__ = True
         values = [str(b.get("value", "")) for b in buttons(post)]
         if not 1 <= option <= len(values):
             raise LookupError(f"button {option} of {values}: there are {len(values)}")
@@ -243,7 +232,7 @@ class SlackClient:
             response_url=self.base + RESPONSE_PATH + key,
         )
         sent = await self.send(body, FORM)
-        return Clicked(sent.status, values[option - 1], post, key)
+        return Clicked(sent.status, values[option - 1], Message.of(post), key)
 
     async def posts(self) -> list[Post]:
         """Every message posted so far (every channel), oldest first, as it reads now.
@@ -261,37 +250,41 @@ class SlackClient:
         channel: str = "",
         timeout: float = WAIT_SECONDS,
         since: int = 0,
+        what: str = "a matching post",
     ) -> Post:
         """The first post in ``channel`` (from index ``since`` of :meth:`posts` on) that
         ``predicate`` accepts, once there is one. Other channels are other tests' tasks.
 
         Raises:
-            TimeoutError: none within ``timeout`` seconds; says what was posted meanwhile.
+            TimeoutError: none within ``timeout`` seconds: one line naming ``what`` was
+                awaited, where, and the last posts there.
         """
+        __tracebackhide__ = True
         channel, deadline = channel or self.channel, time.monotonic() + timeout
         async with aiohttp.ClientSession() as session:
             while True:
                 posts = (await _posts(session, self.base))[since:]
                 here = [post for post in posts if post.get("channel") == channel]
-                found = next((post for post in here if predicate(post)), None)
-                if found is not None:
-                    return found
+                for post in here:  # a loop, not a generator: its frame would show in a traceback
+                    if predicate(post):
+                        return post
                 if time.monotonic() > deadline:
-                    said = "; ".join(repr(p.get("text")) for p in here[-5:]) or "nothing"
+                    said = "; ".join(_quote(p.get("text")) for p in here[-SHOWN_POSTS:])
                     raise TimeoutError(
-                        f"no matching post in {channel} within {timeout:.0f} s; "
-                        f"the last ones there: {said}"
+                        f"waited {timeout:g} s for {what} in {channel}; the last posts "
+                        f"there: {said or 'none'}"
                     )
                 await asyncio.sleep(POLL_SECONDS)
 
-    async def answer(self, to: Sent, *, timeout: float = WAIT_SECONDS) -> Post:
+    async def answer(self, to: Sent, *, timeout: float = WAIT_SECONDS) -> Message:
         """The task's first message after ``to`` in its thread (an answer or a question).
 
         The bot's own notices ("started a task …") and progress messages are not answers.
 
         Raises:
-            TimeoutError: none within ``timeout`` seconds.
+            TimeoutError: none within ``timeout`` seconds (the message names ``to``).
         """
+        __tracebackhide__ = True
 
         def answers(post: Post) -> bool:
             later = float(post.get("ts") or 0) > float(to.ts)
@@ -303,7 +296,9 @@ class SlackClient:
                 and not is_progress(post)
             )
 
-        return await self.wait_for_post(answers, channel=to.channel, timeout=timeout)
+        what = f"an answer to {_quote(to.said)} in thread {to.thread}"
+        found = await self.wait_for_post(answers, channel=to.channel, timeout=timeout, what=what)
+        return Message.of(found)
 
     async def responses(self, key: str) -> list[dict[str, Any]]:
         """What the bot posted to one response URL so far (a click's or a command's ``key``)."""
@@ -312,8 +307,9 @@ class SlackClient:
                 found: list[dict[str, Any]] = await response.json()
         return found
 
-    async def _late_reply(self, key: str, timeout: float) -> dict[str, Any]:
+    async def _late_reply(self, key: str, timeout: float, command: str) -> dict[str, Any]:
         """The late reply as its sender sees it (it replaced, or deleted, the "working on" note)."""
+        __tracebackhide__ = True
         deadline = time.monotonic() + timeout
         async with aiohttp.ClientSession() as session:
             while time.monotonic() < deadline:
@@ -323,12 +319,33 @@ class SlackClient:
                     last: dict[str, Any] = shown["messages"][-1]
                     return last
                 await asyncio.sleep(POLL_SECONDS)
-        raise TimeoutError(f"no late reply within {timeout:.0f} s (the ack said it was working)")
+        raise TimeoutError(
+            f"waited {timeout:g} s for the late reply to {_quote(command)} (its ack said it "
+            "was working on it)"
+        )
 
 
 def new_channel() -> str:
     """A channel id no other test uses: each channel has its own task."""
     return f"C{uuid.uuid4().hex[:10].upper()}"
+
+
+def new_conversation(stack: Stack) -> str:
+    """A fresh channel where the clients :meth:`SlackClient.of` makes for ``stack`` talk
+    from now on, unless they name another (the pytest plugin starts one per test)."""
+    channel = _CONVERSATIONS[stack.bot_url] = new_channel()
+    return channel
+
+
+def end_conversations() -> None:
+    """Forget every stack's conversation: the next client of one opens a fresh channel."""
+    _CONVERSATIONS.clear()
+
+
+def _quote(text: object, limit: int = 60) -> str:
+    """``text`` as a timeout's message quotes it: ``repr``, cut to ``limit`` characters."""
+    shown = str(text or "")
+    return repr(shown if len(shown) <= limit else shown[: limit - 1] + "…")
 
 
 async def _posts(session: aiohttp.ClientSession, base: str) -> list[Post]:

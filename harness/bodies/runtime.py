@@ -68,7 +68,11 @@ class BodyRuntime:
         self.models.check(
             {
                 **dict.fromkeys(settings.models, "HARNESS_MODELS"),
-                settings.default_model: "HARNESS_DEFAULT_MODEL",
+                **(
+                    {settings.default_model: "HARNESS_DEFAULT_MODEL"}
+                    if settings.default_model
+                    else {}
+                ),
                 **(
                     {settings.system_one_model: "HARNESS_SYSTEM_ONE_MODEL"}
                     if settings.system_one_model

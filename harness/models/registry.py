@@ -83,7 +83,7 @@ class ModelRegistry:
                 base_url=settings.anthropic_base_url,
                 timeout=settings.model_timeout_seconds,
             )
-        return cls(openai=openai, anthropic=anthropic, default_model=settings.default_model)
+        return cls(openai=openai, anthropic=anthropic, default_model=settings.task_model)
 
     @property
     def offline_only(self) -> bool:

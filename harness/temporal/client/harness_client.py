@@ -156,11 +156,12 @@ class HarnessClient:
     ) -> bool:
         """Start the task workflow; ``False`` if one with this id was running already.
 
-        A spec naming no model gets the first configured one, so a task always shows
-        (and runs on) a real model, e.g. the offline model in local mode.
+        A spec naming no model gets :attr:`~harness.config.Settings.task_model`
+        (``HARNESS_DEFAULT_MODEL``, else the first of ``HARNESS_MODELS``), so a task always
+        shows (and runs on) a real model, e.g. the offline model in local mode.
         """
-        if not spec.model and self.settings.models:
-            spec = spec.model_copy(update={"model": self.settings.models[0]})
+        if not spec.model:
+            spec = spec.model_copy(update={"model": self.settings.task_model})
         policy = self._policy()
         task = TaskInput(
             ref=ref,

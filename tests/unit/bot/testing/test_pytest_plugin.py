@@ -88,3 +88,49 @@ def test_the_options_are_listed_in_pytest_help(pytester):
     assert "tiny-harness testing kit (bot.testing):" in listed
     assert "--harness-hooks-config=FILE" in listed
     assert "harness_env (linelist):" in listed
+
+
+BLANK_STACK = """\
+from pathlib import Path
+import pytest
+from bot.testing import Stack
+
+pytest_plugins = ["bot.testing.pytest_plugin"]
+
+@pytest.fixture(scope="session")
+def harness_stack(tmp_path_factory):  # no processes: the clients below send nothing
+    return Stack(
+        temporal_address="127.0.0.1:1", task_queue="q", bot_url="http://127.0.0.1:2/slack/events",
+        signing_secret="s", bot_user="UBOTLOCAL", payload_key="k",
+        worker_health_url="http://127.0.0.1:3/readyz", data_dir=tmp_path_factory.mktemp("d"),
+        env={},
+    )
+"""
+CONVERSATIONS = """\
+from bot.testing import SlackClient, new_channel
+
+SEEN = []
+
+def test_another_person_joins_the_tests_channel(harness_slack, harness_stack):
+    other = SlackClient.of(harness_stack, user="U2")
+    assert other.channel == harness_slack.channel == harness_slack.as_user("U3").channel
+    assert (other.user, harness_slack.as_user("U3").user) == ("U2", "U3")
+    assert SlackClient.of(harness_stack, channel=new_channel()).channel != other.channel
+    SEEN.append(harness_slack.channel)
+
+def test_clients_of_a_test_without_the_fixture_share_a_fresh_channel(harness_stack):
+    alone = SlackClient.of(harness_stack)
+    assert alone.channel not in SEEN
+    assert SlackClient.of(harness_stack, user="U2").channel == alone.channel
+    SEEN.append(alone.channel)
+
+def test_no_test_joins_an_earlier_tests_channel(harness_stack):
+    assert SlackClient.of(harness_stack).channel not in SEEN
+"""
+
+
+def test_the_clients_of_one_test_share_its_channel_and_no_later_test_joins_it(pytester):
+    pytester.makeini(INI)
+    pytester.makeconftest(BLANK_STACK)
+    pytester.makepyfile(test_conversations=CONVERSATIONS)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
