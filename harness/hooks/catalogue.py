@@ -44,6 +44,20 @@ def activity_name(operation: str) -> str:
     return operation.replace(".", "-").replace("_", "-") + "-v1"
 
 
+def changes_name(activity: str) -> str:
+    """The activity answering with what changed: ``x-done-v1`` -> ``x-done-changes-v1``.
+
+    The same chains as ``activity``; its result is only the fields the chains changed
+    (:class:`harness.temporal.models.Changed`), so a history does not hold every
+    context twice (issue 27). A result of another shape is another activity name
+    (STYLE.md rule 10); the full one stays for histories from before.
+    """
+    base, _, version = activity.rpartition("-")
+    if base and re.fullmatch(r"v\d+", version):
+        return f"{base}-changes-{version}"
+    return f"{activity}-changes"
+
+
 _DERIVED: Final = "<derived>"
 _NAME: Final = re.compile(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*")
 
@@ -291,6 +305,16 @@ def points_at(phase: Phase, where: Callable[[Entry], tuple[Phase, ...]]) -> tupl
     ``points_at("post", lambda e: e.progress)``: where the progress reporter watches.
     """
     return tuple(f"{e.operation}.{phase}" for e in _ENTRIES.values() if phase in where(e))
+
+
+def changes_activity_of(operation: str) -> str:
+    """The activity that runs ``operation`` and answers with what changed (:func:`changes_name`).
+
+    Raises:
+        UnknownHookPointError: the operation is not in the catalogue.
+        ValueError: it runs inside another activity (``heartbeat.tick``, ``shutdown``).
+    """
+    return changes_name(activity_of(operation))
 
 
 def activity_of(operation: str) -> str:

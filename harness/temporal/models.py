@@ -6,9 +6,10 @@ Context classes themselves live in :mod:`harness.hooks.contexts`.
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Collection
+from typing import Final, Literal, TypeVar
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field, JsonValue, TypeAdapter
 
 from harness.agent.state import AgentState
 from harness.domain import (
@@ -22,7 +23,10 @@ from harness.domain import (
     TaskStatus,
     TurnProgress,
 )
+from harness.hooks import HookContext
 from harness.hooks.contexts import RequestReceivedContext
+
+C = TypeVar("C", bound=HookContext)
 
 TRANSCRIPT: Final = TypeAdapter(tuple[ChannelMessage, ...])
 """How a transcript was stored as an artefact (JSON array of messages), before it became a
@@ -162,6 +166,38 @@ class GaveUp(Frozen):
     """The abort was raised as a refusal (``HookAbort(refusal=True)``), whatever its phase."""
     user_message: str = ""
     """The failure in one human sentence, if the error gave one (``HarnessError.user_message``)."""
+
+
+class Changed(Frozen):
+    """What an operation's chains changed in its context: the result of a ``*-changes-v1``
+    activity (:func:`harness.hooks.catalogue.changes_name`).
+
+    The workflow has the context it sent; a result that echoed all of it wrote every
+    context to history twice (identity, participants, the turn's progress, the tool list:
+    issue 27). Built by :func:`changes`, read back by :func:`applied`.
+    """
+
+    outcome: Literal["changed"] = "changed"
+    fields: dict[str, JsonValue] = Field(default_factory=dict)
+    """Each changed field as JSON, by name; a field not here is as it was sent."""
+
+
+def changes(sent: HookContext, out: HookContext, leave: Collection[str] = ()) -> Changed:
+    """The fields of ``out`` that differ from ``sent``, but those in ``leave`` (a row's
+    ``unechoed``: inputs the workflow never reads back)."""
+    names = {
+        name
+        for name in type(out).model_fields
+        if name not in leave and getattr(out, name) != getattr(sent, name)
+    }
+    return Changed(fields=out.model_dump(mode="json", include=names) if names else {})
+
+
+def applied(sent: C, changed: Changed) -> C:
+    """``sent`` with what the chains changed: the context a full result would have been."""
+    if not changed.fields:
+        return sent
+    return type(sent).model_validate({**sent.model_dump(mode="json"), **changed.fields})
 
 
 def transcript_key(task_id: str) -> str:

@@ -23,6 +23,7 @@ from harness.hooks import (
     DISPATCH_HOOKS,
     HookContext,
     HookManager,
+    changes_name,
     context_type,
     entries,
 )
@@ -30,11 +31,12 @@ from harness.providers import Clock
 from harness.temporal.activity.claims import AttemptClaims
 from harness.temporal.activity.dispatch import RETRY_OPERATIONS, RetryLimits, bounded
 from harness.temporal.activity.wrapper import ActivityHost, run_hooked
+from harness.temporal.models import Changed, changes
 
 HOOKED_ATTRIBUTE: Final = "__hooked_operation__"
 """Set on every hooked activity: its operation, or ``"*"`` when the input's type decides it."""
 
-Activity = Callable[[HookContext], Awaitable[HookContext | Stopped]]
+Activity = Callable[[HookContext], Awaitable[HookContext | Changed | Stopped]]
 
 
 def _unechoed(fields: Sequence[str]) -> Callable[[HookContext], HookContext]:
@@ -84,17 +86,32 @@ class HarnessActivities(ActivityHost):
         operations[DISPATCH_HOOKS] = list(RETRY_OPERATIONS)
         limit = functools.partial(bounded, limits=self.retry_limits, manager=self.manager)
         finish: dict[str, Callable[[HookContext], HookContext]] = {DISPATCH_HOOKS: limit}
+        retry_names: set[str] = set()
         for entry in entries():
             if entry.activity is None:
                 continue
             if entry.operation in RETRY_OPERATIONS:
                 finish[entry.activity] = limit
+                retry_names.add(entry.activity)
             elif entry.unechoed:
                 finish[entry.activity] = _unechoed(entry.unechoed)
-        return [
+        full = [
             hooked_activity(self, name, ops, finish=finish.get(name))
             for name, ops in operations.items()
         ]
+        leave = {e.activity: e.unechoed for e in entries() if e.activity is not None}
+        lean = [  # what the workflow runs since LEAN_RESULTS; the full ones for older histories
+            hooked_activity(
+                self,
+                changes_name(name),
+                ops,
+                finish=limit if name in retry_names else None,
+                changed=leave.get(name, ()),
+            )
+            for name, ops in operations.items()
+            if name != DISPATCH_HOOKS
+        ]
+        return full + lean
 
 
 def hooked_activity(
@@ -103,6 +120,7 @@ def hooked_activity(
     operations: Sequence[str],
     *,
     finish: Callable[[HookContext], HookContext] | None = None,
+    changed: Sequence[str] | None = None,
 ) -> Activity:
     """The activity ``name``, whose body is the chains of its operation.
 
@@ -117,6 +135,8 @@ def hooked_activity(
         operations: the catalogue operations it runs.
         finish: applied to the chain's output, out of every executor's reach (the
             retry limits of ``dispatch_hooks``).
+        changed: answer with the fields the chains changed (:class:`Changed`), these
+            input fields left out; ``None``: with the whole context.
 
     Returns:
         The activity, ready for a worker's ``activities=``.
@@ -124,15 +144,18 @@ def hooked_activity(
     classes = [context_type(operation) for operation in operations]
     only = operations[0] if len(operations) == 1 else None
 
-    async def run(ctx: HookContext) -> HookContext | Stopped:
+    async def run(ctx: HookContext) -> HookContext | Changed | Stopped:
         out = await run_hooked(host, only or type(ctx).operation, ctx)
-        if finish is None or not isinstance(out, HookContext):
+        if not isinstance(out, HookContext):
             return out
-        return finish(out)
+        if finish is not None:
+            out = finish(out)
+        return out if changed is None else changes(ctx, out, changed)
 
     # Temporal reads the payload type from the annotations: the context class itself.
     payload = functools.reduce(operator.or_, classes)
-    run.__annotations__ = {"ctx": payload, "return": payload | Stopped}
+    answer = payload if changed is None else Changed
+    run.__annotations__ = {"ctx": payload, "return": answer | Stopped}
     run.__name__ = run.__qualname__ = name.replace("-", "_")
     run.__doc__ = "\n".join(f"{cls.operation}: {cls.__doc__}" for cls in classes)
     setattr(run, HOOKED_ATTRIBUTE, only or "*")

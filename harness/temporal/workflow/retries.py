@@ -29,14 +29,14 @@ from temporalio.exceptions import (
 
 with workflow.unsafe.imports_passed_through():
     from harness.domain.outcome import Asked, Done, Failed, Outcome, Refused, Stopped
-    from harness.hooks import DISPATCH_HOOKS, activity_of, entry_of
+    from harness.hooks import DISPATCH_HOOKS, activity_of, changes_name, entry_of
     from harness.hooks.contexts import (
         ActivityFailedContext,
         ActivityRetriedContext,
         HookContext,
     )
     from harness.temporal import WORKER_SHUTDOWN_ERROR_TYPE
-    from harness.temporal.models import ActivityPolicy
+    from harness.temporal.models import ActivityPolicy, Changed, applied
     from harness.temporal.workflow.aborts import abort_of
     from harness.temporal.workflow.failures import GaveUpError, describe
 
@@ -67,6 +67,11 @@ before, only a model operation's did (:data:`SAY_RETRIES`)."""
 LOCAL_STEPS = "local-steps-v1"
 """``workflow.patched`` id: since issue 27 a row that says ``local`` (a short step) runs as a
 Temporal local activity; before, every operation was an activity on the task queue."""
+
+LEAN_RESULTS = "lean-results-v1"
+"""``workflow.patched`` id: since issue 27 an operation runs as its ``*-changes-v1`` activity,
+whose result is only what its chains changed (:class:`~harness.temporal.models.Changed`);
+before, every result was the whole context."""
 
 RETRY_ACTIVITIES = "retry-activities-v1"
 """``workflow.patched`` id: since issue 25 ``activity.failed`` and ``activity.retried`` each
@@ -128,12 +133,13 @@ class OperationRunner:
         key = f"{self._prefix}/{self._count}"
         limit = max_attempts or entry_of(type(ctx).operation).attempts or self.policy.max_attempts
         operation = type(ctx).operation
-        activity = activity_of(operation)
+        lean = workflow.patched(LEAN_RESULTS)
+        activity = changes_name(activity_of(operation)) if lean else activity_of(operation)
         attempt = 1
         while True:
             current = ctx.model_copy(update={"attempt": attempt, "idempotency_key": key})
             try:
-                result = await self._execute(activity, current, type(ctx))
+                result = await self._execute(activity, current, type(ctx), lean=lean)
             except ActivityError as error:
                 abort = abort_of(error)
                 if abort is not None and workflow.patched(OUTCOMES):
@@ -183,7 +189,9 @@ class OperationRunner:
                 await workflow.sleep(backoff)
             attempt += 1
 
-    async def _execute(self, activity: str, ctx: C, result_type: type[C]) -> C | Stopped:
+    async def _execute(
+        self, activity: str, ctx: C, result_type: type[C], *, lean: bool
+    ) -> C | Stopped:
         """Run one attempt; an attempt whose worker was lost is run again, as the same attempt.
 
         A row that says ``local`` runs as a local activity (since :data:`LOCAL_STEPS`): in
@@ -200,11 +208,11 @@ class OperationRunner:
         the policy allows (one that kills every worker it runs on) fails as such.
         """
         lost = 0
-        answer: Any = result_type | Refused | Asked  # an abort is the activity's result
+        answer: Any = (Changed if lean else result_type) | Refused | Asked  # an abort too
         local = entry_of(type(ctx).operation).local and workflow.patched(LOCAL_STEPS)
         while True:
             try:
-                result: C | Stopped
+                result: C | Changed | Stopped
                 if local:
                     result = await self._local(activity, ctx, answer, lost)
                 else:
@@ -219,7 +227,7 @@ class OperationRunner:
                         retry_policy=_ONCE,
                         summary=_summary(ctx, lost),
                     )
-                return result
+                return applied(ctx, result) if isinstance(result, Changed) else result
             except ActivityError as error:
                 if not _worker_lost(error) or lost >= self.policy.max_worker_losses:
                     raise
@@ -278,7 +286,11 @@ class OperationRunner:
         hook = type(ctx).operation
         own = workflow.patched(RETRY_ACTIVITIES)
         try:
-            out = await self._execute(activity_of(hook) if own else DISPATCH_HOOKS, ctx, type(ctx))
+            lean = own and workflow.patched(LEAN_RESULTS)
+            name = activity_of(hook) if own else DISPATCH_HOOKS
+            out = await self._execute(
+                changes_name(name) if lean else name, ctx, type(ctx), lean=lean
+            )
         except ActivityError as error:
             abort = abort_of(error)
             cause = abort.reason if abort else describe(error, hook).error_message

@@ -16,7 +16,7 @@ from temporalio.worker import Worker
 from harness.domain import TaskRef
 from harness.domain.outcome import Asked, Refused
 from harness.hooks import HookAbort, forget_operation
-from harness.hooks.catalogue import ACTIVITIES, DISPATCH_HOOKS
+from harness.hooks.catalogue import ACTIVITIES, DISPATCH_HOOKS, changes_name
 from harness.hooks.contexts import (
     ActivityFailedContext,
     ActivityRetriedContext,
@@ -24,6 +24,7 @@ from harness.hooks.contexts import (
     context_type,
 )
 from harness.temporal.activity.hooked import HOOKED_ATTRIBUTE, HarnessActivities
+from harness.temporal.models import Changed, applied
 
 from ..probe import Probe
 
@@ -125,10 +126,12 @@ async def test_every_registered_activity_runs_its_chain_through_the_wrapper(
 ):
     activities = HarnessActivities(manager)
     registered = {a.__temporal_activity_definition.name: a for a in activities.activities()}
-    # Every catalogue activity, and the one retry hooks shared before issue 25 (kept for
-    # older histories and workers).
-    assert set(registered) == set(ACTIVITIES.values()) | {DISPATCH_HOOKS}
+    # Every catalogue activity, its form answering with what changed (issue 27), and the
+    # one retry hooks shared before issue 25 (kept for older histories and workers).
+    lean = {changes_name(name) for name in ACTIVITIES.values()}
+    assert set(registered) == set(ACTIVITIES.values()) | lean | {DISPATCH_HOOKS}
     cases = [(name, op) for op, name in ACTIVITIES.items()]
+    cases += [(changes_name(name), op) for op, name in ACTIVITIES.items()]
     recorder.attach(manager, {op for _, op in cases})
     async with Worker(
         client, task_queue=task_queue, workflows=[Probe], activities=activities.activities()
@@ -143,7 +146,11 @@ async def test_every_registered_activity_runs_its_chain_through_the_wrapper(
             assert own == [f"{operation}.{ph}" for ph in ("pre", "in", "post")], name
             # Only a named agent's loop runs operations inside its own (between in and post).
             assert points[:2] == own[:2] and points[-1] == own[-1], name
-            returned = context_type(operation).model_validate(out["ok"])
+            if name in lean:  # the fields the chains changed, the result among them
+                assert out["ok"]["outcome"] == "changed", name
+                returned = applied(sample(operation), Changed.model_validate(out["ok"]))
+            else:
+                returned = context_type(operation).model_validate(out["ok"])
             if operation != "command.invoked":  # its bodies come with the commands plugin
                 assert returned.result is not None, name
 
