@@ -174,7 +174,14 @@ async def drive(
             if time.monotonic() > deadline:
                 raise SystemExit(f"no reply to message {n}: see {workdir / 'worker.log'}")
             await asyncio.sleep(0.02)
-        await asyncio.sleep(0.05)  # the workflow task after the post completes
+        while True:  # the turn is over (the reply is posted before it records its end)
+            snapshot = await harness.snapshot(ref.task_id)
+            if snapshot.turn is None and not snapshot.queued:
+                break
+            if time.monotonic() > deadline:
+                raise SystemExit(f"message {n}'s turn never ended: see {workdir / 'worker.log'}")
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.05)  # the workflow task that recorded it completes
         after = await meter.totals()
         if n in MEASURED:
             rows[n] = after.minus(before)

@@ -305,7 +305,14 @@ RUN_AGAIN_ON_LOST_WORKER = "run-again-on-lost-worker"
 """``workflow.patched`` id: before issue 10 a lost worker went to ``activity.failed``."""
 
 
-def _summary(ctx: HookContext, lost: int) -> str:
+def _summary(ctx: HookContext, lost: int) -> str | None:
+    """What the Web UI shows beside a retried or re-run activity; none for a first attempt.
+
+    The activity's type names the operation already, and a summary is an encrypted payload
+    of about 190 bytes in history: on every step, a quarter of a local step's marker.
+    """
+    if ctx.attempt == 1 and not lost:
+        return None
     text = f"{type(ctx).operation} attempt {ctx.attempt}"
     return text + (f", again after {lost} lost worker(s)" if lost else "")
 
