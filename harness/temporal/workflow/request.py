@@ -17,6 +17,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.domain import RequestRoute
     from harness.temporal import REQUEST_WORKFLOW
     from harness.temporal.models import RequestInput
+    from harness.temporal.workflow import patches
     from harness.temporal.workflow.retries import OperationRunner
 
 
@@ -32,6 +33,7 @@ class RequestWorkflow:
             ApplicationError: the chain gave up or aborted (type ``TaskGaveUp``), or no
                 body set a route.
         """
+        patches.settle()  # before the step (patches.py says why)
         out = await OperationRunner(request.policy).run(request.request)
         if out.result is None:
             raise ApplicationError(

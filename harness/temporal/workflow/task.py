@@ -49,6 +49,7 @@ with workflow.unsafe.imports_passed_through():
         TaskInput,
         TaskOutcome,
     )
+    from harness.temporal.workflow import patches
     from harness.temporal.workflow.command_step import command_result
     from harness.temporal.workflow.conversation import Conversation
     from harness.temporal.workflow.effects import TaskEffects
@@ -74,6 +75,7 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
         self._model = task.spec.model
         self._effort = task.spec.effort
         self._mid_turn = task.spec.mid_turn
+        patches.settle()  # before anything that may run a step (patches.py says why)
         self._alive = workflow.patched(ALIVE_PATCH)
         self._linked = workflow.patched(SUBTASKS_PATCH)
         self._ends = bool(task.ref.parent_id) and workflow.patched(SUBTASK_ENDS_PATCH)
