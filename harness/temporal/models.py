@@ -190,14 +190,19 @@ def changes(sent: HookContext, out: HookContext, leave: Collection[str] = ()) ->
         for name in type(out).model_fields
         if name not in leave and getattr(out, name) != getattr(sent, name)
     }
-    return Changed(fields=out.model_dump(mode="json", include=names) if names else {})
+    if not names:
+        return Changed()
+    # An executor may leave a list where a tuple is declared: JSON has one array for both.
+    return Changed(fields=out.model_dump(mode="json", include=names, warnings=False))
 
 
 def applied(sent: C, changed: Changed) -> C:
     """``sent`` with what the chains changed: the context a full result would have been."""
     if not changed.fields:
         return sent
-    return type(sent).model_validate({**sent.model_dump(mode="json"), **changed.fields})
+    # The fields kept are the sent values themselves (pydantic takes its own models as
+    # they are); only the changed ones are validated from their JSON.
+    return type(sent).model_validate({**dict(sent), **changed.fields})
 
 
 def transcript_key(task_id: str) -> str:

@@ -28,7 +28,7 @@ from harness.hook_server.conformance.targets import (
     through,
 )
 from harness.hooks.catalogue import split_point
-from harness.hooks.contexts import context_type
+from harness.hooks.contexts import ToolInvokedContext, context_type
 from harness.hooks.errors import HookAbort
 from harness.hooks.remote.jsonrpc import (
     DEFAULT_MAX_REPLY_BYTES,
@@ -46,7 +46,7 @@ STALE_SECONDS: Final = 3600
 """How old a ``stale`` fixture's timestamp is: far past any sane tolerance (ours is 300 s)."""
 
 _DETAIL_BYTES: Final = 200
-_FALLBACK_OPERATION: Final = "tool.invoked"
+_FALLBACK_OPERATION: Final = ToolInvokedContext.operation
 """The context a reply to a body whose method is no hook point is read as."""
 
 

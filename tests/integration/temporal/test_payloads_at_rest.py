@@ -56,14 +56,20 @@ async def test_every_payload_in_history_is_encrypted_and_the_history_replays(har
     history = await harness.temporal.get_workflow_handle(ref.task_id).fetch_history()
     # workflow.patched writes, past the codec, a marker per patch and the patch ids as the
     # TemporalChangeVersion search attribute: in the clear, they hold patch ids and nothing
-    # of the task. Every other payload is sealed.
+    # of the task. A local step's marker (issue 27) holds the SDK's bookkeeping in the clear
+    # (its type, sequence, times) beside its result, which is sealed. Every other payload is.
     marker = EventType.EVENT_TYPE_MARKER_RECORDED
-    markers = [e for e in history.events if e.event_type == marker]
-    assert {e.marker_recorded_event_attributes.marker_name for e in markers} <= {"core_patch"}
-    patches = [json.loads(p.data) for e in markers for p in payloads_in(e)]
+    markers = [e.marker_recorded_event_attributes for e in history.events if e.event_type == marker]
+    assert {m.marker_name for m in markers} <= {"core_patch", "core_local_activity"}
+    patches = [
+        json.loads(p.data) for m in markers if m.marker_name == "core_patch" for p in payloads_in(m)
+    ]
     assert all(set(p) == {"id", "deprecated"} for p in patches)
     ids = {p["id"] for p in patches}
     assert TRANSCRIPT_LOG_PATCH in ids
+    steps = [m for m in markers if m.marker_name == "core_local_activity"]
+    bookkeeping = [json.loads(m.details["data"].payloads[0].data) for m in steps]
+    assert steps and all(set(b) <= LOCAL_MARKER_FIELDS for b in bookkeeping)
 
     def patch_ids(p) -> bool:
         return p.metadata.get("type") == b"KeywordList" and set(json.loads(p.data)) <= ids
@@ -75,10 +81,24 @@ async def test_every_payload_in_history_is_encrypted_and_the_history_replays(har
         for p in payloads_in(e)
         if p.data and not patch_ids(p)
     ]
+    stored += [p for m in steps for p in m.details["result"].payloads]
     assert stored and {p.metadata["encoding"] for p in stored} == {ENCODING}
     assert all(word.encode() not in p.SerializeToString() for p in stored)
     assert word.encode() in await opened_bytes(harness.temporal, ref.task_id)
     await assert_replays(harness.temporal, [ref.task_id])
+
+
+LOCAL_MARKER_FIELDS = {
+    "seq",
+    "attempt",
+    "activity_id",
+    "activity_type",
+    "complete_time",
+    "backoff",
+    "original_schedule_time",
+    "activation_index",
+}
+"""What the SDK records of a local activity beside its result: no content of the task."""
 
 
 async def test_a_task_started_before_encryption_stays_readable(
