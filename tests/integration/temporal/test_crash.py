@@ -12,6 +12,7 @@ from pathlib import Path
 from harness.domain import ChannelMessage, TaskSpec, TaskStatus
 from harness.hooks.contexts import CommandInvokedContext
 from harness.storage import TranscriptStore
+from harness.storage.ledger import Ledger
 from harness.temporal.activity.hooked import HarnessActivities
 from harness.temporal.worker import build_worker
 
@@ -76,7 +77,11 @@ async def test_sigkill_mid_activity_loses_nothing_and_applies_nothing_twice(
             "command.invoked",
         ],
     )
-    activities = HarnessActivities(manager, heartbeat_seconds=0.5)
+    # Worker B shares A's claims (the database), as a fleet's workers do: a local step A
+    # started is told it may have run (lost_workers) when B runs it again.
+    activities = HarnessActivities(
+        manager, heartbeat_seconds=0.5, claims=Ledger.over(store.database)
+    )
     async with build_worker(client, settings, activities):
         assert await asyncio.wait_for(sending, 20) == 2
         assert await harness.send_message(ref.task_id, blocked) == 2  # a client retry

@@ -23,14 +23,14 @@ async def test_stopping_runs_shutdown_with_the_work_in_flight_and_loses_nothing(
     client, settings, harness, manager, recorder
 ):
     recorder.attach(manager, ["shutdown", "task.complete"])
-    entered = asyncio.Event()
+    entered, stop = asyncio.Event(), asyncio.Event()
 
     async def slow_complete(ctx):
         entered.set()
-        await asyncio.sleep(0.3)  # shorter than the 1 s grace: it finishes
+        await stop.wait()  # in flight when the worker is told to stop ...
+        await asyncio.sleep(0.3)  # ... and shorter than the 1 s grace: it finishes
 
     manager.register("task.complete.pre", slow_complete)
-    stop = asyncio.Event()
     serving = asyncio.create_task(serve(settings, stop, client=client, manager=manager))
     ref = await harness.start_task(TaskSpec(title="t", owner="U1"), team="T", channel="S1")
     await harness.finish(ref.task_id, summary="bye")
