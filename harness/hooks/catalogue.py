@@ -86,6 +86,7 @@ class Entry:
             runs the workflow, with no task-queue round trip (issue 27). Model calls, tool
             calls and anything that may run for long stay ``False`` (the default): a local
             activity holds the workflow's task, so updates (``/task stop``) wait for it.
+            No built-in row says it yet (docs/architecture.md, "Where each operation runs").
         progress: the phases at which the progress reporter renders it (issue 14): ``post``
             shows what the operation left, ``pre`` what is about to happen.
         unechoed: input fields (sequences) its activity's result leaves empty, ``()``

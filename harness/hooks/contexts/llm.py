@@ -14,9 +14,7 @@ from harness.domain import (
 from harness.hooks.contexts.base import HookContext
 
 
-class ContextCreatedContext(
-    HookContext, operation="context.created", local=True, unechoed=("transcript",)
-):
+class ContextCreatedContext(HookContext, operation="context.created", unechoed=("transcript",)):
     """The prompt for the next model call is assembled; the body returns its messages."""
 
     transcript: tuple[Message, ...] = ()
@@ -44,7 +42,7 @@ class LlmInvokedContext(
     result: LlmResponse | None = None
 
 
-class ToolCallsExtractedContext(HookContext, operation="tool_calls.extracted", local=True):
+class ToolCallsExtractedContext(HookContext, operation="tool_calls.extracted"):
     """The tool calls are read out of a model response; the body returns the calls to run."""
 
     response: LlmResponse
@@ -54,7 +52,6 @@ class ToolCallsExtractedContext(HookContext, operation="tool_calls.extracted", l
 class SystemOneInvokedContext(
     HookContext,
     operation="system_one.invoked",
-    local=True,
     calls_model=True,
     unechoed=("transcript",),
 ):

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
-from typing import Final
 
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError, is_cancelled_exception
@@ -41,13 +39,9 @@ with workflow.unsafe.imports_passed_through():
     from harness.temporal.workflow.failures import outcome_of
     from harness.temporal.workflow.host import ConversationHost
     from harness.temporal.workflow.people import People
-    from harness.temporal.workflow.retries import LOCAL_STEPS, OperationRunner
+    from harness.temporal.workflow.retries import OperationRunner
     from harness.temporal.workflow.run_limits import RUN_LIMITS_PATCH, RunLimits, rolled_over
     from harness.temporal.workflow.turn import Turn, placeholder
-
-
-_RECOUNT: Final = timedelta(milliseconds=1)
-"""The timer after a request near a run limit (:meth:`RunLimits.near`)."""
 
 
 class Conversation:
@@ -230,8 +224,6 @@ class Conversation:
             finally:
                 self.busy = False
                 self._turn_task = None
-            if not self._pending and self.limits.near() and workflow.patched(LOCAL_STEPS):
-                await workflow.sleep(_RECOUNT)  # a fresh task counts this one's steps
             if not self._pending and should_pause():
                 return
 

@@ -58,22 +58,6 @@ class RunLimits:
                 return "updates"
         return "suggested" if info.is_continue_as_new_suggested() else ""
 
-    def near(self) -> bool:
-        """Whether half of the event or byte limit is used.
-
-        Temporal counts a run's history as of the workflow task's start, and a turn's last
-        local steps are written when that task completes: after a request the count is one
-        task behind. Near a limit, the run then waits for a fresh task (a timer) before it
-        decides, so a limit is seen when the request that crossed it ends (issue 27).
-        """
-        limits, info = self.defaults, workflow.info()
-        if limits is None:
-            return False
-        return (
-            info.get_current_history_length() * 2 >= limits.history_event_limit
-            or info.get_current_history_size() * 2 >= limits.history_bytes_limit
-        )
-
     def may_roll(self, children_running: bool) -> bool:
         """Whether the run should continue as new now (between requests).
 

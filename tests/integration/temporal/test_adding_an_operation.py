@@ -17,6 +17,7 @@ from datetime import timedelta
 from uuid import uuid4
 
 import pytest
+from temporalio.api.enums.v1 import EventType
 from temporalio.worker import Worker
 
 from harness.bodies import Bodies, body, register_defaults
@@ -33,12 +34,19 @@ from harness.temporal.activity.hooked import HOOKED_ATTRIBUTE, HarnessActivities
 from .probe import LoopProbe
 
 
-@pytest.fixture
-def echoed() -> Iterator[type[HookContext]]:
-    """The plugin's operation: its context class (the row) and its default body; forgotten after."""
+@pytest.fixture(params=[False, True], ids=["activity", "local"])
+def echoed(request: pytest.FixtureRequest) -> Iterator[type[HookContext]]:
+    """The plugin's operation: its context class (the row) and its default body; forgotten after.
+
+    Twice: as an activity on the task queue, and as a row that says ``local`` (issue 27).
+    """
 
     class ProbeEchoedContext(  # 1. the context class, its keywords the row
-        HookContext, operation="probe.echoed", family="probe", unechoed=("lines",)
+        HookContext,
+        operation="probe.echoed",
+        family="probe",
+        unechoed=("lines",),
+        local=request.param,
     ):
         """Lines to echo back; the body returns them upper-cased, one text."""
 
@@ -74,11 +82,12 @@ async def test_a_runtime_added_operation_runs_through_loop_operations_on_a_real_
     assert getattr(names["probe-echoed-v1"], HOOKED_ATTRIBUTE) == "probe.echoed"
 
     fields = {"lines": ["hi", "there"], "correlation_id": "probe"}
+    workflow_id = f"probe-{uuid4()}"
     async with Worker(client, task_queue=task_queue, workflows=[LoopProbe], activities=activities):
         out = await client.execute_workflow(
             "loop-probe",
             args=["probe.echoed", fields],
-            id=f"probe-{uuid4()}",
+            id=workflow_id,
             task_queue=task_queue,
             execution_timeout=timedelta(seconds=30),  # a failing workflow task fails fast
         )
@@ -86,10 +95,27 @@ async def test_a_runtime_added_operation_runs_through_loop_operations_on_a_real_
     done = echoed.model_validate(out["context"])
     assert out["type"] == "ProbeEchoedContext"
     assert done.result == "HI THERE"
-    assert done.lines == ()  # the row's unechoed: the input is not written back to history
+    # The answer is what changed (the row's unechoed input left out); the workflow rebuilt
+    # the context from what it sent.
+    assert done.lines == ("hi", "there")
     assert done.attempt == 1 and done.idempotency_key  # OperationRunner's identity
     points = [p for p, _ in recorder.trace]
     assert points == ["probe.echoed.pre", "probe.echoed.in", "probe.echoed.post"]
+    history = await client.get_workflow_handle(workflow_id).fetch_history()
+    scheduled = [
+        e.activity_task_scheduled_event_attributes.activity_type.name
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    ]
+    markers = [
+        e.marker_recorded_event_attributes.marker_name
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
+    ]
+    ran = "core_local_activity" if entry_of("probe.echoed").local else "scheduled"
+    assert (scheduled, markers.count("core_local_activity")) == (
+        ([], 1) if ran == "core_local_activity" else (["probe-echoed-changes-v1"], 0)
+    )
 
 
 def test_a_row_a_plugin_adds_without_its_body_is_refused_when_the_defaults_register(echoed):

@@ -283,13 +283,19 @@ async def test_an_attempt_cut_off_by_a_worker_shutdown_runs_again_on_the_next_wo
         await assert_replays(client, [ref.task_id])
     runs = recorder.seen("channel.received.pre")
     assert [(c.attempt, c.lost_workers) for c in runs] == [(1, 0), (1, 1)]
-    # The stopping worker said why (not a timeout seconds later, not a cancel): a local
-    # step (channel.received) ends itself after the worker's grace, in its marker.
+    # The stopping worker said why (not a heartbeat timeout seconds later, not a cancel),
+    # as an activity's failure or, for a row that says local, in its marker.
     failures = [
-        e.marker_recorded_event_attributes.failure.application_failure_info.type
+        failure.application_failure_info.type
         async for e in client.get_workflow_handle(ref.task_id).fetch_history_events()
-        if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
-        and e.marker_recorded_event_attributes.HasField("failure")
+        for failure in (
+            [e.activity_task_failed_event_attributes.failure]
+            if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED
+            else [e.marker_recorded_event_attributes.failure]
+            if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
+            and e.marker_recorded_event_attributes.HasField("failure")
+            else []
+        )
     ]
     assert failures == ["WorkerShutdown"]
     assert [
