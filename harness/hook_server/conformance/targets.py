@@ -14,27 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol
 
-from harness.hook_server.conformance.fixture import Call, Fixture
+from harness.hook_server.conformance.fixture import Call, Fixture, Outcome
 from harness.hooks.catalogue import split_point
 from harness.hooks.chain import run_chain
 from harness.hooks.contexts import HookContext, context_type
 from harness.hooks.errors import HookAbort, HookTransportError, HookValidationError
 from harness.hooks.executor import Executor, Registration
 
-GotKind = Literal[
-    "pass",
-    "rewrite",
-    "abort",
-    "ask",
-    "error",
-    "no_reply",
-    "timeout",
-    "too_large",
-    "batch",
-    "unauthorized",
-    "invalid",
-    "transport_error",
-]
+GotKind = Literal[Outcome, "invalid", "transport_error"]
 """What came back: the fixture outcomes, plus a reply out of contract and a failed call."""
 
 RAW_TIMEOUT: Final = 10.0
