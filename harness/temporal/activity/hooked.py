@@ -26,6 +26,7 @@ from harness.hooks import (
     changes_name,
     context_type,
     entries,
+    entry_of,
 )
 from harness.providers import Clock
 from harness.temporal.activity.claims import AttemptClaims
@@ -83,34 +84,23 @@ class HarnessActivities(ActivityHost):
         for entry in entries():
             if entry.activity is not None:
                 operations.setdefault(entry.activity, []).append(entry.operation)
-        operations[DISPATCH_HOOKS] = list(RETRY_OPERATIONS)
         limit = functools.partial(bounded, limits=self.retry_limits, manager=self.manager)
-        finish: dict[str, Callable[[HookContext], HookContext]] = {DISPATCH_HOOKS: limit}
-        retry_names: set[str] = set()
-        for entry in entries():
-            if entry.activity is None:
-                continue
-            if entry.operation in RETRY_OPERATIONS:
-                finish[entry.activity] = limit
-                retry_names.add(entry.activity)
-            elif entry.unechoed:
-                finish[entry.activity] = _unechoed(entry.unechoed)
-        full = [
-            hooked_activity(self, name, ops, finish=finish.get(name))
-            for name, ops in operations.items()
-        ]
-        leave = {e.activity: e.unechoed for e in entries() if e.activity is not None}
-        lean = [  # what the workflow runs since LEAN_RESULTS; the full ones for older histories
-            hooked_activity(
-                self,
-                changes_name(name),
-                ops,
-                finish=limit if name in retry_names else None,
-                changed=leave.get(name, ()),
+        full = [hooked_activity(self, DISPATCH_HOOKS, list(RETRY_OPERATIONS), finish=limit)]
+        lean = []  # what the workflow runs since LEAN_RESULTS; the full ones for older histories
+        for name, ops in operations.items():
+            row = entry_of(ops[0])
+            retry = row.operation in RETRY_OPERATIONS
+            echo = _unechoed(row.unechoed) if row.unechoed else None
+            full.append(hooked_activity(self, name, ops, finish=limit if retry else echo))
+            lean.append(
+                hooked_activity(
+                    self,
+                    changes_name(name),
+                    ops,
+                    finish=limit if retry else None,
+                    changed=row.unechoed,
+                )
             )
-            for name, ops in operations.items()
-            if name != DISPATCH_HOOKS
-        ]
         return full + lean
 
 
