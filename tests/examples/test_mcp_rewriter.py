@@ -7,6 +7,7 @@ import contextlib
 import sys
 from collections.abc import AsyncIterator
 
+import aiohttp
 import pytest
 
 from harness.hooks import McpExecutor
@@ -17,31 +18,44 @@ from .conftest import EXAMPLES, ROOT, call, free_port
 
 @pytest.fixture(scope="module")
 async def http_url() -> AsyncIterator[str]:
-    """``python examples/mcp_rewriter.py --http --port N``, once it listens."""
-    port = free_port()
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(EXAMPLES / "mcp_rewriter.py"),
-        "--http",
-        "--port",
-        str(port),
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    try:
-        async with asyncio.timeout(20):
-            while True:
-                assert proc.returncode is None, "the MCP example exited at start"
-                with contextlib.suppress(OSError):
-                    _, writer = await asyncio.open_connection("127.0.0.1", port)
-                    writer.close()
-                    await writer.wait_closed()
-                    break
-                await asyncio.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        await proc.wait()
+    """``python examples/mcp_rewriter.py --http --port N``, once it answers HTTP there.
+
+    A port found free may be taken by another server before the example binds it (the
+    example then exits): the example is only ready when it is alive and the server that
+    answers is its own (uvicorn, which no other server of the suite is); else a new port.
+    """
+    for _ in range(3):
+        port = free_port()
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(EXAMPLES / "mcp_rewriter.py"),
+            "--http",
+            "--port",
+            str(port),
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        try:
+            if await _serving(proc, port):
+                yield f"http://127.0.0.1:{port}/mcp"
+                return
+        finally:
+            if proc.returncode is None:
+                proc.terminate()
+            await proc.wait()
+    raise AssertionError("the MCP example did not start on any of three free ports")
+
+
+async def _serving(proc: asyncio.subprocess.Process, port: int) -> bool:
+    """Whether the example answers on ``port`` (``False``: it exited, the port was taken)."""
+    async with aiohttp.ClientSession() as http, asyncio.timeout(20):
+        while proc.returncode is None:
+            with contextlib.suppress(aiohttp.ClientError):
+                async with http.get(f"http://127.0.0.1:{port}/mcp") as answer:
+                    if answer.headers.get("server") == "uvicorn":
+                        return True
+            await asyncio.sleep(0.05)
+    return False
 
 
 async def check_rewrites(rewriter: McpExecutor) -> None:
