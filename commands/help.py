@@ -56,20 +56,16 @@ def render_without_task(commands: Iterable[CommandSpec[BaseModel]], *, ended: bo
 
     What the bot answers itself when ``/task help`` finds no task, or one that has ended
     (``ended``; issues 11 and 26: help works anywhere); whoever starts the task owns it, so
-    the owner's commands are listed.
+    the owner's commands are listed. Where a task has ended, a mention starts a new one, so
+    the help does not say a mention talks to the task.
     """
     first = (
         "this channel's task has ended: mention me with what you need to start a new one"
         if ended
         else "there is no task here yet: mention me with what you need to start one"
     )
-    return "\n".join(
-        [
-            f"{first}; you will own it and can use:",
-            *command_lines(Role.OWNER, commands),
-            TALK,
-        ]
-    )
+    lines = [f"{first}; you will own it and can use:", *command_lines(Role.OWNER, commands)]
+    return "\n".join(lines if ended else [*lines, TALK])
 
 
 def command_lines(role: Role, commands: Iterable[CommandSpec[BaseModel]]) -> list[str]:

@@ -152,7 +152,7 @@ def render(
     if snapshot.subtasks:
         lines.append(f"sub-tasks (`{ONE_SUBTASK}` shows one):")
         lines += [
-            f"• {_subtask(s.task_id)}{neutral(s.title)} — {_state(s, 80)} (`{s.task_id}`)"
+            f"• {_subtask(s.task_id)}{neutral(s.title)} — {_state(s, 80)}"
             for s in snapshot.subtasks
         ]
     else:

@@ -46,6 +46,9 @@ QUESTION_TIMED_OUT: Final = "timed out: nobody answered in time"
 QUESTION_STOPPED: Final = "closed by a stop: nobody answered before the turn was stopped"
 """The note of a question left open when its turn was stopped."""
 
+QUESTION_TASK_ENDED: Final = "closed: the task ended before anyone answered"
+"""The note of a question left open when its task (a sub-task's: the parent) ended."""
+
 ANSWER_CHARS: Final = 200
 
 SOMETHING_WRONG: Final = "something went wrong on the harness's side; the logs have the details"
@@ -207,6 +210,34 @@ def question_answered(user: str, choice: str) -> str:
     return f"answered by <@{user}>: {neutral(line)}"
 
 
+def answered(user: str, choice: str) -> str:
+    """What the model reads of an answer to its question (``<@U1>``: Slack shows the name
+    when it is echoed in the thread; the model knows the mention form)."""
+    return f"<@{user}> answered: {choice}"
+
+
+def nobody_answered(seconds: float) -> str:
+    """What the model reads of a question nobody answered in time."""
+    return f"nobody answered within {seconds:g} s"
+
+
+def added_meanwhile(user: str, text: str) -> str:
+    """What the model reads of a message that arrived while it worked (``steer``)."""
+    who = f"<@{user}> " if user else ""
+    return f"(while you were working, {who}added) {text}"
+
+
+def waiting_on(question: str) -> str:
+    """What a turn waiting on a person is doing, as a stop's summary says it."""
+    return f"waiting for an answer: {question}"
+
+
+def ended_first(reason: str, after: str) -> str:
+    """The first line of a turn cut off because ``reason`` came first (a sub-task's parent
+    ended): how the sub-task ended, in its one end line (issue 26)."""
+    return f"cancelled after {after}: {reason} first."
+
+
 def late_click(note: str) -> str:
     """What someone who clicks a closed question reads (only they see it): how it closed."""
     return f"this question is no longer open ({note}), so your answer was not taken"
@@ -249,9 +280,22 @@ def task_ended(done: str, *, subtask: bool, task_id: str = "") -> str:
     if task_id:
         done = done.removeprefix(f"{task_id} ")
         done = re.sub(rf"{re.escape(task_id)}/sub-([\w-]+)", r"sub-task \1", done)
-    if subtask:
-        return f"This sub-task has ended: {done}."
-    return f"This task has ended: {done}. Mention me to start a new one here."
+    ended = f"This {'sub-task' if subtask else 'task'} {_how_ended(done)}."
+    return ended if subtask else f"{ended} Mention me to start a new one here."
+
+
+_ENDED: Final = {"succeeded": "is done", "failed": "has failed", "cancelled": "was cancelled"}
+
+
+def _how_ended(done: str) -> str:
+    """``has ended: finished by <@U1>`` from the default ``succeeded: finished by <@U1>``:
+    the status said once, in words (issue 26: not ``ended: succeeded: …``)."""
+    status, colon, said = done.partition(": ")
+    if status not in _ENDED:
+        return f"has ended: {done}" if done else "has ended"
+    if not colon or (status != TaskStatus.SUCCEEDED and not said.startswith(status)):
+        return _ENDED[status] + (f": {said}" if colon else "")
+    return f"has ended: {said}"
 
 
 def turns_used_up(turns: int) -> str:

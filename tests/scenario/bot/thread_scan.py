@@ -5,13 +5,16 @@ Python's, or a library's we load), a hook point (``tool.invoked.pre``), a workfl
 question id (``task/…``, ``help-task/…``) or socket text (``Connect call failed``,
 ``ssl:default``, ``127.0.0.1:``). :class:`ThreadScan` keeps every stand-in a test's bot
 serves (and the session's shared one), and after each test reads what Slack took since
-it started: the visible text of every ``chat.*`` post, update and stream, and every
-response-URL reply; it also counts what the stand-in refused as Slack would
+it started: the visible text of every ``chat.*`` post, update and stream, every
+response-URL reply, and every answer the bot returned to a request itself (a slash
+command's reply in its ack, which only its sender sees: :meth:`ThreadScan.answered`); it
+also counts what the stand-in refused as Slack would
 (:mod:`bot.standin_limits`). The conftest's autouse fixture fails the test naming the post.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -77,11 +80,26 @@ def shown(value: Any) -> Iterator[str]:
             yield from shown(item)
 
 
+def answer_texts(body: str) -> list[str]:
+    """What a person sees of the bot's answer to a request: a JSON answer's shown strings (a
+    slash command's ``text`` and blocks), else the body itself (an empty ack shows nothing)."""
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return [body] if body.strip() else []
+    return list(shown(parsed)) if isinstance(parsed, dict | list) else [str(parsed)]
+
+
 class ThreadScan:
     """The stand-ins of the session, and how far each was read by the test before."""
 
     def __init__(self) -> None:
         self._read: dict[int, tuple[SlackStandIn, int, int, dict[str, int]]] = {}
+        self._answers: list[tuple[str, str]] = []
+
+    def answered(self, request: str, body: str) -> None:
+        """Read the bot's own answer to ``request`` too (``body``: what it returned)."""
+        self._answers += [(request, text) for text in answer_texts(body)]
 
     def watch(self, standin: SlackStandIn) -> None:
         """Read ``standin`` too (a bot's: from its first call on)."""
@@ -92,6 +110,12 @@ class ThreadScan:
         """What the stand-ins took since the last call that shows internals, or refused."""
         found: list[str] = []
         names = _exception_names()
+        answers, self._answers = self._answers, []
+        found += [
+            f"answer to {request}: {leak} in {t!r}"
+            for request, t in answers
+            for leak in leaks(t, names)
+        ]
         for key, (standin, calls, refused, responses) in list(self._read.items()):
             for method, args in standin.calls[calls:]:
                 if method in SHOWN_METHODS:
