@@ -28,8 +28,7 @@ from harness.hooks import HookManager
 from harness.temporal.activity.hooked import HarnessActivities
 from harness.temporal.worker import build_manager, build_worker, retry_limits
 from tests.integration.temporal import conftest as temporal
-
-from .thread_scan import ThreadScan
+from tests.support.thread_scan import ThreadScan
 
 # The real-Temporal fixtures of the integration tier, shared rather than copied.
 temporal_db = temporal.temporal_db

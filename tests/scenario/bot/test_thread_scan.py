@@ -15,9 +15,9 @@ import pytest
 
 from bot.standin import RESPONSE_PATH, served
 from harness.domain import TaskSpec
+from tests.support.thread_scan import ThreadScan, leaks, shown
 
 from .conftest import TEAM
-from .thread_scan import ThreadScan, leaks, shown
 
 CAUGHT = [
     pytest.param(
@@ -60,6 +60,12 @@ def test_each_kind_of_internal_is_caught(text, kinds):
 )
 def test_what_a_person_may_read_is_not_caught(text):
     assert leaks(text) == []
+
+
+def test_the_status_views_link_to_the_workflow_is_its_one_place_for_an_id():
+    link = "workflow: <http://127.0.0.1:8233/namespaces/default/workflows/task%2FT%2FC|task/T/C>"
+    assert leaks(f"*t* — idle\n{link} (Temporal UI)") == []
+    assert leaks(f"see {link}") != []  # elsewhere, the same text is caught
 
 
 def test_only_what_a_person_sees_is_read_of_blocks():

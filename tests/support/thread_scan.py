@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from typing import Any
 
+from bot.recording import Recording
+from bot.recording.format import Line, RequestLine, ResponseUrlLine, WebApiLine
 from bot.standin import SlackStandIn
 from harness.hooks import OPERATIONS, PHASES
 
@@ -53,6 +56,9 @@ PATTERNS = {
     ),
 }
 _WORD = re.compile(r"\b[A-Za-z_]\w*(?:Error|Exception|Abort)\b")
+_STATUS_LINK = re.compile(r"^workflow: <[^|>\s]+\|[^>]+> \(Temporal UI\)$", re.MULTILINE)
+"""The last line of ``/task status`` when the Temporal UI is configured: a link for operators
+to the workflow, by its id (STYLE rule 18: ids stay in the status view's details)."""
 
 
 def leaks(text: str, names: frozenset[str] | None = None) -> list[str]:
@@ -61,6 +67,7 @@ def leaks(text: str, names: frozenset[str] | None = None) -> list[str]:
     ``names``: the exception classes' names (read now when not given: a class a test
     defined counts too).
     """
+    text = _STATUS_LINK.sub("workflow: (link)", text)
     found = [f"{kind}: {m.group(0)}" for kind, rx in PATTERNS.items() for m in rx.finditer(text)]
     names = _exception_names() if names is None else names
     found += [f"an exception class: {w}" for w in _WORD.findall(text) if w in names]
@@ -141,3 +148,38 @@ class ThreadScan:
                 {url: len(posts) for url, posts in standin.responses.items()},
             )
         return found
+
+
+def recorded_leaks(recording: Recording) -> list[str]:
+    """What a recording (``BOT_RECORD``) shows that it must not: the bot's answers, the Web
+    API posts and the response-URL replies it holds, each named as the live scan names it;
+    for stacks run as subprocesses (the kit, replays), whose stand-in is not in this process."""
+    return line_leaks([*recording.requests, *chain.from_iterable(recording.effects.values())])
+
+
+def line_leaks(lines: Iterable[Line]) -> list[str]:
+    """:func:`recorded_leaks` of a recording's lines as read (a header is skipped)."""
+    names = _exception_names()
+    found = []
+    for line in lines:
+        if isinstance(line, RequestLine):
+            where = f"answer to {_requested(line)}"
+            texts = answer_texts(line.response.body if line.response else "")
+        elif isinstance(line, ResponseUrlLine):
+            where, texts = "a response-URL reply", list(shown(line.payload))
+        elif isinstance(line, WebApiLine) and line.method in SHOWN_METHODS:
+            where, texts = (
+                f"{line.method} in {line.args.get('channel', '?')}",
+                list(shown(line.args)),
+            )
+        else:
+            continue
+        found += [f"{where}: {x} in {t!r}" for t in texts for x in leaks(t, names)]
+    return found
+
+
+def _requested(request: RequestLine) -> str:
+    payload = request.payload()
+    if "command" in payload:
+        return f"{payload['command']} {payload.get('text', '')}".strip()
+    return "an interaction" if "actions" in payload else "an event"
