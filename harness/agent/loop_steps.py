@@ -128,7 +128,8 @@ class LoopSteps:
             )
             response = called.result
             if response is None:
-                raise HookAbort("llm.invoked produced no response", point="llm.invoked.in")
+                # Worded for the thread: the hook point stays on the abort, for the logs.
+                raise HookAbort(replies.NO_RESPONSE, point="llm.invoked.in")
             await budget.count(self, tokens=response.usage, model=state.model)
             extracted = await self.run(ToolCallsExtractedContext, response=response)
             calls = extracted.result if extracted.result is not None else response.tool_calls
@@ -169,7 +170,7 @@ class LoopSteps:
         """
         state = self.state
         if call.name == ASK_HUMAN and state.can_ask:
-            question = str(call.arguments.get("question") or "The agent needs your input.")
+            question = str(call.arguments.get("question") or replies.NEEDS_INPUT)
             options = call.arguments.get("options") or ()
             answer = await self.ask(question, tuple(str(o) for o in options))
             return ToolResult(content=answer)

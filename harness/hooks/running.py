@@ -9,9 +9,11 @@ chains are :mod:`harness.hooks.manager`'s.
 
 from __future__ import annotations
 
+import logging
 from contextvars import ContextVar
 from typing import Final, NamedTuple
 
+from harness.channels import replies
 from harness.hooks.contexts import HookContext
 from harness.hooks.errors import HookAbort
 
@@ -23,6 +25,9 @@ RUNNING: Final[ContextVar[tuple[HookContext, ...]]] = ContextVar(
 )
 """The operations this task (and the tasks it spawned) is inside, outermost first: each one's
 redacted input context (its identity, which no executor may change, names it for logs)."""
+
+
+log: Final = logging.getLogger(__name__)
 
 
 class RunningOperation(NamedTuple):
@@ -50,9 +55,9 @@ def current_operation() -> RunningOperation | None:
 def too_deep(running: tuple[HookContext, ...], operation: str) -> HookAbort:
     """The abort of ``operation`` started inside ``running``, one level past the limit."""
     chain = " -> ".join((*(type(ctx).operation for ctx in running), operation))
+    log.warning("operations nested %d deep: %s", len(running) + 1, chain)
     return HookAbort(
-        f"operations nested {len(running) + 1} deep (the most is {len(running)}): {chain}; "
-        "an executor runs the operation it serves, or one that runs it again",
+        replies.nested_too_deep(len(running) + 1, len(running)),
         point=f"{operation}.pre",
         executor="harness.hooks.HookManager",
     )
