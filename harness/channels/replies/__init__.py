@@ -27,7 +27,6 @@ from harness.channels.replies import (
     notices,
     outcomes,
     people,
-    policies,
     problems,
     progress,
     questions,
@@ -41,7 +40,6 @@ from harness.channels.replies.messages import *  # noqa: F403  # its __all__, as
 from harness.channels.replies.notices import *  # noqa: F403  # its __all__, as replies.<name>
 from harness.channels.replies.outcomes import *  # noqa: F403  # its __all__, as replies.<name>
 from harness.channels.replies.people import *  # noqa: F403  # its __all__, as replies.<name>
-from harness.channels.replies.policies import *  # noqa: F403  # its __all__, as replies.<name>
 from harness.channels.replies.problems import *  # noqa: F403  # its __all__, as replies.<name>
 from harness.channels.replies.progress import *  # noqa: F403  # its __all__, as replies.<name>
 from harness.channels.replies.questions import *  # noqa: F403  # its __all__, as replies.<name>
@@ -55,7 +53,6 @@ __all__ = [
     *notices.__all__,
     *outcomes.__all__,
     *people.__all__,
-    *policies.__all__,
     *problems.__all__,
     *progress.__all__,
     *questions.__all__,

@@ -27,6 +27,7 @@ __all__ = [
     "raise_to",
 ]
 
+
 STOP_HERE: Final = "Stop here"
 """The budget question's button that stops the turn."""
 

@@ -55,6 +55,7 @@ __all__ = [
     "usage",
 ]
 
+
 HELP: Final = invocation("help")
 """``/task help``, where an unknown command points (a test checks the registry agrees)."""
 

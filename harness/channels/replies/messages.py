@@ -8,6 +8,7 @@ from typing import Final
 
 __all__ = ["REPLY_HINT", "fitted"]
 
+
 REPLY_HINT: Final = "reply in this thread to answer"
 """Shown with a question that has no buttons: the task takes the next reply as the answer."""
 

@@ -29,6 +29,7 @@ __all__ = [
     "working",
 ]
 
+
 UNREACHABLE: Final = (
     "the harness is not reachable right now (its Temporal server did not answer); "
     "nothing was changed — please try again in a minute"

@@ -22,7 +22,6 @@ __all__ = [
     "command",
     "failed",
     "failure",
-    "nested_too_deep",
     "refused",
     "retrying",
     "service_down",
@@ -30,6 +29,7 @@ __all__ = [
     "tool_refused",
     "turn",
 ]
+
 
 IDENTITY_CHANGED: Final = "an executor changed the sender or the role"
 """Why a command whose context came back with another sender or role is refused."""
@@ -133,12 +133,3 @@ def tool_not_approved(decision: HelpDecision, timeout_seconds: float) -> str:
     if decision.timed_out:
         return f"not run: approval timed out after {timeout_seconds:g} s; nobody approved it"
     return f"refused: <@{decision.decided_by}> did not approve ({decision.choice})"
-
-
-def nested_too_deep(depth: int, limit: int) -> str:
-    """Why an operation run from inside its own chain, ``depth`` deep, was stopped (which
-    operations, by name, is the log's)."""
-    return (
-        f"operations nested {depth} deep (the most is {limit}): an executor runs the "
-        "operation it serves, or one that runs it again"
-    )

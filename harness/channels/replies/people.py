@@ -27,6 +27,7 @@ __all__ = [
     "watchers_look",
 ]
 
+
 NOT_IN_TASK: Final = "you are not part of this task"
 """Why a sender with no role is refused a command nobody here knows."""
 

@@ -28,6 +28,7 @@ __all__ = [
     "whole_number",
 ]
 
+
 ONE_MODEL: Final = "give one model name"
 SUBTASK_TEXT: Final = "say what the sub-task should do"
 ONE_PERSON: Final = "name one person and one role"

@@ -12,6 +12,7 @@ from harness.domain.progress import TurnState
 
 __all__ = ["STOP_BUTTON", "TURN_STATES", "calls", "more_steps", "step_position", "steps_done"]
 
+
 TURN_STATES: Final[dict[TurnState, str]] = {
     "running": "working",
     "waiting": "waiting for an answer",

@@ -26,6 +26,7 @@ __all__ = [
     "question_timed_out",
 ]
 
+
 QUESTION_CLOSED: Final = (
     "that question is no longer open: it was answered, it timed out, or its request ended"
 )

@@ -28,6 +28,7 @@ __all__ = [
     "subtask_state",
 ]
 
+
 TASK_ENDED: Final = "the task it belongs to ended"
 """Why a sub-task's turn was cut off: its parent ended (finished or cancelled) first."""
 

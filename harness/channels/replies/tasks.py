@@ -29,6 +29,7 @@ __all__ = [
     "turns_used_up",
 ]
 
+
 TASK_FINISHED: Final = "this task has finished"
 """Why a finishing or ended task takes no more commands, messages or clicks (no id)."""
 

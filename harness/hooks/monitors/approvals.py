@@ -21,7 +21,6 @@ from typing import Final, Literal, final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from harness.channels import replies
 from harness.domain import DEFAULT_APPROVALS, ApprovalDefault, Role
 from harness.hooks.audit import AuditLog
 from harness.hooks.contexts import HelpDecidedContext, HookContext, ToolInvokedContext
@@ -148,14 +147,14 @@ class ApprovalPolicy:
         verdict, why, reason = self.verdict(ctx)
         name = ctx.call.name
         if verdict == "deny":
-            raise HookAbort(replies.approvals_denied(name, reason, why), refusal=True)
+            raise HookAbort(f"{reason or f'{name} is not allowed'} ({why})", refusal=True)
         if verdict == "allow" or name in self.safe:
             return None
         approval = ctx.approval
         if approval is not None and approval.approved and not approval.timed_out:
             return None  # a person approved this call (or the tool for the rest of the task)
         raise HookAbort(
-            replies.needs_approval(name, why),
+            f"{name} needs a person's approval ({why})",
             ask=True,
             timeout_seconds=self.config.timeout_seconds,
         )

@@ -16,7 +16,6 @@ from typing import Any, Literal, final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.channels import replies
 from harness.domain import Role
 from harness.hooks.catalogue import PHASES, entries
 from harness.hooks.contexts import CommandInvokedContext, HookContext, ToolInvokedContext
@@ -124,10 +123,11 @@ class Policy:
             if rule.action == "allow":
                 return None
             if rule.action == "deny":
-                raise HookAbort(replies.policy_denied(rule.reason, rule.label(index)), refusal=True)
+                why = rule.reason or "denied by policy"
+                raise HookAbort(f"{why} (policy {rule.label(index)})", refusal=True)
             return _rewrite(ctx, rule.set)
         if self.default == "deny":
-            raise HookAbort(_no_rule(ctx), refusal=True)
+            raise HookAbort(f"{_subject(ctx)} is not allowed by any policy rule", refusal=True)
         return None
 
 
@@ -139,9 +139,9 @@ def _rewrite(ctx: HookContext, values: Mapping[str, Any]) -> HookContext:
     return ctx.model_copy(update={"args": str(values.get("args", ctx.args))})
 
 
-def _no_rule(ctx: HookContext) -> str:
+def _subject(ctx: HookContext) -> str:
     if isinstance(ctx, ToolInvokedContext):
-        return replies.no_rule_allows(tool=ctx.call.name)
+        return f"tool {ctx.call.name!r}"
     if isinstance(ctx, CommandInvokedContext):
-        return replies.no_rule_allows(command=ctx.command)
-    return replies.no_rule_allows()  # never an operation's name: it may reach a thread
+        return f"/{ctx.command}"
+    return type(ctx).operation
