@@ -32,7 +32,6 @@ from harness.hooks.remote.mcp_connection import McpConnection
 from harness.hooks.remote.reply import TOOL_PREFIX
 from harness.hooks.remote.strict import ReplyError
 from harness.hooks.remote.wire import WireError
-from harness.redaction import Redactor
 
 _FALLBACK_POINT = "tool.invoked.pre"
 """The context a result of a tool that is no hook point is read as."""
@@ -105,7 +104,7 @@ def read_tool_result(tool: str, result: CallToolResult) -> Got:
         return Got("error", short("isError result: " + " ".join(texts)))
     point = tool.removeprefix(TOOL_PREFIX)
     try:
-        out = read_hook_result(point if point in points() else _FALLBACK_POINT, result, Redactor())
+        out = read_hook_result(point if point in points() else _FALLBACK_POINT, result)
     except HookAbort as abort:
         return aborted(abort)
     except (ReplyError, WireError, ValueError) as error:  # ValueError: a text block not JSON
