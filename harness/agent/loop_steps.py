@@ -128,7 +128,7 @@ class LoopSteps:
             )
             response = called.result
             if response is None:
-                raise HookAbort("llm.invoked produced no response", point="llm.invoked.in")
+                raise HookAbort(replies.no_response(), point=f"{LlmInvokedContext.operation}.in")
             await budget.count(self, tokens=response.usage, model=state.model)
             extracted = await self.run(ToolCallsExtractedContext, response=response)
             calls = extracted.result if extracted.result is not None else response.tool_calls

@@ -25,6 +25,7 @@ from harness.hook_server.conformance.targets import (
     through,
 )
 from harness.hooks.catalogue import points
+from harness.hooks.contexts import ToolInvokedContext
 from harness.hooks.errors import HookAbort
 from harness.hooks.remote.mcp import McpExecutor
 from harness.hooks.remote.mcp import read_tool_result as read_hook_result
@@ -33,7 +34,7 @@ from harness.hooks.remote.reply import TOOL_PREFIX
 from harness.hooks.remote.strict import ReplyError
 from harness.hooks.remote.wire import WireError
 
-_FALLBACK_POINT = "tool.invoked.pre"
+_FALLBACK_POINT = f"{ToolInvokedContext.operation}.pre"
 """The context a result of a tool that is no hook point is read as."""
 
 
