@@ -98,6 +98,11 @@ class LoopSteps:
         ctx = cls(**self.context_fields(), **fields)
         return await self.runner.run(ctx)
 
+    def patched(self, patch_id: str) -> bool:
+        """Whether this run takes the code guarded by ``patch_id``: the guard for a change to
+        what the loop performs (:meth:`~harness.agent.operations.Operations.patched`)."""
+        return self.runner.patched(patch_id)
+
     async def run_turns(self) -> str:
         """Call the model until it answers without tool calls (or ``max_turns`` is reached).
 
