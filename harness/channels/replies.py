@@ -54,6 +54,7 @@ SOMETHING_WRONG: Final = "something went wrong on the harness's side; the logs h
 NO_ANSWER: Final = "(no answer)"
 """What a turn that produced no text posts."""
 
+
 TASK_ENDED: Final = "the task it belongs to ended"
 """Why a sub-task's turn was cut off: its parent ended (finished or cancelled) first."""
 
@@ -252,6 +253,16 @@ def task_ended(done: str, *, subtask: bool, task_id: str = "") -> str:
     if subtask:
         return f"This sub-task has ended: {done}."
     return f"This task has ended: {done}. Mention me to start a new one here."
+
+
+def unrouted() -> str:
+    """Why a message was not delivered: no routing body gave it a task."""
+    return "nothing decided which task this message is for, so no task took it"
+
+
+def no_response() -> str:
+    """Why a turn stopped when no model call body answered (the thread reads ``stopped: …``)."""
+    return "the model gave no response"
 
 
 def turns_used_up(turns: int) -> str:
