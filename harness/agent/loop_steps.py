@@ -98,6 +98,11 @@ class LoopSteps:
         ctx = cls(**self.context_fields(), **fields)
         return await self.runner.run(ctx)
 
+    def patched(self, patch_id: str) -> bool:
+        """Whether this run takes the code guarded by ``patch_id``: the guard for a change to
+        what the loop performs (:meth:`~harness.agent.operations.Operations.patched`)."""
+        return self.runner.patched(patch_id)
+
     async def run_turns(self) -> str:
         """Call the model until it answers without tool calls (or ``max_turns`` is reached).
 
@@ -128,8 +133,7 @@ class LoopSteps:
             )
             response = called.result
             if response is None:
-                # Worded for the thread: the hook point stays on the abort, for the logs.
-                raise HookAbort(replies.NO_RESPONSE, point="llm.invoked.in")
+                raise HookAbort(replies.no_response(), point=f"{LlmInvokedContext.operation}.in")
             await budget.count(self, tokens=response.usage, model=state.model)
             extracted = await self.run(ToolCallsExtractedContext, response=response)
             calls = extracted.result if extracted.result is not None else response.tool_calls

@@ -77,6 +77,10 @@ class PersistenceBodies(Bodies):
         return self.transcripts
 
 
+LOOP_DEFAULTS_POINT: Final = f"{PersistenceReadContext.operation}.in"
+"""Where :class:`LoopDefaultsAnswer` is registered, and where the runtime looks for it."""
+
+
 @final
 class LoopDefaultsAnswer:
     """Answers a read of :data:`LOOP_DEFAULTS_KEY`; passes every other key through.

@@ -17,11 +17,11 @@ from harness.domain.outcome import Asked, Failed, Refused
 
 __all__ = [
     "IDENTITY_CHANGED",
-    "NO_RESPONSE",
     "SOMETHING_WRONG",
     "command",
     "failed",
     "failure",
+    "no_response",
     "refused",
     "retrying",
     "service_down",
@@ -36,9 +36,6 @@ IDENTITY_CHANGED: Final = "an executor changed the sender or the role"
 
 SOMETHING_WRONG: Final = "something went wrong on the harness's side; the logs have the details"
 """A failure with nothing a person can act on: its class and text stay in the log."""
-
-NO_RESPONSE: Final = "the model gave no answer to this message"
-"""Why a turn stopped when the model's call came back with nothing (no operation named)."""
 
 _TRANSPORT: Final = frozenset({"HookTransportError"})
 _TIMEOUTS: Final = frozenset({"HookTimeoutError"})
@@ -133,3 +130,8 @@ def tool_not_approved(decision: HelpDecision, timeout_seconds: float) -> str:
     if decision.timed_out:
         return f"not run: approval timed out after {timeout_seconds:g} s; nobody approved it"
     return f"refused: <@{decision.decided_by}> did not approve ({decision.choice})"
+
+
+def no_response() -> str:
+    """Why a turn stopped when no model call body answered (the thread reads ``stopped: …``)."""
+    return "the model gave no response"

@@ -27,6 +27,7 @@ __all__ = [
     "rolled_over",
     "task_ended",
     "turns_used_up",
+    "unrouted",
 ]
 
 
@@ -110,3 +111,8 @@ EMPTY_MESSAGE: Final = "empty message"
 def not_final(status: str) -> str:
     """Why a request to end a task with ``status`` is not taken: it is no final status."""
     return f"{status} is not a final status"
+
+
+def unrouted() -> str:
+    """Why a message was not delivered: no routing body gave it a task."""
+    return "nothing decided which task this message is for, so no task took it"

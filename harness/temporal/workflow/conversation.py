@@ -66,7 +66,7 @@ class Conversation:
         self.state = state or AgentState()
         self._configured = False
         self._pending: list[ChannelMessage] = []
-        self.people = People(host, self.post)
+        self.people = People(host, self.post, self._where)
         self.busy = False
         self.limits = RunLimits()
         self._serving: asyncio.Task[None] | None = None
@@ -323,6 +323,11 @@ class Conversation:
         return ChannelMessage(
             channel=channel or ref.channel, thread=thread or ref.thread, text=text
         )
+
+    def _where(self) -> tuple[str, str]:
+        """The channel and thread of the request being answered (its progress message's)."""
+        here = self._in_thread(self._answering, "")
+        return here.channel, here.thread
 
     async def _configure(self) -> None:
         """Read the worker's loop defaults (tools, budgets) once per run."""

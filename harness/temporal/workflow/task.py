@@ -57,6 +57,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.temporal.workflow.failures import GaveUpError
     from harness.temporal.workflow.family import TaskFamily
     from harness.temporal.workflow.parent import ParentLink
+    from harness.temporal.workflow.request import unrouted
     from harness.temporal.workflow.retries import OperationRunner
     from harness.temporal.workflow.subtasks import Children, with_cancelled
     from harness.temporal.workflow.task_state import TaskState
@@ -201,9 +202,7 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
             return Delivery(task_id=ref.task_id, started=False, position=seen)
         route = (await self._ops.run(request)).result
         if route is None:
-            raise ApplicationError(
-                "no request.received body routed the request", type="NoRoute", non_retryable=True
-            )
+            raise unrouted()
         if route.task_id != ref.task_id:
             return Delivery(task_id=route.task_id, started=False, position=0)
         message = ChannelMessage(

@@ -186,4 +186,4 @@ async def test_a_model_call_with_no_response_stops_the_turn_in_words(manager, pe
         assert abort.point == "llm.invoked.in"
     else:
         raise AssertionError("a model call with no response must stop the turn")
-    assert said == "stopped: the model gave no answer to this message"
+    assert said == "stopped: the model gave no response"
