@@ -174,7 +174,7 @@ class LoopSteps:
         """
         state = self.state
         if call.name == ASK_HUMAN and state.can_ask:
-            question = str(call.arguments.get("question") or "The agent needs your input.")
+            question = str(call.arguments.get("question") or replies.NEEDS_INPUT)
             options = call.arguments.get("options") or ()
             answer = await self.ask(question, tuple(str(o) for o in options))
             return ToolResult(content=answer)

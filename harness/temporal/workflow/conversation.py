@@ -238,7 +238,7 @@ class Conversation:
             if load:
                 await loop.load_skill(name)
             elif not await loop.unload_skill(name):
-                raise ApplicationError(f"skill {name} is not loaded", non_retryable=True)
+                raise ApplicationError(replies.skill_not_loaded(name), non_retryable=True)
         except HookAbort as abort:
             raise ApplicationError(abort.reason, non_retryable=True) from None
 
