@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
+from harness.channels import replies
 from harness.domain import (
     APPROVAL_DEFAULTS,
     ApprovalDefault,
@@ -21,14 +22,6 @@ from harness.domain import (
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "approvals"
-MEANING: Final[dict[ApprovalDefault, str]] = {
-    "strict": "a person approves every tool call, except tools that only read",
-    "safe": "a person approves calls of the tools that require approval",
-    "off": "no tool call waits for a person (rules that deny still deny)",
-}
-"""One line per default: which tool calls wait for a person's approval."""
-WORKERS: Final = "the worker's default (the hooks file's `[approvals] default`, else `safe`)"
-"""What a task without its own default follows (the snapshot's ``approvals`` is ``None``)."""
 
 
 class ApprovalsArgs(Args):
@@ -51,7 +44,7 @@ def parse(text: str) -> ApprovalsArgs:
             return ApprovalsArgs(default=default)
     raise UsageError(
         command=NAME,
-        problem=f"the approval default must be one of {', '.join(APPROVAL_DEFAULTS)}",
+        problem=replies.bad_approval_default(APPROVAL_DEFAULTS),
         usage=USAGE,
     )
 
@@ -62,23 +55,13 @@ async def body(
     """Show the default, the choices and the standing approvals, or a ``set_approvals`` effect."""
     snapshot = ctx.snapshot
     current = snapshot.approvals if snapshot else None
-    shown = f"`{current}`" if current else WORKERS
     if args.default is None:
-        lines = [f"approvals: {shown}"]
-        lines += [
-            f"• `{name}`{' (now)' if name == current else ''}: {MEANING[name]}"
-            for name in APPROVAL_DEFAULTS
-        ]
         standing = snapshot.approved_tools if snapshot else ()
-        if standing:
-            lines.append(
-                "approved for the rest of the task: " + ", ".join(f"`{tool}`" for tool in standing)
-            )
-        return CommandResult(reply="\n".join(lines))
+        return CommandResult(reply=replies.approvals_shown(current, tuple(standing)))
     if args.default == current:
-        return CommandResult(reply=f"approvals are already `{current}`")
+        return CommandResult(reply=replies.approvals_set(current, current, changed=False))
     return CommandResult(
-        reply=f"approvals set to `{args.default}` (was {shown}): {MEANING[args.default]}",
+        reply=replies.approvals_set(args.default, current),
         effects=(SetApprovals(approvals=args.default, user_id=ctx.sender),),
         public=True,
     )

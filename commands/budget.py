@@ -13,7 +13,7 @@ from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
 from harness.agent.budget import TYPED, Limit, amount, cost_limit, describe, limit_of, price_of
-from harness.channels import neutral, replies
+from harness.channels import replies
 from harness.domain import BudgetUsage, CommandResult, SetBudget
 from harness.hooks.contexts import CommandInvokedContext
 
@@ -52,16 +52,14 @@ def parse(text: str) -> BudgetArgs:
     """
     words = text.lower().replace(",", "").split()
     if len(words) % 2:
-        raise UsageError(
-            command=NAME, problem="give each limit a size, e.g. `tokens 20k`", usage=USAGE
-        )
+        raise UsageError(command=NAME, problem=replies.LIMIT_SIZES, usage=USAGE)
     found: dict[Limit, float] = {}
     for word, size in zip(words[::2], words[1::2], strict=True):
         limit = _NAMES.get(word)
         if limit is None:
             raise UsageError(
                 command=NAME,
-                problem=f"`{neutral(word)}` is not a limit; use tokens, tool-calls or cost",
+                problem=replies.not_a_limit(word),
                 usage=USAGE,
             )
         found[limit] = _size(limit, size)
@@ -76,7 +74,7 @@ def _size(limit: Limit, text: str) -> float:
         example = "$5" if limit == "cost" else "20k"
         raise UsageError(
             command=NAME,
-            problem=f"`{neutral(text)}` is not a size for {TYPED[limit]} (like `{example}`)",
+            problem=replies.not_a_size(text, TYPED[limit], example),
             usage=USAGE,
         )
     value = float(match.group(1)) * _SCALE[match.group(2)]
@@ -85,7 +83,7 @@ def _size(limit: Limit, text: str) -> float:
     if value != int(value) or value > MAX_TOKENS:
         raise UsageError(
             command=NAME,
-            problem=f"{TYPED[limit]} take a whole number up to {MAX_TOKENS:,}",
+            problem=replies.whole_number(TYPED[limit], MAX_TOKENS),
             usage=USAGE,
         )
     return float(int(value))
@@ -105,27 +103,18 @@ async def body(
         price_of(config.model_prices, model) is not None if model else bool(config.model_prices)
     )
     if not args.limits:
-        note = (
-            "" if priced or not limit_of(usage, "cost") else f"\n{replies.cost_not_counted(model)}"
-        )
-        return CommandResult(
-            reply=f"budget: {describe(usage)}{note}\n"
-            f"the owner sets limits with `{USAGE}` (0: no limit)"
-        )
+        note = "" if priced or not limit_of(usage, "cost") else replies.cost_not_counted(model)
+        return CommandResult(reply=replies.budget_shown(describe(usage), note, USAGE))
     if not priced and any(limit == "cost" and size for limit, size in args.limits):
         return CommandResult(reply=replies.cost_uncounted(model, f"{SPEC.invocation} tokens 20k"))
     changes = [(limit, size) for limit, size in args.limits if size != limit_of(usage, limit)]
     if not changes:
-        return CommandResult(reply=f"the budget is already so: {describe(usage)}")
-    said = ", ".join(
-        f"{TYPED[limit]} {amount(limit, size) if size else 'no limit'}" for limit, size in changes
-    )
+        return CommandResult(reply=replies.budget_unchanged(describe(usage)))
+    said = tuple((TYPED[limit], amount(limit, size) if size else "") for limit, size in changes)
     effects = tuple(
         SetBudget(limit=limit, amount=size, user_id=ctx.sender) for limit, size in changes
     )
-    return CommandResult(
-        reply=f"<@{ctx.sender}> set the budget: {said}", effects=effects, public=True
-    )
+    return CommandResult(reply=replies.budget_set(ctx.sender, said), effects=effects, public=True)
 
 
 SPEC: Final = CommandSpec(

@@ -7,6 +7,7 @@ from typing import Final
 from pydantic import ValidationError
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
+from harness.channels import replies
 from harness.domain import DEFAULT_EFFORT, EFFORTS, CommandResult, Effort, SetEffort
 from harness.hooks.contexts import CommandInvokedContext
 
@@ -31,9 +32,7 @@ def parse(text: str) -> EffortArgs:
     try:
         return EffortArgs.model_validate({"level": word})
     except ValidationError:
-        raise UsageError(
-            command=NAME, problem=f"effort must be one of {', '.join(EFFORTS)}", usage=USAGE
-        ) from None
+        raise UsageError(command=NAME, problem=replies.bad_effort(EFFORTS), usage=USAGE) from None
 
 
 async def body(
@@ -42,11 +41,11 @@ async def body(
     """Show the effort, or return a ``set_effort`` effect."""
     current = ctx.snapshot.effort if ctx.snapshot else DEFAULT_EFFORT
     if args.level is None:
-        return CommandResult(reply=f"effort: `{current}` (choose from {', '.join(EFFORTS)})")
+        return CommandResult(reply=replies.effort_shown(current, EFFORTS))
     if args.level == current:
-        return CommandResult(reply=f"effort is already `{current}`")
+        return CommandResult(reply=replies.effort_set(current, current, changed=False))
     return CommandResult(
-        reply=f"effort set to `{args.level}` (was `{current}`)",
+        reply=replies.effort_set(args.level, current),
         effects=(SetEffort(effort=args.level),),
         public=True,  # a change: everyone in the channel sees it
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
-from harness.channels import neutral
+from harness.channels import replies
 from harness.domain import FINAL_STATUSES, CancelTask, CommandResult, FinishTask
 from harness.hooks.contexts import CommandInvokedContext
 
@@ -41,9 +41,7 @@ def ending_note(text: str, *, command: str, usage: str) -> str:
     """
     note = text.strip()
     if len(note) > SUMMARY_LIMIT:
-        raise UsageError(
-            command=command, problem=f"keep it under {SUMMARY_LIMIT:,} characters", usage=usage
-        )
+        raise UsageError(command=command, problem=replies.too_long(SUMMARY_LIMIT), usage=usage)
     return note
 
 
@@ -53,11 +51,9 @@ def ending(
     """The effect that ends the task (``finish`` or ``cancel``), unless it has ended already;
     the reply says who ``done`` it (``finished``, ``cancelled``) and that a new one may start."""
     if ctx.snapshot is not None and ctx.snapshot.status in FINAL_STATUSES:
-        return CommandResult(reply=f"this task has already ended ({ctx.snapshot.status})")
-    said = f": {neutral(note)}" if note else ""
+        return CommandResult(reply=replies.already_over(ctx.snapshot.status))
     return CommandResult(
-        reply=f"<@{ctx.sender}> {done} this task{said}\n"
-        "mention me in the channel to start a new one",
+        reply=replies.ended_by(ctx.sender, done, note),
         effects=(ends(summary=note, user_id=ctx.sender),),
         public=True,
     )

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, Final, final
 
-from commands import invite
 from commands.spec import CommandSpec, Registry
+from harness.channels import replies
 from harness.channels.umbrella import command_name
 from harness.domain import Role
 from harness.hooks import HookAbort, HookContext
@@ -36,12 +36,12 @@ def refusal(spec: CommandSpec[Any], role: Role, args: str) -> str | None:
     """
     with_args = bool(args.strip())
     if role is Role.NONE and not spec.open_to_all:
-        return f"you are not part of this task; ask its owner to `{invite.SPEC.invocation}` you"
+        return replies.not_a_participant()
     if spec.owner_only and role is not Role.OWNER and (with_args or not spec.bare_is_read_only):
-        return f"only the task's owner can use `{spec.invocation}`"
+        return replies.owner_only(spec.invocation)
     if role is Role.WATCHER and spec.mutating and (with_args or not spec.bare_is_read_only):
         form = f"{spec.invocation} …" if spec.bare_is_read_only else spec.invocation
-        return f"watchers can only look; `{form}` needs a collaborator or the owner"
+        return replies.watchers_look(form)
     return None
 
 
@@ -70,7 +70,7 @@ class RoleGuard:
         spec = self.commands.get(command_name(ctx.command))
         if spec is None:
             if ctx.role is Role.NONE:
-                raise HookAbort("you are not part of this task", refusal=True)
+                raise HookAbort(replies.NOT_IN_TASK, refusal=True)
             return None
         reason = refusal(spec, ctx.role, ctx.args)
         if reason is not None:
@@ -129,7 +129,7 @@ class IdentitySeal:
         sealed = self._open.pop(key, None) if phase == "close" else self._open.get(key)
         if sealed is None or sealed != _identity(ctx):
             self._open.pop(key, None)
-            raise HookAbort("a hook executor changed the command's sender or role", refusal=True)
+            raise HookAbort(replies.SEAL_BROKEN, refusal=True)
 
     def abandon(self, point: str, ctx: HookContext, error: BaseException) -> None:
         """Forget the seal of an operation that failed (AbandonObserver)."""

@@ -7,14 +7,13 @@ from typing import Final
 
 from pydantic import BaseModel
 
-from commands import invite
 from commands.guard import refusal
 from commands.spec import Args, CommandConfig, CommandSpec, no_arguments
+from harness.channels import replies
 from harness.domain import CommandResult, Role
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "help"
-TALK: Final = "mention me in a thread to talk to the task."
 
 
 class HelpArgs(Args):
@@ -37,18 +36,8 @@ def render(role: Role, config: CommandConfig) -> str:
     Someone with no role is told how to get one and what a collaborator can then do,
     rather than refused: help is the one command that shows nothing of the task.
     """
-    if role is Role.NONE:
-        return "\n".join(
-            [
-                f"you are not part of this task yet: ask its owner to `{invite.SPEC.invocation}` "
-                "you; as a collaborator you could use:",
-                *command_lines(Role.COLLABORATOR, config.commands),
-                TALK,
-            ]
-        )
-    lines = [f"you are *{role}* in this task. commands:", *command_lines(role, config.commands)]
-    lines.append(TALK)
-    return "\n".join(lines)
+    shown = Role.COLLABORATOR if role is Role.NONE else role
+    return replies.help_for(role, command_lines(shown, config.commands))
 
 
 def render_without_task(commands: Iterable[CommandSpec[BaseModel]], *, ended: bool = False) -> str:
@@ -56,16 +45,9 @@ def render_without_task(commands: Iterable[CommandSpec[BaseModel]], *, ended: bo
 
     What the bot answers itself when ``/task help`` finds no task, or one that has ended
     (``ended``; issues 11 and 26: help works anywhere); whoever starts the task owns it, so
-    the owner's commands are listed. Where a task has ended, a mention starts a new one, so
-    the help does not say a mention talks to the task.
+    the owner's commands are listed.
     """
-    first = (
-        "this channel's task has ended: mention me with what you need to start a new one"
-        if ended
-        else "there is no task here yet: mention me with what you need to start one"
-    )
-    lines = [f"{first}; you will own it and can use:", *command_lines(Role.OWNER, commands)]
-    return "\n".join(lines if ended else [*lines, TALK])
+    return replies.help_without_task(command_lines(Role.OWNER, commands), ended=ended)
 
 
 def command_lines(role: Role, commands: Iterable[CommandSpec[BaseModel]]) -> list[str]:
@@ -75,9 +57,9 @@ def command_lines(role: Role, commands: Iterable[CommandSpec[BaseModel]]) -> lis
         full = refusal(spec, role, "x") is None
         bare = spec.bare_is_read_only and refusal(spec, role, "") is None
         if full:
-            lines.append(f"• `{spec.usage}` — {spec.summary}")
+            lines.append(replies.command_line(spec.usage, spec.summary))
         elif bare:
-            lines.append(f"• `{spec.invocation}` — {spec.summary} (you can only look)")
+            lines.append(replies.command_line(spec.invocation, spec.summary, looks_only=True))
     return lines
 
 

@@ -11,7 +11,7 @@ import re
 from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
-from harness.channels import neutral
+from harness.channels import replies
 from harness.domain import CommandResult, GrantableRole, GrantRole, Role
 from harness.hooks.contexts import CommandInvokedContext
 
@@ -34,20 +34,17 @@ def parse(text: str) -> InviteArgs:
     """
     words = text.split()
     if len(words) != 2:
-        raise UsageError(command=NAME, problem="name one person and one role", usage=USAGE)
+        raise UsageError(command=NAME, problem=replies.ONE_PERSON, usage=USAGE)
     match = _MENTION.match(words[0])
     if match is None:
         raise UsageError(
             command=NAME,
-            problem=f"`{neutral(words[0])}` is not a Slack mention; pick the person from the "
-            "@ menu",
+            problem=replies.not_a_mention(words[0]),
             usage=USAGE,
         )
     role = words[1].lower()
     if role not in ("watcher", "collaborator"):
-        raise UsageError(
-            command=NAME, problem="the role must be watcher or collaborator", usage=USAGE
-        )
+        raise UsageError(command=NAME, problem=replies.GRANTABLE, usage=USAGE)
     return InviteArgs(user_id=match.group(1) or match.group(2), role=role)
 
 
@@ -61,11 +58,11 @@ async def body(
             (p.role for p in ctx.snapshot.participants if p.user_id == args.user_id), Role.NONE
         )
     if current is Role.OWNER:
-        return CommandResult(reply=f"<@{args.user_id}> owns this task; the owner keeps that role")
+        return CommandResult(reply=replies.owner_keeps(args.user_id))
     if current.value == args.role:
-        return CommandResult(reply=f"<@{args.user_id}> is already a {args.role}")
+        return CommandResult(reply=replies.invited(args.user_id, args.role, changed=False))
     return CommandResult(
-        reply=f"<@{args.user_id}> is now a {args.role} of this task",
+        reply=replies.invited(args.user_id, args.role),
         effects=(GrantRole(user_id=args.user_id, role=args.role),),
         public=True,  # a change: everyone in the channel sees it
     )

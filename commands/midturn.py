@@ -9,16 +9,11 @@ from __future__ import annotations
 from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
+from harness.channels import replies
 from harness.domain import DEFAULT_MID_TURN, MID_TURN_MODES, CommandResult, MidTurn, SetMidTurn
 from harness.hooks.contexts import CommandInvokedContext
 
 NAME: Final = "mid-turn"
-MEANING: Final[dict[MidTurn, str]] = {
-    "steer": "added to what the agent is doing, at its next step",
-    "queue": "answered after the current turn, in order",
-    "interrupt": "answered at once, stopping the current turn",
-}
-"""One line per mode: what a message sent while a turn runs does."""
 
 
 class MidTurnArgs(Args):
@@ -39,9 +34,7 @@ def parse(text: str) -> MidTurnArgs:
     for mode in MID_TURN_MODES:
         if word == mode:
             return MidTurnArgs(mode=mode)
-    raise UsageError(
-        command=NAME, problem=f"the mode must be one of {', '.join(MID_TURN_MODES)}", usage=USAGE
-    )
+    raise UsageError(command=NAME, problem=replies.bad_mid_turn(MID_TURN_MODES), usage=USAGE)
 
 
 async def body(
@@ -50,17 +43,11 @@ async def body(
     """Show the mode and the choices, or return a ``set_mid_turn`` effect."""
     current = ctx.snapshot.mid_turn if ctx.snapshot else DEFAULT_MID_TURN
     if args.mode is None:
-        lines = [f"mid-turn: `{current}` — a message sent while a turn runs is:"]
-        lines += [
-            f"• `{mode}`{' (now)' if mode == current else ''}: {MEANING[mode]}"
-            for mode in MID_TURN_MODES
-        ]
-        return CommandResult(reply="\n".join(lines))
+        return CommandResult(reply=replies.mid_turn_shown(current))
     if args.mode == current:
-        return CommandResult(reply=f"mid-turn is already `{current}`")
+        return CommandResult(reply=replies.mid_turn_set(current, current, changed=False))
     return CommandResult(
-        reply=f"mid-turn set to `{args.mode}` (was `{current}`): a message sent while a turn "
-        f"runs is {MEANING[args.mode]}",
+        reply=replies.mid_turn_set(args.mode, current),
         effects=(SetMidTurn(mid_turn=args.mode, user_id=ctx.sender),),
         public=True,
     )

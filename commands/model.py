@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
-from harness.channels import neutral
+from harness.channels import replies
 from harness.domain import CommandResult, SetModel
 from harness.hooks.contexts import CommandInvokedContext
 
@@ -30,24 +30,24 @@ def parse(text: str) -> ModelArgs:
     """
     words = text.split()
     if len(words) > 1:
-        raise UsageError(command=NAME, problem="give one model name", usage=USAGE)
+        raise UsageError(command=NAME, problem=replies.ONE_MODEL, usage=USAGE)
     return ModelArgs(name=words[0] if words else "")
 
 
 async def body(ctx: CommandInvokedContext, args: ModelArgs, config: CommandConfig) -> CommandResult:
     """Show the model, or return a ``set_model`` effect for a configured one."""
-    current = ctx.snapshot.model if ctx.snapshot and ctx.snapshot.model else "(default)"
-    available = ", ".join(f"`{m}`" for m in config.models)
+    current = ctx.snapshot.model if ctx.snapshot else ""
+    available = tuple(config.models)
     if not args.name:
-        return CommandResult(reply=f"model: `{current}` (available: {available})")
+        return CommandResult(reply=replies.model_shown(current, available))
     matches = [m for m in config.models if m.lower() == args.name.lower()]
     if not matches:
-        return CommandResult(reply=f"unknown model `{neutral(args.name)}`; available: {available}")
+        return CommandResult(reply=replies.unknown_model(args.name, available))
     chosen = matches[0]
     if ctx.snapshot is not None and ctx.snapshot.model == chosen:
-        return CommandResult(reply=f"model is already `{chosen}`")
+        return CommandResult(reply=replies.model_set(chosen, current, changed=False))
     return CommandResult(
-        reply=f"model set to `{chosen}` (was `{current}`)",
+        reply=replies.model_set(chosen, current),
         effects=(SetModel(model=chosen),),
         public=True,  # a change: everyone in the channel sees it
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Final, Literal
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
-from harness.channels import neutral
+from harness.channels import replies
 from harness.domain import CommandResult, LoadSkill, UnloadSkill
 from harness.hooks.contexts import CommandInvokedContext
 from harness.skills import SkillError, SkillLoader
@@ -37,7 +37,7 @@ def parse(text: str) -> SkillArgs:
     if not words:
         return SkillArgs()
     if len(words) != 2 or words[0] not in ("load", "unload"):
-        raise UsageError(command=NAME, problem="say load or unload, and one skill", usage=USAGE)
+        raise UsageError(command=NAME, problem=replies.SKILL_ACTION, usage=USAGE)
     return SkillArgs(action=words[0], name=words[1])
 
 
@@ -47,7 +47,7 @@ async def body(ctx: CommandInvokedContext, args: SkillArgs, config: CommandConfi
         return CommandResult(reply=listing(config))
     effect = LoadSkill(skill=args.name) if args.action == "load" else UnloadSkill(skill=args.name)
     return CommandResult(
-        reply=f"skill `{neutral(args.name)}` {args.action}ed",
+        reply=replies.skill_changed(args.name, args.action),
         effects=(effect,),
         public=True,
     )
@@ -57,16 +57,14 @@ def listing(config: CommandConfig) -> str:
     """The skills a task can load, one a line with its description, and how to load one."""
     loader = SkillLoader(config.skills_dir) if config.skills_dir else None
     names = loader.available() if loader else ()
-    if loader is None or not names:
-        return f"no skills to load here (the worker's skills directory has none)\nusage: `{USAGE}`"
-    lines = ["skills you can load:"]
+    skills = []
     for name in names:
         try:
-            about = loader.read(name).description
+            about = loader.read(name).description if loader is not None else ""
         except SkillError:
-            about = "(its SKILL.md cannot be read: the worker's log says why when it is loaded)"
-        lines.append(f"• `{name}`" + (f": {neutral(about)}" if about else ""))
-    return "\n".join([*lines, f"usage: `{USAGE}`"])
+            about = replies.SKILL_UNREADABLE
+        skills.append((name, about))
+    return replies.skills_listed(tuple(skills), USAGE)
 
 
 SPEC: Final = CommandSpec(

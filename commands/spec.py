@@ -55,7 +55,7 @@ def no_arguments(text: str, *, command: str, usage: str) -> None:
         UsageError: ``text`` is not blank.
     """
     if text.strip():
-        raise UsageError(command=command, problem=f"`{usage}` takes no arguments", usage=usage)
+        raise UsageError(command=command, problem=replies.no_arguments(usage), usage=usage)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +203,8 @@ def failed(typed: str, error: BaseException | str) -> CommandResult:
         typed: the command as typed (:func:`harness.channels.replies.spelled`).
         error: what it raised, or the message itself.
     """
-    message = error if isinstance(error, str) else str(error) or type(error).__name__
+    # An error with no message of its own says nothing a person can act on: its class stays out.
+    message = error if isinstance(error, str) else str(error) or replies.SOMETHING_WRONG
     return CommandResult(reply=replies.failed(typed, message))
 
 

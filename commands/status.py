@@ -12,6 +12,7 @@ from typing import Final
 from commands import which_subtask
 from commands.spec import Args, CommandConfig, CommandSpec
 from commands.status_view import render, render_subtask
+from harness.channels import replies
 from harness.domain import CommandResult
 from harness.hooks.contexts import CommandInvokedContext
 
@@ -38,7 +39,7 @@ async def body(
 ) -> CommandResult:
     """Render the snapshot the workflow attached, timed by the configured clock."""
     if ctx.snapshot is None:
-        return CommandResult(reply="no task state is available yet")
+        return CommandResult(reply=replies.NO_STATE)
     now = config.clock.now().timestamp()
     if args.subtask is not None:
         found = which_subtask.find(ctx.snapshot, args.subtask)

@@ -39,14 +39,13 @@ async def body(ctx: CommandInvokedContext, args: StopArgs, config: CommandConfig
     """A ``stop_turn`` effect when a turn runs; otherwise say there is nothing to stop."""
     snapshot = ctx.snapshot
     if snapshot is not None and snapshot.status in FINAL_STATUSES:
-        return CommandResult(reply=f"this task has ended ({snapshot.status}); nothing to stop")
+        return CommandResult(reply=replies.stop_over(snapshot.status))
     if args.subtask is not None:
         return stop_subtask(ctx, args.subtask)
     if snapshot is not None and snapshot.turn is None:
-        return CommandResult(reply="no turn is running; nothing to stop")
+        return CommandResult(reply=replies.NO_TURN)
     return CommandResult(
-        reply=f"<@{ctx.sender}> is stopping the current turn; what it did and did not do "
-        "follows in the thread",
+        reply=replies.stopping(ctx.sender),
         effects=(StopTurn(user_id=ctx.sender),),
         public=True,  # everyone following the task sees who stopped it
     )

@@ -13,7 +13,7 @@ from typing import Final
 from pydantic import Field
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
-from harness.channels import neutral
+from harness.channels import replies
 from harness.domain import DEFAULT_EFFORT, CommandResult, SpawnSubtask, SubtaskSpec
 from harness.hooks.contexts import CommandInvokedContext
 
@@ -35,7 +35,7 @@ def parse(text: str) -> SubtaskArgs:
     """
     text = text.strip()
     if not text:
-        raise UsageError(command=NAME, problem="say what the sub-task should do", usage=USAGE)
+        raise UsageError(command=NAME, problem=replies.SUBTASK_TEXT, usage=USAGE)
     return SubtaskArgs(text=text)
 
 
@@ -58,7 +58,7 @@ async def body(
         effort=snapshot.effort if snapshot else DEFAULT_EFFORT,
     )
     return CommandResult(
-        reply=f"starting sub-task “{neutral(spec.title)}”",
+        reply=replies.starting_subtask(spec.title),
         effects=(SpawnSubtask(subtask=spec, user_id=ctx.sender),),
         public=True,  # a change: everyone in the channel sees it
     )

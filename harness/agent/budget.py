@@ -43,7 +43,7 @@ TOOL_LIMITS: Final[tuple[Limit, ...]] = ("tool_calls",)
 NOTICE_AT: Final = 0.8
 """The share of a limit at which the thread is told (once per limit and size)."""
 
-STOP: Final = "Stop here"
+STOP: Final = replies.STOP_HERE
 _FIELDS: Final[dict[Limit, tuple[str, str]]] = {
     "tokens": ("tokens", "token_limit"),
     "tool_calls": ("tool_calls", "tool_call_limit"),
@@ -219,12 +219,8 @@ def describe(usage: BudgetUsage) -> str:
         if limit == "cost" and not spent and not size:
             continue
         name = TYPED[limit].replace("-", " ")
-        if size:
-            parts.append(
-                f"{name} {amount(limit, spent)} of {amount(limit, size)} ({share(usage, limit)} %)"
-            )
-        else:
-            parts.append(f"{name} {amount(limit, spent)} (no limit)")
+        shown = amount(limit, size) if size else ""
+        parts.append(replies.limit_used(name, amount(limit, spent), shown, share(usage, limit)))
     return " · ".join(parts)
 
 
@@ -277,10 +273,12 @@ def notices(usage: BudgetUsage, told: list[str]) -> list[str]:
         if used(usage, limit) >= size:
             continue  # past it already: the owner is asked at the next call instead
         texts.append(
-            f"heads-up: this task has used {share(usage, limit)} % of its "
-            f"{_NOUN[limit]} budget ({amount(limit, used(usage, limit))} of "
-            f"{amount(limit, size)}); at the limit its owner is asked whether "
-            "to go on"
+            replies.heads_up(
+                share(usage, limit),
+                _NOUN[limit],
+                amount(limit, used(usage, limit)),
+                amount(limit, size),
+            )
         )
     return texts
 
@@ -322,15 +320,17 @@ async def gate(steps: Steps, limits: tuple[Limit, ...] = LIMITS) -> None:
     while (limit := spent_limit(state.budget, limits)) is not None:
         size, bigger = limit_of(state.budget, limit), raised(state.budget, limit)
         owner = owner_of(steps.identity)
-        unit = {"tokens": " tokens", "tool_calls": " tool calls", "cost": ""}[limit]
-        raise_to = f"Raise to {amount(limit, bigger)}{unit}"
+        raise_to = replies.raise_to(limit, amount(limit, bigger))
         decision = await steps.decide(
             HelpRequest(
                 request_id=f"budget-{steps.identity.task.task_id}-{state.sequence + 1}",
                 kind="budget",
-                question=f"{f'<@{owner}>, t' if owner else 'T'}he {_NOUN[limit]} budget of "
-                f"{amount(limit, size)} is used up ({amount(limit, used(state.budget, limit))} "
-                "used). Raise it, or stop here?",
+                question=replies.budget_question(
+                    owner,
+                    _NOUN[limit],
+                    amount(limit, size),
+                    amount(limit, used(state.budget, limit)),
+                ),
                 options=(raise_to, STOP),
             )
         )
@@ -341,6 +341,5 @@ async def gate(steps: Steps, limits: tuple[Limit, ...] = LIMITS) -> None:
         bigger = max(bigger, limit_of(state.budget, limit))
         state.budget = with_limit(state.budget, limit, bigger)
         await steps.waiter.notify(
-            f"<@{decision.decided_by}> raised the {_NOUN[limit]} budget "
-            f"to {amount(limit, bigger)}; going on"
+            replies.budget_raised(decision.decided_by, _NOUN[limit], amount(limit, bigger))
         )

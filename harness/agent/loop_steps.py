@@ -98,6 +98,11 @@ class LoopSteps:
         ctx = cls(**self.context_fields(), **fields)
         return await self.runner.run(ctx)
 
+    def patched(self, patch_id: str) -> bool:
+        """Whether this run takes the code guarded by ``patch_id``: the guard for a change to
+        what the loop performs (:meth:`~harness.agent.operations.Operations.patched`)."""
+        return self.runner.patched(patch_id)
+
     async def run_turns(self) -> str:
         """Call the model until it answers without tool calls (or ``max_turns`` is reached).
 
@@ -128,7 +133,7 @@ class LoopSteps:
             )
             response = called.result
             if response is None:
-                raise HookAbort("llm.invoked produced no response", point="llm.invoked.in")
+                raise HookAbort(replies.no_response(), point=f"{LlmInvokedContext.operation}.in")
             await budget.count(self, tokens=response.usage, model=state.model)
             extracted = await self.run(ToolCallsExtractedContext, response=response)
             calls = extracted.result if extracted.result is not None else response.tool_calls
@@ -165,7 +170,7 @@ class LoopSteps:
         """
         state = self.state
         if call.name == ASK_HUMAN and state.can_ask:
-            question = str(call.arguments.get("question") or "The agent needs your input.")
+            question = str(call.arguments.get("question") or replies.NEEDS_INPUT)
             options = call.arguments.get("options") or ()
             answer = await self.ask(question, tuple(str(o) for o in options))
             return ToolResult(content=answer)

@@ -8,6 +8,13 @@ named agent's loop inside its activity); in the task workflow
 :class:`harness.temporal.workflow.agent_runner.LoopOperations` is, running one hooked activity per
 operation (the workflow's retrying runner is a different thing:
 :class:`harness.temporal.workflow.retries.OperationRunner`).
+
+The loop may not import Temporal, yet what it performs is what a task's workflow
+schedules: a change to it (a new operation, one moved or dropped) must not reach a run
+that began before it, or that run fails its replay. :meth:`Operations.patched` is the
+loop's ``workflow.patched``: guard the changed call site with ``if self.patched(ID)``,
+``ID`` a constant of the loop's module listed in
+``harness/temporal/workflow/patches.py`` ``PATCHES``.
 """
 
 from __future__ import annotations
@@ -24,6 +31,12 @@ class Operations(Protocol):
     """Performs ``type(ctx)``'s operation on ``ctx``: its pre, in and post chains."""
 
     async def run(self, ctx: C) -> C: ...
+
+    def patched(self, patch_id: str) -> bool:
+        """Whether this run takes the code guarded by ``patch_id`` (Temporal's
+        ``workflow.patched`` in a task's workflow: false while replaying a history recorded
+        before it; true where nothing is replayed)."""
+        ...
 
 
 @final
@@ -42,6 +55,10 @@ class InProcess:
     async def run(self, ctx: C) -> C:
         """Run the chains of ``ctx``'s operation (DESIGN.md's ``HookManager.run``)."""
         return await self.manager.run(type(ctx).operation, ctx)
+
+    def patched(self, patch_id: str) -> bool:
+        """True: a loop in process (a named agent's, inside its activity) is never replayed."""
+        return True
 
 
 @runtime_checkable

@@ -18,7 +18,11 @@ from typing import Any
 
 from harness.bodies.deps import BodyDeps
 from harness.bodies.marker import BODIES, Bodies, Wiring, check_bodies
-from harness.bodies.persistence import LOOP_DEFAULTS_PRIORITY, LoopDefaultsAnswer
+from harness.bodies.persistence import (
+    LOOP_DEFAULTS_POINT,
+    LOOP_DEFAULTS_PRIORITY,
+    LoopDefaultsAnswer,
+)
 from harness.channels.guard import ConversationGuard
 from harness.channels.progress_reporter import PROGRESS_PRIORITY, ProgressReporter
 from harness.channels.streams import Streams
@@ -30,7 +34,7 @@ from harness.hooks import (
     entries,
     points_at,
 )
-from harness.hooks.contexts import ChannelReceivedContext, PersistenceReadContext
+from harness.hooks.contexts import ChannelReceivedContext
 
 BODY = BUILTIN_BODY_PRIORITY
 
@@ -53,7 +57,7 @@ def register_defaults(manager: HookManager, deps: BodyDeps) -> list[Registration
     # Any: each body takes its own operation's context type, narrower than Executor's.
     table: list[tuple[str, Any, int]] = [
         (f"{ChannelReceivedContext.operation}.pre", guard, ROLE_GUARD_PRIORITY),
-        (f"{PersistenceReadContext.operation}.in", loop_defaults, LOOP_DEFAULTS_PRIORITY),
+        (LOOP_DEFAULTS_POINT, loop_defaults, LOOP_DEFAULTS_PRIORITY),
     ]
     if deps.progress != "off":
         reporter = ProgressReporter(

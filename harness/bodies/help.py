@@ -13,6 +13,7 @@ import json
 from typing import Final, final
 
 from harness.bodies.marker import Bodies, body
+from harness.channels import replies
 from harness.domain import HelpDecision, Role
 from harness.hooks import HookAbort
 from harness.hooks.contexts import HelpDecidedContext, HelpRequestedContext
@@ -59,17 +60,9 @@ class HelpBodies(Bodies):
         role = ctx.role_of(ctx.decided_by)
         if ctx.request.kind == "budget" and role is not Role.OWNER:
             # Raising a limit spends the owner's money: theirs alone to decide (issue 14).
-            raise HookAbort(
-                f"only the task's owner can raise its budget; <@{ctx.decided_by}> "
-                "cannot answer this",
-                refusal=True,
-            )
+            raise HookAbort(replies.budget_owner_only(ctx.decided_by), refusal=True)
         if role not in DECIDERS:
-            who = "not a participant" if role is Role.NONE else f"a {role.value}"
-            raise HookAbort(
-                f"{ctx.decided_by} is {who}; only the owner or a collaborator can answer",
-                refusal=True,
-            )
+            raise HookAbort(replies.cannot_answer(ctx.decided_by, role), refusal=True)
         choice = ctx.choice.strip().lower()
         remember = ctx.request.kind == "approval" and choice == REMEMBER.lower()
         approved = remember or (ctx.request.kind == "approval" and choice in _APPROVED)

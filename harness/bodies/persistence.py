@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Final, Self, final
 from harness.agent.state import LOOP_DEFAULTS_KEY, LoopDefaults
 from harness.bodies.marker import Bodies, Wiring, body
 from harness.bodies.tool import catalogue_of
+from harness.channels import replies
 from harness.domain import Artefact
 from harness.hooks import HookAbort
 from harness.hooks.contexts import PersistenceReadContext, PersistenceWriteContext
@@ -72,8 +73,12 @@ class PersistenceBodies(Bodies):
 
     def _log(self) -> TranscriptStore:
         if self.transcripts is None:
-            raise HookAbort("this worker has no transcript store (BodyDeps.transcripts)")
+            raise HookAbort(replies.NO_TRANSCRIPTS)  # BodyDeps.transcripts was not given
         return self.transcripts
+
+
+LOOP_DEFAULTS_POINT: Final = f"{PersistenceReadContext.operation}.in"
+"""Where :class:`LoopDefaultsAnswer` is registered, and where the runtime looks for it."""
 
 
 @final

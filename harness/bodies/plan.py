@@ -26,6 +26,7 @@ from harness.agent.prompts import PLAN_PROMPT, parse_plan
 from harness.agent.state import AgentState, LoopIdentity, ToolCatalogue
 from harness.bodies.marker import Bodies, Wiring, body
 from harness.bodies.tool import catalogue_of
+from harness.channels import replies
 from harness.domain import (
     DEFAULT_EFFORT,
     AgentOutput,
@@ -165,8 +166,7 @@ class AgentBodies(Bodies):
         """
         profile = self.agents.get(ctx.agent)
         if profile is None:
-            known = ", ".join(sorted(self.agents)) or "none"
-            raise HookAbort(f"no agent named {ctx.agent!r} (configured: {known})")
+            raise HookAbort(replies.no_such_agent(ctx.agent, tuple(sorted(self.agents))))
         model = profile.model or ctx.model or self.default_model
         state = AgentState(
             model=model,
@@ -202,7 +202,7 @@ class _NoPeople:
     """A named agent's loop cannot ask people (see the module docstring)."""
 
     async def wait(self, request: HelpRequest) -> HelpAnswer:
-        raise HookAbort("a named agent cannot ask people for help", refusal=True)
+        raise HookAbort(replies.NAMED_AGENT_ASKS, refusal=True)
 
     async def refused(self, answer: HelpAnswer, reason: str) -> None:
         return None

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Final, final
 
 from harness.agent.state import LoopDefaults
 from harness.bodies.deps import BodyDeps
-from harness.bodies.persistence import LoopDefaultsAnswer
+from harness.bodies.persistence import LOOP_DEFAULTS_POINT, LoopDefaultsAnswer
 from harness.channels import SlackChannel
 from harness.channels.web_api import LOCAL_BOT_TOKEN
 from harness.domain import DEFAULT_APPROVALS, ApprovalDefault, BudgetUsage
@@ -145,7 +145,7 @@ class BodyRuntime:
     @staticmethod
     def of(manager: HookManager) -> BodyRuntime | None:
         """The runtime whose bodies are registered on ``manager``, if any (the worker starts it)."""
-        for reg in manager.registrations("persistence.read.in"):
+        for reg in manager.registrations(LOOP_DEFAULTS_POINT):
             executor = reg.executor
             if isinstance(executor, LoopDefaultsAnswer) and isinstance(
                 executor.resources, BodyRuntime

@@ -6,13 +6,17 @@ instructions live in the task's state, which the loop updates.
 
 from __future__ import annotations
 
-from typing import Self, final
+import logging
+from typing import Final, Self, final
 
 from harness.bodies.marker import Bodies, Wiring, body
+from harness.channels import replies
 from harness.domain import Skill
 from harness.hooks import HookAbort
 from harness.hooks.contexts import SkillLoadedContext, SkillUnloadedContext
 from harness.skills import SkillError, SkillLoader
+
+log: Final = logging.getLogger(__name__)
 
 
 @final
@@ -41,7 +45,9 @@ class SkillBodies(Bodies):
         try:
             info = self.skills.read(ctx.name, ctx.path)
         except SkillError as error:
-            raise HookAbort(str(error)) from error
+            # What is wrong, with its paths, is the log's; the thread reads which skill.
+            log.warning("skill %s not loaded: %s", error.name, error.detail)
+            raise HookAbort(replies.skill_unavailable(error.name, missing=error.missing)) from error
         # A plain Skill, not SkillInfo: the context's result type is closed (extra=forbid).
         skill = Skill(name=info.name, instructions=info.instructions, tools=info.tools)
         return ctx.model_copy(update={"result": skill})

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import final
 
 from harness.bodies.marker import Bodies, body
+from harness.channels import replies
 from harness.domain import RequestRoute
 from harness.domain.task import FINAL_STATUSES
 from harness.hooks import HookAbort
@@ -37,7 +38,7 @@ class TaskBodies(Bodies):
             HookAbort: the request names no task, or has no text.
         """
         if ctx.task is None or not ctx.text.strip():
-            raise HookAbort("a request needs a target task and some text")
+            raise HookAbort(replies.NO_TARGET)
         in_its_thread = bool(ctx.task.thread) and ctx.task.thread == ctx.thread
         route = RequestRoute(
             task_id=ctx.task.task_id, new_task=not in_its_thread, text=ctx.text.strip()
@@ -57,7 +58,7 @@ class TaskBodies(Bodies):
             HookAbort: the task is in a final status; it cannot change any more.
         """
         if ctx.from_status in FINAL_STATUSES:
-            raise HookAbort(f"task already {ctx.from_status}; cannot become {ctx.to_status}")
+            raise HookAbort(replies.already_ended(ctx.from_status, ctx.to_status))
         return ctx.model_copy(update={"result": ctx.to_status})
 
     @body(TaskCompleteContext)

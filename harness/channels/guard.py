@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Final, final
 
-from harness.channels.umbrella import INVITE
-from harness.domain import Participant, Role
+from harness.channels import replies
+from harness.domain import Role
 from harness.hooks import HookAbort, HookContext
 from harness.hooks.contexts import ChannelReceivedContext
 
@@ -47,19 +47,4 @@ class ConversationGuard:
         role = ctx.role_of(ctx.message.user)
         if role in self.roles:
             return None
-        raise HookAbort(refusal_reason(role, ctx.participants), refusal=True)
-
-
-def refusal_reason(role: Role, participants: tuple[Participant, ...]) -> str:
-    """What a sender who may not talk to the agent reads, naming the task's owners."""
-    owners = [p.user_id for p in participants if p.role is Role.OWNER]
-    who = ", ".join(f"<@{o}>" for o in owners) if owners else "its owner"
-    if role is Role.WATCHER:
-        return (
-            "watchers can only look, not talk to this task's agent; "
-            f"ask {who} to `{INVITE}` you as a collaborator"
-        )
-    return (
-        "you are not part of this task, so its agent did not get your message; "
-        f"ask {who} to `{INVITE}` you"
-    )
+        raise HookAbort(replies.not_heard(role, ctx.participants), refusal=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from harness.channels.replies import subtask_label
+from harness.channels import replies
 from harness.channels.slack_limits import MAX_TEXT_OBJECT
 from harness.domain import ChannelMessage, StepProgress, TurnProgress, duration
 from harness.domain.progress import PROGRESS_ENTITY, StepState, TurnState
@@ -59,13 +59,7 @@ _MARKS: Final[dict[StepState, str]] = {
     "failed": ":x:",
     "skipped": ":fast_forward:",
 }
-_HEADS: Final[dict[TurnState, str]] = {
-    "running": "working",
-    "waiting": "waiting for an answer",
-    "answered": "done",
-    "failed": "failed",
-    "stopped": "stopped",
-}
+_HEADS: Final = replies.TURN_STATES
 _CHUNK_STATUS: Final[dict[StepState, str]] = {
     "pending": "pending",
     "running": "in_progress",
@@ -114,9 +108,9 @@ def headline(progress: TurnProgress, *, now: float) -> str:
         running = next((i for i, s in enumerate(progress.steps, 1) if s.state == "running"), 0)
         total = len(progress.steps)
         parts.append(
-            f"step {running} of {total}"
+            replies.step_position(running, total)
             if running and progress.state not in FINAL_STATES
-            else f"{finished} of {total} steps"
+            else replies.steps_done(finished, total)
         )
     parts.append(_elapsed(progress, now))
     return " · ".join(parts)
@@ -162,7 +156,7 @@ def plan_text(steps: tuple[StepProgress, ...]) -> str:
         lines = [_summary(steps[:start], 1)] if start else []
         lines += [_step_line(i, steps[i - 1]) for i in range(start + 1, end + 1)]
         if end < total:
-            lines.append(f"… and {total - end} more")
+            lines.append(replies.more_steps(total - end))
         return "\n".join(lines)
 
     while len(shown := text()) > MAX_PLAN_CHARS and end - start > 1:
@@ -174,10 +168,7 @@ def plan_text(steps: tuple[StepProgress, ...]) -> str:
 
 
 def _counts(progress: TurnProgress) -> str:
-    def n(count: int, what: str) -> str:
-        return f"{count} {what}{'' if count == 1 else 's'}"
-
-    return f"{n(progress.model_calls, 'model call')} · {n(progress.tool_calls, 'tool call')}"
+    return replies.calls(progress.model_calls, progress.tool_calls)
 
 
 def progress_message(
@@ -197,7 +188,7 @@ def progress_message(
     """
     at = progress.started_at if now is None else now
     head = headline(progress, now=at)
-    if label := subtask_label(task_id):  # a sub-task's message says whose it is (issue 26)
+    if label := replies.subtask_label(task_id):  # a sub-task's message says whose it is (issue 26)
         head = f"{label} · {head}"
     mark = {"answered": ":white_check_mark:", "failed": ":x:", "stopped": ":octagonal_sign:"}
     text = f"{mark.get(progress.state, ':hourglass_flowing_sand:')} {head}"
@@ -227,7 +218,7 @@ def progress_message(
                 "elements": [
                     {
                         "type": "button",
-                        "text": {"type": "plain_text", "text": "Stop"},
+                        "text": {"type": "plain_text", "text": replies.STOP_BUTTON},
                         "style": "danger",
                         "action_id": STOP_ACTION,
                         "value": task_id[:2000],

@@ -35,7 +35,7 @@ LOOKBACK_SECONDS: Final = 3600.0
 LOOKUP_PAGES: Final = 5
 """Pages of 200 messages searched before posting anyway (a very busy thread)."""
 
-REPLY_HINT: Final = "reply in this thread to answer"
+REPLY_HINT: Final = replies.REPLY_HINT
 """Shown with a question that has no buttons: the task takes the next reply as the answer."""
 
 

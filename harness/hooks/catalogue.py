@@ -159,7 +159,7 @@ def _names(value: object) -> bool:
 
 
 _WANTED: Final = {
-    "operation": "lower-case words joined by dots (thing.done)",
+    "operation": "lower-case words joined by dots (noun.verbed)",
     "family": "a module name (plan)",
     "activity": "an activity name or None",
     "calls_model": "True or False",

@@ -335,7 +335,9 @@ class HookManager:
         await self.audit.aclose()
 
     def _record(self, abort: HookAbort, ctx: HookContext) -> None:
-        # The reason travels on: into replies, logs and Temporal's history.
+        # The one place an abort's reason is scrubbed (issue 25): every abort, a remote
+        # executor's as sent or an in-process one's, leaves the engine here, and the reason
+        # travels on into replies, logs and Temporal's history.
         abort.reason = self.redactor.redact_text(abort.reason)
         abort.args = (abort.reason,)
         record = self.audit.record(

@@ -9,6 +9,7 @@ chains are :mod:`harness.hooks.manager`'s.
 
 from __future__ import annotations
 
+import logging
 from contextvars import ContextVar
 from typing import Final, NamedTuple
 
@@ -23,6 +24,9 @@ RUNNING: Final[ContextVar[tuple[HookContext, ...]]] = ContextVar(
 )
 """The operations this task (and the tasks it spawned) is inside, outermost first: each one's
 redacted input context (its identity, which no executor may change, names it for logs)."""
+
+
+log: Final = logging.getLogger(__name__)
 
 
 class RunningOperation(NamedTuple):
@@ -50,9 +54,12 @@ def current_operation() -> RunningOperation | None:
 def too_deep(running: tuple[HookContext, ...], operation: str) -> HookAbort:
     """The abort of ``operation`` started inside ``running``, one level past the limit."""
     chain = " -> ".join((*(type(ctx).operation for ctx in running), operation))
+    log.warning("operations nested %d deep: %s", len(running) + 1, chain)
     return HookAbort(
-        f"operations nested {len(running) + 1} deep (the most is {len(running)}): {chain}; "
-        "an executor runs the operation it serves, or one that runs it again",
+        # Said in a thread as the operation's stop: no operation's name (the log has them).
+        # Worded here, not in the reply room: the hook engine sits below harness.channels.
+        f"operations nested {len(running) + 1} deep (the most is {len(running)}): an "
+        "executor runs the operation it serves, or one that runs it again",
         point=f"{operation}.pre",
         executor="harness.hooks.HookManager",
     )

@@ -34,12 +34,14 @@ class SkillError(HarnessError):
 
     Args:
         name: the skill asked for.
-        detail: what is wrong.
+        detail: what is wrong (paths and all: for the log, never a thread).
+        missing: there is no skill of that name (rather than a folder that is not one).
     """
 
-    def __init__(self, *, name: str, detail: str) -> None:
+    def __init__(self, *, name: str, detail: str, missing: bool = False) -> None:
         self.name = name
         self.detail = detail
+        self.missing = missing
         super().__init__(f"skill {name!r}: {detail}")
 
 
@@ -75,11 +77,13 @@ class SkillLoader:
             SkillError: no such skill, an unsafe name, or a malformed ``SKILL.md``.
         """
         if not path and not _NAME.fullmatch(name):
-            raise SkillError(name=name, detail="names are lower-case letters, digits, - and _")
+            raise SkillError(
+                name=name, detail="names are lower-case letters, digits, - and _", missing=True
+            )
         folder = Path(path) if path else self.root / name
         file = folder / SKILL_FILE
         if not file.is_file():
-            raise SkillError(name=name, detail=f"no {SKILL_FILE} in {folder}")
+            raise SkillError(name=name, detail=f"no {SKILL_FILE} in {folder}", missing=True)
         try:
             fields, body = parse(file.read_text(encoding="utf-8"))
         except FrontMatterError as error:

@@ -102,12 +102,21 @@ async def test_replacement_round_trips_to_exactly_what_the_function_returned(mak
 
 
 @pytest.mark.parametrize(("name", "refusal"), [("veto", True), ("abort", False)])
-async def test_abort_becomes_hook_abort_with_its_reason_redacted(make, name, refusal):
+async def test_abort_becomes_hook_abort_with_its_reason_as_sent(make, name, refusal):
     with pytest.raises(HookAbort) as caught:
         await make()(call(name))
     assert caught.value.refusal is refusal
-    assert SECRET not in caught.value.reason
-    assert caught.value.reason in ("no shell for you ([REDACTED])", "budget exhausted")
+    assert caught.value.reason in (f"no shell for you ({SECRET})", "budget exhausted")
+
+
+async def test_an_aborts_reason_is_redacted_once_as_it_leaves_the_manager(make):
+    """Issue 25: the executor hands the reason on as sent; the manager scrubs it, once."""
+    manager = HookManager()
+    manager.register(POINT, make())
+    with pytest.raises(HookAbort) as caught:
+        await manager.run(ToolInvokedContext.operation, call("veto"))
+    assert caught.value.reason == "no shell for you ([REDACTED])"
+    assert [record.reason for record in manager.aborts] == ["no shell for you ([REDACTED])"]
 
 
 async def test_an_ask_holds_the_call_for_approval_with_its_timeout(make):
@@ -152,7 +161,7 @@ async def test_in_a_manager_a_rewrite_is_the_input_and_a_veto_is_recorded(make):
     out = await manager.run("tool.invoked", call("rewrite"))
     assert out.call.arguments["max_results"] == 5
     with pytest.raises(HookAbort):
-        await manager.run("tool.invoked", call("veto"))
+        await manager.run(ToolInvokedContext.operation, call("veto"))
     assert manager.aborts[-1].executor == executor.name
     assert manager.aborts[-1].refusal is True
 
@@ -216,7 +225,7 @@ async def test_the_first_veto_in_order_wins_whichever_answers_first(make, local_
     manager.register(POINT, remote, priority=2, mode="validator")
     manager.register(POINT, local, priority=1, mode="validator")
     with pytest.raises(HookAbort) as caught:
-        await manager.run("tool.invoked", call("veto"))
+        await manager.run(ToolInvokedContext.operation, call("veto"))
     if local_vetoes:
         assert caught.value.executor.endswith("local") and "first in order" in caught.value.reason
     else:

@@ -23,6 +23,9 @@ from bot.testing.stack import NOT_INHERITED
 ROOT = Path(__file__).resolve().parents[2]
 BLOCK = re.compile(r"<!-- walk-through -->\n```sh\n(.*?)```\n<!-- /walk-through -->", re.DOTALL)
 SHOWS = "# shows: "
+ASKED = re.compile(r"^bot in thread (\S+): .*--click N`\)$", re.MULTILINE)
+"""A question or approval as ``bot.say`` prints it (with the hint to click), and its thread."""
+PROGRESS = re.compile(r"^progress in thread (\S+) \(updated in place\)", re.MULTILINE)
 
 
 def walkthrough() -> list[tuple[str, list[str]]]:
@@ -76,3 +79,7 @@ def test_typed_as_written_it_shows_progress_a_question_an_approval_and_a_subtask
             assert ran.returncode == 0 and not ran.stderr, transcript
             for excerpt in shows:
                 assert excerpt in out, f"{excerpt!r} not shown; so far:\n{transcript}"
+            # Each mention joins the task in a thread of its own: a question or approval of
+            # its turn is asked there, with the turn's progress (issue 26), not elsewhere.
+            if asked := set(ASKED.findall(out)):
+                assert asked <= set(PROGRESS.findall(out)), transcript

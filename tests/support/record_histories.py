@@ -8,7 +8,9 @@ key is fresh and thrown away; a plain payload passes the codec's decode untouche
 the replayer needs no key and a reviewer can read what the fixtures hold). ``--ref``
 records the code of a git ref (``git archive`` into a temporary directory, this
 package's recording modules copied in): the histories of a release, replayed by
-``tests/unit/temporal/test_replay.py`` against today's code."""
+``tests/unit/temporal/test_replay.py`` against today's code. ``--only NAME`` records
+that scenario alone and keeps every other history as it is (a scenario added after a
+release: the index notes what it was recorded from)."""
 
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ SUPPORT = ("__init__.py", "record_histories.py", "recording.py", "history.py")
 """This package's modules the recording needs, copied into an exported ref."""
 
 
-def from_ref(ref: str, out: Path) -> None:
+def from_ref(ref: str, out: Path, only: tuple[str, ...] = ()) -> None:
     """Record the code of git ``ref``: exported whole, with this recorder copied in."""
     commit = subprocess.run(
         ["git", "rev-parse", "--short", ref], cwd=ROOT, check=True, capture_output=True, text=True
@@ -49,6 +51,7 @@ def from_ref(ref: str, out: Path) -> None:
                 str(out),
                 "--label",
                 f"{ref} ({commit})",
+                *(arg for name in only for arg in ("--only", name)),
             ],
             cwd=tree,
             env=env,
@@ -61,16 +64,20 @@ def main() -> None:
     parser.add_argument("--ref", help="record the code of this git ref instead of the tree")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--label", default="the working tree")
+    parser.add_argument(
+        "--only", action="append", default=[], help="record this scenario alone (repeatable)"
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.ref:
-        from_ref(args.ref, args.out.resolve())
+        from_ref(args.ref, args.out.resolve(), tuple(args.only))
         return
     from tests.support.recording import record  # the harness of this tree (or of --ref's)
 
-    for old in args.out.glob("*.json"):
-        old.unlink()
-    asyncio.run(record(args.out, args.label))
+    if not args.only:
+        for old in args.out.glob("*.json"):
+            old.unlink()
+    asyncio.run(record(args.out, args.label, tuple(args.only)))
 
 
 if __name__ == "__main__":

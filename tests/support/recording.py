@@ -28,9 +28,15 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from bot.standin import SlackStandIn, served
+from harness.agent.profiles import AgentProfile
 from harness.config import Settings
 from harness.domain import ChannelMessage, TaskRef, TaskSpec
-from harness.hooks.contexts import CommandInvokedContext, RequestReceivedContext
+from harness.hooks import HookManager
+from harness.hooks.contexts import (
+    CommandInvokedContext,
+    RequestReceivedContext,
+    StepFinishedContext,
+)
 from harness.temporal.client import HarnessClient
 from harness.temporal.codec import data_converter
 from harness.temporal.keys import new_key, parse_keys
@@ -214,6 +220,25 @@ async def help_request(run: Run) -> Histories:
     return await run.end(ref.task_id)
 
 
+async def plan(run: Run) -> Histories:
+    """A plan of two steps: one the task's model takes (a tool call), one a named agent's;
+    the first step's end fails once and is retried (activity.failed, activity.retried)."""
+    ref = await run.start("CPLAN")
+    steps = 'plan: call echo {"text": "one"}; @helper call echo {"text": "two"}'
+    await run.say(ref.task_id, "CPLAN", steps, ts="1.1")
+    return await run.end(ref.task_id)
+
+
+def fails_once(manager: HookManager, settings: Settings) -> None:
+    """The plan recording's plugin: the first step's end fails its first attempt."""
+
+    async def blip(ctx: StepFinishedContext) -> None:
+        if ctx.index == 0 and ctx.attempt == 1:
+            raise ConnectionError("a blip: the step's end is tried again")
+
+    manager.register(f"{StepFinishedContext.operation}.pre", blip)
+
+
 async def continue_as_new(run: Run) -> Histories:
     """A task whose runs roll over (a 100-event limit): three runs or more."""
     ref = await run.start("CLONG")
@@ -230,6 +255,13 @@ SCENARIOS: dict[str, tuple[Callable[[Run], Awaitable[Histories]], dict[str, Any]
     "slash_command": (slash_command, {}),
     "sub_task": (sub_task, {}),
     "help_request": (help_request, {}),
+    "plan": (
+        plan,
+        {
+            "agents": {"helper": AgentProfile(instructions="Help.", tools=("echo",))},
+            "plugins": ["commands:plugin", f"{__name__}:fails_once"],
+        },
+    ),
     "continue_as_new": (continue_as_new, {"history_event_limit": 100}),
 }
 
@@ -254,8 +286,10 @@ async def opened(event: Message, converter: Any) -> None:  # a DataConverter
             payload.CopyFrom(plain)
 
 
-async def record(out: Path, label: str) -> None:
-    """Run every scenario on a fresh dev server; write their histories and the index to ``out``."""
+async def record(out: Path, label: str, only: tuple[str, ...] = ()) -> None:
+    """Run every scenario (or those ``only`` names) on a fresh dev server; write their
+    histories to ``out``, and the index: a scenario recorded alone joins the index with its
+    own label, and the other scenarios' histories stay as they were recorded."""
     key = new_key()  # this recording's only: never written, the fixtures hold opened payloads
     converter = data_converter(parse_keys(key))
     with tempfile.TemporaryDirectory() as tmp, dev_server(Path(tmp)) as address:
@@ -266,10 +300,24 @@ async def record(out: Path, label: str) -> None:
                 break
             await asyncio.sleep(0.1)
         assert client is not None, f"no dev server at {address}"
-        index: dict[str, str] = {}
+        meta = json.loads((out / INDEX).read_text()) if only else {}
+        index: dict[str, str] = {
+            file: workflow_id
+            for file, workflow_id in meta.get("histories", {}).items()
+            if file.split(".")[0] not in only
+        }
+        later: dict[str, str] = {
+            name: was for name, was in meta.get("recorded_later", {}).items() if name not in only
+        }
         async with served() as slack:
             slack_url = slack.url
             for name, (scenario, overrides) in SCENARIOS.items():
+                if only and name not in only:
+                    continue
+                for old in out.glob(f"{name}.*.json"):
+                    old.unlink()
+                if only:
+                    later[name] = label
                 settings = Settings(
                     _env_file=None,
                     temporal_address=address,
@@ -277,9 +325,8 @@ async def record(out: Path, label: str) -> None:
                     data_dir=Path(tmp) / name,
                     payload_key=key,
                     slack_api_url=slack_url,
-                    plugins=["commands:plugin"],
                     skills_dir=ROOT / "skills",
-                    **overrides,
+                    **{"plugins": ["commands:plugin"], **overrides},
                 )
                 settings.data_dir.mkdir()
                 stop = asyncio.Event()
@@ -300,8 +347,9 @@ async def record(out: Path, label: str) -> None:
                     index[file] = workflow_id
                 print(f"{name}: {len(runs)} histories")
     meta = {
-        "recorded_from": label,
-        "temporalio": importlib.metadata.version("temporalio"),
-        "histories": index,
+        "recorded_from": meta.get("recorded_from", label),
+        "temporalio": meta.get("temporalio", importlib.metadata.version("temporalio")),
+        **({"recorded_later": later} if later else {}),
+        "histories": dict(sorted(index.items())) if only else index,
     }
     (out / INDEX).write_text(json.dumps(meta, indent=2) + "\n")

@@ -40,7 +40,6 @@ from harness.hooks.remote.signing import Signer, message_id
 from harness.hooks.remote.strict import ReplyError
 from harness.hooks.remote.wire import SCHEMA_HEADER, SCHEMA_VERSION, encode_request
 from harness.http import AiohttpClient, HttpClientError
-from harness.redaction import Redactor
 
 STALE_SECONDS: Final = 3600
 """How old a ``stale`` fixture's timestamp is: far past any sane tolerance (ours is 300 s)."""
@@ -196,7 +195,7 @@ def read_jsonrpc_reply(ids: list[object], body: bytes, point: str, *, batch: boo
         operation = _FALLBACK_OPERATION
     rid = ids[0] if isinstance(ids[0], int | str) else None
     try:
-        out = read_reply(body, context_type(operation), request_id=rid, redactor=Redactor())
+        out = read_reply(body, context_type(operation), request_id=rid)
     except HookAbort as abort:
         return aborted(abort)
     except RemoteError as error:

@@ -25,6 +25,7 @@ from harness.hook_server.conformance.targets import (
     through,
 )
 from harness.hooks.catalogue import points
+from harness.hooks.contexts import ToolInvokedContext
 from harness.hooks.errors import HookAbort
 from harness.hooks.remote.mcp import McpExecutor
 from harness.hooks.remote.mcp import read_tool_result as read_hook_result
@@ -32,9 +33,8 @@ from harness.hooks.remote.mcp_connection import McpConnection
 from harness.hooks.remote.reply import TOOL_PREFIX
 from harness.hooks.remote.strict import ReplyError
 from harness.hooks.remote.wire import WireError
-from harness.redaction import Redactor
 
-_FALLBACK_POINT = "tool.invoked.pre"
+_FALLBACK_POINT = f"{ToolInvokedContext.operation}.pre"
 """The context a result of a tool that is no hook point is read as."""
 
 
@@ -105,7 +105,7 @@ def read_tool_result(tool: str, result: CallToolResult) -> Got:
         return Got("error", short("isError result: " + " ".join(texts)))
     point = tool.removeprefix(TOOL_PREFIX)
     try:
-        out = read_hook_result(point if point in points() else _FALLBACK_POINT, result, Redactor())
+        out = read_hook_result(point if point in points() else _FALLBACK_POINT, result)
     except HookAbort as abort:
         return aborted(abort)
     except (ReplyError, WireError, ValueError) as error:  # ValueError: a text block not JSON

@@ -26,6 +26,7 @@ from harness.hook_server.conformance.jsonrpc_target import JsonRpcTarget
 from harness.hook_server.conformance.mcp_target import McpTarget
 from harness.hook_server.conformance.targets import Got, Target
 from harness.hooks.config.loader import resolve_program
+from harness.hooks.contexts import ToolInvokedContext
 from harness.hooks.remote.signing import SignatureError, decode_secret
 from harness.redaction import Redactor
 
@@ -319,7 +320,7 @@ _PROBE: Final = Fixture.model_validate(
         "description": "the executor answers",
         "transport": "any",
         "send": {
-            "point": "tool.invoked.pre",
+            "point": f"{ToolInvokedContext.operation}.pre",
             "context": {
                 "correlation_id": "conformance-reachable",
                 "call": {"id": "c1", "name": "conformance.pass", "arguments": {}},

@@ -50,7 +50,7 @@ def expand_points(patterns: list[str]) -> tuple[str, ...]:
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise ValueError(
                 f"{pattern!r} matches no hook point (expected '<operation>.<phase>', "
-                f"e.g. 'tool.invoked.pre', 'llm.*.post', '*.pre'){hint}"
+                f"e.g. {POINTS[0]!r}, 'llm.*.post', '*.pre'){hint}"
             )
         found |= hits
     return tuple(p for p in POINTS if p in found)

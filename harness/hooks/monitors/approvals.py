@@ -33,6 +33,12 @@ APPROVAL_PRIORITY: Final = 900
 approves the call as it will run) and the last of them: a call any other executor or
 validator refuses is never asked about."""
 
+POLICY_POINT: Final = f"{ToolInvokedContext.operation}.pre"
+"""Where the approval policy sits: a tool call, before it runs."""
+
+AUDIT_POINT: Final = f"{HelpDecidedContext.operation}.post"
+"""Where a person's decision on an approval is audited."""
+
 REQUESTED_BY: Final = "requested_by"
 """The ``entities`` key naming whose message started the turn (rules by ``role`` read it)."""
 
@@ -194,7 +200,7 @@ class ApprovalAudit:
             what = f"denied by <@{decision.decided_by}> ({decision.choice})"
         self._audit.record(
             "approval",
-            point="help.decided.post",
+            point=AUDIT_POINT,
             executor=self.name,
             reason=f"{subject}: {what} [{request.request_id}]",
             ctx=ctx,
@@ -225,12 +231,12 @@ def register_approvals(
     needs_approval, safe = frozenset(needs_approval), frozenset(safe)
     policy = ApprovalPolicy(config or ApprovalsConfig(), needs_approval=needs_approval, safe=safe)
     registrations = [
-        manager.register("tool.invoked.pre", policy, priority=APPROVAL_PRIORITY, mode="validator"),
-        manager.register("help.decided.post", ApprovalAudit(manager.audit)),
+        manager.register(POLICY_POINT, policy, priority=APPROVAL_PRIORITY, mode="validator"),
+        manager.register(AUDIT_POINT, ApprovalAudit(manager.audit)),
     ]
     if audited is not None:
         trial = ApprovalPolicy(audited, needs_approval=needs_approval, safe=safe)
         registrations.append(
-            manager.register("tool.invoked.pre", trial, priority=APPROVAL_PRIORITY, mode="audit")
+            manager.register(POLICY_POINT, trial, priority=APPROVAL_PRIORITY, mode="audit")
         )
     return registrations

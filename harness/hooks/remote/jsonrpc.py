@@ -64,7 +64,7 @@ class JsonRpcExecutor:
         max_reply_bytes: largest reply accepted.
         headers: extra request headers (e.g. ``Authorization``).
         name: how logs, errors and abort records name this executor.
-        redactor: scrubs endpoint, error text and abort reasons.
+        redactor: scrubs endpoint and error text (an abort's reason is the manager's to scrub).
         idempotency_header: send ``Idempotency-Key: <idempotency key>#<point>`` with every
             call, for a server whose effect must not repeat: the key is the same on every
             retry of the operation and every re-run after a lost worker.
@@ -158,9 +158,7 @@ class JsonRpcExecutor:
             )
             if not 200 <= resp.status < 300:
                 raise WireError(_describe_status(resp))
-            return read_reply(
-                resp.body, self.context_type, request_id=request_id, redactor=self._redactor
-            )
+            return read_reply(resp.body, self.context_type, request_id=request_id)
 
     async def aclose(self) -> None:
         """Close the HTTP client if this executor made it; a given one stays the caller's."""
@@ -180,7 +178,7 @@ class RemoteError(WireError):
 
 
 def read_reply(
-    body: bytes | str, result: type[ResultT], *, request_id: RequestId | None, redactor: Redactor
+    body: bytes | str, result: type[ResultT], *, request_id: RequestId | None
 ) -> ResultT | None:
     """What the harness makes of a JSON-RPC reply: the replacement, or ``None`` to pass through.
 
@@ -192,7 +190,6 @@ def read_reply(
         body: the reply as received.
         result: what a result must be, the point's context class.
         request_id: the request's id, which a result must echo.
-        redactor: scrubs an abort's reason.
 
     Raises:
         HookAbort: the remote vetoed (error ``ABORT`` with an ``abort`` payload).
@@ -204,7 +201,7 @@ def read_reply(
     if isinstance(reply, RpcFailure):
         abort = abort_of(reply.error)
         if abort is not None:
-            raise as_abort(abort, redactor)
+            raise as_abort(abort)
         raise RemoteError(reply.error)
     return reply.result
 

@@ -108,7 +108,7 @@ class McpExecutor:
                     # The schema version, and the decision span's traceparent when tracing.
                     meta={**schema_meta(), **(trace_context() or {})},
                 )
-            return read_tool_result(self.point, result, self.redactor)
+            return read_tool_result(self.point, result)
 
     async def aclose(self) -> None:
         """Close the session (and stop a stdio server) unless the connection is shared."""
@@ -125,7 +125,7 @@ class McpExecutor:
         return f"<McpExecutor {self.tool} at {self.endpoint} timeout={self.timeout}s>"
 
 
-def read_tool_result(point: str, result: CallToolResult, redactor: Redactor) -> HookContext | None:
+def read_tool_result(point: str, result: CallToolResult) -> HookContext | None:
     """What the harness makes of a hook tool's result: the replacement, or ``None``.
 
     The executor reads every result with it, and so does the conformance kit.
@@ -136,7 +136,7 @@ def read_tool_result(point: str, result: CallToolResult, redactor: Redactor) -> 
         ReplyError: the reply object does not conform, read strictly (fields named).
         ValidationError: a text reply is not JSON.
     """
-    return decode_reply(point, _payload(result), redactor)
+    return decode_reply(point, _payload(result))
 
 
 def _payload(result: CallToolResult) -> object:

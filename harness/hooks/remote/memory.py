@@ -32,7 +32,7 @@ class InMemoryExecutor:
         point: the hook point served; a replacement must validate as its context.
         timeout: deadline of one call in seconds (an ``async`` function that
             overruns is cancelled; a blocking sync one cannot be).
-        redactor: scrubs error causes and abort reasons, as the remote executors do.
+        redactor: scrubs error causes, as the remote executors do.
         name: how logs, errors and abort records name this executor.
 
     Raises:
@@ -77,7 +77,7 @@ class InMemoryExecutor:
             request = json.loads(dumps({"context": encode_context(ctx)}))
             async with asyncio.timeout(self.timeout):
                 reply = await answer(self.point, self.fn, request["context"])
-            return decode_reply(self.point, dumps(reply), self.redactor)
+            return decode_reply(self.point, dumps(reply))
 
     async def aclose(self) -> None:
         """Nothing to release; present so every executor closes alike."""

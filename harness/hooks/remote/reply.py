@@ -25,7 +25,6 @@ from harness.hooks.errors import HookAbort
 from harness.hooks.remote.canonical import canonical
 from harness.hooks.remote.strict import one_of, read_strict
 from harness.hooks.remote.wire import AbortRequest, WireError
-from harness.redaction import Redactor
 
 log = logging.getLogger(__name__)
 
@@ -96,23 +95,27 @@ def abort_reply(abort: HookAbort) -> dict[str, Any]:
     return {"abort": request.as_data()}
 
 
-def as_abort(request: AbortRequest, redactor: Redactor) -> HookAbort:
-    """The :class:`HookAbort` a remote's abort object asks for (its reason scrubbed)."""
+def as_abort(request: AbortRequest) -> HookAbort:
+    """The :class:`HookAbort` a remote's abort object asks for, its reason as sent.
+
+    Not redacted here: every abort, a remote's or an in-process executor's, leaves the
+    engine through :meth:`HookManager.run <harness.hooks.HookManager.run>`, which scrubs
+    its reason once before anything records or shows it (issue 25).
+    """
     return HookAbort(
-        redactor.redact_text(request.reason),
+        request.reason,
         refusal=request.refusal,
         ask=request.ask,
         timeout_seconds=request.timeout_seconds,
     )
 
 
-def decode_reply(point: str, payload: object, redactor: Redactor) -> HookContext | None:
+def decode_reply(point: str, payload: object) -> HookContext | None:
     """Read a reply for ``point``: the replacement context, or ``None``.
 
     Args:
         point: the hook point asked; the replacement must validate as its context.
         payload: the parsed JSON object, or its text or bytes.
-        redactor: scrubs an abort's reason, which is recorded and may reach Slack.
 
     Raises:
         HookAbort: the reply is an abort (a deliberate answer, not a failure).
@@ -125,7 +128,7 @@ def decode_reply(point: str, payload: object, redactor: Redactor) -> HookContext
     data = payload if isinstance(payload, str | bytes) else pydantic_core.to_json(payload)
     reply = read_strict(hook_reply_type(cls), data, title=f"HookReply[{cls.__name__}]", tagged=True)
     if isinstance(reply, AbortReply):
-        raise as_abort(reply.abort, redactor)
+        raise as_abort(reply.abort)
     return reply.context
 
 

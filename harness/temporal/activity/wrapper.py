@@ -119,7 +119,7 @@ async def run_hooked(host: ActivityHost, operation: str, ctx: C) -> C | Stopped:
             )
             if tick.result is False:
                 raise ApplicationError(
-                    f"heartbeat.tick stopped {operation} after "
+                    f"{HeartbeatTickContext.operation} stopped {operation} after "
                     f"{tick.elapsed_seconds:.1f}s: {tick.detail}",
                     type=HEARTBEAT_STOPPED_ERROR_TYPE,
                     non_retryable=True,

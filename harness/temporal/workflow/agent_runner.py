@@ -52,6 +52,14 @@ class LoopOperations:
         self.turn: Turn | None = None
         """The turn running now: its progress rides on each context and takes in each result."""
 
+    def patched(self, patch_id: str) -> bool:
+        """``workflow.patched(patch_id)``: the loop's guard for a change to what it performs.
+
+        The id must be listed in :data:`harness.temporal.workflow.patches.PATCHES` (a test
+        finds the loop's calls), so a run with local steps decides it at its start.
+        """
+        return workflow.patched(patch_id)
+
     async def run(self, ctx: C) -> C:
         """Perform ``type(ctx)``'s operation on ``ctx`` in its activity.
 

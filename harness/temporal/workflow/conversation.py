@@ -66,7 +66,7 @@ class Conversation:
         self.state = state or AgentState()
         self._configured = False
         self._pending: list[ChannelMessage] = []
-        self.people = People(host, self.post)
+        self.people = People(host, self.post, self._where)
         self.busy = False
         self.limits = RunLimits()
         self._serving: asyncio.Task[None] | None = None
@@ -241,7 +241,7 @@ class Conversation:
             if load:
                 await loop.load_skill(name)
             elif not await loop.unload_skill(name):
-                raise ApplicationError(f"skill {name} is not loaded", non_retryable=True)
+                raise ApplicationError(replies.skill_not_loaded(name), non_retryable=True)
         except HookAbort as abort:
             raise ApplicationError(abort.reason, non_retryable=True) from None
 
@@ -327,6 +327,11 @@ class Conversation:
         return ChannelMessage(
             channel=channel or ref.channel, thread=thread or ref.thread, text=text
         )
+
+    def _where(self) -> tuple[str, str]:
+        """The channel and thread of the request being answered (its progress message's)."""
+        here = self._in_thread(self._answering, "")
+        return here.channel, here.thread
 
     async def _configure(self) -> None:
         """Read the worker's loop defaults (tools, budgets) once per run."""

@@ -27,7 +27,7 @@ with workflow.unsafe.imports_passed_through():
         SUBTASK_STOP_PATCH,
         SUBTASKS_PATCH,
     )
-    from harness.temporal.workflow.people import QUESTIONS_CLOSED_PATCH
+    from harness.temporal.workflow.people import QUESTIONS_CLOSED_PATCH, TURN_THREAD_PATCH
     from harness.temporal.workflow.retries import (
         ABORTS_FINAL,
         HOOK_OUTAGE_NOTICES,
@@ -56,6 +56,7 @@ PATCHES: Final = (
     RUN_LIMITS_PATCH,
     TRANSCRIPT_LOG_PATCH,
     LEAN_RESULTS,
+    TURN_THREAD_PATCH,
     SUBTASK_ONE_END_PATCH,
 )
 """Every id but :data:`LOCAL_STEPS`, in the order a run with local steps records them."""

@@ -9,7 +9,9 @@ question is open, and a worker restart loses nothing. A question with a
 answered, so an unanswered approval is never reported as a denial. A question that closes
 (answered, timed out, or left open by a stop) has its message edited to say how, its
 buttons gone (:data:`QUESTIONS_CLOSED_PATCH`); a later click on it is answered with
-that, in words.
+that, in words. A question is asked in the thread of the turn that asks it, where that
+turn's progress message is (:data:`TURN_THREAD_PATCH`): a later mention may join the task
+in a thread of its own, and its people answer there.
 """
 
 from __future__ import annotations
@@ -35,11 +37,17 @@ with workflow.unsafe.imports_passed_through():
 
 
 Post = Callable[[ChannelMessage], Awaitable[ChannelMessage | None]]
+Place = tuple[str, str]
+"""``(channel, thread)`` of a post."""
 
 QUESTIONS_CLOSED_PATCH: Final = "questions-closed-v1"
 """Issue 26: a closed question's message is edited (its buttons removed), a click that
 came too late is told so, and a question left open by a stop puts the task back to
 ``running``. Histories from before replay without these posts and transitions."""
+
+TURN_THREAD_PATCH: Final = "question-in-turn-thread-v1"
+"""Issue 26: a question (and what closes it) is posted in the thread of the turn asking it,
+and only a reply there answers it. Histories from before asked in the task's first thread."""
 
 CLOSED_KEPT: Final = 32
 """How many closed questions the task remembers, to tell a late click how each closed."""
@@ -50,12 +58,16 @@ class People:
 
     Args:
         host: the task workflow.
-        post: posts to the task's thread (``channel.sent``).
+        post: posts to a thread of the task (``channel.sent``).
+        where: the channel and thread of the turn running now (its progress message's).
     """
 
-    def __init__(self, host: TaskHost, post: Post) -> None:
+    def __init__(self, host: TaskHost, post: Post, where: Callable[[], Place]) -> None:
         self._host = host
         self._post = post
+        self._where = where
+        self._places: dict[str, Place] = {}
+        """Open questions' places: request id -> where it was asked."""
         self._answers: dict[str, list[HelpAnswer]] = {}
         self._asked: dict[str, PendingQuestion] = {}
         self._posted: set[str] = set()
@@ -83,11 +95,13 @@ class People:
     def reply(self, message: ChannelMessage) -> bool:
         """Take ``message`` as the answer to the open question without options, if it is one.
 
-        Such a question has no buttons, so a reply in the task's thread is the only way
-        to answer it; ``help.decided`` judges the sender as it judges a click.
+        Such a question has no buttons, so a reply in the thread it was asked in is the only
+        way to answer it; ``help.decided`` judges the sender as it judges a click.
         """
-        question, thread = self.open, self._host.ref.thread
-        if question is None or question.options or message.thread not in ("", thread):
+        question = self.open
+        if question is None or question.options:
+            return False
+        if message.thread not in ("", self._place(question.request_id)[1]):
             return False
         self.answer(question.request_id, HelpAnswer(decided_by=message.user, choice=message.text))
         return True
@@ -101,6 +115,7 @@ class People:
         self._answers.clear()
         self._asked.clear()
         self._shown.clear()
+        self._places.clear()
         self.open = None
 
     async def _stopped(self, request: HelpRequest) -> None:
@@ -125,11 +140,11 @@ class People:
         if shown is None:
             return
         request, ts = shown
-        host = self._host
+        channel, thread = self._place(request_id)
         await self._post(
             ChannelMessage(
-                channel=host.ref.channel,
-                thread=host.ref.thread,
+                channel=channel,
+                thread=thread,
                 ts=ts,
                 text=f"{request.question} ({note})",
                 blocks=closed_blocks(request, note),
@@ -143,6 +158,9 @@ class People:
         self.open = request
         if request.request_id not in self._posted:
             self._posted.add(request.request_id)
+            if workflow.patched(TURN_THREAD_PATCH):
+                self._places[request.request_id] = self._where()
+            channel, thread = self._place(request.request_id)
             self._asked[request.request_id] = PendingQuestion(
                 request_id=request.request_id,
                 kind=request.kind,
@@ -152,8 +170,8 @@ class People:
             )
             sent = await self._post(
                 ChannelMessage(
-                    channel=host.ref.channel,
-                    thread=host.ref.thread,
+                    channel=channel,
+                    thread=thread,
                     text=question_text(request),
                     blocks=help_blocks(request),
                 )
@@ -178,6 +196,12 @@ class People:
             self.asking = False
         return answers.pop(0)
 
+    def _place(self, request_id: str) -> Place:
+        """Where question ``request_id`` was asked (the task's first thread before
+        :data:`TURN_THREAD_PATCH`, or once the question is forgotten)."""
+        ref = self._host.ref
+        return self._places.get(request_id, (ref.channel, ref.thread))
+
     def _left(self, request: HelpRequest) -> float | None:
         """Seconds left before ``request`` times out (``None``: it never does)."""
         if request.timeout_seconds <= 0:
@@ -188,7 +212,7 @@ class People:
 
     async def _timed_out(self, request: HelpRequest) -> HelpAnswer:
         """Say in the thread that nobody answered; the loop gets a timed-out answer."""
-        host = self._host
+        channel, thread = self._place(request.request_id)
         self._answers.pop(request.request_id, None)
         self._asked.pop(request.request_id, None)
         self.open = None
@@ -197,9 +221,7 @@ class People:
             duration(request.timeout_seconds),
             approval=request.kind == "approval",
         )
-        await self._post(
-            ChannelMessage(channel=host.ref.channel, thread=host.ref.thread, text=text)
-        )
+        await self._post(ChannelMessage(channel=channel, thread=thread, text=text))
         return HelpAnswer(decided_by="", choice="", timed_out=True)
 
     async def accepted(self, decision: HelpDecision) -> None:
@@ -224,15 +246,14 @@ class People:
         await self._close(decision.request_id, note)
         for answer in late:
             if answer.decided_by:
-                await self._tell(answer.decided_by, replies.late_click(note))
+                await self._tell(decision.request_id, answer.decided_by, replies.late_click(note))
 
     async def refused(self, answer: HelpAnswer, reason: str) -> None:
         """Tell only the person whose click was refused (an ephemeral post), then wait again."""
-        await self._tell(answer.decided_by, replies.refused(reason))
+        asked = self.open.request_id if self.open is not None else ""
+        await self._tell(asked, answer.decided_by, replies.refused(reason))
 
-    async def _tell(self, user: str, text: str) -> None:
-        """Say ``text`` in the task's thread to ``user`` only (an ephemeral post)."""
-        host = self._host
-        await self._post(
-            ChannelMessage(channel=host.ref.channel, thread=host.ref.thread, user=user, text=text)
-        )
+    async def _tell(self, request_id: str, user: str, text: str) -> None:
+        """Say ``text`` to ``user`` only (an ephemeral post), where ``request_id`` was asked."""
+        channel, thread = self._place(request_id)
+        await self._post(ChannelMessage(channel=channel, thread=thread, user=user, text=text))

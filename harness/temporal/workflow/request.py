@@ -14,6 +14,7 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from harness.channels import replies
     from harness.domain import RequestRoute
     from harness.temporal import REQUEST_WORKFLOW
     from harness.temporal.models import RequestInput
@@ -36,8 +37,12 @@ class RequestWorkflow:
         patches.settle()  # before the step (patches.py says why)
         out = await OperationRunner(request.policy).run(request.request)
         if out.result is None:
-            raise ApplicationError(
-                "no request.received body routed the request", type="NoRoute", non_retryable=True
-            )
+            raise unrouted()
         route: RequestRoute = out.result
         return route
+
+
+def unrouted() -> ApplicationError:
+    """The failure of a request no body routed (here and in the task's ``request`` update);
+    its message is what the sender reads."""
+    return ApplicationError(replies.unrouted(), type="NoRoute", non_retryable=True)

@@ -167,7 +167,8 @@ class OperationRunner:
             if decision is None or not decision.retry:
                 if abort is not None:
                     return abort  # a history from before OUTCOMES: activity.failed ran, as then
-                reason = decision.reason if decision else "no activity.failed body decided"
+                undecided = f"no {ActivityFailedContext.operation} body decided"
+                reason = decision.reason if decision else undecided
                 return failure.model_copy(update={"reason": reason})
             retried = await self._dispatch(
                 ActivityRetriedContext(

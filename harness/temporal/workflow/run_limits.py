@@ -25,6 +25,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from harness.agent.state import LoopDefaults
+    from harness.channels import replies
     from harness.temporal.workflow.subtasks import with_cancelled
 
 RUN_LIMITS_PATCH: Final = "run-limits-v1"
@@ -103,6 +104,4 @@ class RunLimits:
 
 def rolled_over(why: str, cancelled: tuple[str, ...]) -> str:
     """What the thread is told when sub-tasks were cancelled so the run could roll over."""
-    return f"this task reached its history limit ({why}) and continues in a fresh run; " + (
-        with_cancelled("", cancelled)
-    )
+    return replies.rolled_over(why, with_cancelled("", cancelled))

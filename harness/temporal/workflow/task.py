@@ -57,6 +57,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.temporal.workflow.failures import GaveUpError
     from harness.temporal.workflow.family import TaskFamily
     from harness.temporal.workflow.parent import ParentLink
+    from harness.temporal.workflow.request import unrouted
     from harness.temporal.workflow.retries import OperationRunner
     from harness.temporal.workflow.subtasks import Children, with_cancelled
     from harness.temporal.workflow.task_state import TaskState
@@ -187,7 +188,7 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
     def _check_message(self, message: ChannelMessage) -> None:
         self._check_open()
         if not message.text.strip():
-            raise ValueError("empty message")
+            raise ValueError(replies.EMPTY_MESSAGE)
 
     @workflow.update(name="request")
     async def request(self, request: RequestReceivedContext) -> Delivery:
@@ -201,9 +202,7 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
             return Delivery(task_id=ref.task_id, started=False, position=seen)
         route = (await self._ops.run(request)).result
         if route is None:
-            raise ApplicationError(
-                "no request.received body routed the request", type="NoRoute", non_retryable=True
-            )
+            raise unrouted()
         if route.task_id != ref.task_id:
             return Delivery(task_id=route.task_id, started=False, position=0)
         message = ChannelMessage(
@@ -247,19 +246,12 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
 
     async def _acknowledge(self, message: ChannelMessage, mode: MidTurn) -> None:
         """Tell the sender what became of a message that arrived mid-turn (only they see it)."""
-        waiting = self._conversation.queued
-        text = {
-            "steer": "noted: the agent takes this into account at its next step",
-            "queue": f"queued: answered when the current turn ends ({waiting} waiting)",
-            "interrupt": "stopping the current turn to answer this first",
-        }[mode]
-        hint = f" (mid-turn mode `{mode}`; `/task mid-turn` changes it)"
         await self._conversation.post(
             ChannelMessage(
                 channel=message.channel or self._ref.channel,
                 thread=message.thread or self._ref.thread,
                 user=message.user,
-                text=text + hint,
+                text=replies.mid_turn(mode, self._conversation.queued),
             )
         )
 
@@ -306,7 +298,7 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
     def _check_command(self, ctx: CommandInvokedContext) -> None:
         self._check_open()
         if ctx.task is not None and ctx.task.task_id != self._ref.task_id:
-            raise ValueError("this command is for another task")  # said in Slack: no ids
+            raise ValueError(replies.OTHER_TASK)  # said in Slack: no ids
 
     @workflow.update(name="help")
     async def help(self, click: HelpClick) -> None:
@@ -332,7 +324,7 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
     def _check_finish(self, request: FinishRequest) -> None:
         self._check_open()
         if request.status not in FINAL_STATUSES:
-            raise ValueError(f"{request.status} is not a final status")
+            raise ValueError(replies.not_final(request.status))
 
     async def transition(self, to: TaskStatus, reason: str) -> None:
         """Change status through ``task.state_changed`` (the conversation waits for people)."""

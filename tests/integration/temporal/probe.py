@@ -65,3 +65,13 @@ class LoopProbe:
         ops = LoopOperations(OperationRunner(ActivityPolicy(max_attempts=2)))
         done = await ops.run(ctx)
         return {"type": type(done).__name__, "context": done.model_dump(mode="json")}
+
+
+@workflow.defn(name="loop-patched-probe")
+class LoopPatchedProbe:
+    """Asks the agent loop's port, as a guarded loop call site does: ``ops.patched(id)``."""
+
+    @workflow.run
+    async def run(self, patch_id: str) -> bool:
+        ops = LoopOperations(OperationRunner(ActivityPolicy(max_attempts=2)))
+        return ops.patched(patch_id)

@@ -31,7 +31,7 @@ from harness.hooks import (
 )
 from harness.temporal.activity.hooked import HOOKED_ATTRIBUTE, HarnessActivities
 
-from .probe import LoopProbe
+from .probe import LoopPatchedProbe, LoopProbe
 
 
 @pytest.fixture(params=[False, True], ids=["activity", "local"])
@@ -127,3 +127,28 @@ def test_a_row_a_plugin_adds_without_its_body_is_refused_when_the_defaults_regis
             register_defaults(HookManager(), deps=None)  # type: ignore[arg-type]  # fails first
     finally:
         forget_operation("probe.bodiless")
+
+
+async def test_a_guarded_loop_call_site_is_taken_by_a_new_run_and_marked_in_its_history(
+    client, task_queue
+):
+    """Step 3's guard in the agent loop: ``LoopOperations.patched`` is ``workflow.patched``, true
+    in a new run, which records the id (a history without it replays the old path:
+    ``tests/unit/temporal/test_replay.py``)."""
+    workflow_id = f"probe-{uuid4()}"
+    async with Worker(client, task_queue=task_queue, workflows=[LoopPatchedProbe]):
+        taken = await client.execute_workflow(
+            "loop-patched-probe",
+            "thing-done-v1",
+            id=workflow_id,
+            task_queue=task_queue,
+            execution_timeout=timedelta(seconds=30),
+        )
+    assert taken is True
+    history = await client.get_workflow_handle(workflow_id).fetch_history()
+    markers = [
+        e.marker_recorded_event_attributes.details["patch-data"].payloads[0]
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
+    ]
+    assert [m["id"] for m in await client.data_converter.decode(markers)] == ["thing-done-v1"]

@@ -4,7 +4,9 @@ A remote JSON-RPC executor (a real aiohttp server) vetoes a tool call; a watcher
 ``/effort high`` is refused by the role guard. Each costs exactly one activity of its
 operation: no ``activity.failed`` (nor ``dispatch-hooks-v1``) runs after it, because the
 activity *returns* the refusal instead of failing. The model reads the veto as its tool
-result, the sender reads ``refused: …``, and the histories replay.
+result, the sender reads ``refused: …``, and the histories replay. A secret in the remote's
+reason is masked once, as the abort leaves the manager, and stays masked in the thread and
+the history.
 """
 
 from __future__ import annotations
@@ -23,10 +25,12 @@ from harness.hook_server import jsonrpc_app
 from harness.hooks import HookAbort, JsonRpcExecutor
 from harness.hooks.catalogue import DISPATCH_HOOKS
 from harness.hooks.contexts import CommandInvokedContext, ToolInvokedContext
-from tests.support.history import steps_run
+from tests.support.history import opened_bytes, steps_run
 
 from .conftest import assert_replays
 
+SECRET = "xoxb-123456789012-abcdefghijkl"
+"""A Slack token in a remote executor's reason: the redactor knows its shape."""
 RETRY_ACTIVITIES = {"activity-failed-v1", "activity-retried-v1", DISPATCH_HOOKS}
 
 
@@ -52,7 +56,7 @@ async def test_a_remote_veto_of_a_tool_call_is_one_activity_and_the_models_tool_
 
     async def veto(ctx: ToolInvokedContext) -> None:
         seen.append(ctx)
-        raise HookAbort("echo is switched off in this channel", refusal=True)
+        raise HookAbort(f"echo is switched off in this channel ({SECRET})", refusal=True)
 
     port = free_port()
     runner = web.AppRunner(jsonrpc_app({"tool.invoked.pre": veto}, path="/rpc"))
@@ -77,7 +81,10 @@ async def test_a_remote_veto_of_a_tool_call_is_one_activity_and_the_models_tool_
         await remote.aclose()
     assert len(seen) == 1  # asked once: a veto is not retried
     # The model read the veto as the call's result and answered with it.
-    assert said == ["Tool results:\n- echo: refused: echo is switched off in this channel"]
+    assert said == [
+        "Tool results:\n- echo: refused: echo is switched off in this channel ([REDACTED])"
+    ]
+    assert SECRET.encode() not in await opened_bytes(client, ref.task_id)
     counts = await scheduled(client, ref.task_id)
     assert counts["tool-invoked-v1"] == 1
     assert not RETRY_ACTIVITIES & set(counts), counts

@@ -146,7 +146,8 @@ async def test_a_missing_skill_aborts_its_load(manager, people, tools):
     try:
         await loop.load_skill("no-such-skill")
     except HookAbort as abort:
-        assert "no SKILL.md" in abort.reason
+        # which skill, for a person; the path it was looked for under stays in the log
+        assert abort.reason == "there is no skill `no-such-skill` here; `/task skill` lists them"
     else:
         raise AssertionError("loading a missing skill must abort")
     assert loop.state.skills == []
@@ -164,3 +165,25 @@ async def test_a_plan_step_runs_a_named_agent_with_its_own_tools(manager, people
         c for c in trace.contexts("llm.invoked.pre") if c.correlation_id.endswith("/reviewer")
     ]
     assert [t.name for t in agent_call[0].tools] == ["echo"]
+
+
+async def test_a_model_call_with_no_response_stops_the_turn_in_words(manager, people, tools):
+    """Issue 25: an ``llm.invoked`` whose chain left no response stops the turn; the thread
+    reads it for a person (the conversation words the abort with ``replies.turn``), and the
+    operation's name and hook point stay on the abort for the log, never in the sentence."""
+    from harness.channels import replies
+    from harness.domain.outcome import stopped
+
+    async def no_response(ctx):
+        return ctx.model_copy(update={"result": None})
+
+    manager.register("llm.invoked.post", no_response)
+    loop = make_loop(manager, people, tools)
+    try:
+        await loop.handle('call echo {"text": "hi"}', sender="U_OWNER")
+    except HookAbort as abort:
+        said = replies.turn(stopped(abort))
+        assert abort.point == "llm.invoked.in"
+    else:
+        raise AssertionError("a model call with no response must stop the turn")
+    assert said == "stopped: the model gave no response"

@@ -7,7 +7,7 @@ import pytest
 from commands import COMMANDS
 from commands.help import render_without_task
 from commands.surface import resolve, slash_commands
-from harness.channels.guard import refusal_reason
+from harness.channels.replies import not_heard
 from harness.channels.umbrella import RESERVED, UMBRELLA
 from harness.domain import Role
 from tests.unit.commands.running import run_command
@@ -83,5 +83,5 @@ async def test_usage_errors_teach_the_typed_form(manager, ctx):
 def test_refusals_name_invite_as_it_is_typed():
     # harness cannot import commands: its conversation guard must still agree with the registry.
     invite = COMMANDS["invite"].invocation
-    assert f"`{invite}`" in refusal_reason(Role.NONE, ())
-    assert f"`{invite}` you as a collaborator" in refusal_reason(Role.WATCHER, ())
+    assert f"`{invite}`" in not_heard(Role.NONE, ())
+    assert f"`{invite}` you as a collaborator" in not_heard(Role.WATCHER, ())

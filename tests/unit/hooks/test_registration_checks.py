@@ -95,7 +95,9 @@ async def test_a_sync_abandon_returning_a_coroutine_is_logged(manager, tool_ctx,
     )
 
 
-async def test_an_executor_re_entering_its_own_operation_is_aborted_naming_the_chain(tool_ctx):
+async def test_an_executor_re_entering_its_own_operation_is_aborted_the_chain_logged(
+    tool_ctx, caplog
+):
     manager = HookManager(max_depth=5)
     calls: list[int] = []
 
@@ -108,12 +110,14 @@ async def test_an_executor_re_entering_its_own_operation_is_aborted_naming_the_c
         await manager.run("tool.invoked", tool_ctx)
     assert len(calls) == 5
     assert "nested 6 deep (the most is 5)" in info.value.reason
-    assert info.value.reason.count("tool.invoked") == 6
+    # The reason may reach a thread: the chain of operations is the log's (issue 25).
+    assert "tool.invoked" not in info.value.reason
+    assert any(r.getMessage().count("tool.invoked") == 6 for r in caplog.records)
     assert not info.value.refusal
     assert [r.kind for r in manager.audit.last(1)] == ["abort"]
 
 
-async def test_mutual_re_entry_through_spawned_tasks_is_bounded_too(manager, tool_ctx):
+async def test_mutual_re_entry_through_spawned_tasks_is_bounded_too(manager, tool_ctx, caplog):
     async def tool_calls_llm(ctx):
         from harness.domain import Message
         from harness.hooks.contexts import LlmInvokedContext
@@ -126,8 +130,10 @@ async def test_mutual_re_entry_through_spawned_tasks_is_bounded_too(manager, too
 
     manager.register("tool.invoked.pre", tool_calls_llm)
     manager.register("llm.invoked.pre", llm_calls_tool)
-    with pytest.raises(HookAbort, match=r"tool\.invoked -> llm\.invoked -> tool\.invoked"):
+    with pytest.raises(HookAbort, match="operations nested 17 deep"):
         await manager.run("tool.invoked", tool_ctx)
+    chain = "tool.invoked -> llm.invoked -> tool.invoked"
+    assert any(chain in r.getMessage() for r in caplog.records)
 
 
 async def test_depth_is_per_task_not_global(manager, tool_ctx):

@@ -1,8 +1,9 @@
 """Today's workflow code replays the histories recorded from the last release (issue 13).
 
 The fixtures in ``tests/fixtures/histories/`` are real runs (a plain message, tool calls,
-slash commands, a sub-task, a question answered by a click, a continue-as-new chain),
-recorded by ``make histories`` (:mod:`tests.support.record_histories`) with their
+slash commands, a sub-task, a question answered by a click, a continue-as-new chain, a
+plan whose steps are the model's and a named agent's, one of them retried), recorded by
+``make histories`` (:mod:`tests.support.record_histories`) with their
 payloads opened. A change to :class:`TaskWorkflow` or :class:`RequestWorkflow` that
 would make a running task non-deterministic after a deploy fails here instead: guard it
 with ``workflow.patched`` (the last two tests show both outcomes) or give the workflow a
@@ -22,7 +23,11 @@ from temporalio.client import WorkflowHistory
 from temporalio.worker import Replayer
 from temporalio.workflow import NondeterminismError
 
-from harness.domain import TaskStatus
+from harness.agent.loop import AgentLoop
+from harness.agent.operations import InProcess
+from harness.domain import PlanStep, TaskStatus
+from harness.hooks import HookManager
+from harness.hooks.contexts import StepStartedContext
 from harness.temporal import TASK_WORKFLOW
 from harness.temporal.codec import ENCODING, data_converter
 from harness.temporal.keys import new_key, parse_keys
@@ -40,6 +45,7 @@ SCENARIOS = {
     "sub_task",
     "help_request",
     "continue_as_new",
+    "plan",
 }
 
 
@@ -65,6 +71,17 @@ def events(file: str) -> set[int]:
     return {event.event_type for event in history(file).events}
 
 
+def activities(file: str) -> set[str]:
+    """The operations whose activities a history scheduled (either form: whole or changes)."""
+    return {
+        re.sub(
+            r"(-changes)?-v\d+$", "", e.activity_task_scheduled_event_attributes.activity_type.name
+        )
+        for e in history(file).events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    }
+
+
 def test_the_fixtures_cover_each_kind_of_run():
     assert {file.split(".")[0] for file in FILES} == SCENARIOS
     assert len([f for f in FILES if f.startswith("continue_as_new.")]) >= 2
@@ -85,6 +102,14 @@ def test_the_fixtures_cover_each_kind_of_run():
         for e in history("tool_call.1.json").events
     }
     assert "tool-invoked-v1" in names
+    assert {
+        "plan-created",
+        "step-started",
+        "step-finished",
+        "agent-invoked",
+        "activity-failed",
+        "activity-retried",
+    } <= activities("plan.1.json")
     started = history("plain_message.1.json").events[0].workflow_execution_started_event_attributes
     assert started.workflow_type.name == RequestWorkflow.__temporal_workflow_definition.name  # type: ignore[attr-defined]
 
@@ -161,3 +186,46 @@ async def test_a_change_that_alters_the_commands_fails_the_replay():
 async def test_the_same_change_behind_a_patch_replays():
     for file in ("plain_message.2.json", "continue_as_new.1.json", "sub_task.1.json"):
         await replayer(PatchedStep).replay_workflow(history(file))
+
+
+LOOP_CHANGE = "loop-change-probe"
+"""A patch id of this test's own: the change below is a probe, not code of the harness."""
+
+
+@workflow.defn(name=TASK_WORKFLOW, sandboxed=False)
+class LoopChanged(TaskWorkflow):
+    """Today's task, run unsandboxed so the test's change to the agent loop reaches it."""
+
+    @workflow.run
+    async def run(self, task: TaskInput) -> TaskOutcome:
+        return await super().run(task)
+
+
+def change_the_plan(monkeypatch, *, guarded: bool) -> None:
+    """The agent loop performs one operation more before each plan (a step started twice);
+    guarded, it asks its port first, as docs/architecture.md's recipe says."""
+    original = AgentLoop._run_plan
+
+    async def changed(self: AgentLoop, goal: str) -> str:
+        if not guarded or self.patched(LOOP_CHANGE):
+            await self.run(StepStartedContext, index=0, step=PlanStep(title=goal))
+        return await original(self, goal)
+
+    monkeypatch.setattr(AgentLoop, "_run_plan", changed)
+
+
+async def test_a_change_to_what_the_loop_performs_fails_the_plan_history(monkeypatch):
+    change_the_plan(monkeypatch, guarded=False)
+    with pytest.raises(NondeterminismError):
+        await replayer(LoopChanged).replay_workflow(history("plan.1.json"))
+
+
+async def test_the_same_change_behind_the_loops_patched_replays(monkeypatch):
+    """``LoopOperations.patched`` is ``workflow.patched``: false for a history without it."""
+    change_the_plan(monkeypatch, guarded=True)
+    await replayer(LoopChanged).replay_workflow(history("plan.1.json"))
+
+
+def test_a_loop_in_process_always_takes_the_patched_path():
+    """A named agent's loop runs inside its activity, which is never replayed."""
+    assert InProcess(HookManager()).patched(LOOP_CHANGE) is True

@@ -20,7 +20,7 @@ from mcp_types import CallToolResult
 from harness.domain import ToolCall
 from harness.hook_server.conformance.jsonrpc_target import read_jsonrpc_reply
 from harness.hook_server.conformance.mcp_target import read_tool_result
-from harness.hooks import HookAbort, HookTransportError, JsonRpcExecutor, McpExecutor, Redactor
+from harness.hooks import HookAbort, HookTransportError, JsonRpcExecutor, McpExecutor
 from harness.hooks.contexts import ToolInvokedContext, context_type
 from harness.hooks.remote import McpConnection
 from harness.hooks.remote.jsonrpc import RemoteError, read_reply
@@ -97,15 +97,13 @@ def check(entry: dict[str, Any], verdict: str, said: str) -> None:
 @pytest.mark.parametrize("entry", JSONRPC_REPLIES, ids=ids(JSONRPC_REPLIES))
 def test_the_harness_reads_each_jsonrpc_reply_as_the_corpus_says(entry):
     body = json.dumps(entry["reply"])
-    verdict, said = verdict_of(
-        lambda: read_reply(body, context_type(POINT), request_id=1, redactor=Redactor())
-    )
+    verdict, said = verdict_of(lambda: read_reply(body, context_type(POINT), request_id=1))
     check(entry, verdict, said)
 
 
 @pytest.mark.parametrize("entry", MCP_REPLIES, ids=ids(MCP_REPLIES))
 def test_the_harness_reads_each_hook_reply_as_the_corpus_says(entry):
-    verdict, said = verdict_of(lambda: decode_reply(POINT, entry["reply"], Redactor()))
+    verdict, said = verdict_of(lambda: decode_reply(POINT, entry["reply"]))
     check(entry, verdict, said)
 
 
