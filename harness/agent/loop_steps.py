@@ -155,12 +155,8 @@ class LoopSteps:
     def take_steering(self) -> None:
         """Add what people said meanwhile to the transcript (a safe boundary: no call open)."""
         for message in self.waiter.steering():
-            who = f"{message.name} " if message.name else ""
-            self.state.transcript.append(
-                message.model_copy(
-                    update={"content": f"(while you were working, {who}added) {message.content}"}
-                )
-            )
+            said = replies.added_meanwhile(message.name or "", message.content)
+            self.state.transcript.append(message.model_copy(update={"content": said}))
 
     async def call_tool(self, call: ToolCall) -> ToolResult:
         """One tool call: ``ask_human``, or ``tool.invoked``, asking a person when a pre asks.
@@ -247,8 +243,8 @@ class LoopSteps:
         )
         decision = await self.decide(request)
         if decision.timed_out:
-            return f"nobody answered within {request.timeout_seconds:g} s"
-        return f"{decision.decided_by} answered: {decision.choice}"
+            return replies.nobody_answered(request.timeout_seconds)
+        return replies.answered(decision.decided_by, decision.choice)
 
     async def decide(self, request: HelpRequest) -> HelpDecision:
         """``help.requested``, then wait until ``help.decided`` accepts an answer."""

@@ -47,6 +47,10 @@ SUBTASK_STOP_PATCH: Final = "subtask-stop-v1"
 """``workflow.patched`` id of a parent stopping one sub-task's turn on ``/task stop sub-N``
 (issue 26): the :data:`STOP_TURN_SIGNAL` it sends is a command an older history lacks."""
 
+SUBTASK_ONE_END_PATCH: Final = "subtask-one-end-v1"
+"""``workflow.patched`` id of a sub-task cut off mid-turn by its parent's end posting one end
+line (its turn's summary, saying so) instead of that and another (issue 26)."""
+
 SUBTASK_SIGNAL: Final = "subtask"
 """Signal a sub-task sends its parent: a :class:`~harness.temporal.models.SubtaskReport`."""
 

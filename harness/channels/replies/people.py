@@ -91,13 +91,15 @@ def help_for(role: Role, lines: list[str]) -> str:
 
 def help_without_task(lines: list[str], *, ended: bool = False) -> str:
     """The help where no task runs (``ended``: the channel's task has ended): how to start
-    one, and what its owner can then do (``lines``)."""
+    one, and what its owner can then do (``lines``); where a task has ended, not that a
+    mention talks to it (a mention there starts a new one, issue 26)."""
     first = (
         "this channel's task has ended: mention me with what you need to start a new one"
         if ended
         else "there is no task here yet: mention me with what you need to start one"
     )
-    return "\n".join([f"{first}; you will own it and can use:", *lines, TALK])
+    shown = [f"{first}; you will own it and can use:", *lines]
+    return "\n".join(shown if ended else [*shown, TALK])  # ended: a mention starts a new one
 
 
 def direct_message(lines: list[str], help_typed: str) -> str:

@@ -18,10 +18,13 @@ __all__ = [
     "NEEDS_INPUT",
     "QUESTION_CLOSED",
     "QUESTION_STOPPED",
+    "QUESTION_TASK_ENDED",
     "QUESTION_TIMED_OUT",
+    "answered",
     "budget_owner_only",
     "cannot_answer",
     "late_click",
+    "nobody_answered",
     "question_answered",
     "question_timed_out",
 ]
@@ -39,6 +42,9 @@ QUESTION_TIMED_OUT: Final = "timed out: nobody answered in time"
 QUESTION_STOPPED: Final = "closed by a stop: nobody answered before the turn was stopped"
 """The note of a question left open when its turn was stopped."""
 
+QUESTION_TASK_ENDED: Final = "closed: the task ended before anyone answered"
+"""The note of a question left open when its task (a sub-task's: the parent) ended."""
+
 NAMED_AGENT_ASKS: Final = "a named agent cannot ask people for help"
 """Why a named agent's loop (``agent.invoked``) gets no person's answer."""
 
@@ -53,6 +59,17 @@ def question_answered(user: str, choice: str) -> str:
     line = " ".join(choice.split())
     line = line if len(line) <= ANSWER_CHARS else line[: ANSWER_CHARS - 1] + "…"
     return f"answered by <@{user}>: {neutral(line)}"
+
+
+def answered(user: str, choice: str) -> str:
+    """What the model reads of an answer to its question (``<@U1>``: Slack shows the name
+    when it is echoed in the thread; the model knows the mention form)."""
+    return f"<@{user}> answered: {choice}"
+
+
+def nobody_answered(seconds: float) -> str:
+    """What the model reads of a question nobody answered in time."""
+    return f"nobody answered within {seconds:g} s"
 
 
 def late_click(note: str) -> str:

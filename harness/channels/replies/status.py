@@ -151,7 +151,7 @@ def render(snapshot: TaskSnapshot, *, now: float = 0.0, budget: str = "", link: 
     if snapshot.subtasks:
         lines.append(f"sub-tasks (`{ONE_SUBTASK}` shows one):")
         lines += [
-            f"• {_subtask(s.task_id)}{neutral(s.title)} — {_state(s, 80)} (`{s.task_id}`)"
+            f"• {_subtask(s.task_id)}{neutral(s.title)} — {_state(s, 80)}"
             for s in snapshot.subtasks
         ]
     else:

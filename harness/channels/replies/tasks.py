@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from harness.domain import MidTurn
+from harness.domain import MidTurn, TaskStatus
 
 __all__ = [
     "EMPTY_MESSAGE",
@@ -19,7 +19,9 @@ __all__ = [
     "NO_TRANSCRIPTS",
     "OTHER_TASK",
     "TASK_FINISHED",
+    "added_meanwhile",
     "already_ended",
+    "ended_first",
     "mid_turn",
     "no_such_agent",
     "not_final",
@@ -28,6 +30,7 @@ __all__ = [
     "task_ended",
     "turns_used_up",
     "unrouted",
+    "waiting_on",
 ]
 
 
@@ -64,9 +67,39 @@ def task_ended(done: str, *, subtask: bool, task_id: str = "") -> str:
     if task_id:
         done = done.removeprefix(f"{task_id} ")
         done = re.sub(rf"{re.escape(task_id)}/sub-([\w-]+)", r"sub-task \1", done)
-    if subtask:
-        return f"This sub-task has ended: {done}."
-    return f"This task has ended: {done}. Mention me to start a new one here."
+    ended = f"This {'sub-task' if subtask else 'task'} {_how_ended(done)}."
+    return ended if subtask else f"{ended} Mention me to start a new one here."
+
+
+_ENDED: Final = {"succeeded": "is done", "failed": "has failed", "cancelled": "was cancelled"}
+
+
+def _how_ended(done: str) -> str:
+    """``has ended: finished by <@U1>`` from the default ``succeeded: finished by <@U1>``:
+    the status said once, in words (issue 26: not ``ended: succeeded: …``)."""
+    status, colon, said = done.partition(": ")
+    if status not in _ENDED:
+        return f"has ended: {done}" if done else "has ended"
+    if not colon or (status != TaskStatus.SUCCEEDED and not said.startswith(status)):
+        return _ENDED[status] + (f": {said}" if colon else "")
+    return f"has ended: {said}"
+
+
+def ended_first(reason: str, after: str) -> str:
+    """The first line of a turn cut off because ``reason`` came first (a sub-task's parent
+    ended): how the sub-task ended, in its one end line (issue 26)."""
+    return f"cancelled after {after}: {reason} first."
+
+
+def waiting_on(question: str) -> str:
+    """What a turn waiting on a person was doing, as a stop's summary says it."""
+    return f"waiting for an answer: {question}"
+
+
+def added_meanwhile(user: str, text: str) -> str:
+    """What the model reads of a message that arrived while it worked (``steer``)."""
+    who = f"<@{user}> " if user else ""
+    return f"(while you were working, {who}added) {text}"
 
 
 def turns_used_up(turns: int) -> str:

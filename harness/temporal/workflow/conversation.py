@@ -82,6 +82,9 @@ class Conversation:
         """A sub-task's: its turn is its last, so a stop's summary does not say it waits."""
         self.ended: tuple[TurnState, str] | None = None
         """How the last turn ended and what it posted (``None``: no turn yet)."""
+        self.said_its_end = False
+        """The last turn was cut off by the task's end and its summary said so (a sub-task's
+        end line need not say it again)."""
 
     def receive(self, message: ChannelMessage) -> MidTurn | None:
         """Take ``message`` (the ``message`` update stored it); what happened to it.
@@ -287,6 +290,7 @@ class Conversation:
                 turn.end(state)
             self.ended = (state, reply or replies.NO_ANSWER)
             await self.post(self._in_thread(message, self.ended[1]))
+            self.said_its_end = turn is not None and turn.closing and state == "stopped"
         finally:
             self._replying = False
             self._end_turn()

@@ -18,6 +18,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.domain import ChannelMessage, TaskRef, TaskStatus
     from harness.domain.task import FINAL_STATUSES
     from harness.hooks.contexts import TaskCompleteContext, TaskStateChangedContext
+    from harness.temporal import SUBTASK_ONE_END_PATCH
     from harness.temporal.models import TaskOutcome, transcript_key
     from harness.temporal.workflow.conversation import Conversation
     from harness.temporal.workflow.retries import OperationRunner
@@ -54,9 +55,11 @@ class TaskEndings:
         except ApplicationError as error:
             await self._report_failure(error)
             raise
-        if self._alive:
-            # A sub-task's last line says how it ended, not how to start a task (issue 26).
-            child = bool(self._ref.parent_id) and self._linked
+        # A sub-task's last line says how it ended, not how to start a task; a turn its
+        # parent's end cut off said that already, in its one end line (issue 26).
+        child = bool(self._ref.parent_id) and self._linked
+        said = child and self._conversation.said_its_end and workflow.patched(SUBTASK_ONE_END_PATCH)
+        if self._alive and not said:
             text = (
                 replies.subtask_ended(self._title, self._status, by_itself=own)
                 if child

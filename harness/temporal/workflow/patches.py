@@ -23,6 +23,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.temporal import (
         ALIVE_PATCH,
         SUBTASK_ENDS_PATCH,
+        SUBTASK_ONE_END_PATCH,
         SUBTASK_STOP_PATCH,
         SUBTASKS_PATCH,
     )
@@ -56,6 +57,7 @@ PATCHES: Final = (
     TRANSCRIPT_LOG_PATCH,
     LEAN_RESULTS,
     TURN_THREAD_PATCH,
+    SUBTASK_ONE_END_PATCH,
 )
 """Every id but :data:`LOCAL_STEPS`, in the order a run with local steps records them."""
 

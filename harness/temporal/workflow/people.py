@@ -124,7 +124,10 @@ class People:
         self._answers.pop(request.request_id, None)
         self._asked.pop(request.request_id, None)
         self.open = None
-        await self._close(request.request_id, replies.QUESTION_STOPPED)
+        ended = self._host.finishing  # the task's end closed it, not a person's stop
+        await self._close(
+            request.request_id, replies.QUESTION_TASK_ENDED if ended else replies.QUESTION_STOPPED
+        )
         if self._host.status == TaskStatus.WAITING and not self._host.finishing:
             await self._host.transition(TaskStatus.RUNNING, replies.QUESTION_STOPPED)
 

@@ -80,9 +80,10 @@ class Children:
 
     def summaries(self) -> tuple[SubtaskSummary, ...]:
         """Every sub-task with its last known status (a running one as it last reported: its
-        turn, questions and usage), in spawn order."""
+        turn, questions and usage; ``waiting`` while its turn waits on a person), in spawn
+        order."""
         return tuple(
-            s.model_copy(update={"turn": r.turn, "pending": r.pending, "usage": r.usage})
+            _as_reported(s, r)
             if (r := self._reports.get(s.task_id)) is not None and s.status not in FINAL_STATUSES
             else s
             for s in self._children.values()
@@ -269,10 +270,25 @@ class Children:
         self._children[summary.task_id] = summary.model_copy(update=ended)
 
 
+def _as_reported(summary: SubtaskSummary, report: SubtaskReport) -> SubtaskSummary:
+    """A running sub-task as its last report says it is (issue 26: one waiting on a person
+    is ``waiting``, as its own status and the progress message say, not ``running``)."""
+    waiting = report.turn is not None and report.turn.state == "waiting"
+    status = TaskStatus.WAITING if waiting else summary.status
+    return summary.model_copy(
+        update={
+            "turn": report.turn,
+            "pending": report.pending,
+            "usage": report.usage,
+            "status": status,
+        }
+    )
+
+
 def with_cancelled(summary: str, cancelled: tuple[str, ...]) -> str:
     """The summary, naming the sub-tasks the end of their parent cancelled (as the thread
     calls them, never by id: it is posted)."""
     if not cancelled:
         return summary
     note = replies.cancelled_subtasks(tuple(replies.subtask_label(t) or t for t in cancelled))
-    return f"{summary} ({note})" if summary else note
+    return f"{summary}; {note}" if summary else note

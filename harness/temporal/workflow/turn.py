@@ -13,6 +13,7 @@ from __future__ import annotations
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from harness.channels import replies
     from harness.channels.progress import progress_message
     from harness.channels.progress_state import advanced
     from harness.domain import (
@@ -100,7 +101,9 @@ class Turn:
         progress = self.progress
         who = f" by <@{self.stopped_by}>" if self.stopped_by else ""
         why = f" ({self.stop_reason})" if self.stop_reason else ""
-        lines = [f"stopped{who}{why} after {duration(now - progress.started_at)}."]
+        after = duration(now - progress.started_at)
+        first = f"stopped{who}{why} after {after}."
+        lines = [replies.ended_first(self.stop_reason, after) if self.closing else first]
         done = [s.title for s in progress.steps if s.state == "done"]
         left = [s.title for s in progress.steps if s.state in ("pending", "running", "skipped")]
         if done:
@@ -108,7 +111,10 @@ class Turn:
         if left:
             lines.append("not done: " + "; ".join(left))
         if progress.doing and progress.doing != "starting":
-            lines.append(f"last: {progress.doing}")
+            doing = progress.doing
+            lines.append(
+                f"last: {replies.waiting_on(doing) if progress.state == 'waiting' else doing}"
+            )
         calls = (
             f"{_count(progress.model_calls, 'model call')}, "
             f"{_count(progress.tool_calls, 'tool call')}"

@@ -126,7 +126,7 @@ async def test_finishing_a_parent_cancels_children_still_running_after_the_grace
     outcome = await asyncio.wait_for(harness.outcome(ref.task_id), 20)
     assert outcome.status == TaskStatus.SUCCEEDED
     assert outcome.summary == (
-        f"{ref.task_id} succeeded: done (cancelled 1 running sub-task (sub-task 1))"
+        f"{ref.task_id} succeeded: done; cancelled 1 running sub-task (sub-task 1)"
     )
     assert (await harness.outcome(child)).status == TaskStatus.CANCELLED
     [child_complete] = mine(recorder, "task.complete.post", child)

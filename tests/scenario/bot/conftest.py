@@ -28,8 +28,7 @@ from harness.hooks import HookManager
 from harness.temporal.activity.hooked import HarnessActivities
 from harness.temporal.worker import build_manager, build_worker, retry_limits
 from tests.integration.temporal import conftest as temporal
-
-from .thread_scan import ThreadScan
+from tests.support.thread_scan import ThreadScan
 
 # The real-Temporal fixtures of the integration tier, shared rather than copied.
 temporal_db = temporal.temporal_db
@@ -118,8 +117,11 @@ class Slack:
         }
 
     async def post(self, body: str | bytes, headers: dict) -> tuple[int, str]:
+        """POST to the bot; what it answers itself (a slash command's reply) is scanned too."""
         async with self.session.post(self.url, data=body, headers=headers) as response:
-            return response.status, await response.text()
+            text = await response.text()
+        SCAN.answered(_request_name(body), text)
+        return response.status, text
 
     def slash_body(self, command: str, text: str, *, user: str, channel: str, key: str) -> str:
         fields = dict(parse_qsl((FIXTURES / "slash_command.txt").read_text().strip()))
@@ -164,6 +166,15 @@ class Slack:
     async def responses(self, key: str) -> list[dict]:
         async with self.session.get(f"{self.base}/_local/response/{key}") as response:
             return await response.json()
+
+
+def _request_name(body: str | bytes) -> str:
+    """``/task status`` for a slash command's body; what kind of request it is otherwise."""
+    raw = body.decode(errors="replace") if isinstance(body, bytes) else body
+    fields = dict(parse_qsl(raw)) if not raw.lstrip().startswith("{") else {}
+    if "command" in fields:
+        return f"{fields['command']} {fields.get('text', '')}".strip()
+    return "an interaction" if "payload" in fields else "an event"
 
 
 @pytest.fixture

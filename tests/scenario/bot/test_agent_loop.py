@@ -288,7 +288,7 @@ async def test_every_operation_fires_through_the_bot_with_vendors_help_and_a_res
     await click(slack, OWNER, chan_b, root_b, request_id, "staging")
     await until(lambda: len(posts(slack, chan_b)) > before, what="resumed")
     assert posts(slack, chan_b)[-1]["text"] == (
-        "Tool results:\n- ask_human: U0OWNER answered: staging"
+        "Tool results:\n- ask_human: <@U0OWNER> answered: staging"
     )
     await harness.finish(harness.task_id(TEAM, chan_b), children_grace_seconds=0)
     await until(lambda: recorder.seen("task.complete.post"), what="task.complete")

@@ -22,7 +22,7 @@ from .test_say import say
 
 OWNER, STRANGER = "U0OWNER", "U0STRANGER"
 ASK = 'call ask_human {"question": "which environment?", "options": ["staging", "prod"]}'
-ANSWERED = "Tool results:\n- ask_human: U0OWNER answered: staging"
+ANSWERED = "Tool results:\n- ask_human: <@U0OWNER> answered: staging"
 
 
 @pytest.fixture

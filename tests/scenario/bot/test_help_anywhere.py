@@ -105,6 +105,9 @@ async def test_help_in_a_channel_whose_task_has_ended_says_how_to_start_a_new_on
     assert expected.startswith("this channel's task has ended: mention me")
     for text in ("help", ""):
         assert await slack.slash("/task", text, user=OWNER, channel=channel) == (200, expected)
+    # A mention here starts a new task: the help does not say one talks to the ended task.
+    assert "talk to the task" not in expected and expected.splitlines()[-1].startswith("• `/")
+    assert "talk to the task" in render_without_task(COMMANDS.values())
     # The rest say the task has ended and how to start anew; no id, no "did not take".
     _, reply = await slack.slash("/task", "status", user=OWNER, channel=channel)
     assert reply == (

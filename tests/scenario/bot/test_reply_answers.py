@@ -115,7 +115,7 @@ async def test_a_deciders_reply_answers_a_question_without_options_and_a_watcher
 
     await reply(slack, OWNER, "blue", "1700000703.1")
     answer = (await until(lambda: posts(slack)[asked:], "the answer"))[-1]
-    assert answer["text"] == "Offline model (offline) read: U0OWNER answered: blue"
+    assert answer["text"] == "Offline model (offline) read: <@U0OWNER> answered: blue"
     decided = [c.result for c in recorder.seen("help.decided.post")]
     assert [(d.decided_by, d.choice) for d in decided] == [(OWNER, "blue")]
     assert (await harness.snapshot(task_id)).status == TaskStatus.RUNNING

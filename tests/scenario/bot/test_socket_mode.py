@@ -200,7 +200,7 @@ async def test_a_button_click_over_the_socket_answers_the_tasks_question(bot, se
     click["channel"]["id"] = click["container"]["channel_id"] = channel
     assert await server.ack(await server.push("interactive", click)) is None
     answer = await until(lambda: [p for p in posts(server, channel) if "answered" in p["text"]])
-    assert answer[0]["text"] == "Tool results:\n- ask_human: U0OWNER answered: staging"
+    assert answer[0]["text"] == "Tool results:\n- ask_human: <@U0OWNER> answered: staging"
 
 
 async def test_slacks_disconnect_makes_the_bot_reconnect_and_keep_working(

@@ -22,7 +22,7 @@ from .threads import until
 
 OWNER = "U0OWNER"
 ASK = 'call ask_human {"question": "which region?", "options": ["eu", "us"]}'
-ANSWERED = "Tool results:\n- ask_human: U0OWNER answered: us"
+ANSWERED = "Tool results:\n- ask_human: <@U0OWNER> answered: us"
 
 
 def asked(calls: list, channel: str) -> bool:

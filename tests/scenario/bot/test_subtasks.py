@@ -104,7 +104,7 @@ async def test_a_sub_tasks_question_and_approval_are_listed_and_answered_by_clic
     assert asked.startswith("sub-task 1: ")
     # Its usage is the parent's while it runs (it waits on the question, not ended).
     parent = await snapshot(slack, thread)
-    assert parent.subtasks[0].status == "running"
+    assert parent.subtasks[0].status == "waiting"  # on a person: not "running" (issue 26)
     assert parent.budget.tokens > alone.tokens
 
     said = await thread.slash(f"/sub-task {WRITE}")
@@ -124,7 +124,7 @@ async def test_a_sub_tasks_question_and_approval_are_listed_and_answered_by_clic
     await thread.click(WATCHER, "deploy now?", "yes")  # judged by the sub-task: refused
     await thread.until_posted("refused: ", user=WATCHER)
     await thread.click(OWNER, "deploy now?", "yes")
-    answer = await thread.until_posted("ask_human: U0OWNER answered: yes")
+    answer = await thread.until_posted("ask_human: <@U0OWNER> answered: yes")
     assert answer.startswith("sub-task 1: ")
     await thread.click(OWNER, "wants to call write_artefact", APPROVE)
     written = await thread.until_posted("- write_artefact:")
@@ -138,57 +138,68 @@ async def test_a_sub_tasks_question_and_approval_are_listed_and_answered_by_clic
     clean(thread)
 
 
-async def test_a_reply_answers_a_sub_task_and_finish_ends_a_waiting_one_cleanly(slack, harness):
+async def test_a_reply_answers_a_sub_tasks_question(slack, harness):
     thread = await started(slack, harness)
     await thread.slash(f"/sub-task {ask('which region?')}")
     await thread.until_posted("which region?")
-
-    async def reply_to_child() -> bool:
-        return any(q.subtask for q in (await snapshot(slack, thread)).pending)
-
-    await until_async(reply_to_child, what="the sub-task's question in the parent")
+    await until_async(lambda: child_asks(slack, thread), what="the sub-task's question")
     await thread.say("eu-west")
     answer = await thread.until_posted("answered: eu-west")
-    assert answer.startswith("sub-task 1: ")
+    assert answer == "sub-task 1: Tool results:\n- ask_human: <@U0OWNER> answered: eu-west"
     assert not any(p.startswith("Offline model") and "eu-west" in p for p in thread.posts())
+    clean(thread)
 
-    await thread.slash(f"/sub-task {ask('still there?', 'yes', 'no')}")
-    await thread.until_posted("still there?")
-    await until_async(reply_to_child, what="the second question in the parent")
+
+async def child_asks(slack, thread: Thread) -> bool:
+    return any(q.subtask for q in (await snapshot(slack, thread)).pending)
+
+
+@pytest.mark.parametrize(
+    ("request_", "shown"),
+    [(ask("still there?", "yes", "no"), "still there?"), (WRITE, "wants to call write_artefact")],
+    ids=["question", "approval"],
+)
+async def test_finish_ends_a_sub_task_waiting_on_a_person_in_one_line(
+    slack, harness, request_, shown
+):
+    thread = await started(slack, harness)
+    await thread.slash(f"/sub-task {request_}")
+    asked_text = await thread.until_posted(shown)
+    await until_async(lambda: child_asks(slack, thread), what="the sub-task's question")
+    # Waiting on a person, it is said to wait (not run), and by label only (no id).
+    [line] = [x for x in (await thread.slash("/task status")).splitlines() if "sub-task 1:" in x]
+    assert line.startswith("• sub-task 1: call ") and line.endswith(" — waiting"), line
+    assert (await snapshot(slack, thread)).subtasks[0].status == "waiting"
+
     said = await thread.slash("/task finish")
     assert "finished this task" in said
-    end = await until(
-        lambda: next(
-            (p for p in thread.posts() if p.startswith("sub-task 2: “") and "cancelled" in p), ""
-        ),
-        what="the sub-task's end line",
+    end = await thread.until_posted("This task has ended")
+    assert end == (
+        "This task has ended: finished by <@U0OWNER>; cancelled 1 running sub-task "
+        "(sub-task 1). Mention me to start a new one here."
     )
-    assert end.startswith("sub-task 2: “call ask_human")
-    assert end.endswith("” was cancelled: the task it belongs to ended first.")
-    await thread.until_posted("This task has ended")
-    mine = [p for p in thread.posts() if p.startswith("sub-task")]
-    assert not any("mention me" in p.lower() for p in mine)
-    assert any(p.startswith("sub-task 2: stopped (the task it belongs to ended)") for p in mine)
+    # One end line for the sub-task, posted before its parent's: how it ended, and what it did.
+    mine = [p for p in thread.posts() if p.startswith("sub-task 1: ") and p != asked_text]
+    assert len(mine) == 1, mine
+    first, *rest = mine[0].splitlines()
+    assert re.fullmatch(
+        r"sub-task 1: cancelled after \d+ s: the task it belongs to ended first\.", first
+    ), first
+    assert rest[0].startswith("last: waiting for an answer: "), rest
+    assert rest[-1] == "1 model call, 0 tool calls."
+    assert not any("mention me" in p.lower() or "stopped" in p for p in mine)
+    assert not any("- write_artefact:" in p for p in thread.posts())  # never approved: not run
 
-    # The sub-task's progress message ends final: no live Stop button on its last rendering.
-    calls = slack.bot.standin.calls
-    [ts] = {
-        m["ts"]
-        for m in slack.bot.standin.messages
-        if m.get("channel") == thread.channel and is_progress(m) and "sub-task 2" in m["text"]
-    }
-    last = await until(
-        lambda: [
-            a
-            for m, a in calls
-            if m == "chat.update" and a.get("ts") == ts and a["text"].startswith(":octagonal_sign:")
-        ],
-        what="the sub-task's progress message stopped",
-    )
-    renderings = [a for m, a in calls if m == "chat.update" and a.get("ts") == ts]
-    assert renderings[-1] == last[-1]
-    assert not any(b.get("action_id") == STOP_ACTION for b in buttons(last[-1]))
-    [child] = [s for s in (await snapshot(slack, thread)).subtasks if "still" in s.title]
+    # Its question's message is edited to say the task's end closed it; no button is left.
+    posts = await thread.raw_posts()
+    [asked] = [p for p in posts if p.get("text", "").startswith(asked_text)]
+    assert asked["text"].endswith(" (closed: the task ended before anyone answered)"), asked
+    assert buttons(asked) == []
+    # Its progress message ends final: no live Stop button.
+    [progress] = [p for p in posts if is_progress(p) and "sub-task 1" in p["text"]]
+    assert progress["text"].startswith(":octagonal_sign:"), progress["text"]
+    assert not any(b.get("action_id") == STOP_ACTION for b in buttons(progress))
+    [child] = (await snapshot(slack, thread)).subtasks
     assert child.status == "cancelled"
     clean(thread)
 

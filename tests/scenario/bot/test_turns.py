@@ -83,7 +83,7 @@ async def test_steer_injects_a_burst_at_the_next_boundary_and_acknowledges_each(
     hold.release.set()
     reply = await thread.until_posted("Offline model (offline) read:")
     # The three messages reached the model in one turn, in order, before its next call.
-    assert "(while you were working, U0OWNER added) and plums" in reply
+    assert "(while you were working, <@U0OWNER> added) and plums" in reply
     transcript = await harness.transcript(thread.task_id)
     assert [m.text for m in transcript][-3:] == ["also mention apples", "and pears", "and plums"]
     await asyncio.sleep(0.5)

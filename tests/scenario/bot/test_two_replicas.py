@@ -232,7 +232,7 @@ async def test_a_click_delivered_to_both_replicas_is_taken_once(
     assert [status for status, _ in answers] == [200, 200]
 
     async def answered() -> bool:
-        return any("U0OWNER answered: staging" in p["text"] for p in posts(slack_api, channel))
+        return any("<@U0OWNER> answered: staging" in p["text"] for p in posts(slack_api, channel))
 
     await until(answered, "the answer")
     await settled(slack_api, channel)

@@ -71,7 +71,7 @@ async def test_a_click_answers_the_tasks_question_and_only_its_people_may(harnes
     answered = await harness_slack.wait_for_post(
         lambda p: p.get("text", "").startswith("Tool results")
     )
-    assert answered["text"] == "Tool results:\n- ask_human: U0KIT answered: staging"
+    assert answered["text"] == "Tool results:\n- ask_human: <@U0KIT> answered: staging"
     closed = await harness_slack.wait_for_post(lambda p: p.get("ts") == question.ts)
     assert closed["text"] == "which environment? (answered by <@U0KIT>: staging)"
 

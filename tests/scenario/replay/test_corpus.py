@@ -21,6 +21,7 @@ from bot.replay.runner import Replay, Target
 from bot.replay.view import views
 from bot.testing.stack import Stack, running_stack
 from tests.support.slack_corpus import CORPUS, FILES
+from tests.support.thread_scan import recorded_leaks
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +44,13 @@ def test_each_corpus_file_replays_as_recorded(stack: Stack, path: Path) -> None:
     verdicts = compare(recording.requests, views(recording), views(replay.observed()))
     out = io.StringIO()
     assert report(verdicts, out), out.getvalue()
+
+
+@pytest.mark.parametrize("path", _every(), ids=lambda p: p.stem)
+def test_what_the_corpus_shows_holds_no_internals(path: Path) -> None:
+    """What each file's bot and worker showed (answers, posts, response-URL replies), which
+    every replay must show again, names no id, class, hook point or socket (issue 26)."""
+    assert recorded_leaks(load(path)) == []
 
 
 def test_the_corpus_holds_every_kind_of_request_the_bot_handles() -> None:

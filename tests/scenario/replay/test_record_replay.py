@@ -20,6 +20,7 @@ import pytest
 
 from bot.recording import load
 from bot.testing.stack import running_stack
+from tests.support.thread_scan import answer_texts, recorded_leaks
 
 OWNER, CHANNEL = "U0OWNER1", "C0REPLAY1"
 ECHO = 'call echo {"text": "hello from the thread"}'
@@ -115,6 +116,17 @@ def test_the_session_replays_against_a_fresh_stack_exchange_by_exchange(recorded
     assert "replay: 7 exchanges, 7 the same, 0 different" in done.stdout, done.stdout
     for request in requests:
         assert f"same  exchange {request.id} " in done.stdout
+
+
+def test_what_the_recorded_session_showed_holds_no_internals(recorded: Path):
+    """Its slash replies, posts and click answers, as the recording holds them (issue 26)."""
+    recording = load(recorded)
+    status = recording.requests[6]
+    texts = answer_texts(status.response.body) + [
+        str(e.payload.get("text")) for e in recording.effects[status.id] if hasattr(e, "payload")
+    ]
+    assert any("effort: `high`" in t for t in texts), texts  # the status reply is read
+    assert recorded_leaks(recording) == []
 
 
 def test_a_hooks_file_that_vetoes_the_tool_call_fails_naming_the_exchange(

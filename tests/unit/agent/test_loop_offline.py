@@ -87,7 +87,7 @@ async def test_ask_triage_waits_for_a_decider_and_refuses_a_watcher(manager, peo
         ("U_WATCHER", "U_WATCHER is a watcher; only the owner or a collaborator can answer")
     ]
     assert people.accepted_by == ["U_OWNER"]  # the refused answer did not end the wait
-    assert Message(role="user", content="U_OWNER answered: staging") in loop.state.transcript
+    assert Message(role="user", content="<@U_OWNER> answered: staging") in loop.state.transcript
 
 
 async def test_the_model_can_ask_through_ask_human(manager, people, tools):
@@ -102,7 +102,7 @@ async def test_the_model_can_ask_through_ask_human(manager, people, tools):
         "Which colour?",
         ("red", "blue"),
     )
-    assert reply == "Tool results:\n- ask_human: U_OWNER answered: blue"
+    assert reply == "Tool results:\n- ask_human: <@U_OWNER> answered: blue"
 
 
 async def test_a_tool_needing_approval_runs_only_when_approved(manager, people, tools, store):

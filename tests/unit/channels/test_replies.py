@@ -9,9 +9,9 @@ TASK = "task/T1/C1"
 
 
 def test_a_tasks_end_names_neither_its_id_nor_its_sub_tasks():
-    done = f"{TASK} succeeded: done (cancelled 1 running sub-task(s): {TASK}/sub-2)"
+    done = f"{TASK} succeeded: done; cancelled 1 running sub-task(s): {TASK}/sub-2"
     assert replies.task_ended(done, subtask=False, task_id=TASK) == (
-        "This task has ended: succeeded: done (cancelled 1 running sub-task(s): sub-task 2). "
+        "This task has ended: done; cancelled 1 running sub-task(s): sub-task 2. "
         "Mention me to start a new one here."
     )
     ended = replies.task_ended("all good", subtask=False, task_id=TASK)
@@ -19,6 +19,21 @@ def test_a_tasks_end_names_neither_its_id_nor_its_sub_tasks():
     assert replies.task_ended(f"{TASK}/sub-1 done", subtask=True, task_id=f"{TASK}/sub-1") == (
         "This sub-task has ended: done."
     )
+
+
+def test_a_tasks_end_says_its_status_once_in_words():
+    def said(done: str) -> str:
+        text = replies.task_ended(f"{TASK} {done}", subtask=False, task_id=TASK)
+        return text.removesuffix(" Mention me to start a new one here.")
+
+    assert said("succeeded: all done") == "This task has ended: all done."
+    assert said("succeeded: finished by <@U1>") == "This task has ended: finished by <@U1>."
+    assert said("succeeded") == "This task is done."
+    assert said("cancelled") == "This task was cancelled."
+    assert said("cancelled: cancelled by <@U1>") == "This task has ended: cancelled by <@U1>."
+    assert said("cancelled: wrong channel") == "This task was cancelled: wrong channel."
+    assert said("failed: the model gave up") == "This task has failed: the model gave up."
+    assert said("archived by a hook") == "This task has ended: archived by a hook."
 
 
 def test_a_hook_service_retried_is_said_as_such_and_a_model_as_before():

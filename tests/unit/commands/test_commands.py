@@ -94,7 +94,7 @@ async def test_status_renders_snapshot(manager, ctx):
         "mid-turn: `steer` · approvals: the worker's default",
         "budget: tokens 0 (no limit) · tool calls 0 (no limit)",
         "sub-tasks (`/task status sub-N` shows one):",
-        "• sub-task 1: read logs — running (`slack-T1-C1/sub-1`)",
+        "• sub-task 1: read logs — running",
     ]
 
 
