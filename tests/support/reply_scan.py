@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOM = "harness.channels.replies"
+ROOM = "harness.replies"
 PACKAGES = ("harness", "commands", "bot")
 SINK_KEYWORDS = frozenset({"reply", "text", "question", "options"})
 SINK_CALLS = frozenset(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from harness.channels import replies
+    from harness import replies
     from harness.channels.progress import progress_message
     from harness.channels.progress_state import advanced
     from harness.domain import (

@@ -1,6 +1,6 @@
 """One reply rule (issue 25): every sentence a person reads in Slack is worded in one room.
 
-The room is the package ``harness/channels/replies/``. Two scans of every other module of
+The room is the package ``harness/replies/``. Two scans of every other module of
 ``harness/``, ``commands/`` and ``bot/`` keep it so:
 
 - the *sink* scan (:mod:`tests.support.reply_scan`) fails on any sentence built outside the
@@ -24,7 +24,7 @@ from pathlib import Path
 from tests.support.reply_scan import scan, sentence
 
 ROOT = Path(__file__).resolve().parents[3]
-ROOM = Path("harness/channels/replies")
+ROOM = Path("harness/replies")
 PACKAGES = ("harness", "commands", "bot")
 
 TOOLING: dict[str, str] = {
@@ -115,12 +115,12 @@ def stray_sentences(paths: list[Path]) -> list[str]:
 
 def test_no_module_but_the_room_builds_a_sentence_that_reaches_slack():
     stray = stray_sentences(modules())
-    assert stray == [], "word these in harness/channels/replies/:\n" + "\n".join(stray)
+    assert stray == [], "word these in harness/replies/:\n" + "\n".join(stray)
 
 
 PLANTED = '''"""refused: a docstring is no reply."""
 import logging
-from harness.channels import replies
+from harness import replies
 from harness.domain import ChannelMessage, CommandResult
 from harness.hooks import HookAbort
 from commands.spec import UsageError
@@ -245,7 +245,7 @@ def _logged(tree: ast.AST) -> set[int]:
 
 def test_no_module_but_the_room_words_a_refusal_or_a_failure():
     stray = [hit for path in modules() for hit in shaped_literals(path)]
-    assert stray == [], "word these in harness/channels/replies/:\n" + "\n".join(stray)
+    assert stray == [], "word these in harness/replies/:\n" + "\n".join(stray)
 
 
 def test_the_shape_scan_finds_what_it_looks_for():
@@ -293,7 +293,7 @@ def test_no_sentence_of_the_room_names_an_operation_or_a_hook_point():
 
 
 def test_the_reply_module_has_the_sentences():
-    from harness.channels import replies
+    from harness import replies
     from harness.domain.outcome import Failed, Refused
 
     down = Failed(operation="tool.invoked", attempt=4, error_type="HookTransportError")
@@ -313,7 +313,7 @@ def test_the_reply_module_has_the_sentences():
 
 def test_the_room_keeps_each_module_small_and_its_names_in_one_place():
     """Split by concept, each module under the cap; every public name re-exported once."""
-    from harness.channels import replies
+    from harness import replies
 
     for path in sorted((ROOT / ROOM).glob("*.py")):
         assert len(path.read_text().splitlines()) <= 400, path.name

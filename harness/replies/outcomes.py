@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from harness.channels.neutral import neutral
 from harness.domain import HelpDecision
 from harness.domain.outcome import Asked, Failed, Refused
+from harness.replies.neutral import neutral
 
 __all__ = [
     "IDENTITY_CHANGED",

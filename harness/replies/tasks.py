@@ -2,7 +2,7 @@
 or the task ended, and why the task refused a message.
 
 The thread never reads an id here: a task's own is left out, a sub-task's is its label
-(:mod:`harness.channels.replies.subtasks`).
+(:mod:`harness.replies.subtasks`).
 """
 
 from __future__ import annotations
