@@ -2,9 +2,9 @@
 functions of typed values (an :data:`~harness.domain.outcome.Outcome`, a status, names).
 
 Split by concept: outcomes (refused, failed, retried), questions, a task's life, sub-tasks,
-people and their roles (and the help), commands' replies, usage problems, policies' reasons,
-budgets, the bot's own notices, the progress message, how a message fits Slack, and the
-status view. The names below are re-exported so ``replies.<name>`` reads the same wherever
+people and their roles (and the help), commands' replies, usage problems, policies' refusals
+and asks, budgets, the bot's own notices, the progress message, how a message fits Slack,
+and the status view. The names below are re-exported so ``replies.<name>`` reads the same wherever
 a sentence is needed; the status view is :mod:`harness.replies.status`.
 
 No exception class name, internal id (task, request or question ids), hook point, operation
@@ -30,6 +30,7 @@ from harness.replies import (
     notices,
     outcomes,
     people,
+    policies,
     problems,
     progress,
     questions,
@@ -43,6 +44,7 @@ from harness.replies.messages import *  # noqa: F403  # its __all__, as replies.
 from harness.replies.notices import *  # noqa: F403  # its __all__, as replies.<name>
 from harness.replies.outcomes import *  # noqa: F403  # its __all__, as replies.<name>
 from harness.replies.people import *  # noqa: F403  # its __all__, as replies.<name>
+from harness.replies.policies import *  # noqa: F403  # its __all__, as replies.<name>
 from harness.replies.problems import *  # noqa: F403  # its __all__, as replies.<name>
 from harness.replies.progress import *  # noqa: F403  # its __all__, as replies.<name>
 from harness.replies.questions import *  # noqa: F403  # its __all__, as replies.<name>
@@ -56,6 +58,7 @@ __all__ = [
     *notices.__all__,
     *outcomes.__all__,
     *people.__all__,
+    *policies.__all__,
     *problems.__all__,
     *progress.__all__,
     *questions.__all__,

@@ -59,17 +59,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("harness/temporal/workflow/retries.py", "lost worker"): (
         "the activity summary the Temporal Web UI shows, reached by following the whole outcome"
     ),
-    # The hook engine sits below the room: harness.channels imports harness.hooks, and the
-    # acyclic contract (make lint) forbids the way back. Its own refusals stay its words:
-    ("harness/hooks/monitors/approvals.py", " is not allowed"): "the approval policy's veto",
-    ("harness/hooks/monitors/approvals.py", "needs a person's approval"): (
-        "the approval policy's question: what the model and the deciders read of it"
-    ),
-    ("harness/hooks/monitors/policy.py", "denied by policy"): "a deny rule without its reason",
-    ("harness/hooks/monitors/policy.py", "not allowed by any policy rule"): "a deny default",
-    ("harness/hooks/running.py", "operations nested"): (
-        "a re-entering executor's stop (no operation's name: the chain is logged)"
-    ),
     # The shape scan's two:
     ("harness/temporal/workflow/failures.py", " gave up after attempt "): (
         "the TaskGaveUp failure's message: history and logs only (client.error_mapping words it)"
