@@ -1,7 +1,10 @@
-"""A turn's progress message in words: its state, where the plan stands, what it has called.
+"""A turn's progress message in words: its state, what it is doing, where the plan stands,
+what it has called, and the thread's status line while it runs.
 
 The layout (blocks, the plan's window, the Stop button's action) is
-:mod:`harness.channels.progress`'s; the words it shows are here.
+:mod:`harness.channels.progress`'s, and which operation moves the turn on is
+:mod:`harness.channels.progress_state`'s; the words they show are here. What a turn is
+doing is kept in its progress (workflow state), so each phrase here keeps its wording.
 """
 
 from __future__ import annotations
@@ -10,7 +13,23 @@ from typing import Final
 
 from harness.domain.progress import TurnState
 
-__all__ = ["STOP_BUTTON", "TURN_STATES", "calls", "more_steps", "step_position", "steps_done"]
+__all__ = [
+    "GOING_ON",
+    "STARTING",
+    "STOP_BUTTON",
+    "THOUGHT",
+    "TURN_STATES",
+    "calls",
+    "more_steps",
+    "on_step",
+    "planned",
+    "ran",
+    "running",
+    "step_position",
+    "steps_done",
+    "thinking",
+    "thread_status",
+]
 
 
 TURN_STATES: Final[dict[TurnState, str]] = {
@@ -24,6 +43,50 @@ TURN_STATES: Final[dict[TurnState, str]] = {
 
 STOP_BUTTON: Final = "Stop"
 """The label of the button that stops the turn."""
+
+
+STARTING: Final = "starting"
+"""What a turn is doing before its first call (a stop's summary says nothing of it)."""
+
+THOUGHT: Final = "thought"
+"""What a turn did last when a model call came back."""
+
+GOING_ON: Final = "going on"
+"""What a turn does once the question it waited on is answered."""
+
+
+def thinking(model: str) -> str:
+    """A model call running: ``thinking with gpt-5``."""
+    return f"thinking with {model}"
+
+
+def running(tool: str) -> str:
+    """A tool call running: ``running calculator``."""
+    return f"running {tool}"
+
+
+def ran(tool: str) -> str:
+    """A tool call that came back: ``ran calculator``."""
+    return f"ran {tool}"
+
+
+def planned(count: int) -> str:
+    """A plan was made: ``planned 3 steps``."""
+    return f"planned {count} steps"
+
+
+def on_step(number: int, title: str) -> str:
+    """A plan's step started: ``step 2: <title>``."""
+    return f"step {number}: {title}"
+
+
+def thread_status(state: TurnState, doing: str) -> str:
+    """The thread's status line while a turn runs: what it waits on, or which call runs."""
+    if state == "waiting":
+        return "is waiting for an answer…"
+    if doing.startswith((running(""), thinking(""))):
+        return f"is {doing}…"
+    return "is working…"
 
 
 def step_position(running: int, total: int) -> str:
@@ -41,9 +104,9 @@ def more_steps(count: int) -> str:
     return f"… and {count} more"
 
 
-def calls(model_calls: int, tool_calls: int) -> str:
-    """``3 model calls · 1 tool call``."""
-    return f"{_n(model_calls, 'model call')} · {_n(tool_calls, 'tool call')}"
+def calls(model_calls: int, tool_calls: int, *, between: str = " · ") -> str:
+    """``3 model calls · 1 tool call`` (a stop's summary says them ``between=", "``)."""
+    return f"{_n(model_calls, 'model call')}{between}{_n(tool_calls, 'tool call')}"
 
 
 def _n(count: int, what: str) -> str:

@@ -363,7 +363,7 @@ class Conversation:
     async def accepted(self, decision: HelpDecision) -> None:
         """``help.decided`` accepted an answer (or the question timed out): running again."""
         if self.turn is not None:
-            self.turn.doing("going on")
+            self.turn.doing(replies.GOING_ON)
         await self.people.accepted(decision)
 
     async def refused(self, answer: HelpAnswer, reason: str) -> None:

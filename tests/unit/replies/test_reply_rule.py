@@ -42,7 +42,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("bot/gate.py", "invalid signature"): "HTTP answers to Slack's servers, not a thread",
     ("bot/lifecycle.py", "shutting down"): "the 503 body Slack's servers get while it drains",
     ("harness/temporal/codec_server.py", ""): "HTTP answers to the Temporal Web UI's codec calls",
-    ("harness/models/offline.py", "Summary of "): "the offline model's own answer, as a model's",
+    ("harness/models/offline.py", ""): "the offline model's own answers, as a real model's are",
     ("harness/hook_server/profile.py", "conformance "): (
         "the conformance profile's own abort reasons, which the kit reads, not a thread"
     ),
@@ -142,12 +142,27 @@ class Workflow:
         raise ValueError("a stray rejection")
     def _open(self):
         raise ValueError("a stray rejection in a helper")
+class Turn:
+    def summary(self, n):
+        lines = [f"not done: {n} steps left"]
+        return "\\n".join(lines)
+class Conversation:
+    def end(self, turn, n):
+        reply, state = turn.summary(n), "a state nobody reads"
+        self.ended, self.state = reply, state
+        self.say_end()
+    def say_end(self):
+        post(self.ended)
 '''
 
 
 def test_the_sink_scan_finds_a_planted_stray_sentence_on_every_path(tmp_path):
     """The scan is not vacuous: each way a sentence reaches Slack is caught; a docstring, a
-    log line, a sentence the room words and a command's spec data are not."""
+    log line, a sentence the room words and a command's spec data are not. A stopped turn's
+    summary (issue 25) reached Slack through a local object's method, a tuple unpacked and
+    an attribute of ``self`` (``reply, state = turn.summary(...), "stopped"``, then
+    ``self.ended``), which the scan did not follow; it does, and the tuple's other element
+    is not taken for a reply."""
     package = tmp_path / "harness"
     package.mkdir()
     (package / "planted.py").write_text(PLANTED)
@@ -165,6 +180,7 @@ def test_the_sink_scan_finds_a_planted_stray_sentence_on_every_path(tmp_path):
         "'a stray rejection'",
         "'a stray rejection in a helper'",
         "'a sentence handed to the room'",
+        "'not done: x steps left'",
     }
 
 
