@@ -27,6 +27,7 @@ __all__ = [
     "not_final",
     "not_stopped",
     "rolled_over",
+    "stopped_first",
     "task_ended",
     "turns_used_up",
     "unrouted",
@@ -89,6 +90,16 @@ def ended_first(reason: str, after: str) -> str:
     """The first line of a turn cut off because ``reason`` came first (a sub-task's parent
     ended): how the sub-task ended, in its one end line (issue 26)."""
     return f"cancelled after {after}: {reason} first."
+
+
+def stopped_first(by: str, reason: str, after: str, *, ended: bool = False) -> str:
+    """The first line of a stopped turn's summary: who stopped it (a user id, ``""``: not a
+    person), why, after how long; ``ended``: the turn was a sub-task's one request, so this
+    line is also how the sub-task ended, in its one end line (issue 26)."""
+    who = f" by <@{by}>" if by else ""
+    why = f" ({reason})" if reason else ""
+    end = "; it has ended without an answer" if ended else ""
+    return f"stopped{who}{why} after {after}{end}."
 
 
 def waiting_on(question: str) -> str:

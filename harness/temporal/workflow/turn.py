@@ -52,6 +52,8 @@ class Turn:
         """The turn was cut off because its task ended (nothing waits for a next message)."""
         self.last = False
         """The task ends with this turn (a sub-task's one request): nothing waits after it."""
+        self.ends_task = False
+        """Stopped, its summary says the task ended with it (a sub-task's one end line)."""
 
     @property
     def stopping(self) -> bool:
@@ -99,10 +101,10 @@ class Turn:
     def summary(self, now: float) -> str:
         """What a stopped turn did and did not do, in a few honest lines."""
         progress = self.progress
-        who = f" by <@{self.stopped_by}>" if self.stopped_by else ""
-        why = f" ({self.stop_reason})" if self.stop_reason else ""
         after = duration(now - progress.started_at)
-        first = f"stopped{who}{why} after {after}."
+        first = replies.stopped_first(
+            self.stopped_by, self.stop_reason, after, ended=self.ends_task
+        )
         lines = [replies.ended_first(self.stop_reason, after) if self.closing else first]
         done = [s.title for s in progress.steps if s.state == "done"]
         left = [s.title for s in progress.steps if s.state in ("pending", "running", "skipped")]
