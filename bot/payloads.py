@@ -18,9 +18,9 @@ from bot.markup import mentioned_users, plain_text, strip_mention
 from commands import COMMANDS, invocation_of
 from commands.registry import Registry
 from commands.surface import resolve
-from harness.channels import umbrella
 from harness.domain import Role, TaskRef, TaskSnapshot
 from harness.hooks.contexts import CommandInvokedContext, RequestReceivedContext
+from harness.replies import umbrella
 
 __all__ = [
     "EventKind",

@@ -4,7 +4,7 @@
 Replies a command produces (``refused: …``, ``/model failed: …``) come from the task; this
 module chooses what to say before or around that (the task is unreachable, busy, has no
 worker) and spells each command as the registry does. Every sentence is worded by the one
-reply rule (:mod:`harness.channels.replies`, its notices), so every failure a user can
+reply rule (:mod:`harness.replies`, its notices), so every failure a user can
 meet reads the same and none names an exception class.
 """
 
@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from commands import COMMANDS, invocation_of
 from commands.help import command_lines
-from harness.channels import replies
-from harness.channels.replies import SOMETHING_WRONG, TASK_FINISHED, failed, unknown
-from harness.channels.replies import UNREACHABLE as UNREACHABLE
-from harness.channels.replies import refused as refused  # the sender's refusal, as a command's
-from harness.channels.umbrella import RESERVED, UMBRELLA, command_name
+from harness import replies
 from harness.domain import Role
+from harness.replies import SOMETHING_WRONG, TASK_FINISHED, failed, unknown
+from harness.replies import UNREACHABLE as UNREACHABLE
+from harness.replies import refused as refused  # the sender's refusal, as a command's
+from harness.replies.umbrella import RESERVED, UMBRELLA, command_name
 from harness.temporal.client.routing import FINISHED
 from harness.temporal.errors import (
     TaskBusy,

@@ -29,10 +29,10 @@ from commands.spec import (
     for_command,
     spec_executor,
 )
-from harness.channels.umbrella import command_name
 from harness.domain import ModelPrice
 from harness.hooks import BUILTIN_BODY_PRIORITY, ROLE_GUARD_PRIORITY, HookManager, Registration
 from harness.providers import Clock, SystemClock
+from harness.replies.umbrella import command_name
 
 
 def register_all(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
-from harness.channels import replies
+from harness import replies
 from harness.domain import (
     APPROVAL_DEFAULTS,
     ApprovalDefault,

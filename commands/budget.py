@@ -12,8 +12,8 @@ import re
 from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
+from harness import replies
 from harness.agent.budget import TYPED, Limit, amount, cost_limit, describe, limit_of, price_of
-from harness.channels import replies
 from harness.domain import BudgetUsage, CommandResult, SetBudget
 from harness.hooks.contexts import CommandInvokedContext
 

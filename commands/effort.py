@@ -7,7 +7,7 @@ from typing import Final
 from pydantic import ValidationError
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
-from harness.channels import replies
+from harness import replies
 from harness.domain import DEFAULT_EFFORT, EFFORTS, CommandResult, Effort, SetEffort
 from harness.hooks.contexts import CommandInvokedContext
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
-from harness.channels import replies
+from harness import replies
 from harness.domain import FINAL_STATUSES, CancelTask, CommandResult, FinishTask
 from harness.hooks.contexts import CommandInvokedContext
 

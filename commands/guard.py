@@ -13,11 +13,11 @@ from collections import OrderedDict
 from typing import Any, Final, final
 
 from commands.spec import CommandSpec, Registry
-from harness.channels import replies
-from harness.channels.umbrella import command_name
+from harness import replies
 from harness.domain import Role
 from harness.hooks import HookAbort, HookContext
 from harness.hooks.contexts import CommandInvokedContext
+from harness.replies.umbrella import command_name
 
 SEAL_PRIORITY: Final = -(2**62)
 """Runs before any executor anyone would register, so it sees the workflow's context."""

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from commands.guard import refusal
 from commands.spec import Args, CommandConfig, CommandSpec, no_arguments
-from harness.channels import replies
+from harness import replies
 from harness.domain import CommandResult, Role
 from harness.hooks.contexts import CommandInvokedContext
 

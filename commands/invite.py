@@ -11,7 +11,7 @@ import re
 from typing import Final
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
-from harness.channels import replies
+from harness import replies
 from harness.domain import CommandResult, GrantableRole, GrantRole, Role
 from harness.hooks.contexts import CommandInvokedContext
 

@@ -27,7 +27,7 @@ from commands import (
     subtask,
 )
 from commands.spec import Registry
-from harness.channels.umbrella import command_name
+from harness.replies.umbrella import command_name
 
 COMMANDS: Final[Registry] = {
     spec.name: spec  # type: ignore[misc]  # each spec is invariant in its own Args type

@@ -15,12 +15,12 @@ from typing import Final, Generic, TypeVar, final
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from harness.channels import replies
-from harness.channels.umbrella import command_name, invocation
+from harness import replies
 from harness.domain import CommandResult, ModelPrice
 from harness.hooks import Executor, HookAbort, HookContext
 from harness.hooks.contexts import CommandInvokedContext
 from harness.providers import Clock, SystemClock
+from harness.replies.umbrella import command_name, invocation
 
 A = TypeVar("A", bound=BaseModel)
 
@@ -104,7 +104,7 @@ class CommandSpec(Generic[A]):
             ``/sub-task``, which has no read-only form, so a watcher is refused outright.
         owner_only: only the task's owner may run it with arguments (``/task invite``).
         top_level: Slack declares it as a slash command of its own (``/model``); otherwise
-            it is typed under the umbrella (``/task status``, :mod:`harness.channels.umbrella`).
+            it is typed under the umbrella (``/task status``, :mod:`harness.replies.umbrella`).
         escapes_mentions: it reads people from its arguments, so Slack must send
             mentions as ids (the manifest's ``should_escape``).
         open_to_all: a sender with no role in the task may run it too; only for a
@@ -200,7 +200,7 @@ def failed(typed: str, error: BaseException | str) -> CommandResult:
     """The result of a command that failed: ``<typed> failed: <message>``, no effects.
 
     Args:
-        typed: the command as typed (:func:`harness.channels.replies.spelled`).
+        typed: the command as typed (:func:`harness.replies.spelled`).
         error: what it raised, or the message itself.
     """
     # An error with no message of its own says nothing a person can act on: its class stays out.

@@ -12,7 +12,7 @@ from typing import Final
 from commands import which_subtask
 from commands.spec import Args, CommandConfig, CommandSpec
 from commands.status_view import render, render_subtask
-from harness.channels import replies
+from harness import replies
 from harness.domain import CommandResult
 from harness.hooks.contexts import CommandInvokedContext
 

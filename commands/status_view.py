@@ -1,6 +1,6 @@
 """The status view's facts: what ``/task status`` hands the view besides the snapshot.
 
-The view itself, every word of it, is :mod:`harness.channels.replies.status`; this describes
+The view itself, every word of it, is :mod:`harness.replies.status`; this describes
 the budget (:func:`harness.agent.budget.describe`) and links the workflow in the Temporal Web
 UI, which the reply module cannot reach (it imports neither the agent nor Temporal).
 """
@@ -8,8 +8,8 @@ UI, which the reply module cannot reach (it imports neither the agent nor Tempor
 from __future__ import annotations
 
 from harness.agent.budget import describe
-from harness.channels.replies import status
 from harness.domain import SubtaskSummary, TaskSnapshot
+from harness.replies import status
 from harness.temporal import workflow_url
 
 

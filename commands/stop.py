@@ -13,7 +13,7 @@ from typing import Final
 
 from commands import which_subtask
 from commands.spec import Args, CommandConfig, CommandSpec
-from harness.channels import replies
+from harness import replies
 from harness.domain import FINAL_STATUSES, CommandResult, StopTurn
 from harness.hooks.contexts import CommandInvokedContext
 

@@ -13,7 +13,7 @@ from typing import Final
 from pydantic import Field
 
 from commands.spec import Args, CommandConfig, CommandSpec, UsageError
-from harness.channels import replies
+from harness import replies
 from harness.domain import DEFAULT_EFFORT, CommandResult, SpawnSubtask, SubtaskSpec
 from harness.hooks.contexts import CommandInvokedContext
 

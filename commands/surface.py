@@ -4,7 +4,7 @@ Derived from the registry (:data:`commands.COMMANDS`) and nothing else, so the a
 manifest (``python -m bot.manifest``) declares exactly what the bot routes
 (:mod:`bot.slash`): a spec marked ``top_level`` is a slash command of its own
 (``/model``), every other one is reached under the umbrella (``/task status``;
-:mod:`harness.channels.umbrella`), which also takes the top-level ones
+:mod:`harness.replies.umbrella`), which also takes the top-level ones
 (``/task model x``) and alone means ``/task help``.
 """
 
@@ -15,7 +15,7 @@ from typing import Final, final
 
 from commands import help
 from commands.registry import Registry
-from harness.channels.umbrella import UMBRELLA, command_name
+from harness.replies.umbrella import UMBRELLA, command_name
 
 DEFAULT: Final = help.NAME
 """What the umbrella alone runs: ``/task`` is ``/task help``."""

@@ -2,7 +2,7 @@
 
 The argument grammar (``sub-1``, ``sub-task 1``, ``1``), shared by the commands that take
 it, and the lookup in the snapshot the workflow attached: by the number the thread calls
-the sub-task by (:func:`~harness.channels.replies.subtask_number`), never by its id. The
+the sub-task by (:func:`~harness.replies.subtask_number`), never by its id. The
 commands are :mod:`commands.status` and :mod:`commands.stop` (issue 26).
 """
 
@@ -12,7 +12,7 @@ import re
 from typing import Final
 
 from commands.spec import UsageError
-from harness.channels import replies
+from harness import replies
 from harness.domain import SubtaskSummary, TaskSnapshot
 
 ARGUMENT: Final = "[sub-N]"

@@ -47,10 +47,21 @@ def _imported(path: Path) -> set[str]:
             if node.level:
                 base = package.split(".")
                 base = base[: len(base) - node.level + 1]
-                found.add(".".join([*base, node.module] if node.module else base))
-            elif node.module:
-                found.add(node.module)
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            # ``from harness import replies`` imports the module harness.replies, not just
+            # the package's own names: an alias that is a submodule is the import.
+            found.update(
+                f"{module}.{alias.name}" if _is_module(f"{module}.{alias.name}") else module
+                for alias in node.names
+            )
     return found
+
+
+def _is_module(dotted: str) -> bool:
+    path = ROOT.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
 def actual_map() -> dict[str, set[str]]:

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final, Protocol
 
+from harness import replies
 from harness.agent.state import AgentState, LoopIdentity
-from harness.channels import replies
 from harness.domain import (
     BUDGET_LIMITS,
     BudgetLimit,

@@ -30,7 +30,7 @@ For one request (``handle``)::
 
 A ``Refused`` outcome of ``tool.invoked`` (a pre executor's veto, or any abort of that
 one call) does not end the loop: it becomes that call's tool result (worded by
-:func:`harness.channels.replies.tool_refused`) with ``is_error``, and the model sees it
+:func:`harness.replies.tool_refused`) with ``is_error``, and the model sees it
 on its next turn. Aborts of any other operation propagate (a task failure or
 refusal, as DESIGN.md says). Waiting for people is a :class:`HelpWaiter`: in the
 workflow a ``wait_condition`` on state an update handler sets when a Slack button is

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any, Protocol, TypeVar
 
+from harness import replies
 from harness.agent import budget
 from harness.agent.compaction import apply_compaction
 from harness.agent.operations import Operations, perform
 from harness.agent.state import ASK_HUMAN, AgentState, LoopIdentity
 from harness.agent.tokens import estimate_tokens
-from harness.channels import replies
 from harness.domain import Frozen, HelpDecision, HelpRequest, Message, ToolCall, ToolResult
 from harness.domain.outcome import Asked, Done
 from harness.hooks import HookAbort, HookContext
@@ -164,7 +164,7 @@ class LoopSteps:
         The call's outcome is read as it comes: done, its result; asked (a pre executor's
         ``HookAbort(ask=True)``, the approval policy's verdict), the call is held for the
         task's deciders and, approved, runs again with the approval on its context;
-        refused, the model reads why (:func:`harness.channels.replies.tool_refused`). A
+        refused, the model reads why (:func:`harness.replies.tool_refused`). A
         tool approved "don't ask again" carries that standing approval on every later
         call, in this turn and after.
         """

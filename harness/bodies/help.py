@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Final, final
 
+from harness import replies
 from harness.bodies.marker import Bodies, body
-from harness.channels import replies
 from harness.domain import HelpDecision, Role
 from harness.hooks import HookAbort
 from harness.hooks.contexts import HelpDecidedContext, HelpRequestedContext

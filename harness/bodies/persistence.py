@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final, Self, final
 
+from harness import replies
 from harness.agent.state import LOOP_DEFAULTS_KEY, LoopDefaults
 from harness.bodies.marker import Bodies, Wiring, body
 from harness.bodies.tool import catalogue_of
-from harness.channels import replies
 from harness.domain import Artefact
 from harness.hooks import HookAbort
 from harness.hooks.contexts import PersistenceReadContext, PersistenceWriteContext

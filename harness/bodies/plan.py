@@ -18,6 +18,7 @@ import hashlib
 from collections.abc import Mapping
 from typing import Final, Self, final
 
+from harness import replies
 from harness.agent.loop import AgentLoop
 from harness.agent.loop_steps import HelpAnswer
 from harness.agent.operations import InProcess
@@ -26,7 +27,6 @@ from harness.agent.prompts import PLAN_PROMPT, parse_plan
 from harness.agent.state import AgentState, LoopIdentity, ToolCatalogue
 from harness.bodies.marker import Bodies, Wiring, body
 from harness.bodies.tool import catalogue_of
-from harness.channels import replies
 from harness.domain import (
     DEFAULT_EFFORT,
     AgentOutput,

@@ -9,8 +9,8 @@ from __future__ import annotations
 import logging
 from typing import Final, Self, final
 
+from harness import replies
 from harness.bodies.marker import Bodies, Wiring, body
-from harness.channels import replies
 from harness.domain import Skill
 from harness.hooks import HookAbort
 from harness.hooks.contexts import SkillLoadedContext, SkillUnloadedContext

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import final
 
+from harness import replies
 from harness.bodies.marker import Bodies, body
-from harness.channels import replies
 from harness.domain import RequestRoute
 from harness.domain.task import FINAL_STATUSES
 from harness.hooks import HookAbort

@@ -8,7 +8,6 @@ them to the task.
 
 from __future__ import annotations
 
-from harness.channels.neutral import neutral
 from harness.channels.slack import (
     REPLY_HINT,
     SlackChannel,
@@ -22,6 +21,5 @@ __all__ = [
     "SlackChannel",
     "closed_blocks",
     "help_blocks",
-    "neutral",
     "question_text",
 ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Final, final
 
-from harness.channels import replies
+from harness import replies
 from harness.domain import Role
 from harness.hooks import HookAbort, HookContext
 from harness.hooks.contexts import ChannelReceivedContext

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from harness.channels import replies
+from harness import replies
 from harness.channels.slack_limits import MAX_TEXT_OBJECT
 from harness.domain import ChannelMessage, StepProgress, TurnProgress, duration
 from harness.domain.progress import PROGRESS_ENTITY, StepState, TurnState

@@ -37,6 +37,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Final, TypeVar, final
 
+from harness import replies
 from harness.channels.coalescer import Coalescer
 from harness.channels.progress import FINAL_STATES, read_progress
 from harness.channels.progress_state import advanced
@@ -68,12 +69,7 @@ def status_phrase(progress: TurnProgress) -> str:
     """The assistant status of the thread: one honest phrase, ``""`` once the turn is over."""
     if progress.state in FINAL_STATES:
         return ""
-    if progress.state == "waiting":
-        return "is waiting for an answer…"
-    doing = progress.doing
-    if doing.startswith(("running ", "thinking")):
-        return f"is {doing}…"
-    return "is working…"
+    return replies.thread_status(progress.state, progress.doing)
 
 
 @final

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from harness import replies
 from harness.domain import StepProgress, StepState, TurnProgress
 from harness.hooks import HookContext
 from harness.hooks.contexts import (
@@ -38,25 +39,25 @@ def advanced(progress: TurnProgress, ctx: HookContext, *, pre: bool) -> TurnProg
     changes: dict[str, object] = {}
     if isinstance(ctx, LlmInvokedContext):
         changes = (
-            {"doing": f"thinking with {_short(ctx.model)}"}
+            {"doing": replies.thinking(_short(ctx.model))}
             if pre
-            else {"model_calls": progress.model_calls + 1, "doing": "thought"}
+            else {"model_calls": progress.model_calls + 1, "doing": replies.THOUGHT}
         )
     elif isinstance(ctx, ToolInvokedContext):
         name = _short(ctx.call.name)
         changes = (
-            {"doing": f"running {name}"}
+            {"doing": replies.running(name)}
             if pre
-            else {"tool_calls": progress.tool_calls + 1, "doing": f"ran {name}"}
+            else {"tool_calls": progress.tool_calls + 1, "doing": replies.ran(name)}
         )
     elif isinstance(ctx, PlanCreatedContext) and ctx.result is not None and not progress.steps:
         steps = tuple(StepProgress(title=_short(s.title)) for s in ctx.result.steps)
-        changes = {"steps": steps, "doing": f"planned {len(steps)} steps"}
+        changes = {"steps": steps, "doing": replies.planned(len(steps))}
     elif isinstance(ctx, StepStartedContext):
         step = ctx.result or ctx.step
         changes = {
             "steps": _step(progress, ctx.index, "running"),
-            "doing": f"step {ctx.index + 1}: {_short(step.title)}",
+            "doing": replies.on_step(ctx.index + 1, _short(step.title)),
         }
     elif isinstance(ctx, StepFinishedContext):
         outcome = ctx.result

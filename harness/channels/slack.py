@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final, final
 
-from harness.channels import replies
+from harness import replies
 from harness.channels.slack_limits import MAX_TEXT
 from harness.domain import ChannelMessage, HelpRequest
 from harness.errors import ServiceError
@@ -95,7 +95,7 @@ def help_blocks(request: HelpRequest) -> tuple[dict[str, Any], ...]:
 
 def closed_blocks(request: HelpRequest, note: str) -> tuple[dict[str, Any], ...]:
     """Slack blocks for a question that closed: the question and ``note`` (how it closed,
-    worded by :mod:`harness.channels.replies`), with no button left to click."""
+    worded by :mod:`harness.replies`), with no button left to click."""
     return (
         {"type": "section", "text": {"type": "mrkdwn", "text": request.question}},
         {"type": "context", "elements": [{"type": "mrkdwn", "text": note}]},

@@ -5,7 +5,7 @@
 ``Failed`` (the operation could not be performed: retryable or final, and its cause).
 A veto is an answer, not an exception re-wrapped at every layer (STYLE rule 17): the
 activity returns ``Refused``/``Asked`` as its result, the workflow, the agent loop and the
-command step read them, and only :mod:`harness.channels.replies` words them for people.
+command step read them, and only :mod:`harness.replies` words them for people.
 Plain values (no hooks, no Temporal), so every layer and the workflow sandbox may use them.
 """
 

@@ -13,6 +13,7 @@ import logging
 from contextvars import ContextVar
 from typing import Final, NamedTuple
 
+from harness import replies
 from harness.hooks.contexts import HookContext
 from harness.hooks.errors import HookAbort
 
@@ -57,9 +58,7 @@ def too_deep(running: tuple[HookContext, ...], operation: str) -> HookAbort:
     log.warning("operations nested %d deep: %s", len(running) + 1, chain)
     return HookAbort(
         # Said in a thread as the operation's stop: no operation's name (the log has them).
-        # Worded here, not in the reply room: the hook engine sits below harness.channels.
-        f"operations nested {len(running) + 1} deep (the most is {len(running)}): an "
-        "executor runs the operation it serves, or one that runs it again",
+        replies.nested_too_deep(len(running) + 1, len(running)),
         point=f"{operation}.pre",
         executor="harness.hooks.HookManager",
     )

@@ -85,7 +85,7 @@ USER_MESSAGE: Final = "user_message"
 
 SERVICE: Final = "service"
 """Key of a transport failure's details naming the hook service: its configured name, never
-its address (the reply names it, :mod:`harness.channels.replies`)."""
+its address (the reply names it, :mod:`harness.replies`)."""
 
 
 def workflow_url(ui_url: str, namespace: str, workflow_id: str) -> str:

@@ -13,9 +13,11 @@ letters and a space (``"model set to "``, ``f"{n} model calls"``); ``"\\n"``, ``
   reason), in the validator or in a method it calls.
 
 and from there backwards: a name in a sink is followed to its assignments (and ``append``s)
-in its function and module, and a call in a sink to the function it names in
-``harness``/``commands``/``bot`` (local, imported, or ``self.`` method), whose returns are
-sinks too. Calls into the reply room itself end the search: its sentences are the rule's.
+in its function and module, an unpacked tuple's element by element, an attribute of
+``self`` to what any method assigns to it, and a call in a sink to the function it names in
+``harness``/``commands``/``bot`` (local, imported, a ``self.`` method, or a local object's
+method whose name is defined once there and is no builtin type's), whose returns are sinks
+too. Calls into the reply room itself end the search: its sentences are the rule's.
 Docstrings, log calls and a command spec's ``summary``/``arguments`` (data of its spec, one
 source per command) are not replies.
 """
@@ -27,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOM = "harness.channels.replies"
+ROOM = "harness.replies"
 PACKAGES = ("harness", "commands", "bot")
 SINK_KEYWORDS = frozenset({"reply", "text", "question", "options"})
 SINK_CALLS = frozenset(
@@ -37,6 +39,10 @@ LOGGERS = frozenset({"debug", "info", "warning", "error", "exception", "critical
 SPEC_DATA = frozenset({"summary", "arguments"})
 """``CommandSpec(summary=..., arguments=...)``: each command's help and synopsis, as data."""
 
+_BUILTIN_METHODS = frozenset(
+    name for kind in (str, bytes, list, dict, set, tuple, int, float) for name in dir(kind)
+)
+"""``text.replace(...)`` is ``str.replace``, whatever the scanned code calls ``replace``."""
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -125,6 +131,12 @@ class Scan:
                         func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
                     )
                     self.calls.setdefault(named, []).append((module, node))
+        defined: dict[str, list[tuple[Module, ast.FunctionDef | ast.AsyncFunctionDef]]] = {}
+        for module in modules.values():
+            for name, functions in module.defs.items():
+                defined.setdefault(name, []).extend((module, f) for f in functions)
+        self.unique = {name: found for name, found in defined.items() if len(found) == 1}
+        """Function and method names defined once in the scanned modules."""
 
     def run(self) -> list[str]:
         """``module:line: 'sentence'  <- how it reaches Slack``, sorted."""
@@ -190,23 +202,27 @@ class Scan:
                 self._assignments(module, scope, node.id, why)
                 if isinstance(scope, _FUNCTIONS):
                     self._arguments(module, scope, node.id, why)
+            if _own(node) and not _receiver(module, node):
+                # self.x: what any method of the module assigns to it (not an object whose
+                # method is called, ``self._redactor.redact(...)``: the method says what).
+                self._assignments(module, module.tree, f"self.{node.attr}", why)
 
     def _assignments(self, module: Module, scope: ast.AST | None, name: str, why: str) -> None:
+        """What is bound to ``name`` (a local, or ``self.x``) in ``scope`` and at module level:
+        assigned (also as one element of an unpacked tuple) or appended."""
         nodes = list(ast.walk(scope)) if scope is not None else []
         nodes += module.tree.body  # module-level constants
         for node in nodes:
             if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                if node.value is not None and any(
-                    isinstance(t, ast.Name) and t.id == name for t in targets
-                ):
-                    self.work.append((module, node.value, f"{name}, {why}"))
+                if node.value is not None:
+                    bound = (_bound(t, node.value, name) for t in targets)
+                    self.work += [(module, b, f"{name}, {why}") for b in bound if b is not None]
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
                 and node.func.attr in ("append", "extend", "insert")
-                and isinstance(node.func.value, ast.Name)
-                and node.func.value.id == name
+                and _named(node.func.value) == name
             ):
                 self.work += [(module, arg, f"{name}, {why}") for arg in node.args]
 
@@ -220,7 +236,8 @@ class Scan:
             return
         offset = 1 if params[:1] in (["self"], ["cls"]) else 0
         for caller, call in self.calls.get(function.name, []):
-            if all(called is not function for _, called in self._callees(caller, call.func)):
+            callees = self._callees(caller, call.func, guess=False)
+            if all(called is not function for _, called in callees):
                 continue  # another function of that name, or one we cannot tell
             said = [k.value for k in call.keywords if k.arg == name]
             if name in params and params.index(name) - offset < len(call.args):
@@ -236,8 +253,11 @@ class Scan:
         return current
 
     def _callees(
-        self, module: Module, func: ast.AST
+        self, module: Module, func: ast.AST, *, guess: bool = True
     ) -> list[tuple[Module, ast.FunctionDef | ast.AsyncFunctionDef]]:
+        """The functions ``func`` may call; ``guess``: a local object's method by its name
+        alone (never when following a parameter back to every caller: a pass-through such as
+        ``redactor.redact_text(text)`` would make every caller's text a reply)."""
         if isinstance(func, ast.Name):
             if func.id in module.defs:
                 return [(module, d) for d in module.defs[func.id]]
@@ -249,6 +269,10 @@ class Scan:
                 return [(module, d) for d in module.defs.get(func.attr, [])]
             if owner in module.imports:
                 return self._resolve(f"{module.imports[owner]}.{func.attr}")
+        if guess and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            # ``turn.summary(...)``: a local object's method, whose type a scan cannot know; a
+            # name defined once in the scanned code, and no builtin type's, is taken as that.
+            return [] if func.attr in _BUILTIN_METHODS else self.unique.get(func.attr, [])
         return []
 
     def _resolve(
@@ -263,6 +287,45 @@ class Scan:
         if name in target.imports:  # a re-export
             return self._resolve(target.imports[name], depth + 1)
         return []
+
+
+def _own(node: ast.AST) -> bool:
+    """Whether ``node`` is an attribute of ``self`` (``self.ended``)."""
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    )
+
+
+def _receiver(module: Module, node: ast.AST) -> bool:
+    """Whether ``node`` is the object of a method call (``node.method(...)``)."""
+    method = module.parents.get(id(node))
+    call = module.parents.get(id(method)) if method is not None else None
+    return isinstance(call, ast.Call) and call.func is method
+
+
+def _named(node: ast.AST) -> str:
+    """The name a target binds: ``x``, ``self.x``; ``""`` for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    return f"self.{node.attr}" if isinstance(node, ast.Attribute) and _own(node) else ""
+
+
+def _bound(target: ast.AST, value: ast.AST, name: str) -> ast.AST | None:
+    """What of ``value`` an assignment to ``target`` binds to ``name``: all of it, the matching
+    element of a tuple unpacked from a tuple (``reply, state = said, "stopped"``), or all of a
+    value unpacked otherwise (a call's tuple)."""
+    if _named(target) == name:
+        return value
+    if isinstance(target, ast.Starred):
+        return _bound(target.value, value, name)
+    if not isinstance(target, ast.Tuple | ast.List):
+        return None
+    if isinstance(value, ast.Tuple | ast.List) and len(value.elts) == len(target.elts):
+        pairs = [_bound(t, v, name) for t, v in zip(target.elts, value.elts, strict=True)]
+        return next((b for b in pairs if b is not None), None)
+    return value if any(_bound(t, value, name) is not None for t in target.elts) else None
 
 
 def in_room(module: str) -> bool:

@@ -16,7 +16,7 @@ class CommandInvokedContext(
     invocation: str = ""
     """How the command is typed bare (``/model``, ``/task status``): the bot sets it from the
     registry, so a reply the harness writes names the command as people type it
-    (:mod:`harness.channels.replies`). Empty: replies show ``/task <command>``."""
+    (:mod:`harness.replies`). Empty: replies show ``/task <command>``."""
     sender: str
     role: Role = Role.NONE
     snapshot: TaskSnapshot | None = None

@@ -21,6 +21,7 @@ from typing import Final, Literal, final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from harness import replies
 from harness.domain import DEFAULT_APPROVALS, ApprovalDefault, Role
 from harness.hooks.audit import AuditLog
 from harness.hooks.contexts import HelpDecidedContext, HookContext, ToolInvokedContext
@@ -70,7 +71,7 @@ class ApprovalRule(BaseModel):
 
     def label(self, index: int) -> str:
         """How asks, refusals and the audit name the rule."""
-        return self.name or f"approvals rule {index + 1} ({self.tool})"
+        return self.name or replies.approval_rule(index + 1, self.tool)
 
     def matches(self, ctx: ToolInvokedContext, role: Role) -> bool:
         """Whether the rule holds for this call, asked for by someone of ``role``."""
@@ -135,12 +136,12 @@ class ApprovalPolicy:
             if rule.matches(ctx, role):
                 return rule.verdict, rule.label(index), rule.reason
         default = ctx.approvals or self.config.default
-        name = ctx.call.name
+        name, decided = ctx.call.name, replies.approval_default(default)
         if default == "off" or name in self.safe:
-            return "allow", f"approvals {default}", ""
+            return "allow", decided, ""
         if default == "strict" or name in self.needs_approval:
-            return "ask", f"approvals {default}", ""
-        return "allow", f"approvals {default}", ""
+            return "ask", decided, ""
+        return "allow", decided, ""
 
     async def __call__(self, ctx: HookContext, /) -> HookContext | None:
         """Allow (pass through), refuse, or ask for a person's approval.
@@ -153,14 +154,14 @@ class ApprovalPolicy:
         verdict, why, reason = self.verdict(ctx)
         name = ctx.call.name
         if verdict == "deny":
-            raise HookAbort(f"{reason or f'{name} is not allowed'} ({why})", refusal=True)
+            raise HookAbort(replies.approval_denied(name, reason, why), refusal=True)
         if verdict == "allow" or name in self.safe:
             return None
         approval = ctx.approval
         if approval is not None and approval.approved and not approval.timed_out:
             return None  # a person approved this call (or the tool for the rest of the task)
         raise HookAbort(
-            f"{name} needs a person's approval ({why})",
+            replies.approval_needed(name, why),
             ask=True,
             timeout_seconds=self.config.timeout_seconds,
         )

@@ -16,6 +16,7 @@ from typing import Any, Literal, final
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness import replies
 from harness.domain import Role
 from harness.hooks.catalogue import PHASES, entries
 from harness.hooks.contexts import CommandInvokedContext, HookContext, ToolInvokedContext
@@ -123,11 +124,10 @@ class Policy:
             if rule.action == "allow":
                 return None
             if rule.action == "deny":
-                why = rule.reason or "denied by policy"
-                raise HookAbort(f"{why} (policy {rule.label(index)})", refusal=True)
+                raise HookAbort(replies.policy_denied(rule.reason, rule.label(index)), refusal=True)
             return _rewrite(ctx, rule.set)
         if self.default == "deny":
-            raise HookAbort(f"{_subject(ctx)} is not allowed by any policy rule", refusal=True)
+            raise HookAbort(_unmatched(ctx), refusal=True)
         return None
 
 
@@ -139,9 +139,9 @@ def _rewrite(ctx: HookContext, values: Mapping[str, Any]) -> HookContext:
     return ctx.model_copy(update={"args": str(values.get("args", ctx.args))})
 
 
-def _subject(ctx: HookContext) -> str:
+def _unmatched(ctx: HookContext) -> str:
     if isinstance(ctx, ToolInvokedContext):
-        return f"tool {ctx.call.name!r}"
+        return replies.policy_unmatched(tool=ctx.call.name)
     if isinstance(ctx, CommandInvokedContext):
-        return f"/{ctx.command}"
-    return type(ctx).operation
+        return replies.policy_unmatched(command=replies.spelled(ctx.command, ctx.invocation))
+    return replies.policy_unmatched()  # no operation's name in a thread

@@ -3,7 +3,7 @@
 :func:`mapped` wraps every call :class:`~harness.temporal.client.HarnessClient` makes. A
 task's own refusal and failure arrive as ``ApplicationError`` s of the workflow: a
 ``TaskGaveUp`` one is read from its details (:class:`~harness.temporal.models.GaveUp`)
-into the reason a person reads (:mod:`harness.channels.replies`), the technical message
+into the reason a person reads (:mod:`harness.replies`), the technical message
 kept as the error's ``detail`` for logs.
 """
 
@@ -23,9 +23,9 @@ from temporalio.client import (
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
-from harness.channels import replies
-from harness.channels.umbrella import invocation
+from harness import replies
 from harness.domain.outcome import Failed
+from harness.replies.umbrella import invocation
 from harness.temporal import GAVE_UP_ERROR_TYPE, REFUSED_ERROR_TYPE
 from harness.temporal.client import routing
 from harness.temporal.errors import (

@@ -18,7 +18,7 @@ from typing import TypeVar
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from harness.channels import replies
+    from harness import replies
     from harness.domain.outcome import Asked, Done, Failed, Stopped
     from harness.hooks import HookAbort, HookContext, entry_of
     from harness.temporal.workflow.failures import GaveUpError

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from harness.channels import replies
+from harness import replies
 from harness.domain import CommandResult
 from harness.domain.outcome import Done, Failed, Outcome, stopped
 from harness.errors import is_retryable

@@ -19,10 +19,10 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
+    from harness import replies
     from harness.agent.loop import AgentLoop
     from harness.agent.loop_steps import HelpAnswer
     from harness.agent.state import LOOP_DEFAULTS_KEY, AgentState, LoopDefaults, LoopIdentity
-    from harness.channels import replies
     from harness.domain import (
         ChannelMessage,
         HelpDecision,
@@ -375,7 +375,7 @@ class Conversation:
     async def accepted(self, decision: HelpDecision) -> None:
         """``help.decided`` accepted an answer (or the question timed out): running again."""
         if self.turn is not None:
-            self.turn.doing("going on")
+            self.turn.doing(replies.GOING_ON)
         await self.people.accepted(decision)
 
     async def refused(self, answer: HelpAnswer, reason: str) -> None:

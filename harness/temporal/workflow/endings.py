@@ -14,7 +14,7 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from harness.channels import replies
+    from harness import replies
     from harness.domain import ChannelMessage, TaskRef, TaskStatus
     from harness.domain.task import FINAL_STATUSES
     from harness.hooks.contexts import TaskCompleteContext, TaskStateChangedContext

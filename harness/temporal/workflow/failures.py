@@ -4,7 +4,7 @@ Workflow side (sandboxed, no I/O). :func:`describe` is the one place that reads 
 ``workflow.execute_activity`` raised into a :class:`~harness.domain.outcome.Failed`;
 :class:`GaveUpError` is how :meth:`~harness.temporal.workflow.retries.OperationRunner.run` ends
 an operation that had to be done and was not (the task, or an update, fails with it).
-Neither words anything for people: :mod:`harness.channels.replies` does.
+Neither words anything for people: :mod:`harness.replies` does.
 """
 
 from __future__ import annotations

@@ -22,9 +22,9 @@ import asyncio
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from harness import replies
     from harness.agent.budget import added, exceeded
     from harness.agent.loop_steps import HelpAnswer
-    from harness.channels import replies
     from harness.domain import ChannelMessage, PendingQuestion, TaskRef, TaskStatus
     from harness.hooks import HookContext
     from harness.hooks.contexts import ChannelSentContext

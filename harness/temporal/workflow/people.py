@@ -23,8 +23,9 @@ from typing import Final
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from harness import replies
     from harness.agent.loop_steps import HelpAnswer
-    from harness.channels import closed_blocks, help_blocks, question_text, replies
+    from harness.channels import closed_blocks, help_blocks, question_text
     from harness.domain import (
         ChannelMessage,
         HelpDecision,
@@ -85,7 +86,7 @@ class People:
         return request_id in self._answers
 
     def closed(self, request_id: str) -> str:
-        """How question ``request_id`` closed (a note of :mod:`~harness.channels.replies`)."""
+        """How question ``request_id`` closed (a note of :mod:`~harness.replies`)."""
         return self._closed.get(request_id, "")
 
     def answer(self, request_id: str, answer: HelpAnswer) -> None:

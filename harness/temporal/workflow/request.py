@@ -14,7 +14,7 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from harness.channels import replies
+    from harness import replies
     from harness.domain import RequestRoute
     from harness.temporal import REQUEST_WORKFLOW
     from harness.temporal.models import RequestInput

@@ -24,8 +24,8 @@ from typing import Final
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from harness import replies
     from harness.agent.state import LoopDefaults
-    from harness.channels import replies
     from harness.temporal.workflow.subtasks import Cut, with_cancelled
 
 RUN_LIMITS_PATCH: Final = "run-limits-v1"

@@ -29,8 +29,8 @@ from temporalio.exceptions import ChildWorkflowError, is_cancelled_exception
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
+    from harness import replies
     from harness.agent.budget import spent_since
-    from harness.channels import replies
     from harness.domain import (
         BudgetUsage,
         ChannelMessage,

@@ -14,8 +14,8 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
+    from harness import replies
     from harness.agent.budget import added
-    from harness.channels import replies
     from harness.domain import (
         BudgetUsage,
         ChannelMessage,

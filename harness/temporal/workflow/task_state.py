@@ -14,7 +14,7 @@ from typing import Any
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from harness.channels import replies
+    from harness import replies
     from harness.domain import (
         Effort,
         MidTurn,

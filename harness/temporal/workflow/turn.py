@@ -13,7 +13,7 @@ from __future__ import annotations
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from harness.channels import replies
+    from harness import replies
     from harness.channels.progress import progress_message
     from harness.channels.progress_state import advanced
     from harness.domain import (
@@ -43,7 +43,7 @@ class Turn:
             channel=request.channel,
             thread=request.thread or thread,
             started_at=started_at,
-            doing="starting",
+            doing=replies.STARTING,
         )
         self.stopped_by = ""
         """Who stopped the turn (``/task stop``, the Stop button, an interrupting message)."""
@@ -99,34 +99,16 @@ class Turn:
         self._set(state=state, doing=doing, steps=steps)
 
     def summary(self, now: float) -> str:
-        """What a stopped turn did and did not do, in a few honest lines."""
-        progress = self.progress
-        after = duration(now - progress.started_at)
-        first = replies.stopped_first(
-            self.stopped_by, self.stop_reason, after, ended=self.ends_task
+        """What a stopped turn did and did not do, in a few honest lines (the room's words)."""
+        return replies.turn_stopped(
+            self.progress,
+            by=self.stopped_by,
+            reason=self.stop_reason,
+            after=duration(now - self.progress.started_at),
+            cut_off=self.closing,
+            waits=not (self.closing or self.last),
+            ended=self.ends_task,
         )
-        lines = [replies.ended_first(self.stop_reason, after) if self.closing else first]
-        done = [s.title for s in progress.steps if s.state == "done"]
-        left = [s.title for s in progress.steps if s.state in ("pending", "running", "skipped")]
-        if done:
-            lines.append("done: " + "; ".join(done))
-        if left:
-            lines.append("not done: " + "; ".join(left))
-        if progress.doing and progress.doing != "starting":
-            doing = progress.doing
-            lines.append(
-                f"last: {replies.waiting_on(doing) if progress.state == 'waiting' else doing}"
-            )
-        calls = (
-            f"{_count(progress.model_calls, 'model call')}, "
-            f"{_count(progress.tool_calls, 'tool call')}"
-        )
-        lines.append(
-            f"{calls}."
-            if self.closing or self.last
-            else f"{calls}. The task waits for your next message."
-        )
-        return "\n".join(lines)
 
     def _set(self, **changes: object) -> None:
         self.progress = self.progress.model_copy(update=changes)
@@ -136,7 +118,3 @@ def placeholder(turn: Turn, task_id: str) -> ChannelMessage:
     """The progress message as first posted, with its Stop button (the channel side renders
     every later state with the same function)."""
     return progress_message(turn.progress, task_id=task_id)
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from uuid import uuid4
@@ -119,9 +120,26 @@ class DevServer:
             assert self.process.poll() is None, f"temporal dev server exited: see {log.name}"
             where = ("127.0.0.1", self.port)
             with contextlib.suppress(OSError), socket.create_connection(where, 0.2):
-                return self
+                break
             assert time.monotonic() < deadline, "temporal dev server did not listen in 30 s"
             time.sleep(0.05)
+        # Listening is not serving: a loaded machine saw "Frontend is not healthy yet".
+        # Asked from a thread of its own, as this is called inside running event loops.
+        with ThreadPoolExecutor(1) as thread:
+            thread.submit(asyncio.run, self._healthy(deadline)).result()
+        return self
+
+    async def _healthy(self, deadline: float) -> None:
+        """Until a client connects (the SDK asks ``GetSystemInfo``) and health says serving."""
+        while True:
+            try:
+                client = await Client.connect(self.address)
+                if await client.service_client.check_health():
+                    return
+            except RuntimeError:
+                pass
+            assert time.monotonic() < deadline, "temporal dev server not healthy in 30 s"
+            await asyncio.sleep(0.1)
 
     def stop(self) -> None:
         if self.process is None:

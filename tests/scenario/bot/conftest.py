@@ -77,8 +77,12 @@ def free_port() -> int:
 
 @pytest.fixture
 async def manager(settings, store) -> AsyncIterator[HookManager]:
+    """The worker's manager with the commands as ``commands.plugin`` registers them: the
+    settings' prices and skills directory too, so a test's settings shape the commands."""
     manager = build_manager(settings, store.database)
-    register_all(manager, models=MODELS)
+    register_all(
+        manager, models=MODELS, model_prices=settings.model_prices, skills_dir=settings.skills_dir
+    )
     yield manager
     await manager.aclose()
 

@@ -13,11 +13,9 @@ import re
 
 import pytest
 
-from commands import register_all
 from harness.config import Settings
-from harness.temporal.worker import build_manager
 
-from .conftest import MODELS, posting_to, serve_bot
+from .conftest import posting_to, serve_bot
 from .threads import WATCHER, Thread, command_as, snapshot
 
 REFUSED = (
@@ -37,15 +35,6 @@ def prices() -> dict:
 def settings(settings: Settings, bot_port, prices) -> Settings:
     cost = {"model_prices": prices, "budget_cost": 5.0} if prices else {}
     return posting_to(settings, bot_port, **cost)
-
-
-@pytest.fixture
-async def manager(settings, store):
-    """The worker's manager as ``commands.plugin`` builds it: the commands know the prices."""
-    manager = build_manager(settings, store.database)
-    register_all(manager, models=MODELS, model_prices=settings.model_prices)
-    yield manager
-    await manager.aclose()
 
 
 @pytest.fixture

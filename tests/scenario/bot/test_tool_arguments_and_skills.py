@@ -11,12 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from commands import register_all
 from harness.config import Settings
 from harness.domain import TaskStatus
-from harness.temporal.worker import build_manager
 
-from .conftest import MODELS, posting_to, serve_bot
+from .conftest import posting_to, serve_bot
 from .threads import Thread
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -27,15 +25,6 @@ def settings(settings: Settings, bot_port) -> Settings:
     """The worker posts to this test's bot stand-in and finds the repository's skills."""
     posting = posting_to(settings, bot_port)
     return posting.model_copy(update={"skills_dir": ROOT / "skills"})
-
-
-@pytest.fixture
-async def manager(settings, store):
-    """The worker's manager with the commands as the plugin registers them (skills_dir too)."""
-    manager = build_manager(settings, store.database)
-    register_all(manager, models=MODELS, skills_dir=settings.skills_dir)
-    yield manager
-    await manager.aclose()
 
 
 @pytest.fixture

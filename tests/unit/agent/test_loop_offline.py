@@ -171,7 +171,7 @@ async def test_a_model_call_with_no_response_stops_the_turn_in_words(manager, pe
     """Issue 25: an ``llm.invoked`` whose chain left no response stops the turn; the thread
     reads it for a person (the conversation words the abort with ``replies.turn``), and the
     operation's name and hook point stay on the abort for the log, never in the sentence."""
-    from harness.channels import replies
+    from harness import replies
     from harness.domain.outcome import stopped
 
     async def no_response(ctx):

@@ -7,8 +7,8 @@ import re
 import pytest
 
 from bot import replies
-from harness.channels import neutral
 from harness.domain import TaskSnapshot
+from harness.replies.neutral import neutral
 from tests.unit.commands.running import run_command
 
 from .conftest import SNAPSHOT

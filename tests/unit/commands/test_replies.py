@@ -1,9 +1,10 @@
-"""The one reply rule (harness.channels.replies) names commands as the registry spells them."""
+"""The one reply rule (harness.replies) names commands as the registry spells them."""
 
 from __future__ import annotations
 
 from commands import COMMANDS, invocation_of
-from harness.channels import replies, umbrella
+from harness import replies
+from harness.replies import umbrella
 
 
 def test_the_harness_spellings_agree_with_the_registry():

@@ -7,9 +7,9 @@ import pytest
 from commands import COMMANDS
 from commands.help import render_without_task
 from commands.surface import resolve, slash_commands
-from harness.channels.replies import not_heard
-from harness.channels.umbrella import RESERVED, UMBRELLA
 from harness.domain import Role
+from harness.replies import not_heard
+from harness.replies.umbrella import RESERVED, UMBRELLA
 from tests.unit.commands.running import run_command
 
 

@@ -22,9 +22,9 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 
 from commands import register_all
-from harness.channels.replies import task_ended
 from harness.domain import TaskSpec, TaskStatus
 from harness.hooks.contexts import CommandInvokedContext
+from harness.replies import task_ended
 from harness.storage.ledger import Ledger
 from harness.temporal.activity.hooked import HarnessActivities
 from harness.temporal.worker import build_manager, build_worker, retry_limits

@@ -91,6 +91,19 @@ async def test_default_deny_refuses_what_no_rule_allows(manager):
         await manager.run("tool.invoked", tool("shell", command="ls"))
 
 
+@pytest.mark.parametrize(
+    ("command", "typed", "said"),
+    [("status", "", "/task status"), ("model", "/model", "/model")],
+    ids=["under-the-umbrella", "as-typed"],
+)
+async def test_default_deny_names_a_command_as_people_type_it(manager, command, typed, said):
+    manager.register("command.invoked.pre", Policy([], default="deny"))
+    ctx = CommandInvokedContext(command=command, invocation=typed, sender="U1", role=Role.OWNER)
+    with pytest.raises(HookAbort) as caught:
+        await manager.run("command.invoked", ctx)
+    assert caught.value.reason == f"{said} is not allowed by any policy rule"
+
+
 def test_rules_are_checked_when_loaded():
     with pytest.raises(ValidationError, match="needs a non-empty 'set'"):
         PolicyRule(action="rewrite", tool="x")

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from harness.channels.neutral import neutral
 from harness.domain import HelpDecision
 from harness.domain.outcome import Asked, Failed, Refused
+from harness.replies.neutral import neutral
 
 __all__ = [
     "IDENTITY_CHANGED",
@@ -21,6 +21,7 @@ __all__ = [
     "command",
     "failed",
     "failure",
+    "nested_too_deep",
     "no_response",
     "refused",
     "retrying",
@@ -135,3 +136,12 @@ def tool_not_approved(decision: HelpDecision, timeout_seconds: float) -> str:
 def no_response() -> str:
     """Why a turn stopped when no model call body answered (the thread reads ``stopped: …``)."""
     return "the model gave no response"
+
+
+def nested_too_deep(depth: int, most: int) -> str:
+    """Why an operation started ``depth`` deep inside others was stopped (``most`` is the
+    limit): the chain of operations is the log's, never the thread's."""
+    return (
+        f"operations nested {depth} deep (the most is {most}): an executor runs the "
+        "operation it serves, or one that runs it again"
+    )

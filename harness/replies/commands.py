@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from harness.channels.neutral import neutral
-from harness.channels.umbrella import command_name, invocation
 from harness.domain import (
     APPROVAL_DEFAULTS,
     MID_TURN_MODES,
@@ -22,6 +20,8 @@ from harness.domain import (
     MidTurn,
     TaskStatus,
 )
+from harness.replies.neutral import neutral
+from harness.replies.umbrella import command_name, invocation
 
 __all__ = [
     "APPROVAL_MEANINGS",

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from harness.channels.umbrella import INVITE
 from harness.domain import Participant, Role
+from harness.replies.umbrella import INVITE
 
 __all__ = [
     "NOT_IN_TASK",

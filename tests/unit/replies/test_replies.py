@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.channels import replies
+from harness import replies
 from harness.domain.outcome import Failed
 
 TASK = "task/T1/C1"

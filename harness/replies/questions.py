@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from harness.channels.neutral import neutral
 from harness.domain import Role
+from harness.replies.neutral import neutral
 
 __all__ = [
     "ANSWER_CHARS",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from harness.channels.neutral import neutral
+from harness.replies.neutral import neutral
 
 __all__ = [
     "CLICK_TASK_ENDED",

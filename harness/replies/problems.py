@@ -1,5 +1,5 @@
 """Usage problems in words: what is wrong with a command's arguments, the first line of the
-reply whose second is the command's synopsis (:func:`~harness.channels.replies.commands.usage`).
+reply whose second is the command's synopsis (:func:`~harness.replies.commands.usage`).
 
 The parsers (``commands/<name>.py``) find the problem; this says it.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from harness.channels.neutral import neutral
+from harness.replies.neutral import neutral
 
 __all__ = [
     "GRANTABLE",

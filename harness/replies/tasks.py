@@ -2,7 +2,7 @@
 or the task ended, and why the task refused a message.
 
 The thread never reads an id here: a task's own is left out, a sub-task's is its label
-(:mod:`harness.channels.replies.subtasks`).
+(:mod:`harness.replies.subtasks`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from harness.domain import MidTurn, TaskStatus
+from harness.domain import MidTurn, TaskStatus, TurnProgress
+from harness.replies.progress import STARTING, calls
 
 __all__ = [
     "EMPTY_MESSAGE",
@@ -29,6 +30,7 @@ __all__ = [
     "rolled_over",
     "stopped_first",
     "task_ended",
+    "turn_stopped",
     "turns_used_up",
     "unrouted",
     "waiting_on",
@@ -105,6 +107,37 @@ def stopped_first(by: str, reason: str, after: str, *, ended: bool = False) -> s
 def waiting_on(question: str) -> str:
     """What a turn waiting on a person was doing, as a stop's summary says it."""
     return f"waiting for an answer: {question}"
+
+
+def turn_stopped(
+    progress: TurnProgress,
+    *,
+    by: str,
+    reason: str,
+    after: str,
+    cut_off: bool,
+    waits: bool,
+    ended: bool = False,
+) -> str:
+    """What a stopped turn did and did not do, in a few honest lines: who stopped it (``by``)
+    and why, after how long (``after``), the plan's steps done and not done, what it did last,
+    and its calls. ``cut_off``: its task ended first (:func:`ended_first`); ``waits``: the
+    task waits for a next message (not when it ends with this turn); ``ended``: its first line
+    says the sub-task ended with it (:func:`stopped_first`)."""
+    first = stopped_first(by, reason, after, ended=ended)
+    lines = [ended_first(reason, after) if cut_off else first]
+    done = [s.title for s in progress.steps if s.state == "done"]
+    left = [s.title for s in progress.steps if s.state in ("pending", "running", "skipped")]
+    if done:
+        lines.append("done: " + "; ".join(done))
+    if left:
+        lines.append("not done: " + "; ".join(left))
+    if progress.doing and progress.doing != STARTING:
+        doing = progress.doing
+        lines.append(f"last: {waiting_on(doing) if progress.state == 'waiting' else doing}")
+    said = calls(progress.model_calls, progress.tool_calls, between=", ")
+    lines.append(f"{said}. The task waits for your next message." if waits else f"{said}.")
+    return "\n".join(lines)
 
 
 def added_meanwhile(user: str, text: str) -> str:

@@ -1,6 +1,6 @@
 """One reply rule (issue 25): every sentence a person reads in Slack is worded in one room.
 
-The room is the package ``harness/channels/replies/``. Two scans of every other module of
+The room is the package ``harness/replies/``. Two scans of every other module of
 ``harness/``, ``commands/`` and ``bot/`` keep it so:
 
 - the *sink* scan (:mod:`tests.support.reply_scan`) fails on any sentence built outside the
@@ -24,7 +24,7 @@ from pathlib import Path
 from tests.support.reply_scan import scan, sentence
 
 ROOT = Path(__file__).resolve().parents[3]
-ROOM = Path("harness/channels/replies")
+ROOM = Path("harness/replies")
 PACKAGES = ("harness", "commands", "bot")
 
 TOOLING: dict[str, str] = {
@@ -42,7 +42,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("bot/gate.py", "invalid signature"): "HTTP answers to Slack's servers, not a thread",
     ("bot/lifecycle.py", "shutting down"): "the 503 body Slack's servers get while it drains",
     ("harness/temporal/codec_server.py", ""): "HTTP answers to the Temporal Web UI's codec calls",
-    ("harness/models/offline.py", "Summary of "): "the offline model's own answer, as a model's",
+    ("harness/models/offline.py", ""): "the offline model's own answers, as a real model's are",
     ("harness/hook_server/profile.py", "conformance "): (
         "the conformance profile's own abort reasons, which the kit reads, not a thread"
     ),
@@ -58,17 +58,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("harness/hooks/schema.py", "The point's context"): "a JSON schema's description",
     ("harness/temporal/workflow/retries.py", "lost worker"): (
         "the activity summary the Temporal Web UI shows, reached by following the whole outcome"
-    ),
-    # The hook engine sits below the room: harness.channels imports harness.hooks, and the
-    # acyclic contract (make lint) forbids the way back. Its own refusals stay its words:
-    ("harness/hooks/monitors/approvals.py", " is not allowed"): "the approval policy's veto",
-    ("harness/hooks/monitors/approvals.py", "needs a person's approval"): (
-        "the approval policy's question: what the model and the deciders read of it"
-    ),
-    ("harness/hooks/monitors/policy.py", "denied by policy"): "a deny rule without its reason",
-    ("harness/hooks/monitors/policy.py", "not allowed by any policy rule"): "a deny default",
-    ("harness/hooks/running.py", "operations nested"): (
-        "a re-entering executor's stop (no operation's name: the chain is logged)"
     ),
     # The shape scan's two:
     ("harness/temporal/workflow/failures.py", " gave up after attempt "): (
@@ -115,12 +104,12 @@ def stray_sentences(paths: list[Path]) -> list[str]:
 
 def test_no_module_but_the_room_builds_a_sentence_that_reaches_slack():
     stray = stray_sentences(modules())
-    assert stray == [], "word these in harness/channels/replies/:\n" + "\n".join(stray)
+    assert stray == [], "word these in harness/replies/:\n" + "\n".join(stray)
 
 
 PLANTED = '''"""refused: a docstring is no reply."""
 import logging
-from harness.channels import replies
+from harness import replies
 from harness.domain import ChannelMessage, CommandResult
 from harness.hooks import HookAbort
 from commands.spec import UsageError
@@ -153,12 +142,27 @@ class Workflow:
         raise ValueError("a stray rejection")
     def _open(self):
         raise ValueError("a stray rejection in a helper")
+class Turn:
+    def summary(self, n):
+        lines = [f"not done: {n} steps left"]
+        return "\\n".join(lines)
+class Conversation:
+    def end(self, turn, n):
+        reply, state = turn.summary(n), "a state nobody reads"
+        self.ended, self.state = reply, state
+        self.say_end()
+    def say_end(self):
+        post(self.ended)
 '''
 
 
 def test_the_sink_scan_finds_a_planted_stray_sentence_on_every_path(tmp_path):
     """The scan is not vacuous: each way a sentence reaches Slack is caught; a docstring, a
-    log line, a sentence the room words and a command's spec data are not."""
+    log line, a sentence the room words and a command's spec data are not. A stopped turn's
+    summary (issue 25) reached Slack through a local object's method, a tuple unpacked and
+    an attribute of ``self`` (``reply, state = turn.summary(...), "stopped"``, then
+    ``self.ended``), which the scan did not follow; it does, and the tuple's other element
+    is not taken for a reply."""
     package = tmp_path / "harness"
     package.mkdir()
     (package / "planted.py").write_text(PLANTED)
@@ -176,6 +180,7 @@ def test_the_sink_scan_finds_a_planted_stray_sentence_on_every_path(tmp_path):
         "'a stray rejection'",
         "'a stray rejection in a helper'",
         "'a sentence handed to the room'",
+        "'not done: x steps left'",
     }
 
 
@@ -245,7 +250,7 @@ def _logged(tree: ast.AST) -> set[int]:
 
 def test_no_module_but_the_room_words_a_refusal_or_a_failure():
     stray = [hit for path in modules() for hit in shaped_literals(path)]
-    assert stray == [], "word these in harness/channels/replies/:\n" + "\n".join(stray)
+    assert stray == [], "word these in harness/replies/:\n" + "\n".join(stray)
 
 
 def test_the_shape_scan_finds_what_it_looks_for():
@@ -293,7 +298,7 @@ def test_no_sentence_of_the_room_names_an_operation_or_a_hook_point():
 
 
 def test_the_reply_module_has_the_sentences():
-    from harness.channels import replies
+    from harness import replies
     from harness.domain.outcome import Failed, Refused
 
     down = Failed(operation="tool.invoked", attempt=4, error_type="HookTransportError")
@@ -313,7 +318,7 @@ def test_the_reply_module_has_the_sentences():
 
 def test_the_room_keeps_each_module_small_and_its_names_in_one_place():
     """Split by concept, each module under the cap; every public name re-exported once."""
-    from harness.channels import replies
+    from harness import replies
 
     for path in sorted((ROOT / ROOM).glob("*.py")):
         assert len(path.read_text().splitlines()) <= 400, path.name

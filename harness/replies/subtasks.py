@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from harness.channels.neutral import neutral
 from harness.domain import ChannelMessage, TaskStatus
+from harness.replies.neutral import neutral
 
 __all__ = [
     "PARENT_BUDGET_SPENT",
@@ -107,7 +107,7 @@ def no_such_subtask(number: int, labels: tuple[str, ...]) -> str:
 
 def nothing_to_stop(task_id: str) -> str:
     """The reply to a stop of sub-task ``task_id`` with no turn running (named as the thread
-    names it); the task's own is :func:`~harness.channels.replies.tasks.not_stopped`."""
+    names it); the task's own is :func:`~harness.replies.tasks.not_stopped`."""
     return f"{subtask_label(task_id) or 'that sub-task'} has no turn running; nothing to stop"
 
 

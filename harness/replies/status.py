@@ -16,9 +16,6 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from harness.channels.neutral import neutral
-from harness.channels.replies.subtasks import subtask_label, subtask_state
-from harness.channels.umbrella import invocation
 from harness.domain import (
     FINAL_STATUSES,
     PendingQuestion,
@@ -29,6 +26,9 @@ from harness.domain import (
     TurnProgress,
     duration,
 )
+from harness.replies.neutral import neutral
+from harness.replies.subtasks import subtask_label, subtask_state
+from harness.replies.umbrella import invocation
 
 _ROLE_ORDER: Final = {Role.OWNER: 0, Role.COLLABORATOR: 1, Role.WATCHER: 2, Role.NONE: 3}
 _MARK: Final = {"pending": "○", "running": "▶", "done": "✓", "failed": "✗", "skipped": "↷"}
