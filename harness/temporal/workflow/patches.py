@@ -24,7 +24,9 @@ with workflow.unsafe.imports_passed_through():
         ALIVE_PATCH,
         SUBTASK_ENDS_PATCH,
         SUBTASK_ONE_END_PATCH,
+        SUBTASK_STOP_END_PATCH,
         SUBTASK_STOP_PATCH,
+        SUBTASK_THREAD_PATCH,
         SUBTASKS_PATCH,
     )
     from harness.temporal.workflow.people import QUESTIONS_CLOSED_PATCH, TURN_THREAD_PATCH
@@ -58,6 +60,8 @@ PATCHES: Final = (
     LEAN_RESULTS,
     TURN_THREAD_PATCH,
     SUBTASK_ONE_END_PATCH,
+    SUBTASK_THREAD_PATCH,
+    SUBTASK_STOP_END_PATCH,
 )
 """Every id but :data:`LOCAL_STEPS`, in the order a run with local steps records them."""
 
