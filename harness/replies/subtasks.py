@@ -124,11 +124,22 @@ def stopping_subtask(user: str, label: str) -> str:
     )
 
 
-def cancelled_subtasks(labels: tuple[str, ...]) -> str:
-    """``cancelled 1 running sub-task (sub-task 1)``: what a parent's end, or its roll-over,
-    cut off."""
-    many = "s" if len(labels) != 1 else ""
-    return f"cancelled {len(labels)} running sub-task{many} ({', '.join(labels)})"
+def cancelled_subtasks(running: tuple[str, ...], waiting: tuple[str, ...] = ()) -> str:
+    """What a parent's end, or its roll-over, cut off, each as it was: ``cancelled 1 running
+    sub-task (sub-task 1)``, ``cancelled 1 sub-task waiting for an answer (sub-task 2)``, or
+    both, joined by "and" (issue 26: one waiting on a person is not said to run)."""
+    said = []
+    if running:
+        said.append(f"{len(running)} running {_subtasks(running)} ({', '.join(running)})")
+    if waiting:
+        said.append(
+            f"{len(waiting)} {_subtasks(waiting)} waiting for an answer ({', '.join(waiting)})"
+        )
+    return "cancelled " + " and ".join(said)
+
+
+def _subtasks(labels: tuple[str, ...]) -> str:
+    return "sub-task" if len(labels) == 1 else "sub-tasks"
 
 
 def not_a_subtask(text: str) -> str:

@@ -28,6 +28,7 @@ __all__ = [
     "not_final",
     "not_stopped",
     "rolled_over",
+    "stopped_first",
     "task_ended",
     "turn_stopped",
     "turns_used_up",
@@ -93,21 +94,38 @@ def ended_first(reason: str, after: str) -> str:
     return f"cancelled after {after}: {reason} first."
 
 
+def stopped_first(by: str, reason: str, after: str, *, ended: bool = False) -> str:
+    """The first line of a stopped turn's summary: who stopped it (a user id, ``""``: not a
+    person), why, after how long; ``ended``: the turn was a sub-task's one request, so this
+    line is also how the sub-task ended, in its one end line (issue 26)."""
+    who = f" by <@{by}>" if by else ""
+    why = f" ({reason})" if reason else ""
+    end = "; it has ended without an answer" if ended else ""
+    return f"stopped{who}{why} after {after}{end}."
+
+
 def waiting_on(question: str) -> str:
     """What a turn waiting on a person was doing, as a stop's summary says it."""
     return f"waiting for an answer: {question}"
 
 
 def turn_stopped(
-    progress: TurnProgress, *, by: str, reason: str, after: str, cut_off: bool, waits: bool
+    progress: TurnProgress,
+    *,
+    by: str,
+    reason: str,
+    after: str,
+    cut_off: bool,
+    waits: bool,
+    ended: bool = False,
 ) -> str:
     """What a stopped turn did and did not do, in a few honest lines: who stopped it (``by``)
     and why, after how long (``after``), the plan's steps done and not done, what it did last,
     and its calls. ``cut_off``: its task ended first (:func:`ended_first`); ``waits``: the
-    task waits for a next message (not when it ends with this turn)."""
-    who = f" by <@{by}>" if by else ""
-    why = f" ({reason})" if reason else ""
-    lines = [ended_first(reason, after) if cut_off else f"stopped{who}{why} after {after}."]
+    task waits for a next message (not when it ends with this turn); ``ended``: its first line
+    says the sub-task ended with it (:func:`stopped_first`)."""
+    first = stopped_first(by, reason, after, ended=ended)
+    lines = [ended_first(reason, after) if cut_off else first]
     done = [s.title for s in progress.steps if s.state == "done"]
     left = [s.title for s in progress.steps if s.state in ("pending", "running", "skipped")]
     if done:

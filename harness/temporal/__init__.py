@@ -51,6 +51,16 @@ SUBTASK_ONE_END_PATCH: Final = "subtask-one-end-v1"
 """``workflow.patched`` id of a sub-task cut off mid-turn by its parent's end posting one end
 line (its turn's summary, saying so) instead of that and another (issue 26)."""
 
+SUBTASK_THREAD_PATCH: Final = "subtask-in-turn-thread-v1"
+"""``workflow.patched`` id of a sub-task posting in the thread of its parent's latest turn (the
+one running when ``/sub-task`` came, or else the last one), where a reply answers its question
+without buttons (issue 26); a history from before started it in its parent's first thread."""
+
+SUBTASK_STOP_END_PATCH: Final = "subtask-stop-one-end-v1"
+"""``workflow.patched`` id of a sub-task whose turn was stopped (``/task stop sub-N``, its Stop
+button, its parent's budget) posting one end line, its stop's summary saying it ended, instead
+of that and another (issue 26)."""
+
 SUBTASK_SIGNAL: Final = "subtask"
 """Signal a sub-task sends its parent: a :class:`~harness.temporal.models.SubtaskReport`."""
 

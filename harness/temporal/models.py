@@ -67,6 +67,8 @@ class TaskInput(Frozen):
     """A continued run: the task exists already, so ``task.created`` does not run again."""
     transcript: TranscriptRef | None = None
     """The transcript a continued run starts from (``None``: read it from the store)."""
+    latest_thread: str = ""
+    """The thread of the task's last turn, carried by continue-as-new (``""``: its first)."""
 
 
 class HelpClick(Frozen):

@@ -34,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.domain.outcome import stopped
     from harness.hooks import HookAbort, HookContext
     from harness.hooks.contexts import ChannelSentContext, PersistenceReadContext
+    from harness.temporal import SUBTASK_STOP_END_PATCH
     from harness.temporal.models import TaskInput
     from harness.temporal.workflow.agent_runner import LoopOperations
     from harness.temporal.workflow.failures import outcome_of
@@ -41,6 +42,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.temporal.workflow.people import People
     from harness.temporal.workflow.retries import OperationRunner
     from harness.temporal.workflow.run_limits import RUN_LIMITS_PATCH, RunLimits, rolled_over
+    from harness.temporal.workflow.subtasks import Cut
     from harness.temporal.workflow.turn import Turn, placeholder
 
 
@@ -83,8 +85,11 @@ class Conversation:
         self.ended: tuple[TurnState, str] | None = None
         """How the last turn ended and what it posted (``None``: no turn yet)."""
         self.said_its_end = False
-        """The last turn was cut off by the task's end and its summary said so (a sub-task's
-        end line need not say it again)."""
+        """The last turn was cut off by the task's end, or was a sub-task's stopped, and its
+        summary said so (a sub-task's end line need not say it again)."""
+        self.latest_thread = ""
+        """The thread of the turn running now, or else of the last one (``""``: the task's
+        first), where a sub-task a slash command starts posts; kept over continue-as-new."""
 
     def receive(self, message: ChannelMessage) -> MidTurn | None:
         """Take ``message`` (the ``message`` update stored it); what happened to it.
@@ -158,7 +163,7 @@ class Conversation:
         finished: Callable[[], bool],
         children: Callable[[], list[str]],
         continued: Callable[[], TaskInput],
-        end_children: Callable[[], Awaitable[tuple[str, ...]]],
+        end_children: Callable[[], Awaitable[Cut]],
     ) -> None:
         """Answer messages until ``finished()``; continue as new once a run limit is reached.
 
@@ -260,6 +265,7 @@ class Conversation:
 
     async def _answer(self, message: ChannelMessage) -> None:
         self._answering = message
+        self.latest_thread = message.thread
         turn = self._begin(message) if self._host.alive else None
         state: TurnState = "answered"
         try:
@@ -280,6 +286,10 @@ class Conversation:
         except BaseException as error:
             if turn is None or not turn.stopping or not is_cancelled_exception(error):
                 raise
+            # A sub-task's one request stopped: its summary is its end line (issue 26).
+            turn.ends_task = (
+                turn.last and not turn.closing and workflow.patched(SUBTASK_STOP_END_PATCH)
+            )
             reply, state = turn.summary(workflow.now().timestamp()), "stopped"
         finally:
             self.people.clear()  # this request's questions are over; later clicks are refused
@@ -290,7 +300,9 @@ class Conversation:
                 turn.end(state)
             self.ended = (state, reply or replies.NO_ANSWER)
             await self.post(self._in_thread(message, self.ended[1]))
-            self.said_its_end = turn is not None and turn.closing and state == "stopped"
+            self.said_its_end = (
+                turn is not None and (turn.closing or turn.ends_task) and state == "stopped"
+            )
         finally:
             self._replying = False
             self._end_turn()

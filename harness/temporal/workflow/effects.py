@@ -93,6 +93,7 @@ class TaskEffects:
                     self._common(ctx.correlation_id),
                     model=self._model,
                     participants=tuple(self._participants.values()),
+                    thread=self._conversation.latest_thread,
                 )
                 return effect.model_copy(update={"subtask": final})
         return effect

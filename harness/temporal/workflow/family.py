@@ -1,12 +1,12 @@
 """A task and its sub-tasks, as signals between them: reports up, answers and stops down.
 
 Workflow code (sandboxed, deterministic); a mixin of
-:class:`~harness.temporal.workflow.task.TaskWorkflow` (issue 26). A sub-task shares its
-parent's thread, where the bot knows only the parent, so the parent is the sub-task's
-door: a running sub-task reports what it used and what it asks (:mod:`.parent`), the
-parent counts the usage in its own budget (its limit stops the sub-task's turn), lists the
-questions as its own, and forwards the click or thread reply that answers one. The
-bookkeeping is :class:`~harness.temporal.workflow.subtasks.Children`'s.
+:class:`~harness.temporal.workflow.task.TaskWorkflow` (issue 26). A sub-task posts in a
+thread of its parent's (its latest turn's), where the bot knows only the parent, so the
+parent is the sub-task's door: a running sub-task reports what it used and what it asks
+(:mod:`.parent`), the parent counts the usage in its own budget (its limit stops the
+sub-task's turn), lists the questions as its own, and forwards the click or thread reply
+that answers one. The bookkeeping is :class:`~harness.temporal.workflow.subtasks.Children`'s.
 
 A sub-task answers one request, its prompt: nothing in the thread reaches it but answers
 to its questions, so once the turn answering it is over and nothing is open it ends

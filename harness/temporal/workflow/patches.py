@@ -24,7 +24,9 @@ with workflow.unsafe.imports_passed_through():
         ALIVE_PATCH,
         SUBTASK_ENDS_PATCH,
         SUBTASK_ONE_END_PATCH,
+        SUBTASK_STOP_END_PATCH,
         SUBTASK_STOP_PATCH,
+        SUBTASK_THREAD_PATCH,
         SUBTASKS_PATCH,
     )
     from harness.temporal.workflow.people import QUESTIONS_CLOSED_PATCH, TURN_THREAD_PATCH
@@ -59,6 +61,8 @@ PATCHES: Final = (
     LEAN_RESULTS,
     TURN_THREAD_PATCH,
     SUBTASK_ONE_END_PATCH,
+    SUBTASK_THREAD_PATCH,
+    SUBTASK_STOP_END_PATCH,
     STRAND_KEYS,
     RECORDED_LOAD_PATCH,
 )

@@ -26,7 +26,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from harness import replies
     from harness.agent.state import LoopDefaults
-    from harness.temporal.workflow.subtasks import with_cancelled
+    from harness.temporal.workflow.subtasks import Cut, with_cancelled
 
 RUN_LIMITS_PATCH: Final = "run-limits-v1"
 """``workflow.patched`` id of the limits (issue 13): a run replayed from an older history
@@ -102,6 +102,6 @@ class RunLimits:
         return full or info.is_continue_as_new_suggested()
 
 
-def rolled_over(why: str, cancelled: tuple[str, ...]) -> str:
+def rolled_over(why: str, cancelled: Cut) -> str:
     """What the thread is told when sub-tasks were cancelled so the run could roll over."""
     return replies.rolled_over(why, with_cancelled("", cancelled))

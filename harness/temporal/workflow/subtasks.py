@@ -12,13 +12,17 @@ While a child runs it reports (:mod:`harness.temporal.workflow.parent`, issue 26
 added to the parent's budget as it goes (the rest when it ends), its open questions are
 the parent's to list, and a click or a thread reply answering one reaches it through its
 parent (:meth:`Children.forward`). A child waiting on people is not waited for at a finish.
+
+A child posts in the thread of its parent's latest turn when it was spawned (the turn
+running then, or else the last one: a slash command carries no thread), and a reply
+answers its question there (:data:`~harness.temporal.SUBTASK_THREAD_PATCH`).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from temporalio import workflow
 from temporalio.exceptions import ChildWorkflowError, is_cancelled_exception
@@ -44,6 +48,7 @@ with workflow.unsafe.imports_passed_through():
         STOP_SIGNAL,
         STOP_TURN_SIGNAL,
         SUBTASK_STOP_PATCH,
+        SUBTASK_THREAD_PATCH,
         TASK_WORKFLOW,
     )
     from harness.temporal.models import (
@@ -54,6 +59,14 @@ with workflow.unsafe.imports_passed_through():
         TurnStop,
     )
     from harness.temporal.workflow.retries import OperationRunner
+
+
+class Cut(NamedTuple):
+    """The sub-tasks an end (or a roll-over) cancelled, as each was: working, or waiting on a
+    person (a question or an approval open)."""
+
+    running: tuple[str, ...] = ()
+    waiting: tuple[str, ...] = ()
 
 
 class Children:
@@ -77,6 +90,8 @@ class Children:
         self._reports: dict[str, SubtaskReport] = {}
         self._counted: dict[str, BudgetUsage] = {}
         self._starting: set[str] = set()
+        self._threads: dict[str, str] = {}
+        """Where each child posts: task id -> its thread (where a reply answers it)."""
 
     def summaries(self) -> tuple[SubtaskSummary, ...]:
         """Every sub-task with its last known status (a running one as it last reported: its
@@ -129,12 +144,16 @@ class Children:
     def reply_for(self, message: ChannelMessage) -> HelpClick | None:
         """The answer ``message`` (a reply in the thread) gives a child's question that has no
         buttons, if one is open; :meth:`asking` names the child."""
-        if not message.user or message.thread not in ("", self._parent.ref.thread):
+        if not message.user:
             return None
-        for report in self._reports.values():
-            if report.reply_to:
+        for task_id, report in self._reports.items():
+            if report.reply_to and message.thread in ("", self._thread_of(task_id)):
                 return HelpClick(request_id=report.reply_to, user=message.user, choice=message.text)
         return None
+
+    def _thread_of(self, task_id: str) -> str:
+        """The thread child ``task_id`` posts in (its parent's first, before the patch)."""
+        return self._threads.get(task_id, self._parent.ref.thread)
 
     async def forward(self, click: HelpClick) -> None:
         """Hand a click or reply to the child whose question it answers (its ``help.decided``
@@ -170,6 +189,7 @@ class Children:
         *,
         model: str,
         participants: tuple[Participant, ...],
+        thread: str = "",
     ) -> SubtaskSpec:
         """Run ``subtask.spawned`` and start the sub-task it returns as a child workflow.
 
@@ -178,11 +198,15 @@ class Children:
             common: the parent's common context fields (task, participants, correlation).
             model: the parent's model, used when the spec names none.
             participants: the parent's people; the child starts with the same roles.
+            thread: the thread of the parent's latest turn, where the child posts (``""``:
+                the parent's first).
 
         Returns:
             The spec the child was started with (its ``task_id`` filled in).
         """
         ref = self._parent.ref
+        if workflow.patched(SUBTASK_THREAD_PATCH):
+            ref = ref.model_copy(update={"thread": thread or ref.thread})
         number = len(self._children) + 1
         spec = spec.model_copy(update={"task_id": spec.task_id or f"{ref.task_id}/sub-{number}"})
         out = await self._ops.run(SubtaskSpawnedContext(**common, spec=spec))
@@ -202,6 +226,7 @@ class Children:
             policy=self._parent.policy,
         )
         self._starting.add(final.task_id)
+        self._threads[final.task_id] = child.ref.thread
         # REQUEST_CANCEL: if the parent closes without ending a child (it failed, or was
         # terminated), the child is cancelled and still reports, instead of vanishing.
         handle = await workflow.start_child_workflow(
@@ -220,11 +245,11 @@ class Children:
         asyncio.create_task(self._watch(summary, handle))  # noqa: RUF006
         return final
 
-    async def end(self, grace: float) -> tuple[str, ...]:
+    async def end(self, grace: float) -> Cut:
         """Let running sub-tasks end within ``grace`` seconds, then cancel the rest.
 
         Returns:
-            The ids of the sub-tasks that had to be cancelled.
+            The ids of the sub-tasks that had to be cancelled, working or waiting on a person.
         """
         if self.running() and grace > 0:
             try:
@@ -232,6 +257,11 @@ class Children:
             except TimeoutError:
                 pass
         left = tuple(self.running())
+        working = self._working()
+        cut = Cut(
+            running=tuple(t for t in left if t in working),
+            waiting=tuple(t for t in left if t not in working),
+        )
         for task_id in left:
             try:
                 await workflow.get_external_workflow_handle(task_id).cancel()
@@ -244,7 +274,7 @@ class Children:
                 )
             except TimeoutError:
                 workflow.logger.warning("sub-tasks still running after cancel: %s", self.running())
-        return left
+        return cut
 
     def _working(self) -> list[str]:
         """Running children not waiting on people (one that asks will not end on its own)."""
@@ -285,10 +315,14 @@ def _as_reported(summary: SubtaskSummary, report: SubtaskReport) -> SubtaskSumma
     )
 
 
-def with_cancelled(summary: str, cancelled: tuple[str, ...]) -> str:
-    """The summary, naming the sub-tasks the end of their parent cancelled (as the thread
-    calls them, never by id: it is posted)."""
-    if not cancelled:
+def with_cancelled(summary: str, cancelled: Cut) -> str:
+    """The summary, naming the sub-tasks the end of their parent cancelled, each as it was
+    (as the thread calls them, never by id: it is posted)."""
+    if not cancelled.running and not cancelled.waiting:
         return summary
-    note = replies.cancelled_subtasks(tuple(replies.subtask_label(t) or t for t in cancelled))
+    note = replies.cancelled_subtasks(_labels(cancelled.running), _labels(cancelled.waiting))
     return f"{summary}; {note}" if summary else note
+
+
+def _labels(task_ids: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(replies.subtask_label(t) or t for t in task_ids)

@@ -94,6 +94,7 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
         self._link = ParentLink(task.ref, self._linked, self._report)
         self._conversation = Conversation(self, self._ops, task.agent, before=self._before_op)
         self._conversation.one_request = self._ends
+        self._conversation.latest_thread = task.latest_thread
         self._transcript = Transcript(self._key, self._ops, self._common)
 
     @workflow.run
@@ -347,6 +348,7 @@ class TaskWorkflow(TaskState, TaskEffects, TaskEndings, TaskFamily):
                 "agent": self._conversation.state,
                 "continued": True,
                 "transcript": self._transcript.ref(),
+                "latest_thread": self._conversation.latest_thread,
             }
         )
 

@@ -52,6 +52,8 @@ class Turn:
         """The turn was cut off because its task ended (nothing waits for a next message)."""
         self.last = False
         """The task ends with this turn (a sub-task's one request): nothing waits after it."""
+        self.ends_task = False
+        """Stopped, its summary says the task ended with it (a sub-task's one end line)."""
 
     @property
     def stopping(self) -> bool:
@@ -105,6 +107,7 @@ class Turn:
             after=duration(now - self.progress.started_at),
             cut_off=self.closing,
             waits=not (self.closing or self.last),
+            ended=self.ends_task,
         )
 
     def _set(self, **changes: object) -> None:

@@ -178,3 +178,29 @@ async def test_a_sub_task_ending_within_the_wait_is_not_cancelled(
     await rolled(client, ref.task_id, first_run, 2)
     await harness.finish(ref.task_id)
     await harness.outcome(ref.task_id)
+
+
+@pytest.mark.parametrize("settings", [LIMITS["updates"]], ids=["updates"], indirect=True)
+async def test_a_sub_task_after_a_roll_over_posts_where_the_last_turn_was(
+    harness, manager, worker, client, slack_api, settings
+):
+    """The thread of the task's last turn survives continue-as-new: a sub-task a slash command
+    starts in the fresh run posts there, not in the task's first thread (issue 26)."""
+    ref, first_run = await start(harness, client, "latest")
+    message = ChannelMessage(channel=CHANNEL, thread="5.0", user="U1", text="later", ts="5.0")
+    await harness.send_message(ref.task_id, message)
+    deadline = time.monotonic() + 20
+    while not [
+        a
+        for m, a in slack_api.calls
+        if a.get("thread_ts") == "5.0" and "later" in a.get("text", "")
+    ]:
+        assert time.monotonic() < deadline, "no answer in thread 5.0"
+        await asyncio.sleep(0.05)
+    await reach_update_limit(harness, ref)  # with the message: three updates
+    await rolled(client, ref.task_id, first_run, 2)
+    child = await spawn_child(harness, manager, ref)
+    assert (await harness.snapshot(child)).ref.thread == "5.0"
+    await harness.finish(ref.task_id)
+    await harness.outcome(ref.task_id)
+    await assert_replays(client, [ref.task_id, child])

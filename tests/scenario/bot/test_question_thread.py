@@ -9,8 +9,6 @@ closes, and the answer is posted in B; the task's first thread (A) hears nothing
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from bot.say.clicks import buttons
@@ -18,7 +16,16 @@ from harness.bodies.help import APPROVE
 from harness.config import Settings
 
 from .conftest import posting_to, serve_bot
-from .threads import OWNER, Thread, snapshot, until, until_async
+from .threads import (
+    OWNER,
+    Thread,
+    another_thread,
+    calls_in,
+    posted_in,
+    snapshot,
+    until,
+    until_async,
+)
 
 QUESTION = "which region?"
 PLAN = (
@@ -39,39 +46,6 @@ def settings(settings: Settings, bot_port, tmp_path) -> Settings:
 async def slack(harness, tmp_path, bot_port, worker):
     async for sender in serve_bot(harness, tmp_path, port=bot_port):
         yield sender
-
-
-def another_thread(first: Thread) -> Thread:
-    """A second thread of ``first``'s channel: a later mention there joins the same task."""
-    second = Thread(first.slack, first.harness)
-    second.channel = first.channel
-    second.root = f"{float(first.root) + 1000:.6f}"
-    return second
-
-
-def calls_in(thread: Thread) -> list[tuple[str, dict[str, Any]]]:
-    """Every Web API call the bot's stand-in took for ``thread``: posts and ephemeral posts
-    in it, and edits of a message posted in it."""
-    calls = [
-        (m, a) for m, a in thread.slack.bot.standin.calls if a.get("channel") == thread.channel
-    ]
-    mine = {
-        str(a.get("ts", ""))
-        for _, a in calls
-        if a.get("thread_ts") == thread.root or a.get("ts") == thread.root
-    }
-    return [(m, a) for m, a in calls if a.get("thread_ts") == thread.root or a.get("ts") in mine]
-
-
-async def posted_in(thread: Thread, check, what: str) -> dict:
-    """The first post (as the stand-in serves it now) in ``thread`` that passes ``check``."""
-
-    async def found() -> bool:
-        return any(p.get("thread_ts") == thread.root and check(p) for p in await thread.raw_posts())
-
-    await until_async(found, what=what)
-    posts = await thread.raw_posts()
-    return next(p for p in posts if p.get("thread_ts") == thread.root and check(p))
 
 
 async def waiting_on(thread: Thread, needle: str) -> str:

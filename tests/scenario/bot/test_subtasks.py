@@ -31,7 +31,10 @@ from .threads import (
     WATCHER,
     Hold,
     Thread,
+    another_thread,
+    calls_in,
     command_as,
+    posted_in,
     snapshot,
     until,
     until_async,
@@ -150,6 +153,56 @@ async def test_a_reply_answers_a_sub_tasks_question(slack, harness):
     clean(thread)
 
 
+@pytest.mark.parametrize("parent_turn", ["running", "over"])
+async def test_a_sub_task_posts_and_is_answered_in_the_thread_of_its_parents_latest_turn(
+    slack, harness, hold, parent_turn
+):
+    """A slash command carries no thread: the sub-task goes where its parent's turn runs (or
+    the last one ran), thread B, and a reply there answers it; thread A hears nothing."""
+    first = await started(slack, harness)
+    await until_async(lambda: idle(slack, first), what="the first turn over")
+    second = another_thread(first)
+    if parent_turn == "running":
+        await second.start(HOLD)  # the parent's turn in B holds, running, meanwhile
+        await hold.until_held()
+    else:
+        await second.start("what next?")
+        await posted_in(second, lambda p: "(offline) what next?" in p.get("text", ""), "B's answer")
+        await until_async(lambda: idle(slack, first), what="the turn in B over")
+    in_first = len(calls_in(first))
+
+    await first.slash(f"/sub-task {ask('which region?')}")  # no thread: it has none to carry
+    await posted_in(
+        second, lambda p: p.get("text", "").startswith("sub-task 1: which region?"), "question"
+    )
+    await until_async(lambda: child_asks(slack, first), what="the sub-task's question")
+    await second.say("eu-west")
+    answer = await posted_in(
+        second, lambda p: "answered: eu-west" in p.get("text", ""), "its answer"
+    )
+    assert answer["text"] == "sub-task 1: Tool results:\n- ask_human: <@U0OWNER> answered: eu-west"
+    await posted_in(second, lambda p: p.get("text", "").endswith("” is done."), "its end line")
+    await until_async(lambda: ended(slack, first, "succeeded"), what="the sub-task done")
+
+    if parent_turn == "running":  # the reply answered the sub-task, it was no mid-turn note
+        assert not any("mid-turn mode" in p for p in second.posts(OWNER))
+        hold.release.set()
+        await posted_in(
+            second, lambda p: "- echo: hold" in p.get("text", ""), "the parent's answer"
+        )
+    progress = [
+        p for p in await first.raw_posts() if is_progress(p) and "sub-task 1" in p.get("text", "")
+    ]
+    mine = [p for p in await first.raw_posts() if p.get("text", "").startswith("sub-task 1: ")]
+    assert progress and all(p["thread_ts"] == second.root for p in progress + mine), mine
+    assert len(calls_in(first)) == in_first, calls_in(first)[in_first:]
+    clean(first)
+
+
+async def idle(slack, thread: Thread) -> bool:
+    return (await snapshot(slack, thread)).turn is None
+
+
 async def child_asks(slack, thread: Thread) -> bool:
     return any(q.subtask for q in (await snapshot(slack, thread)).pending)
 
@@ -174,9 +227,9 @@ async def test_finish_ends_a_sub_task_waiting_on_a_person_in_one_line(
     said = await thread.slash("/task finish")
     assert "finished this task" in said
     end = await thread.until_posted("This task has ended")
-    assert end == (
-        "This task has ended: finished by <@U0OWNER>; cancelled 1 running sub-task "
-        "(sub-task 1). Mention me to start a new one here."
+    assert end == (  # waiting on a person, it is not said to have been running (issue 26)
+        "This task has ended: finished by <@U0OWNER>; cancelled 1 sub-task waiting for an "
+        "answer (sub-task 1). Mention me to start a new one here."
     )
     # One end line for the sub-task, posted before its parent's: how it ended, and what it did.
     mine = [p for p in thread.posts() if p.startswith("sub-task 1: ") and p != asked_text]
@@ -210,16 +263,24 @@ async def test_the_parents_budget_counts_a_running_sub_task_and_stops_it(slack, 
     await thread.slash(f"/task budget tokens {used + 1}")
     await thread.slash('/sub-task call echo {"text": "hold"}')
     stopped = await thread.until_posted("stopped (the budget of the task it belongs to is used up)")
-    assert stopped.startswith("sub-task 1: ")
     assert hold.cancelled == hold.held  # stopped before its tool call, or while it was held
     assert not any("- echo: hold" in p for p in thread.posts())
     parent = await snapshot(slack, thread)
     assert parent.budget.tokens > used + 1 and parent.budget.token_limit == used + 1
-    # Its turn was its one request: stopped, it ends (cancelled), saying so in its own words.
-    end = await thread.until_posted("has ended without an answer: its turn was stopped.")
-    assert end.startswith("sub-task 1: “call echo")
+    # Its turn was its one request: stopped, it ends (cancelled), and says so in one line.
+    assert re.fullmatch(
+        r"sub-task 1: stopped \(the budget of the task it belongs to is used up\) after \d+ s; "
+        r"it has ended without an answer\.",
+        stopped.splitlines()[0],
+    ), stopped
     await until_async(lambda: ended(slack, thread, "cancelled"), what="the sub-task cancelled")
+    assert said_by_sub_task_1(thread) == [stopped]
     clean(thread)
+
+
+def said_by_sub_task_1(thread: Thread) -> list[str]:
+    """What sub-task 1 posted in the thread (its progress message aside: it says whose it is)."""
+    return [p for p in thread.posts() if p.startswith("sub-task 1: ")]
 
 
 async def ended(slack, thread: Thread, status: str) -> bool:
@@ -289,8 +350,10 @@ async def test_one_sub_task_is_shown_and_stopped_through_its_parent(slack, harne
     summary = await thread.until_posted("sub-task 1: stopped by <@U0COLLAB> after")
     assert "done: look around" in summary and "not done: " in summary
     assert "waits for your next message" not in summary
-    await thread.until_posted("has ended without an answer: its turn was stopped.")
     await until_async(lambda: ended(slack, thread, "cancelled"), what="the sub-task cancelled")
+    # One end line: the stop's summary says the sub-task ended (issue 26), nothing after it.
+    assert summary.splitlines()[0].endswith("; it has ended without an answer."), summary
+    assert said_by_sub_task_1(thread) == [summary]
     await until(lambda: hold.cancelled == 1, what="the held tool call cancelled")
     again = await thread.slash("/task stop sub-1")
     assert again.endswith("sub-task 1 has ended (cancelled); nothing to stop"), again

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from typing import Any
 
 from bot.say.clicks import buttons, click_body
 from bot.standin import POSTS_PATH
@@ -149,6 +150,39 @@ class Thread:
     @property
     def task_id(self) -> str:
         return self.harness.task_id("T0TEAM1", self.channel)
+
+
+def another_thread(first: Thread) -> Thread:
+    """A second thread of ``first``'s channel: a later mention there joins the same task."""
+    second = Thread(first.slack, first.harness)
+    second.channel = first.channel
+    second.root = f"{float(first.root) + 1000:.6f}"
+    return second
+
+
+def calls_in(thread: Thread) -> list[tuple[str, dict[str, Any]]]:
+    """Every Web API call the bot's stand-in took for ``thread``: posts and ephemeral posts
+    in it, and edits of a message posted in it."""
+    calls = [
+        (m, a) for m, a in thread.slack.bot.standin.calls if a.get("channel") == thread.channel
+    ]
+    mine = {
+        str(a.get("ts", ""))
+        for _, a in calls
+        if a.get("thread_ts") == thread.root or a.get("ts") == thread.root
+    }
+    return [(m, a) for m, a in calls if a.get("thread_ts") == thread.root or a.get("ts") in mine]
+
+
+async def posted_in(thread: Thread, check, what: str) -> dict:
+    """The first post (as the stand-in serves it now) in ``thread`` that passes ``check``."""
+
+    async def found() -> bool:
+        return any(p.get("thread_ts") == thread.root and check(p) for p in await thread.raw_posts())
+
+    await until_async(found, what=what)
+    posts = await thread.raw_posts()
+    return next(p for p in posts if p.get("thread_ts") == thread.root and check(p))
 
 
 async def snapshot(slack, thread: Thread):

@@ -61,3 +61,23 @@ def test_a_text_too_long_for_slack_is_cut_at_a_line_and_says_how_much_is_left():
     left = len(text) - len(kept)
     assert note == f"… ({left:,} more characters do not fit in one Slack message)"
     assert replies.fitted("short", 40_000) == "short"
+
+
+def test_a_parents_end_says_which_cut_off_sub_tasks_ran_and_which_waited_on_a_person():
+    assert (
+        replies.cancelled_subtasks(("sub-task 1",)) == "cancelled 1 running sub-task (sub-task 1)"
+    )
+    assert replies.cancelled_subtasks((), ("sub-task 2",)) == (
+        "cancelled 1 sub-task waiting for an answer (sub-task 2)"
+    )
+    assert replies.cancelled_subtasks(("sub-task 1", "sub-task 3"), ("sub-task 2",)) == (
+        "cancelled 2 running sub-tasks (sub-task 1, sub-task 3) and 1 sub-task waiting for an "
+        "answer (sub-task 2)"
+    )
+
+
+def test_a_stopped_sub_tasks_summary_says_it_ended_in_its_first_line():
+    assert replies.stopped_first("U1", "", "3 s") == "stopped by <@U1> after 3 s."
+    assert replies.stopped_first("", "over budget", "1 s", ended=True) == (
+        "stopped (over budget) after 1 s; it has ended without an answer."
+    )

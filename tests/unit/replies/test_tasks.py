@@ -50,3 +50,16 @@ def test_the_threads_status_line_names_the_call_running_or_says_working():
     assert replies.thread_status("running", replies.running("calc")) == "is running calc…"
     assert replies.thread_status("running", replies.planned(3)) == "is working…"
     assert replies.thread_status("waiting", replies.running("calc")) == "is waiting for an answer…"
+
+
+def test_a_stopped_sub_tasks_summary_is_its_one_end_line():
+    progress = TurnProgress(steps=PLAN[:2], model_calls=1)
+    said = replies.turn_stopped(
+        progress, by="U1", reason="", after="2 s", cut_off=False, waits=False, ended=True
+    )
+    assert said.splitlines() == [
+        "stopped by <@U1> after 2 s; it has ended without an answer.",
+        "done: look around",
+        "not done: write it up",
+        "1 model call, 0 tool calls.",
+    ]
