@@ -179,7 +179,14 @@ async def _claimed(claims: AttemptClaims, ctx: C) -> C:
     lost = ctx.lost_workers
     while not await claims.claim([claim_key(ctx.idempotency_key, ctx.attempt, lost)]):
         lost += 1
-    return ctx if lost == ctx.lost_workers else ctx.model_copy(update={"lost_workers": lost})
+    if lost == ctx.lost_workers:
+        return ctx
+    log.warning(
+        "%s attempt %d lost its worker (its workflow task was run again); running it again",
+        type(ctx).operation,
+        ctx.attempt,
+    )
+    return ctx.model_copy(update={"lost_workers": lost})
 
 
 def _stopping(host: ActivityHost) -> asyncio.Future[object]:

@@ -39,9 +39,10 @@ with workflow.unsafe.imports_passed_through():
         RETRY_ACTIVITIES,
         RUN_AGAIN_ON_LOST_WORKER,
         SAY_RETRIES,
+        STRAND_KEYS,
     )
     from harness.temporal.workflow.run_limits import RUN_LIMITS_PATCH
-    from harness.temporal.workflow.transcript import TRANSCRIPT_LOG_PATCH
+    from harness.temporal.workflow.transcript import RECORDED_LOAD_PATCH, TRANSCRIPT_LOG_PATCH
 
 PATCHES: Final = (
     ALIVE_PATCH,
@@ -62,6 +63,8 @@ PATCHES: Final = (
     SUBTASK_ONE_END_PATCH,
     SUBTASK_THREAD_PATCH,
     SUBTASK_STOP_END_PATCH,
+    STRAND_KEYS,
+    RECORDED_LOAD_PATCH,
 )
 """Every id but :data:`LOCAL_STEPS`, in the order a run with local steps records them."""
 

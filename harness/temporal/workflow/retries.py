@@ -73,6 +73,13 @@ LEAN_RESULTS = "lean-results-v1"
 whose result is only what its chains changed (:class:`~harness.temporal.models.Changed`);
 before, every result was the whole context."""
 
+STRAND_KEYS = "strand-keys-v1"
+"""``workflow.patched`` id: since issue 27 an operation run by an update's handler is keyed by
+that update (its id and a count of its own), not by the run's one count of operations: which
+of the main loop and a handler asks first can differ when a killed worker's workflow task is
+run again, and a local step's key must be the one its first run used
+(:meth:`OperationRunner.key`)."""
+
 RETRY_ACTIVITIES = "retry-activities-v1"
 """``workflow.patched`` id: since issue 25 ``activity.failed`` and ``activity.retried`` each
 run in an activity of their own type, not both in ``dispatch-hooks-v1``."""
@@ -91,6 +98,7 @@ class OperationRunner:
         # Run id too: a task id can be reused by a later run, whose writes are new ones.
         self._prefix = f"{info.workflow_id}/{info.run_id}"
         self._count = 0
+        self._by_update: dict[str, int] = {}
 
     async def run(
         self, ctx: C, *, max_attempts: int | None = None, on_retry: OnRetry | None = None
@@ -129,8 +137,7 @@ class OperationRunner:
             ``Refused`` or ``Asked`` as an executor answered (one activity, never retried);
             ``Failed`` when ``activity.failed`` stopped it.
         """
-        self._count += 1
-        key = f"{self._prefix}/{self._count}"
+        key = self.key()
         limit = max_attempts or entry_of(type(ctx).operation).attempts or self.policy.max_attempts
         operation = type(ctx).operation
         lean = workflow.patched(LEAN_RESULTS)
@@ -189,6 +196,38 @@ class OperationRunner:
             if backoff > 0:
                 await workflow.sleep(backoff)
             attempt += 1
+
+    def key(self) -> str:
+        """The idempotency key of the operation starting now.
+
+        A local step runs before its workflow task is recorded, so its key must not depend
+        on what a re-run of that task may order otherwise. A worker killed mid-task leaves
+        it to be run again from the last recorded task, where an update that reached the
+        server meanwhile and a result recorded before can arrive in one activation, the
+        update's handler first: one count for the run gave the same post two keys (posted
+        twice) and an attempt claim to another step. So the main loop counts alone and
+        each update's handler counts for itself, under the update's id, which the server
+        delivers unchanged (since :data:`STRAND_KEYS`).
+        """
+        update = workflow.current_update_info()
+        if update is None or not workflow.patched(STRAND_KEYS):
+            self._count += 1
+            return f"{self._prefix}/{self._count}"
+        count = self._by_update[update.id] = self._by_update.get(update.id, 0) + 1
+        return f"{self._prefix}/{update.id}/{count}"
+
+    async def recorded(self, operation: type[HookContext]) -> None:
+        """Let the last run of ``operation`` be recorded in history before anything goes on.
+
+        A read that a later step of the same run writes to must be recorded first: a
+        local read is recorded only when its workflow task completes, and a worker that
+        dies before then leaves the task to be run again, its read seeing the writes of
+        the steps after it (issue 27: the transcript read at a task's start saw the
+        message the killed worker had appended, and took its delivery for a repeat). A
+        1 ms timer ends the workflow task; a step on the task queue is recorded already.
+        """
+        if entry_of(operation.operation).local and workflow.patched(LOCAL_STEPS):
+            await workflow.sleep(0.001)
 
     async def _execute(
         self, activity: str, ctx: C, result_type: type[C], *, lean: bool

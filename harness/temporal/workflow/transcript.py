@@ -28,6 +28,9 @@ with workflow.unsafe.imports_passed_through():
     from harness.temporal.workflow.retries import OperationRunner
 
 TRANSCRIPT_LOG_PATCH: Final = "transcript-log-v1"
+RECORDED_LOAD_PATCH: Final = "transcript-recorded-load-v1"
+"""``workflow.patched`` id: since issue 27 the read that starts a run is recorded before any
+message is taken (:meth:`OperationRunner.recorded`)."""
 WINDOW: Final = 20
 """Messages the workflow keeps (and carries to its next run): the last ones."""
 
@@ -70,6 +73,9 @@ class Transcript:
             return
         if self._log:
             tail = await self._read(after=-WINDOW)
+            if workflow.patched(RECORDED_LOAD_PATCH):
+                # What the store held before this run: no append of its own may show.
+                await self._ops.recorded(PersistenceReadContext)
             self.length = tail.result.version if tail.result is not None else 0
             self._recent = tuple(
                 ChannelMessage.model_validate_json(e.content) for e in tail.entries

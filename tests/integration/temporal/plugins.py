@@ -9,12 +9,14 @@ crash is most likely to apply something twice.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 from pathlib import Path
 
 from harness.domain import CommandResult, SetModel
-from harness.hooks import PHASES, HookManager
+from harness.hooks import PHASES, HookManager, catalogue
+from harness.hooks.catalogue import Entry, entry_of
 
 RECORDED = (
     "task.created",
@@ -201,3 +203,47 @@ def observed_plugin(manager: HookManager, settings: object) -> None:
             )
 
     manager.register("task.created.pre", flaky)
+
+
+def appended_plugin(manager: HookManager, settings: object) -> None:
+    """Stops the worker right after a message was appended to a transcript (step
+    ``appended``), once: its workflow task is not recorded yet."""
+    reached = _reach(
+        os.environ.get("HARNESS_TEST_HANG_AT", ""),
+        Path(os.environ["HARNESS_TEST_MARKER"]),
+        int(os.environ.get("HARNESS_TEST_SIGNAL_PORT", "0")),
+    )
+
+    async def after_append(ctx):
+        if ctx.append:
+            await reached("appended", hang=True)
+
+    manager.register("persistence.write.post", after_append)
+
+
+SHORT_ROWS = (
+    "request.received",
+    "task.created",
+    "task.state_changed",
+    "task.complete",
+    "channel.received",
+    "channel.sent",
+    "persistence.read",
+    "persistence.write",
+    "context.created",
+    "tool_calls.extracted",
+    "command.invoked",
+    "activity.failed",
+    "activity.retried",
+)
+"""Short built-in steps a deployment may run as local activities (issue 27's candidates)."""
+
+
+def local_rows() -> dict[str, Entry]:
+    """:data:`SHORT_ROWS` as rows that say ``local=True``: the catalogue they make, by operation."""
+    return {op: dataclasses.replace(entry_of(op), local=True) for op in SHORT_ROWS}
+
+
+def local_rows_plugin(manager: HookManager, settings: object) -> None:
+    """This worker runs :data:`SHORT_ROWS` as local activities (its catalogue says so)."""
+    catalogue._ENTRIES.update(local_rows())

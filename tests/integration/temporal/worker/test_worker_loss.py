@@ -15,7 +15,6 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -31,36 +30,7 @@ from harness.temporal.worker import build_manager, build_worker, retry_limits
 from tests.integration.temporal.plugins import cycle_plugin
 
 from ..conftest import ROOT, assert_replays, worker_env
-
-
-class Signals:
-    """A loopback TCP server the plugin tells which step it reached."""
-
-    def __init__(self) -> None:
-        self.reached: asyncio.Queue[str] = asyncio.Queue()
-        self.port = 0
-
-    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reached.put_nowait((await reader.readline()).decode().strip())
-        writer.close()
-
-
-@pytest.fixture
-async def signals() -> AsyncIterator[Signals]:
-    found = Signals()
-    server = await asyncio.start_server(found._client, "127.0.0.1", 0)
-    found.port = server.sockets[0].getsockname()[1]
-    async with server:
-        yield found
-
-
-def plugin_env(settings, tmp_path: Path, signals: Signals, step: str) -> dict[str, str]:
-    return {
-        "HARNESS_TEST_LOG": str(tmp_path / "points.jsonl"),
-        "HARNESS_TEST_MARKER": str(tmp_path / "marker"),
-        "HARNESS_TEST_HANG_AT": step,
-        "HARNESS_TEST_SIGNAL_PORT": str(signals.port),
-    }
+from .conftest import plugin_env
 
 
 async def kill_at(step: str, settings, tmp_path, signals, start_work, then=None) -> asyncio.Task:
