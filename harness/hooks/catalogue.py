@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, final
 
@@ -249,6 +249,26 @@ def forget_operation(operation: str) -> None:
         _POINT_SET.difference_update(f"{operation}.{phase}" for phase in PHASES)
         for forget in _ON_REMOVE:
             forget(operation)
+
+
+def run_locally(operations: Iterable[str], local: bool = True) -> Callable[[], None]:
+    """Set the ``local`` column of ``operations``' rows (issue 27); returns the undo.
+
+    For a worker that runs its short steps as local activities (a plugin, a test). Every
+    worker of a task queue must agree: the column decides which commands a workflow
+    records, so a task begun under one setting fails its replay under the other.
+
+    Raises:
+        UnknownHookPointError: an operation is not in the catalogue.
+    """
+    before = {op: _ENTRIES[check_operation(op)] for op in operations}
+    for op, entry in before.items():
+        _ENTRIES[op] = dataclasses.replace(entry, local=local)
+
+    def undo() -> None:
+        _ENTRIES.update(before)
+
+    return undo
 
 
 def on_remove(forget: Callable[[str], None]) -> None:

@@ -9,14 +9,12 @@ crash is most likely to apply something twice.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import os
 from pathlib import Path
 
 from harness.domain import CommandResult, SetModel
 from harness.hooks import PHASES, HookManager, catalogue
-from harness.hooks.catalogue import Entry, entry_of
 
 RECORDED = (
     "task.created",
@@ -239,11 +237,6 @@ SHORT_ROWS = (
 """Short built-in steps a deployment may run as local activities (issue 27's candidates)."""
 
 
-def local_rows() -> dict[str, Entry]:
-    """:data:`SHORT_ROWS` as rows that say ``local=True``: the catalogue they make, by operation."""
-    return {op: dataclasses.replace(entry_of(op), local=True) for op in SHORT_ROWS}
-
-
 def local_rows_plugin(manager: HookManager, settings: object) -> None:
     """This worker runs :data:`SHORT_ROWS` as local activities (its catalogue says so)."""
-    catalogue._ENTRIES.update(local_rows())
+    catalogue.run_locally(SHORT_ROWS)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.hooks import OPERATIONS, PHASES, POINTS, UnknownHookPointError, context_type
+from harness.hooks import OPERATIONS, PHASES, POINTS, UnknownHookPointError, catalogue, context_type
 from harness.hooks.catalogue import check_operation, point, split_point
 
 DESIGN = Path(__file__).resolve().parents[3] / "docs" / "design.md"
@@ -100,3 +100,21 @@ def test_each_per_operation_fact_is_a_column_of_its_row():
     assert entry_of("llm.invoked").unechoed == ("messages",)
     assert [e.operation for e in rows if not e.body] == ["command.invoked"]
     assert {e.operation: e.attempts for e in rows if e.attempts} == {"command.invoked": 1}
+
+
+def test_run_locally_sets_the_local_column_and_its_undo_restores_the_rows():
+    before = catalogue.entry_of("channel.sent")
+    undo = catalogue.run_locally(["channel.sent"])
+    try:
+        assert catalogue.entry_of("channel.sent").local is True
+        assert catalogue.entry_of("channel.sent").activity == before.activity
+    finally:
+        undo()
+    assert catalogue.entry_of("channel.sent") == before
+
+
+def test_run_locally_refuses_an_unknown_operation_and_changes_nothing():
+    rows = catalogue.entries()
+    with pytest.raises(UnknownHookPointError, match=r"channel\.snet"):
+        catalogue.run_locally(["channel.sent", "channel.snet"])
+    assert catalogue.entries() == rows

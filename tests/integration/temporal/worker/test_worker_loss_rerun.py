@@ -18,7 +18,7 @@ import json
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
@@ -28,7 +28,7 @@ from harness.hooks.contexts import CommandInvokedContext
 from harness.storage.ledger import Ledger
 from harness.temporal.activity.hooked import HarnessActivities
 from harness.temporal.worker import build_manager, build_worker
-from tests.integration.temporal.plugins import local_rows
+from tests.integration.temporal.plugins import SHORT_ROWS
 
 from ..conftest import ROOT, assert_replays, worker_env
 from .conftest import plugin_env
@@ -71,10 +71,11 @@ async def worker_b(client, settings, store, harness, task_id: str) -> AsyncItera
 
 
 @pytest.fixture(autouse=True)
-def short_rows_local(monkeypatch) -> None:
+def short_rows_local() -> Iterator[None]:
     """The short steps run as local activities here too, as in worker A (replay needs it)."""
-    for operation, entry in local_rows().items():
-        monkeypatch.setitem(catalogue._ENTRIES, operation, entry)
+    undo = catalogue.run_locally(SHORT_ROWS)
+    yield
+    undo()
 
 
 def texts(slack_api, channel: str) -> list[str]:
