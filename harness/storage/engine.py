@@ -3,7 +3,8 @@
 ``HARNESS_DATABASE_URL`` names a PostgreSQL server (``postgresql://user:pass@host/db``,
 driven by asyncpg) that every worker and bot replica of a deployment shares; unset, a
 process uses a SQLite file (aiosqlite) under its data dir. Both go through SQLAlchemy's
-async engine, so no query blocks the event loop, and through the same tables
+async engine, so no query waits in the event loop's thread (a short SQLite transaction runs
+there while the file is free, :meth:`Database.run`, and never waits), and through the same tables
 (:mod:`harness.storage.schema`). Driver and connection errors become :class:`DatabaseError`
 here and in :mod:`harness.storage.migrate`; the URL's password never appears in one.
 """
