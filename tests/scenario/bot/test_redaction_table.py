@@ -14,13 +14,12 @@ import json
 import secrets
 
 import pytest
-from aiohttp import web
 
 from harness.config import Settings
-from harness.hook_server import jsonrpc_app
 from tests.support.history import opened_bytes
 
-from .conftest import free_port, posting_to, serve_bot
+from .conftest import posting_to, serve_bot
+from .recorder import Recorder
 from .threads import Thread, until
 
 TICKET = f"ACME-{secrets.randbelow(900_000) + 100_000}"
@@ -29,51 +28,9 @@ SESSION = "sess" + secrets.token_hex(8)
 POINTS = ("channel.received.pre", "llm.invoked.pre", "tool.invoked.pre", "channel.sent.pre")
 
 
-class Recorder:
-    """``recorder``: a JSON-RPC executor at :data:`POINTS` that passes everything and keeps
-    each request's body as it arrived."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.bodies: list[bytes] = []
-        self.runner: web.AppRunner | None = None
-
-    @web.middleware
-    async def keep(self, request: web.Request, handler):
-        self.bodies.append(await request.read())
-        return await handler(request)
-
-    async def passes(self, ctx) -> None:
-        return None
-
-    def methods(self) -> set[str]:
-        return {json.loads(body)["method"] for body in self.bodies}
-
-    def arguments(self) -> list[dict]:
-        """The arguments of every tool call the executor was asked about."""
-        found = []
-        for body in self.bodies:
-            params = json.loads(body)["params"]
-            call = params.get("context", params).get("call")
-            if call:
-                found.append(call["arguments"])
-        return found
-
-    async def start(self) -> None:
-        app = jsonrpc_app(dict.fromkeys(POINTS, self.passes), path="/rpc")
-        app.middlewares.append(self.keep)
-        self.runner = web.AppRunner(app, access_log=None)
-        await self.runner.setup()
-        await web.TCPSite(self.runner, "127.0.0.1", self.port).start()
-
-    async def stop(self) -> None:
-        if self.runner is not None:
-            await self.runner.cleanup()
-
-
 @pytest.fixture
 def recorder() -> Recorder:
-    return Recorder()
+    return Recorder(POINTS)
 
 
 @pytest.fixture
