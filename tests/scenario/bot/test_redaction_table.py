@@ -16,6 +16,7 @@ import secrets
 import pytest
 
 from harness.config import Settings
+from harness.hooks.config import load_redaction
 from tests.support.history import opened_bytes
 
 from .conftest import posting_to, serve_bot
@@ -84,3 +85,18 @@ async def test_the_tables_pattern_and_field_are_masked_for_executors_the_thread_
     for canary in (TICKET, OTHER_TICKET):
         leaked = [where for where, text in places.items() if canary in text]
         assert leaked == [], f"{canary} in {leaked}"
+
+
+async def test_the_bot_masks_the_tables_pattern_in_its_own_texts(settings, harness, tmp_path):
+    """What the bot words itself (an unknown sub-command echoed) knows the table as the worker
+    does: ``python -m bot`` hands the file's table to the app."""
+    table = load_redaction(settings.hooks_config)
+    async for slack in serve_bot(harness, tmp_path, redaction=table):
+        status, reply = await slack.slash("/task", TICKET, user="U0OWNER", channel="C1")
+    assert (status, reply) == (
+        200,
+        "`/task [REDACTED]` is not a command here; `/task help` lists them",
+    )
+    async for slack in serve_bot(harness, tmp_path):  # the control: without the table
+        _, reply = await slack.slash("/task", TICKET, user="U0OWNER", channel="C1")
+    assert TICKET in reply
