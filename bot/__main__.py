@@ -29,6 +29,7 @@ from bot.ledger import ledger_database
 from bot.socket_mode import socket_mode
 from harness.config import Settings
 from harness.errors import HarnessError
+from harness.hooks.config import load_redaction
 from harness.logs import configure_logging, install_log_redaction
 from harness.plugins import effective_manager
 from harness.redaction import Redactor
@@ -91,7 +92,9 @@ async def serve(
     )
     await ledger.open()  # unlike Temporal, no database is no bot: it could not tell retries apart
     recorder = open_recorder(settings, harness_settings) if settings.record is not None else None
-    bot = build_app(settings, lazy, ledger, recorder)
+    hooks = harness_settings.hooks_config
+    redaction = load_redaction(hooks) if hooks else None  # checked by check_hooks above
+    bot = build_app(settings, lazy, ledger, recorder, redaction=redaction)
     runner = web.AppRunner(build_web_app(settings, bot, ready=lazy.ready), access_log=None)
     await runner.setup()
     try:

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, final
+from typing import TYPE_CHECKING, Protocol, final
 
 from aiohttp import web
 from slack_bolt.async_app import AsyncApp
@@ -94,6 +95,8 @@ def build_app(
     client: Harness,
     ledger: Ledger | None = None,
     recorder: Recorder | None = None,
+    *,
+    redaction: RedactionTable | None = None,
 ) -> Bot:
     """The bolt app with its middleware and listeners.
 
@@ -109,6 +112,8 @@ def build_app(
         recorder: where the traffic is recorded; by default, with ``BOT_RECORD`` set, a
             recorder that redacts the bot's own credentials (``python -m bot`` passes one that
             knows the worker's settings' secrets too).
+        redaction: the hooks file's ``[redaction]`` table, masked in every text the bot
+            writes too (``python -m bot`` passes it when ``HARNESS_HOOKS_CONFIG`` is set).
 
     Raises:
         ValueError: ``settings`` must not start a bot (:func:`bot.config.startup_problem`).
@@ -145,7 +150,7 @@ def build_app(
         process_before_response=True,
         request_verification_enabled=True,
     )
-    redactor = build_redactor(settings)
+    redactor = build_redactor(settings, redaction)
     app.error(AnswerBadRequest(redactor))
     if ledger is None:
         ledger = Ledger(database_url("", settings.ledger_path))
@@ -207,13 +212,21 @@ def open_recorder(settings: BotSettings, harness: Settings | None = None) -> Rec
     )
 
 
-def build_redactor(settings: BotSettings) -> Redactor:
+class RedactionTable(Protocol):
+    """The hooks file's ``[redaction]`` table (``harness.hooks.config.load_redaction``)."""
+
+    def redactor(self, *, secrets: Iterable[str] = ()) -> Redactor: ...
+
+
+def build_redactor(settings: BotSettings, redaction: RedactionTable | None = None) -> Redactor:
     """The redactor of everything the bot writes: the usual secret shapes plus its own credentials.
 
     A signing secret looks like no known token family, so only knowing the value
-    masks it (issue 9).
+    masks it (issue 9); an operator's patterns and fields (the hooks file's
+    ``[redaction]``) are masked in the bot's own texts as the worker masks them (issue 26).
     """
-    return Redactor(secrets=settings.secrets())
+    secrets = settings.secrets()
+    return redaction.redactor(secrets=secrets) if redaction else Redactor(secrets=secrets)
 
 
 @final

@@ -7,7 +7,13 @@ every executor and then registers them all. Example: ``examples/hooks.toml``.
 
 from __future__ import annotations
 
-from harness.hooks.config.loader import load_hooks_config
+from harness.hooks.config.loader import load_hooks_config, load_redaction
 from harness.hooks.config.plan import AppliedHooks, HooksConfig, describe_chains
 
-__all__ = ["AppliedHooks", "HooksConfig", "describe_chains", "load_hooks_config"]
+__all__ = [
+    "AppliedHooks",
+    "HooksConfig",
+    "describe_chains",
+    "load_hooks_config",
+    "load_redaction",
+]

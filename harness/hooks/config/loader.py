@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 
 from harness.hooks.config.build import ResolvedEntry
 from harness.hooks.config.plan import HooksConfig
-from harness.hooks.config.schema import ExecutorEntry, HooksFile
+from harness.hooks.config.schema import ExecutorEntry, HooksFile, RedactionSection
 from harness.hooks.config.wrappers import FIELD_ALIASES
 from harness.hooks.contexts import CONTEXT_TYPES
 from harness.hooks.errors import HookConfigError
@@ -62,19 +62,7 @@ def load_hooks_config(
     """
     path = Path(path)
     source = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise HookConfigError(source=source, problems=[f"cannot read: {error}"]) from None
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise HookConfigError(source=source, problems=[f"not valid TOML: {error}"]) from None
-    lines = _header_lines(text)
-    try:
-        parsed = HooksFile.model_validate(raw)
-    except ValidationError as error:
-        raise HookConfigError(source=source, problems=_describe(error, raw, lines)) from None
+    parsed, lines = _read(path)
     if audit_only:
         parsed = parsed.audited()
     problems: list[str] = []
@@ -88,6 +76,39 @@ def load_hooks_config(
     return HooksConfig(
         source=source, file=parsed, entries=tuple(r for r in resolved if r), audit_only=audit_only
     )
+
+
+def load_redaction(path: str | Path) -> RedactionSection:
+    """The file's ``[redaction]`` table, for a process that masks but runs no executor.
+
+    The Temporal client masks what it sends with it (issue 26), so an operator's pattern
+    never reaches a workflow's history; the whole file is validated as
+    :func:`load_hooks_config` does, but no executor is resolved (a bot need not import
+    the worker's targets or hold its signing secrets).
+
+    Raises:
+        HookConfigError: the file is missing, is not TOML, or is not of the schema.
+    """
+    parsed, _ = _read(Path(path))
+    return parsed.redaction
+
+
+def _read(path: Path) -> tuple[HooksFile, dict[tuple[str, int], int]]:
+    """The file validated against the schema, and its entries' header lines."""
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise HookConfigError(source=source, problems=[f"cannot read: {error}"]) from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise HookConfigError(source=source, problems=[f"not valid TOML: {error}"]) from None
+    lines = _header_lines(text)
+    try:
+        return HooksFile.model_validate(raw), lines
+    except ValidationError as error:
+        raise HookConfigError(source=source, problems=_describe(error, raw, lines)) from None
 
 
 def _header_lines(text: str) -> dict[tuple[str, int], int]:

@@ -32,6 +32,7 @@ from harness.domain import (
     TaskStatus,
 )
 from harness.hooks import Redactor
+from harness.hooks.config import load_redaction
 from harness.hooks.contexts import CommandInvokedContext, RequestReceivedContext
 from harness.storage import PayloadStore, TranscriptStore
 from harness.temporal import TASK_WORKFLOW
@@ -62,22 +63,31 @@ T = TypeVar("T")
 class HarnessClient:
     """Starts tasks and sends them messages, commands and queries.
 
-    Everything it sends is redacted first (every known token shape, and the settings'
-    own secrets once the redactor takes them): what a task is told is written to
+    Everything it sends is redacted first (every known token shape, the settings' own
+    secrets, and the hooks file's ``[redaction]`` table): what a task is told is written to
     Temporal's history, and a token pasted into Slack must not be, even encrypted
     (DESIGN, "Nothing readable at rest").
 
     Args:
         client: a Temporal client using :func:`harness.temporal.codec.data_converter`.
         settings: task queue and the activity policy given to new tasks.
+
+    Raises:
+        HookConfigError: ``settings.hooks_config`` cannot be read or is not of the schema.
     """
 
     def __init__(self, client: Client, settings: Settings) -> None:
         self.temporal = client
         self.settings = settings
         # What goes into an update or a workflow start is redacted first (issue 9): the
-        # known families and every secret this process is configured with.
-        self._redactor = Redactor(secrets=settings.secret_values())
+        # known families, every secret this process is configured with, and the hooks
+        # file's [redaction] table, as the worker masks (issue 26).
+        secrets = settings.secret_values()
+        self._redactor = (
+            load_redaction(settings.hooks_config).redactor(secrets=secrets)
+            if settings.hooks_config
+            else Redactor(secrets=secrets)
+        )
 
     @classmethod
     async def connect(cls, settings: Settings, *, runtime: Runtime | None = None) -> HarnessClient:

@@ -18,7 +18,7 @@ import pytest
 from aiohttp import web
 from slack_sdk.signature import SignatureVerifier
 
-from bot.app import Bot, build_app, build_web_app
+from bot.app import Bot, RedactionTable, build_app, build_web_app
 from bot.config import STANDIN_PATH, BotSettings
 from bot.gateway import Harness
 from bot.standin import SlackStandIn, served
@@ -198,12 +198,15 @@ def posting_to(settings: Settings, bot_port: int, **changes: object) -> Settings
     )
 
 
-async def serve_bot(harness: Harness, tmp_path: Path, **settings) -> AsyncIterator[Slack]:
-    """The real bot on a free loopback port; local mode (stand-in) unless ``local=False``."""
+async def serve_bot(
+    harness: Harness, tmp_path: Path, redaction: RedactionTable | None = None, **settings
+) -> AsyncIterator[Slack]:
+    """The real bot on a free loopback port; local mode (stand-in) unless ``local=False``;
+    ``redaction``: the hooks file's table, as ``python -m bot`` passes it."""
     port = settings.pop("port", None) or free_port()
     settings = {"local": True, "signing_secret": Slack.signing_secret, "bot_token": ""} | settings
     bot_settings = BotSettings(_env_file=None, port=port, data_dir=tmp_path, **settings)
-    bot = build_app(bot_settings, harness)
+    bot = build_app(bot_settings, harness, redaction=redaction)
     if bot.standin is not None:
         SCAN.watch(bot.standin)
     runner = web.AppRunner(build_web_app(bot_settings, bot))

@@ -9,6 +9,7 @@ import pytest
 from harness.config import Settings
 from harness.domain import TaskRef, ToolCall
 from harness.hooks import HookConfigError, load_hooks_config
+from harness.hooks.config import load_redaction
 from harness.hooks.contexts import ToolInvokedContext
 from harness.plugins import build_manager
 from harness.storage import open_database
@@ -68,3 +69,15 @@ async def test_the_workers_redactor_masks_what_the_table_names_before_executors_
 def test_a_bad_table_is_refused_at_start_naming_the_problem(tmp_path, text, says):
     text = problems(tmp_path, text)
     assert "redaction" in text and says in text
+
+
+def test_the_table_is_read_without_resolving_executors_for_the_temporal_client(tmp_path):
+    """A bot reads the table to mask what it sends; it need not import the worker's targets."""
+    text = TABLE + '\n[[executor]]\nkind = "local"\npoints = ["tool.invoked.pre"]\n'
+    text += 'target = "nowhere.at_all:gate"\n'
+    section = load_redaction(write(tmp_path, text))
+    assert section.redactor().redact_text("ticket ACME-123456") == "ticket [REDACTED]"
+    with pytest.raises(HookConfigError, match="is not a regular expression"):
+        load_redaction(write(tmp_path, '[redaction]\npatterns = ["ACME-("]'))
+    with pytest.raises(HookConfigError, match="cannot read"):
+        load_redaction(tmp_path / "missing.toml")
