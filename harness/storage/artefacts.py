@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Final, Protocol, final
 
-from sqlalchemy import func, select
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import Text, cast, func, literal, select
+from sqlalchemy.engine import Connection
 from sqlalchemy.sql import Executable
 
 from harness.domain import Artefact
@@ -45,10 +45,10 @@ class ArtefactStore(Protocol):
 class SqlArtefactStore:
     """:class:`ArtefactStore` in the ``artefact`` table of a :class:`~harness.storage.Database`.
 
-    The next version is ``max + 1``, inserted with ``ON CONFLICT DO NOTHING``: a writer
-    on another host that took that version (or this idempotency key) first makes the
-    insert a no-op instead of an error, and this writer re-reads, returning the
-    winner's row for its key or trying the next version. Every read is a fresh
+    The next version is ``max + 1``, read and inserted in one statement with ``ON CONFLICT
+    DO NOTHING``: a writer on another host that took that version (or this idempotency
+    key) first makes the insert a no-op instead of an error, and this writer re-reads,
+    returning the winner's row for its key or trying the next version. Every read is a fresh
     statement, so on PostgreSQL (read committed) it sees what the winner committed.
 
     Args:
@@ -65,8 +65,7 @@ class SqlArtefactStore:
             query = query.order_by(artefact.c.version.desc()).limit(1)
         else:
             query = query.where(artefact.c.version == version)
-        async with self.database.transaction() as connection:
-            row = (await connection.execute(query)).first()
+        row = await self.database.run(lambda c: c.execute(query).first(), write=False)
         return None if row is None else Artefact(key=key, version=row[0], content=row[1])
 
     async def write(self, key: str, content: str, *, idempotency_key: str = "") -> Artefact:
@@ -77,20 +76,19 @@ class SqlArtefactStore:
                 :data:`MAX_WRITE_ROUNDS` rounds (retryable: the activity tries again).
         """
         once = idempotency_key or None
-        async with self.database.transaction() as connection:
+
+        def write(connection: Connection) -> Artefact | None:
             for _ in range(MAX_WRITE_ROUNDS):
-                if once is not None and (done := await self._written(connection, key, once)):
+                # One statement in the common case; a repeat's insert is a no-op, then read.
+                version = connection.scalar(self._insert_next(key, content, once))
+                if version is not None:
+                    return Artefact(key=key, version=int(version), content=content)
+                if once is not None and (done := self._written(connection, key, once)):
                     return done
-                latest = await connection.scalar(
-                    select(func.coalesce(func.max(artefact.c.version), 0)).where(
-                        artefact.c.key == key
-                    )
-                )
-                version = int(latest or 0) + 1
-                row = {"key": key, "version": version, "content": content, "idempotency_key": once}
-                inserted = await connection.execute(self._insert_once(row))
-                if inserted.first() is not None:
-                    return Artefact(key=key, version=version, content=content)
+            return None
+
+        if (stored := await self.database.run(write)) is not None:
+            return stored
         problem = f"artefact {key!r} stayed contended for {MAX_WRITE_ROUNDS} rounds; try again"
         raise DatabaseError(source=self.database.describe(), problem=problem, retryable=True)
 
@@ -101,23 +99,30 @@ class SqlArtefactStore:
             .where(artefact.c.key == key)
             .order_by(artefact.c.version)
         )
-        async with self.database.transaction() as connection:
-            rows = (await connection.execute(query)).all()
+        rows = await self.database.run(lambda c: c.execute(query).all(), write=False)
         return tuple(Artefact(key=key, version=v, content=c) for v, c in rows)
 
     @staticmethod
-    async def _written(connection: AsyncConnection, key: str, once: str) -> Artefact | None:
+    def _written(connection: Connection, key: str, once: str) -> Artefact | None:
         """The row an earlier write with idempotency key ``once`` made, if any."""
-        found = (
-            await connection.execute(
-                select(artefact.c.version, artefact.c.content).where(
-                    artefact.c.key == key, artefact.c.idempotency_key == once
-                )
+        found = connection.execute(
+            select(artefact.c.version, artefact.c.content).where(
+                artefact.c.key == key, artefact.c.idempotency_key == once
             )
         ).first()
         return None if found is None else Artefact(key=key, version=found[0], content=found[1])
 
-    def _insert_once(self, row: dict[str, object]) -> Executable:
-        """Insert ``row`` unless another writer holds its version or idempotency key; no row
-        back then."""
-        return self.database.insert_new(artefact).values(row).returning(artefact.c.version)
+    def _insert_next(self, key: str, content: str, once: str | None) -> Executable:
+        """Insert ``content`` at the next version of ``key`` (``max + 1``, read in the same
+        statement) unless another writer holds that version or the idempotency key ``once``;
+        no row back then."""
+        columns = artefact.c
+        next_row = select(
+            cast(literal(key), Text),
+            func.coalesce(func.max(columns.version), 0) + 1,
+            cast(literal(content), Text),
+            cast(literal(once), Text),
+        ).where(columns.key == key)
+        names = ("key", "version", "content", "idempotency_key")
+        insert = self.database.insert_new(artefact).from_select(names, next_row)
+        return insert.returning(columns.version)

@@ -15,6 +15,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from harness.storage.engine import Database, sqlite_pragmas
+from harness.storage.inline import InlineSqlite
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +32,7 @@ async def open_database(
             older while ``migrate`` is off).
     """
     options: dict[str, Any] = {}
+    inline = None
     if url.drivername.startswith("postgresql"):
         # A pooled connection to a server may have died with it: tried before each use.
         options |= {"pool_size": pool_size, "max_overflow": pool_size, "pool_pre_ping": True}
@@ -42,10 +44,12 @@ async def open_database(
         # No ping before each use: a connection to a local file does not go stale, and the
         # ping was one more round trip through aiosqlite's thread per transaction.
         options |= {"pool_size": 1, "max_overflow": 0, "pool_timeout": 120}
+        # Short transactions run in the loop's own thread while the file is free.
+        inline = InlineSqlite(url)
     # Alembic (~0.25 s) loads when a database is opened, not with every store's import.
     from harness.storage.migrate import require_head, upgrade
 
-    db = Database(create_async_engine(url, **options))
+    db = Database(create_async_engine(url, **options), inline)
     if db.dialect == "sqlite":
         sqlite_pragmas(db.engine)
     try:

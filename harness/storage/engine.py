@@ -3,29 +3,36 @@
 ``HARNESS_DATABASE_URL`` names a PostgreSQL server (``postgresql://user:pass@host/db``,
 driven by asyncpg) that every worker and bot replica of a deployment shares; unset, a
 process uses a SQLite file (aiosqlite) under its data dir. Both go through SQLAlchemy's
-async engine, so no query blocks the event loop, and through the same tables
+async engine, so no query waits in the event loop's thread (a short SQLite transaction runs
+there while the file is free, :meth:`Database.run`, and never waits), and through the same tables
 (:mod:`harness.storage.schema`). Driver and connection errors become :class:`DatabaseError`
 here and in :mod:`harness.storage.migrate`; the URL's password never appears in one.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator
+import sqlite3
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Final, final
+from typing import Any, Final, TypeVar, final
 
 from sqlalchemy import Table, event, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql import Insert
 
 from harness.errors import ServiceError
+from harness.storage.inline import CHECKPOINT_EVERY, InlineSqlite
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+_BUSY: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 
 # Alembic logs "setup plugin …" as it is imported (harness.storage.migrate imports it after this
 # module) and "Context impl …" at every open, at INFO; harness.storage.migrate says what it did
@@ -101,10 +108,13 @@ class Database:
 
     Args:
         engine: the SQLAlchemy async engine.
+        inline: on SQLite, the event loop's own connection to the file (:meth:`run`).
     """
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, inline: InlineSqlite | None = None) -> None:
         self.engine = engine
+        self.inline = inline
+        self._inline_writes = 0
 
     @property
     def dialect(self) -> str:
@@ -125,6 +135,41 @@ class Database:
                 yield connection
         except (SQLAlchemyError, OSError) as error:  # asyncpg raises OSError on connect
             raise unavailable(self, error) from None
+
+    async def run(self, work: Callable[[Connection], T], *, write: bool = True) -> T:
+        """``work(connection)`` in one transaction, committed; driver errors become
+        :class:`DatabaseError`. ``work`` is synchronous: it may run twice (its first try
+        rolled back), so it does nothing but its statements.
+
+        On SQLite it runs in the event loop's thread when the file's lock is free
+        (:mod:`harness.storage.inline`: no thread hop per statement), else, and on
+        PostgreSQL always, on the async engine as :meth:`transaction` does. ``write=False``
+        promises no writes: on SQLite it then reads one snapshot without the write lock.
+        """
+        if self.inline is not None:
+            try:
+                done = self.inline.attempt(work, write=write)
+            except SQLAlchemyError as error:
+                if not _busy(error):  # busy: another connection holds the lock; wait below
+                    raise unavailable(self, error) from None
+            else:
+                if write:
+                    await self._count_inline_write(self.inline)
+                return done
+        async with self.transaction() as connection:
+            return await connection.run_sync(work)
+
+    async def _count_inline_write(self, inline: InlineSqlite) -> None:
+        """Checkpoint the WAL every :data:`CHECKPOINT_EVERY` inline writes, in a thread (the
+        inline connection never does: it would sync the file in the loop's thread)."""
+        self._inline_writes += 1
+        if self._inline_writes < CHECKPOINT_EVERY:
+            return
+        self._inline_writes = 0
+        try:
+            await asyncio.to_thread(inline.checkpoint)
+        except sqlite3.Error as error:  # the next one may succeed; nothing is lost meanwhile
+            log.info("WAL checkpoint of %s skipped: %s", self.describe(), error)
 
     async def ping(self) -> None:
         """One round trip (``SELECT 1``), taking no lock: what a readiness probe asks.
@@ -148,6 +193,8 @@ class Database:
 
     async def aclose(self) -> None:
         """Close every pooled connection."""
+        if self.inline is not None:
+            self.inline.close()
         await self.engine.dispose()
 
     def __repr__(self) -> str:
@@ -167,6 +214,15 @@ def unavailable(db: Database, error: BaseException) -> DatabaseError:
         f"the database failed ({what}); check that it is running and reachable, and the credentials"
     )
     return DatabaseError(source=db.describe(), problem=problem, retryable=True)
+
+
+def _busy(error: SQLAlchemyError) -> bool:
+    """Whether SQLite refused ``error``'s statement because another connection holds a lock
+    (or the inline connection is in use: another thread's loop)."""
+    if isinstance(error, PoolTimeout):
+        return True
+    code = getattr(getattr(error, "orig", None), "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF in _BUSY
 
 
 def sqlite_pragmas(engine: AsyncEngine) -> None:

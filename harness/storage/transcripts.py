@@ -13,8 +13,7 @@ from __future__ import annotations
 from typing import Final, final
 
 from sqlalchemy import Text, cast, func, literal, select
-from sqlalchemy.engine import URL
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import URL, Connection
 from sqlalchemy.sql import Executable
 
 from harness.domain import Artefact
@@ -53,15 +52,19 @@ class TranscriptStore:
             DatabaseError: the database failed, or the transcript stayed contended.
         """
         once = idempotency_key or None
-        async with self.database.transaction() as connection:
+
+        def append(connection: Connection) -> Artefact | None:
             for _ in range(MAX_APPEND_ROUNDS):
-                # One statement in the common case: a round trip is what an append costs on a
-                # busy worker (each one waits for the event loop while holding the connection).
-                position = await connection.scalar(self._insert_next(task, message, once))
+                # One statement in the common case: an append is what a message costs.
+                position = connection.scalar(self._insert_next(task, message, once))
                 if position is not None:
                     return Artefact(key=task, version=int(position), content=message)
-                if once is not None and (done := await self._appended(connection, task, once)):
+                if once is not None and (done := self._appended(connection, task, once)):
                     return done
+            return None
+
+        if (entry := await self.database.run(append)) is not None:
+            return entry
         problem = f"transcript {task!r} stayed contended for {MAX_APPEND_ROUNDS} rounds"
         raise DatabaseError(source=self.database.describe(), problem=problem, retryable=True)
 
@@ -76,19 +79,21 @@ class TranscriptStore:
     ) -> tuple[tuple[Artefact, ...], int]:
         """What :meth:`read` gives, and the transcript's length, from one transaction (one
         snapshot, and one begin and commit fewer than asking for each)."""
-        async with self.database.transaction() as connection:
-            length = await self._length(connection, task)
-            if after < 0:
-                after = max(0, length + after)
+
+        def span(connection: Connection) -> tuple[tuple[Artefact, ...], int]:
+            length = self._length(connection, task)
+            start = max(0, length + after) if after < 0 else after
             query = (
                 select(transcript.c.position, transcript.c.content)
-                .where(transcript.c.task_key == task, transcript.c.position > after)
+                .where(transcript.c.task_key == task, transcript.c.position > start)
                 .order_by(transcript.c.position)
             )
             if limit > 0:
                 query = query.limit(limit)
-            rows = (await connection.execute(query)).all()
-        return tuple(Artefact(key=task, version=p, content=c) for p, c in rows), length
+            rows = connection.execute(query).all()
+            return tuple(Artefact(key=task, version=p, content=c) for p, c in rows), length
+
+        return await self.database.run(span, write=False)
 
     @classmethod
     async def read_once(cls, url: URL, task: str) -> tuple[Artefact, ...]:
@@ -106,12 +111,11 @@ class TranscriptStore:
 
     async def length(self, task: str) -> int:
         """How many messages transcript ``task`` holds (its last position)."""
-        async with self.database.transaction() as connection:
-            return await self._length(connection, task)
+        return await self.database.run(lambda c: self._length(c, task), write=False)
 
     @staticmethod
-    async def _length(connection: AsyncConnection, task: str) -> int:
-        last = await connection.scalar(
+    def _length(connection: Connection, task: str) -> int:
+        last = connection.scalar(
             select(func.coalesce(func.max(transcript.c.position), 0)).where(
                 transcript.c.task_key == task
             )
@@ -119,9 +123,9 @@ class TranscriptStore:
         return int(last or 0)
 
     @staticmethod
-    async def _appended(connection: AsyncConnection, task: str, once: str) -> Artefact | None:
+    def _appended(connection: Connection, task: str, once: str) -> Artefact | None:
         found = (
-            await connection.execute(
+            connection.execute(
                 select(transcript.c.position, transcript.c.content).where(
                     transcript.c.task_key == task, transcript.c.idempotency_key == once
                 )

@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
+from sqlalchemy import event
 
 from harness.storage import Database, open_database
 from harness.storage.artefacts import SqlArtefactStore
@@ -84,3 +85,24 @@ async def test_the_same_write_retried_on_two_hosts_at_once_is_stored_once(
         by_turn.setdefault(artefact.content, set()).add(artefact.version)
     assert all(len(versions) == 1 for versions in by_turn.values()), by_turn
     assert {a.content: a.version for a in stored} == {c: v.pop() for c, v in by_turn.items()}
+
+
+async def test_a_new_write_is_one_statement_a_repeat_two(store, database) -> None:
+    """No read before the write: one INSERT … SELECT max + 1; a repeat's no-op insert, then
+    the SELECT of the version it wrote."""
+    statements: list[str] = []
+
+    def seen(_conn: object, _cursor: object, sql: str, *_: object) -> None:
+        if not sql.lstrip().upper().startswith(("BEGIN", "COMMIT", "ROLLBACK")):
+            statements.append(sql)
+
+    engine = database.inline.engine if database.inline else database.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        await store.write("k", "first", idempotency_key="turn-1")
+        assert len(statements) == 1 and statements[0].lstrip().upper().startswith("INSERT")
+        statements.clear()
+        again = await store.write("k", "retried", idempotency_key="turn-1")
+        assert (again.version, again.content) == (1, "first") and len(statements) == 2
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)

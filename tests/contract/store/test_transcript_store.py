@@ -82,7 +82,9 @@ async def test_a_new_append_is_one_statement_a_repeat_two(store, database) -> No
         if not sql.lstrip().upper().startswith(("BEGIN", "COMMIT", "ROLLBACK")):
             statements.append(sql)
 
-    event.listen(database.engine.sync_engine, "before_cursor_execute", seen)
+    # On SQLite a transaction runs on the loop's own connection while the file is free.
+    engine = database.inline.engine if database.inline else database.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", seen)
     try:
         await store.append("t", "first", idempotency_key="message/1")
         assert len(statements) == 1 and statements[0].lstrip().upper().startswith("INSERT")
@@ -90,4 +92,4 @@ async def test_a_new_append_is_one_statement_a_repeat_two(store, database) -> No
         again = await store.append("t", "retried", idempotency_key="message/1")
         assert (again.version, again.content) == (1, "first") and len(statements) == 2
     finally:
-        event.remove(database.engine.sync_engine, "before_cursor_execute", seen)
+        event.remove(engine, "before_cursor_execute", seen)
