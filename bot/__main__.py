@@ -29,7 +29,7 @@ from bot.ledger import ledger_database
 from bot.socket_mode import socket_mode
 from harness.config import Settings
 from harness.errors import HarnessError
-from harness.hooks.config import load_redaction
+from harness.hooks import load_redaction
 from harness.logs import configure_logging, install_log_redaction
 from harness.plugins import effective_manager
 from harness.redaction import Redactor

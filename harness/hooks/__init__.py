@@ -51,7 +51,12 @@ from harness.hooks.stack import executor_on_stack
 from harness.redaction import Redactor
 
 if TYPE_CHECKING:
-    from harness.hooks.config import HooksConfig, describe_chains, load_hooks_config
+    from harness.hooks.config import (
+        HooksConfig,
+        describe_chains,
+        load_hooks_config,
+        load_redaction,
+    )
     from harness.hooks.config.reload import HooksReload
     from harness.hooks.monitors.executor_stats import (
         LATENCY_BUCKETS_MS,
@@ -71,6 +76,7 @@ _LAZY = {
     "HooksConfig": "harness.hooks.config",
     "describe_chains": "harness.hooks.config",
     "load_hooks_config": "harness.hooks.config",
+    "load_redaction": "harness.hooks.config",
     "HooksReload": "harness.hooks.config.reload",
     # The OpenTelemetry API: only a worker that traces needs it.
     "register_tracing": "harness.hooks.monitors.otel",
@@ -142,6 +148,7 @@ __all__ = [
     "executor_on_stack",
     "forget_operation",
     "load_hooks_config",
+    "load_redaction",
     "on_remove",
     "points_at",
     "register_approvals",

@@ -31,8 +31,7 @@ from harness.domain import (
     TaskSpec,
     TaskStatus,
 )
-from harness.hooks import Redactor
-from harness.hooks.config import load_redaction
+from harness.hooks import Redactor, load_redaction
 from harness.hooks.contexts import CommandInvokedContext, RequestReceivedContext
 from harness.storage import PayloadStore, TranscriptStore
 from harness.temporal import TASK_WORKFLOW
