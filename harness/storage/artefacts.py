@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Final, Protocol, final
 
-from sqlalchemy import Text, cast, func, literal, select
+from sqlalchemy import select
 from sqlalchemy.engine import Connection
-from sqlalchemy.sql import Executable
 
 from harness.domain import Artefact
 from harness.storage import Database, DatabaseError
+from harness.storage.numbered import NumberedRows
 from harness.storage.schema import artefact
 
 MAX_WRITE_ROUNDS: Final = 1000
@@ -57,6 +57,7 @@ class SqlArtefactStore:
 
     def __init__(self, database: Database) -> None:
         self.database = database
+        self._rows = NumberedRows(database, artefact, group="key", number="version")
 
     async def read(self, key: str, version: int | None = None) -> Artefact | None:
         """See :meth:`ArtefactStore.read`."""
@@ -78,14 +79,7 @@ class SqlArtefactStore:
         once = idempotency_key or None
 
         def write(connection: Connection) -> Artefact | None:
-            for _ in range(MAX_WRITE_ROUNDS):
-                # One statement in the common case; a repeat's insert is a no-op, then read.
-                version = connection.scalar(self._insert_next(key, content, once))
-                if version is not None:
-                    return Artefact(key=key, version=int(version), content=content)
-                if once is not None and (done := self._written(connection, key, once)):
-                    return done
-            return None
+            return self._rows.add(connection, key, content, once, MAX_WRITE_ROUNDS)
 
         if (stored := await self.database.run(write)) is not None:
             return stored
@@ -101,28 +95,3 @@ class SqlArtefactStore:
         )
         rows = await self.database.run(lambda c: c.execute(query).all(), write=False)
         return tuple(Artefact(key=key, version=v, content=c) for v, c in rows)
-
-    @staticmethod
-    def _written(connection: Connection, key: str, once: str) -> Artefact | None:
-        """The row an earlier write with idempotency key ``once`` made, if any."""
-        found = connection.execute(
-            select(artefact.c.version, artefact.c.content).where(
-                artefact.c.key == key, artefact.c.idempotency_key == once
-            )
-        ).first()
-        return None if found is None else Artefact(key=key, version=found[0], content=found[1])
-
-    def _insert_next(self, key: str, content: str, once: str | None) -> Executable:
-        """Insert ``content`` at the next version of ``key`` (``max + 1``, read in the same
-        statement) unless another writer holds that version or the idempotency key ``once``;
-        no row back then."""
-        columns = artefact.c
-        next_row = select(
-            cast(literal(key), Text),
-            func.coalesce(func.max(columns.version), 0) + 1,
-            cast(literal(content), Text),
-            cast(literal(once), Text),
-        ).where(columns.key == key)
-        names = ("key", "version", "content", "idempotency_key")
-        insert = self.database.insert_new(artefact).from_select(names, next_row)
-        return insert.returning(columns.version)

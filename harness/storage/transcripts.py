@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import Final, final
 
-from sqlalchemy import Text, cast, func, literal, select
+from sqlalchemy import func, select
 from sqlalchemy.engine import URL, Connection
-from sqlalchemy.sql import Executable
 
 from harness.domain import Artefact
 from harness.storage.connect import open_database
 from harness.storage.engine import Database, DatabaseError
+from harness.storage.numbered import NumberedRows
 from harness.storage.schema import transcript
 
 MAX_APPEND_ROUNDS: Final = 1000
@@ -41,6 +41,7 @@ class TranscriptStore:
 
     def __init__(self, database: Database) -> None:
         self.database = database
+        self._rows = NumberedRows(database, transcript, group="task_key", number="position")
 
     async def append(self, task: str, message: str, *, idempotency_key: str = "") -> Artefact:
         """Append ``message`` to transcript ``task``; once per ``idempotency_key``.
@@ -54,14 +55,8 @@ class TranscriptStore:
         once = idempotency_key or None
 
         def append(connection: Connection) -> Artefact | None:
-            for _ in range(MAX_APPEND_ROUNDS):
-                # One statement in the common case: an append is what a message costs.
-                position = connection.scalar(self._insert_next(task, message, once))
-                if position is not None:
-                    return Artefact(key=task, version=int(position), content=message)
-                if once is not None and (done := self._appended(connection, task, once)):
-                    return done
-            return None
+            # One statement in the common case: an append is what a message costs.
+            return self._rows.add(connection, task, message, once, MAX_APPEND_ROUNDS)
 
         if (entry := await self.database.run(append)) is not None:
             return entry
@@ -121,29 +116,3 @@ class TranscriptStore:
             )
         )
         return int(last or 0)
-
-    @staticmethod
-    def _appended(connection: Connection, task: str, once: str) -> Artefact | None:
-        found = (
-            connection.execute(
-                select(transcript.c.position, transcript.c.content).where(
-                    transcript.c.task_key == task, transcript.c.idempotency_key == once
-                )
-            )
-        ).first()
-        return None if found is None else Artefact(key=task, version=found[0], content=found[1])
-
-    def _insert_next(self, task: str, message: str, once: str | None) -> Executable:
-        """Insert ``message`` at the next position of ``task`` (``max + 1``, read in the same
-        statement) unless another writer holds that position or the idempotency key ``once``;
-        no row back then."""
-        columns = transcript.c
-        next_row = select(
-            cast(literal(task), Text),
-            func.coalesce(func.max(columns.position), 0) + 1,
-            cast(literal(message), Text),
-            cast(literal(once), Text),
-        ).where(columns.task_key == task)
-        names = ("task_key", "position", "content", "idempotency_key")
-        insert = self.database.insert_new(transcript).from_select(names, next_row)
-        return insert.returning(columns.position)
