@@ -92,8 +92,7 @@ async def serve(
     )
     await ledger.open()  # unlike Temporal, no database is no bot: it could not tell retries apart
     recorder = open_recorder(settings, harness_settings) if settings.record is not None else None
-    hooks = harness_settings.hooks_config
-    redaction = load_redaction(hooks) if hooks else None  # checked by check_hooks above
+    redaction = load_redaction(harness_settings.hooks_config)  # checked by check_hooks above
     bot = build_app(settings, lazy, ledger, recorder, redaction=redaction)
     runner = web.AppRunner(build_web_app(settings, bot, ready=lazy.ready), access_log=None)
     await runner.setup()

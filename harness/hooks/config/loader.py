@@ -78,8 +78,10 @@ def load_hooks_config(
     )
 
 
-def load_redaction(path: str | Path) -> RedactionSection:
-    """The file's ``[redaction]`` table, for a process that masks but runs no executor.
+def load_redaction(path: str | Path | None) -> RedactionSection:
+    """The file's ``[redaction]`` table, for a process that masks but runs no executor;
+    the empty table without a file (``RedactionSection().redactor()`` masks the built-in
+    families and the secrets it is given, as a bare ``Redactor`` does).
 
     The Temporal client masks what it sends with it (issue 26), so an operator's pattern
     never reaches a workflow's history; the whole file is validated as
@@ -89,6 +91,8 @@ def load_redaction(path: str | Path) -> RedactionSection:
     Raises:
         HookConfigError: the file is missing, is not TOML, or is not of the schema.
     """
+    if path is None:
+        return RedactionSection()
     parsed, _ = _read(Path(path))
     return parsed.redaction
 

@@ -31,7 +31,7 @@ from harness.domain import (
     TaskSpec,
     TaskStatus,
 )
-from harness.hooks import Redactor, load_redaction
+from harness.hooks import load_redaction
 from harness.hooks.contexts import CommandInvokedContext, RequestReceivedContext
 from harness.storage import PayloadStore, TranscriptStore
 from harness.temporal import TASK_WORKFLOW
@@ -81,12 +81,8 @@ class HarnessClient:
         # What goes into an update or a workflow start is redacted first (issue 9): the
         # known families, every secret this process is configured with, and the hooks
         # file's [redaction] table, as the worker masks (issue 26).
-        secrets = settings.secret_values()
-        self._redactor = (
-            load_redaction(settings.hooks_config).redactor(secrets=secrets)
-            if settings.hooks_config
-            else Redactor(secrets=secrets)
-        )
+        table = load_redaction(settings.hooks_config)
+        self._redactor = table.redactor(secrets=settings.secret_values())
 
     @classmethod
     async def connect(cls, settings: Settings, *, runtime: Runtime | None = None) -> HarnessClient:
