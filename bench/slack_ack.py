@@ -19,7 +19,9 @@ update is the task's (Temporal and the worker).
 Sequential requests, then rounds of 50 concurrent ones, the four kinds taking turns
 (request by request, round by round) so that they meet the same load on a shared
 machine. An ack over the bot's budget is the "working on" note: counted, with its
-time, and reported. Everything listens on
+time, and reported. Each kind's concurrent rounds also print the CPU every process spent
+per command (``bench/cpu.py``): on few cores, what a round of 50 queues on. Everything
+listens on
 127.0.0.1 and is started and stopped by this script; the last line is one JSON
 object, ``ratio`` = ours / floor, sequential p50.
 
@@ -40,6 +42,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import aiohttp
+from cpu import cpu_seconds, per_message, processes
 from slack_sdk.signature import SignatureVerifier
 from stack import SECRET, FloorWorkflow, echo, free_port, stack, stats
 from temporalio.client import Client
@@ -200,14 +203,15 @@ Call = Callable[[int], Awaitable[float]]
 
 
 async def measure(
-    calls: Mapping[str, Call], requests: int, concurrency: int
+    calls: Mapping[str, Call], requests: int, concurrency: int, pids: Mapping[str, int]
 ) -> dict[str, dict[str, dict[str, float]]]:
     """Sequential calls on lane 0, then rounds of ``concurrency`` calls, one per lane; each
     of ``calls`` in turn, request by request and round by round.
 
     Taking turns, ours and the floor meet the same load: the machine is shared, and a load
     that came or went between one part measured whole and the next moved the ratio by more
-    than the difference it measures.
+    than the difference it measures. Each kind's rounds also say the CPU each process of
+    ``pids`` spent on them, per command (``cpu``): what the rounds queue on with few cores.
     A lane is one channel's task (one workflow): Temporal admits 10 in-flight updates
     per workflow by default, and 50 people typing in one channel at once is not the
     load a Slack app sees; 50 channels at once is.
@@ -220,13 +224,26 @@ async def measure(
         for name, call in calls.items():
             seq[name].append(await call(0))
     conc: dict[str, list[float]] = {name: [] for name in calls}
+    spent: dict[str, dict[str, float]] = {name: {} for name in calls}
     for _ in range(max(1, requests // concurrency)):
         for name, call in calls.items():
+            before = cpu_seconds(pids)
             conc[name] += await asyncio.gather(*(call(lane) for lane in range(concurrency)))
-    return {name: {"seq": stats(seq[name]), "conc": stats(conc[name])} for name in calls}
+            for process, seconds in per_message(before, cpu_seconds(pids), 1).items():
+                spent[name][process] = spent[name].get(process, 0.0) + seconds
+    return {
+        name: {
+            "seq": stats(seq[name]),
+            "conc": stats(conc[name]),
+            "cpu": {k: round(v / len(conc[name]), 2) for k, v in spent[name].items()},
+        }
+        for name in calls
+    }
 
 
-async def bench(args: argparse.Namespace, address: str, bot_url: str, bare_url: str) -> dict:
+async def bench(
+    args: argparse.Namespace, address: str, bot_url: str, bare_url: str, data_dir: Path
+) -> dict:
     settings = Settings(
         _env_file=None,
         temporal_address=address,
@@ -276,6 +293,7 @@ async def bench(args: argparse.Namespace, address: str, bot_url: str, bare_url: 
             },
             args.requests,
             args.concurrency,
+            processes(data_dir, {Path(__file__).name: "bare_bolt"}),
         )
         for handle in handles:
             await handle.signal(FloorWorkflow.stop)
@@ -326,6 +344,9 @@ def report(figures: dict) -> None:
         f"task {share['conc']['task_ms']:+.0f} ms over the bare update; sequential "
         f"bot {share['seq']['bot_ms']:+.1f} ms, task {share['seq']['task_ms']:+.1f} ms"
     )
+    print("CPU per command in the 50-concurrent rounds (ms), by process:")
+    for name, f in rows[:4]:
+        print(f"  {name:32} " + ", ".join(f"{k} {v:.2f}" for k, v in f["cpu"].items()))
     print(
         json.dumps(
             {
@@ -366,6 +387,7 @@ def main() -> None:
                     running.temporal_address,
                     running.bot_url,
                     f"http://127.0.0.1:{bare_port}/slack/events",
+                    running.data_dir,
                 ),
                 timeout=600,
             )
