@@ -2,10 +2,12 @@
 
 Importing the bot or the worker leaves ~140,000 objects the cyclic collector tracks
 (modules, classes, functions, pydantic and protobuf schemas) that live as long as the
-process. A full collection walks every one of them: 0.2 to 0.6 s on this 2-core machine
-under load, during which the event loop answers nothing, neither Slack's acks nor a
-workflow's activations. Frozen (:func:`gc.freeze`), they sit in the permanent generation,
-which no collection walks; what a request allocates is collected as before.
+process. A full collection walks every one of them: 80-110 ms of CPU on the 2-core
+development machine (120-150 ms of wall time, 0.3 s and more when the machine is loaded),
+during which the event loop answers nothing, neither Slack's acks nor a workflow's
+activations; the bot ran three in a run of bench/slack_ack.py. Frozen (:func:`gc.freeze`),
+they sit in the permanent generation, which no collection walks; what a request allocates
+is collected as before.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The start-up heap is frozen out of the collector's way, its garbage collected first (issue 27)."""
+"""The start-up heap, frozen out of the collector's way, its garbage collected first (issue 27)."""
 
 from __future__ import annotations
 

@@ -261,8 +261,8 @@ async def test_a_database_url_of_another_engine_is_refused_saying_what_to_give(t
 
 async def test_a_serving_bot_has_its_start_up_heap_out_of_the_collectors_way(tmp_path):
     """A full collection while the bot serves walks only what it made since it listens, not
-    the ~140,000 objects of its imports: one walked them for 0.2-0.4 s, no ack going out
-    meanwhile, in bench/slack_ack.py's 50 concurrent commands (issue 27)."""
+    the ~140,000 objects of its imports: 80-110 ms of CPU each, no ack going out meanwhile,
+    three of them in a run of bench/slack_ack.py (issue 27)."""
     port = free_port()
     settings = BotSettings(
         _env_file=None, local=True, host="127.0.0.1", port=port, data_dir=tmp_path
