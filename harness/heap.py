@@ -1,13 +1,13 @@
 """The start-up heap, kept out of the garbage collector's way once a process serves.
 
-Importing the bot or the worker leaves ~140,000 objects the cyclic collector tracks
-(modules, classes, functions, pydantic and protobuf schemas) that live as long as the
-process. A full collection walks every one of them: 80-110 ms of CPU on the 2-core
-development machine (120-150 ms of wall time, 0.3 s and more when the machine is loaded),
-during which the event loop answers nothing, neither Slack's acks nor a workflow's
-activations; the bot ran three in a run of bench/slack_ack.py. Frozen (:func:`gc.freeze`),
-they sit in the permanent generation, which no collection walks; what a request allocates
-is collected as before.
+Importing the bot leaves ~140,000 objects the cyclic collector tracks (modules, classes,
+functions, pydantic and protobuf schemas) that live as long as the process. A full
+collection walks every one of them: 80-110 ms of CPU on the 2-core development machine
+(120-150 ms of wall time, 0.3 s and more when the machine is loaded), during which the
+event loop answers no ack; the bot ran three in a run of bench/slack_ack.py. Frozen
+(:func:`gc.freeze`), they sit in the permanent generation, which no collection walks; what
+a request allocates is collected as before. (The worker, measured alike, ran no full
+collection after its start in that run: it does not call this.)
 """
 
 from __future__ import annotations

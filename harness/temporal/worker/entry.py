@@ -27,7 +27,6 @@ from harness.bodies import BodyRuntime
 from harness.config import Settings
 from harness.errors import HarnessError
 from harness.health import health_server
-from harness.heap import freeze_startup_heap
 from harness.hooks import POINTS, HookManager, HooksReload, Redactor
 from harness.hooks.contexts import ShutdownContext
 from harness.logs import configure_logging, install_log_redaction
@@ -207,7 +206,6 @@ async def serve(
             settings.task_queue,
             describe_deployment(settings),
         )
-        freeze_startup_heap()  # no full collection walks the imports again, pausing the loop
         watchdog.start()
         running = asyncio.create_task(worker.run())
         stopping = asyncio.create_task(stop.wait())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import signal
 import subprocess
@@ -18,30 +17,6 @@ from harness.temporal.worker import build_worker, describe, serve
 from ..conftest import assert_replays, worker_env
 
 ROOT = Path(__file__).resolve().parents[4]
-
-
-async def test_a_polling_worker_has_its_start_up_heap_out_of_the_collectors_way(
-    client, settings, harness, manager
-):
-    """A full collection while the worker runs walks only what it made since it polls, not
-    the ~130,000 objects of its imports: every activation and activity waits meanwhile, and
-    a slash command's ack with them (issue 27)."""
-    stop = asyncio.Event()
-    gc.unfreeze()
-    serving = asyncio.create_task(serve(settings, stop, client=client, manager=manager))
-    try:
-        ref = await harness.start_task(TaskSpec(title="t", owner="U1"), team="T", channel="S1")
-        await asyncio.wait_for(harness.snapshot(ref.task_id), 30)  # the worker polls
-        tracked, frozen = len(gc.get_objects()), gc.get_freeze_count()
-        await harness.finish(ref.task_id, summary="bye")
-        outcome = await asyncio.wait_for(harness.outcome(ref.task_id), 30)
-    finally:
-        stop.set()
-        await asyncio.wait_for(serving, 30)
-        gc.unfreeze()  # this test process collects as before
-
-    assert frozen > 10 * tracked, (frozen, tracked)
-    assert outcome.status == TaskStatus.SUCCEEDED
 
 
 async def test_stopping_runs_shutdown_with_the_work_in_flight_and_loses_nothing(
