@@ -14,7 +14,13 @@ from typing import Any, Final, NamedTuple
 
 import pydantic_core
 from pydantic import BaseModel
-from pydantic_core import PydanticUndefined
+from pydantic_core import (
+    PydanticUndefined,
+    SchemaError,
+    SchemaValidator,
+    ValidationError,
+    core_schema,
+)
 
 from harness.redaction.patterns import (
     GATE,
@@ -48,10 +54,58 @@ def _json_escaped(text: str) -> bytes | None:
         return None  # lone surrogates: no JSON text holds this string
 
 
+class Gate:
+    """The first test of :meth:`JsonDetector.is_clean`, run by Rust's regex engine.
+
+    The gate is one alternation of short literals (:data:`~harness.redaction.patterns.GATE`,
+    field names, configured secrets) over the lowered JSON, and every clean value is
+    searched through all of it: CPython's engine tries each position whose byte starts an
+    alternative, Rust's looks for all the literals at once, five times faster on a context
+    (issue 27). pydantic-core is that engine's one door in this environment: a string
+    pattern, in a union whose two branches tell a hit (bytes) from a miss (str) without an
+    exception, and bytes that are not UTF-8 fail both branches, so they are never clean.
+    """
+
+    __slots__ = ("_validator",)
+
+    def __init__(self, validator: SchemaValidator) -> None:
+        self._validator = validator
+
+    @classmethod
+    def build(cls, parts: list[str]) -> Gate | None:
+        """The gate matching any of ``parts``, or ``None`` if Rust's engine refuses them.
+
+        Args:
+            parts: patterns in Rust's syntax (literals escaped by :func:`_literal`, groups,
+                classes and alternations; no look-around).
+        """
+        try:
+            hit = core_schema.str_schema(pattern="|".join(parts), regex_engine="rust-regex")
+            validator = SchemaValidator(
+                core_schema.union_schema(
+                    [
+                        core_schema.chain_schema([hit, core_schema.bytes_schema()]),
+                        core_schema.str_schema(),
+                    ],
+                    mode="left_to_right",
+                )
+            )
+        except SchemaError:  # over the engine's size limit, say: no fast path, not a wrong one
+            return None
+        return cls(validator)
+
+    def hits(self, lowered: bytes) -> bool:
+        """Whether the gate matches anywhere in ``lowered`` (or cannot read it as UTF-8)."""
+        try:
+            return type(self._validator.validate_python(lowered)) is bytes
+        except ValidationError:
+            return True
+
+
 class JsonDetector(NamedTuple):
     """The compiled tests; ``None`` from :meth:`build` when no JSON test can be trusted."""
 
-    gate: re.Pattern[bytes] | None
+    gate: Gate | None
     words: re.Pattern[bytes] | None
     tokens: re.Pattern[bytes] | None
     basic: re.Pattern[bytes] | None
@@ -79,15 +133,18 @@ class JsonDetector(NamedTuple):
             escaped = _json_escaped(name)
             if escaped is None:
                 continue  # no JSON key can spell it either
-            word = re.escape(escaped.lower().decode()).replace("_", "[_-]")
-            words.append(word)
+            lowered = escaped.lower().decode()
+            words.append(re.escape(lowered).replace("_", "[_-]"))
             if not (defaults and any(known in name for known in GATE_WORDS)):
-                gate.append(word)
+                gate.append("[_-]".join(map(_literal, lowered.split("_"))))
         forms = {form for s in secrets for form in (_json_escaped(s), _utf8(s)) if form}
         # In the gate too (lowered, as it reads): one scan for all, not a second one per value.
-        gate += [re.escape(form.lower().decode()) for form in forms]
+        gate += [_literal(form.lower().decode()) for form in forms]
+        compiled = Gate.build(gate) if gate else None
+        if gate and compiled is None:
+            return None  # no gate to trust: every value takes the walk
         return cls(
-            gate=_compiled(gate),
+            gate=compiled,
             words=re.compile(
                 JSON_WORD_START + b"(?:" + "|".join(words).encode() + b")" + JSON_WORD_END
             )
@@ -106,7 +163,7 @@ class JsonDetector(NamedTuple):
         """Whether the value whose JSON is ``text`` holds nothing the redactor would mask."""
         if self.gate is not None:
             lowered = text.lower()
-            if self.gate.search(lowered) is not None:
+            if self.gate.hits(lowered):
                 if self.words is not None and self.words.search(lowered) is not None:
                     return False
                 if self.tokens is not None and self.tokens.search(text) is not None:
@@ -131,6 +188,11 @@ def _utf8(text: str) -> bytes | None:
         return text.encode()
     except UnicodeEncodeError:
         return None
+
+
+def _literal(text: str) -> str:
+    """``text`` as a pattern matching itself only, ASCII punctuation written ``\\xhh``."""
+    return "".join(c if c.isalnum() or not c.isascii() else f"\\x{ord(c):02x}" for c in text)
 
 
 def _compiled(parts: list[str]) -> re.Pattern[bytes] | None:
