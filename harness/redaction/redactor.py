@@ -22,7 +22,7 @@ from typing import Any, Final, NamedTuple, TypeVar, final
 import pydantic_core
 from pydantic import BaseModel
 
-from harness.errors import HarnessError
+from harness.redaction.errors import RedactionError
 from harness.redaction.json_scan import JsonDetector, class_defaults, field_key
 from harness.redaction.patterns import (
     BASIC,
@@ -73,26 +73,6 @@ _FLAG_LETTERS: Final = (
     (re.VERBOSE, "x"),
     (re.ASCII, "a"),
 )
-
-
-class RedactionError(HarnessError):
-    """A value the redactor cannot prove clean (a cycle), so nothing of it may be sent.
-
-    Callers meet it where a context or an output is scrubbed, and fail (closed); another
-    attempt would meet the same value, so it is not retried.
-    """
-
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
-        super().__init__(
-            f"cannot redact a {kind} that refers to itself (or is nested too deep to walk): "
-            "it is not sent, logged or stored; build it without cycles"
-        )
-
-    @property
-    def retryable(self) -> bool:
-        """No: the same value comes back on every attempt."""
-        return False
 
 
 class _Rule(NamedTuple):
