@@ -207,9 +207,8 @@ _DEFAULTS: dict[type[BaseModel], dict[str, Any]] = {}
 def class_defaults(model: type[BaseModel]) -> dict[str, Any]:
     """The default of each field of ``model`` that has one, as ``exclude_defaults`` sees it.
 
-    The walk leaves a field holding its default alone: it is the class's own harmless
-    value, and a configured secret "medi" must not shred a default "medium". The fast path
-    reads defaults too (a hit there only sends the model to the walk, which keeps it).
+    The fast path serialises models without their defaults, so the walk skips them too,
+    or the two would disagree (a configured secret "medi" inside a default "medium").
     A factory is called once per class; one that takes the validated data is left out.
     """
     found = _DEFAULTS.get(model)

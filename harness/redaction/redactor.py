@@ -246,12 +246,10 @@ class Redactor:
         detect = self._detect_json
         if detect is not None:
             try:
-                # Defaults stay in: the walk skips them (the class's own harmless values), so
-                # a hit there costs a walk, while leaving them out costs every call a compare
-                # per field (a Python __eq__ for a model), more than the gate spends reading
-                # them (issue 27). Field names, not aliases, as the walk sees.
+                # Defaults are the class's own harmless values (the walk skips them too);
+                # leaving them out halves the text. Field names, not aliases, as the walk sees.
                 text = model.__pydantic_serializer__.to_json(
-                    model, exclude_none=True, by_alias=False
+                    model, exclude_defaults=True, by_alias=False
                 )
             except (pydantic_core.PydanticSerializationError, ValueError, TypeError):
                 pass  # not JSON-shaped: the walk inspects it piece by piece
@@ -318,7 +316,7 @@ class Redactor:
             if old is None or old == "" or isinstance(old, int | float | bool):
                 continue
             if name in defaults and _equal(old, defaults[name]):
-                continue  # the class's own harmless value (class_defaults says why)
+                continue  # the fast path's JSON leaves defaults out: so must the walk
             new = self._field_value(name, old)
             if new is not old:
                 updates[name] = new
