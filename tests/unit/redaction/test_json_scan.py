@@ -51,3 +51,10 @@ def test_bytes_that_are_not_utf8_are_never_clean():
 
 def test_a_gate_rusts_engine_refuses_is_no_gate():
     assert Gate.build(["(?<=a)b"]) is None  # a look-behind: no fast path, not a wrong one
+
+
+def test_a_slack_webhook_is_found_whatever_the_case_of_its_host():
+    redactor = Redactor()
+    value = {"u": "see https://HOOKS.Slack.COM/services/T000/B000/XXXXXXXX now"}
+    out = redactor.redact(value)
+    assert out == redactor._walk(value) and "XXXXXXXX" not in out["u"]
