@@ -10,7 +10,8 @@ message, activities scheduled (task-queue round trips), local activities and his
 bytes (stored, and as the codec opens them: ``bench/meter.py``); and where the time to
 reply goes (``bench/timeline.py``: bot, Temporal, worker, hooks), read from the histories
 of the same run and the worker's metrics endpoint (the worker runs with
-``[observability] executor_stats`` for that).
+``[observability] executor_stats`` for that); and the CPU each process spent per message
+(``bench/cpu.py``), which on a machine with few cores is what the time to reply queues on.
 
 Floor, same run, same dev server: the same lanes and messages as bare Temporal updates
 that each run one activity (``bench/stack.py`` FloorWorkflow), no bot, hooks or agent:
@@ -34,6 +35,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import aiohttp
+from cpu import cpu_seconds, per_message, processes
 from meter import Meter, Totals, codec_client
 from stack import SECRET, FloorWorkflow, Stack, echo, free_port, stack, stats
 from temporalio.client import Client
@@ -41,6 +43,7 @@ from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 from timeline import LABELS, PARTS, hook_ms, read_lanes, split, summary
 
 from bot.say.as_slack import mention_body, signed_headers
+from bot.standin import POSTS_PATH
 
 TEAM, OWNER, BOT_USER = "TLOAD", "ULOADOWNER", "UBOTLOCAL"
 PATIENCE = float(os.environ.get("LOAD_PATIENCE", "120"))
@@ -55,10 +58,10 @@ class Unanswered(Exception):
 
 
 class Replies:
-    """Polls the stand-in's posts once for everyone and wakes whoever waits for a text."""
+    """Polls the stand-in's new posts once for everyone and wakes whoever waits for a text."""
 
     def __init__(self, session: aiohttp.ClientSession, base: str) -> None:
-        self.session, self.url = session, base + "/_local/posts"
+        self.session, self.url = session, base + POSTS_PATH
         self.waiting: dict[str, asyncio.Future[float]] = {}
         self.seen = 0
 
@@ -69,14 +72,14 @@ class Replies:
 
     async def run(self) -> None:
         while True:
-            async with self.session.get(self.url) as response:
+            async with self.session.get(self.url, params={"after": self.seen}) as response:
                 posts = await response.json()
             now = time.perf_counter()
-            for post in posts[self.seen :]:
+            for post in posts:
                 future = self.waiting.pop(str(post.get("text", "")), None)
                 if future is not None and not future.done():
                     future.set_result(now)
-            self.seen = len(posts)
+            self.seen += len(posts)
             await asyncio.sleep(0.02)
 
 
@@ -150,7 +153,9 @@ async def floor(temporal: Client, lanes: int, messages: int, queue: str) -> list
     return [sent for lane_times in times for sent in lane_times]
 
 
-def figures(sent: list[Sent], cost: Totals, where: dict[str, dict[str, float]]) -> dict:
+def figures(
+    sent: list[Sent], cost: Totals, where: dict[str, dict[str, float]], cpu: dict[str, float]
+) -> dict:
     """The JSON of one side: rate and time to reply, cost per message, where the time goes."""
     wall = max(w + d for _, w, d in sent) - min(w for _, w, _ in sent)
     n = len(sent)
@@ -164,6 +169,7 @@ def figures(sent: list[Sent], cost: Totals, where: dict[str, dict[str, float]]) 
         "stored_bytes_per_message": round(cost.bytes / n),
         "opened_bytes_per_message": round(cost.opened / n),
         "profile_ms": where,
+        "cpu_ms_per_message": cpu,
     }
 
 
@@ -172,14 +178,17 @@ async def measured(
     temporal: Client,
     meter: Meter,
     lane_of: Callable[[str], str | None],
-) -> tuple[list[Sent], Totals, dict[str, dict[str, float]]]:
-    """Run one side; what it cost in Temporal, and the split of each message's time."""
-    before = await meter.totals()
+    pids: dict[str, int],
+) -> tuple[list[Sent], Totals, dict[str, dict[str, float]], dict[str, float]]:
+    """Run one side; what it cost in Temporal and in CPU (``pids``' processes), and the
+    split of each message's time."""
+    before, cpu_before = await meter.totals(), cpu_seconds(pids)
     sent = await run()
     await asyncio.sleep(SETTLE)
+    cpu = per_message(cpu_before, cpu_seconds(pids), len(sent))
     cost = (await meter.totals()).minus(before)
     lanes = await read_lanes(temporal, lane_of)
-    return sent, cost, summary([split(w, w + d, lanes[name]) for name, w, d in sent])
+    return sent, cost, summary([split(w, w + d, lanes[name]) for name, w, d in sent]), cpu
 
 
 async def one_size(running: Stack, lanes: int, messages: int, metrics_url: str) -> dict:
@@ -191,15 +200,20 @@ async def one_size(running: Stack, lanes: int, messages: int, metrics_url: str) 
         return parts[parts.index(TEAM) + 1] if TEAM in parts[:-1] else None
 
     queue = f"load-floor-{uuid.uuid4().hex[:8]}"
+    pids = processes(running.data_dir)
+    floor_pids = {k: v for k, v in pids.items() if k in ("temporal", "bench")}
     async with aiohttp.ClientSession() as http:
         hooks_before = hook_ms(await (await http.get(metrics_url)).text())
-        mine = await measured(lambda: ours(running, lanes, messages), temporal, meter, our_lane)
+        mine = await measured(
+            lambda: ours(running, lanes, messages), temporal, meter, our_lane, pids
+        )
         hooks_after = hook_ms(await (await http.get(metrics_url)).text())
     base = await measured(
         lambda: floor(temporal, lanes, messages, queue),
         temporal,
         meter,
         lambda i: i if i.startswith(queue + "/") else None,
+        floor_pids,
     )
     n = len(mine[0])
     hooks = {p: (v - hooks_before.get(p, 0.0)) / n for p, v in hooks_after.items()}
@@ -257,19 +271,34 @@ def report(r: dict) -> None:
     hooks = r["ours"]["hooks_ms_per_message"]
     slowest = ", ".join(f"{p} {v:.1f}" for p, v in hooks.items() if p != "all")
     print(f"  of worker: activities, hook executors (mean) {hooks['all']:.1f} ms: {slowest}")
+    cpu, cpu_floor = r["ours"]["cpu_ms_per_message"], r["floor"]["cpu_ms_per_message"]
+    print(
+        "CPU ms per message, by process (the floor's worker runs in the bench): ours "
+        + ", ".join(f"{k} {v:.1f}" for k, v in cpu.items())
+        + "; floor "
+        + ", ".join(f"{k} {v:.1f}" for k, v in cpu_floor.items())
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lanes", type=int, nargs="+", default=[10, 100])
     parser.add_argument("--messages", type=int, default=5)
+    parser.add_argument(
+        "--env",
+        type=lambda text: tuple(text.split("=", 1)),
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a variable for the stack's processes, e.g. HARNESS_PLUGINS='[...]' (repeatable)",
+    )
     args = parser.parse_args()
     results = []
     metrics = f"127.0.0.1:{free_port()}"
     with tempfile.TemporaryDirectory(prefix="load-") as scratch:
         hooks_file = Path(scratch) / "hooks.toml"
         hooks_file.write_text("[observability]\nexecutor_stats = true\n")
-        env = {"HARNESS_METRICS_ADDRESS": metrics}
+        env = {"HARNESS_METRICS_ADDRESS": metrics, **dict(args.env)}
         with stack(f"load-{uuid.uuid4().hex[:8]}", env, hooks_config=hooks_file) as running:
             for lanes in args.lanes:
                 results.append(

@@ -22,7 +22,7 @@ from typing import Final, final
 
 from sqlalchemy import Column, Float, MetaData, Table, Text, delete, inspect, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import URL
+from sqlalchemy.engine import URL, Connection
 
 from harness.storage.connect import open_database
 from harness.storage.engine import Database
@@ -138,13 +138,18 @@ class Ledger:
         statement = insert.on_conflict_do_nothing(index_elements=[seen_event.c.key]).returning(
             seen_event.c.key
         )
-        async with db.transaction() as connection:
-            taken = (await connection.execute(statement)).scalars().all()
-            if len(taken) != len(wanted):
-                await connection.rollback()
+        prune = delete(seen_event).where(seen_event.c.at < now - KEEP_SECONDS)
+
+        def work(connection: Connection) -> bool:
+            taken = connection.execute(statement).scalars().all()
+            if len(taken) != len(wanted):  # the first claim stands: take back ours, if any
+                if taken:
+                    connection.execute(delete(seen_event).where(seen_event.c.key.in_(taken)))
                 return False
-            await connection.execute(delete(seen_event).where(seen_event.c.at < now - KEEP_SECONDS))
-        return True
+            connection.execute(prune)
+            return True
+
+        return await db.run(work)
 
     async def bind(self, place: str, task_id: str) -> None:
         """Remember that the thread at ``place`` (``team/channel/thread_ts``) is ``task_id``'s."""
@@ -153,15 +158,13 @@ class Ledger:
         statement = insert.on_conflict_do_update(
             index_elements=[thread_binding.c.place], set_={"task_id": insert.excluded.task_id}
         )
-        async with db.transaction() as connection:
-            await connection.execute(statement)
+        await db.run(lambda connection: connection.execute(statement))
 
     async def task_of(self, place: str) -> str | None:
         """The task bound to the thread at ``place``, if any."""
         db = await self.open()
         query = select(thread_binding.c.task_id).where(thread_binding.c.place == place)
-        async with db.transaction() as connection:
-            found = (await connection.execute(query)).scalar_one_or_none()
+        found = await db.run(lambda c: c.execute(query).scalar_one_or_none(), write=False)
         return None if found is None else str(found)
 
     async def aclose(self) -> None:
