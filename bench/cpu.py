@@ -21,9 +21,10 @@ MODULES: Final = {"harness.worker": "worker", "bot": "bot"}
 """``python -m <module>`` -> its name in the report (the dev server is ``temporal``)."""
 
 
-def processes(data_dir: Path) -> dict[str, int]:
+def processes(data_dir: Path, scripts: Mapping[str, str] | None = None) -> dict[str, int]:
     """The stack's processes by name (pids of those whose working directory is ``data_dir``),
-    and this process as ``bench``."""
+    and this process as ``bench``; ``scripts``: a script's file name -> its name (a bench's
+    own baseline server, started as one of the stack's extra processes)."""
     found = {"bench": os.getpid()}
     proc = Path("/proc")
     if not proc.is_dir():
@@ -42,6 +43,8 @@ def processes(data_dir: Path) -> dict[str, int]:
             found.setdefault("temporal", int(entry.name))
         elif len(args) > 2 and args[1] == "-m" and args[2] in MODULES:
             found.setdefault(MODULES[args[2]], int(entry.name))
+        elif len(args) > 1 and Path(args[1]).name in (scripts or {}):
+            found.setdefault((scripts or {})[Path(args[1]).name], int(entry.name))
     return found
 
 

@@ -6,6 +6,12 @@ pluggy calling 3N no-op hookimpls with the same context. Both are timed in
 interleaved rounds and the best round of each is kept, so a noisy neighbour moves
 both figures alike. The last line is a JSON object; ``ratio`` is ours / pluggy at N=10.
 
+Ours runs twice. ``same``: one context object every call, as before. ``fresh``: a context
+decoded from its own JSON payload per call, as a Temporal activity gets it, and each with
+other text in it (the call id and query), so neither a memory of objects nor one of contents
+can answer for it: the cost every real dispatch pays. Judge a change by ``fresh``; a gain
+``same`` shows alone is a memory of the bench's one object (issue 27).
+
 ``--watch stats`` times it with per-executor stats installed (kept in memory, as between two
 flushes), ``--watch tracing`` with operation and decision spans (an SDK provider exporting
 nowhere): what watching every executor call costs; nothing is installed by default.
@@ -80,20 +86,31 @@ CTX = ToolInvokedContext(
 )
 
 
-async def time_ours(manager: HookManager, calls: int) -> float:
+def fresh_contexts(calls: int) -> list[ToolInvokedContext]:
+    """``calls`` contexts like :data:`CTX`, each decoded from its own payload, no two alike."""
+    payload = CTX.model_dump_json()
+    return [
+        ToolInvokedContext.model_validate_json(
+            payload.replace("call_01", f"call_{i:06d}").replace("Paris", f"Paris {i}")
+        )
+        for i in range(calls)
+    ]
+
+
+async def time_ours(manager: HookManager, contexts: list[ToolInvokedContext]) -> float:
     run = manager.run
     start = time.perf_counter()
-    for _ in range(calls):
-        await run("tool.invoked", CTX)
-    return (time.perf_counter() - start) / calls
+    for ctx in contexts:
+        await run("tool.invoked", ctx)
+    return (time.perf_counter() - start) / len(contexts)
 
 
-def time_pluggy(pm: pluggy.PluginManager, calls: int) -> float:
+def time_pluggy(pm: pluggy.PluginManager, contexts: list[ToolInvokedContext]) -> float:
     hook = pm.hook.tool_invoked
     start = time.perf_counter()
-    for _ in range(calls):
-        hook(ctx=CTX)
-    return (time.perf_counter() - start) / calls
+    for ctx in contexts:
+        hook(ctx=ctx)
+    return (time.perf_counter() - start) / len(contexts)
 
 
 async def main() -> None:
@@ -104,25 +121,37 @@ async def main() -> None:
     args = parser.parse_args()
 
     figures: dict[str, dict[str, float]] = {}
-    print(f"{'N per phase':>12} {'ours (us)':>10} {'pluggy 3N (us)':>15} {'ratio':>6}")
+    fresh_figures: dict[str, dict[str, float]] = {}
+    same, fresh = [CTX] * args.calls, fresh_contexts(args.calls)
+    print(
+        f"{'N per phase':>12} {'ours (us)':>10} {'pluggy 3N (us)':>15} {'ratio':>6}"
+        f" {'ours fresh (us)':>16} {'ratio':>6}"
+    )
     for n in (0, 1, 10):
         manager, pm = make_manager(n, args.watch), make_pluggy(3 * n)
-        await time_ours(manager, 1000)
-        time_pluggy(pm, 1000)
-        ours, base = [], []
+        await time_ours(manager, same[:1000])
+        await time_ours(manager, fresh[:1000])
+        time_pluggy(pm, same[:1000])
+        ours, ours_fresh, base = [], [], []
         for _ in range(args.rounds):
-            ours.append(await time_ours(manager, args.calls))
-            base.append(time_pluggy(pm, args.calls))
-        best_ours, best_base = min(ours) * 1e6, min(base) * 1e6
-        ratio = best_ours / best_base
+            ours.append(await time_ours(manager, same))
+            ours_fresh.append(await time_ours(manager, fresh))
+            base.append(time_pluggy(pm, same))
+        best_ours, best_fresh, best_base = (min(t) * 1e6 for t in (ours, ours_fresh, base))
+        ratio, fresh_ratio = best_ours / best_base, best_fresh / best_base
         figures[f"n{n}"] = {
             "ours_us": round(best_ours, 3),
             "pluggy_us": round(best_base, 3),
             "ratio": round(ratio, 3),
         }
-        print(f"{n:>12} {best_ours:>10.2f} {best_base:>15.2f} {ratio:>6.2f}")
+        fresh_figures[f"n{n}"] = {"ours_us": round(best_fresh, 3), "ratio": round(fresh_ratio, 3)}
+        print(
+            f"{n:>12} {best_ours:>10.2f} {best_base:>15.2f} {ratio:>6.2f}"
+            f" {best_fresh:>16.2f} {fresh_ratio:>6.2f}"
+        )
     watched = {} if args.watch == "none" else {"watch": args.watch}
-    print(json.dumps({"bench": "dispatch", **watched, **figures, "ratio": figures["n10"]["ratio"]}))
+    line = {"bench": "dispatch", **watched, **figures, "fresh": fresh_figures}
+    print(json.dumps({**line, "ratio": figures["n10"]["ratio"]}))
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 from timeline import LABELS, PARTS, hook_ms, read_lanes, split, summary
 
 from bot.say.as_slack import mention_body, signed_headers
+from bot.standin import POSTS_PATH
 
 TEAM, OWNER, BOT_USER = "TLOAD", "ULOADOWNER", "UBOTLOCAL"
 PATIENCE = float(os.environ.get("LOAD_PATIENCE", "120"))
@@ -57,10 +58,10 @@ class Unanswered(Exception):
 
 
 class Replies:
-    """Polls the stand-in's posts once for everyone and wakes whoever waits for a text."""
+    """Polls the stand-in's new posts once for everyone and wakes whoever waits for a text."""
 
     def __init__(self, session: aiohttp.ClientSession, base: str) -> None:
-        self.session, self.url = session, base + "/_local/posts"
+        self.session, self.url = session, base + POSTS_PATH
         self.waiting: dict[str, asyncio.Future[float]] = {}
         self.seen = 0
 
@@ -71,14 +72,14 @@ class Replies:
 
     async def run(self) -> None:
         while True:
-            async with self.session.get(self.url) as response:
+            async with self.session.get(self.url, params={"after": self.seen}) as response:
                 posts = await response.json()
             now = time.perf_counter()
-            for post in posts[self.seen :]:
+            for post in posts:
                 future = self.waiting.pop(str(post.get("text", "")), None)
                 if future is not None and not future.done():
                     future.set_result(now)
-            self.seen = len(posts)
+            self.seen += len(posts)
             await asyncio.sleep(0.02)
 
 

@@ -12,11 +12,16 @@ one bare Temporal update that runs one activity, on the same dev server. The flo
 p50 is the sum of the two p50s (ours does both, in sequence).
 
 Where ours goes (issue 27): the same ``/model`` updates, sent from this process straight
-to the task with :class:`HarnessClient` as the bot sends them (no bot), right after ours;
-ours minus that is the bot's own share (gate, bolt, listener, its HTTP hop), and that
-beside the bare update is the task's (Temporal and the worker).
+to the task with :class:`HarnessClient` as the bot sends them (no bot); ours minus that
+is the bot's own share (gate, bolt, listener, its HTTP hop), and that beside the bare
+update is the task's (Temporal and the worker).
 
-Sequential requests, then rounds of 50 concurrent ones. Everything listens on
+Sequential requests, then rounds of 50 concurrent ones, the four kinds taking turns
+(request by request, round by round) so that they meet the same load on a shared
+machine. An ack over the bot's budget is the "working on" note: counted, with its
+time, and reported. Each kind's concurrent rounds also print the CPU every process spent
+per command (``bench/cpu.py``): on few cores, what a round of 50 queues on. Everything
+listens on
 127.0.0.1 and is started and stopped by this script; the last line is one JSON
 object, ``ratio`` = ours / floor, sequential p50.
 
@@ -32,20 +37,24 @@ import re
 import sys
 import time
 import uuid
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from urllib.parse import urlencode
 
 import aiohttp
+from cpu import cpu_seconds, per_message, processes
 from slack_sdk.signature import SignatureVerifier
 from stack import SECRET, FloorWorkflow, echo, free_port, stack, stats
 from temporalio.client import Client
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
+from bot import replies
 from bot.config import RESPONSE_PATH
 from bot.gateway import task_id
 from bot.payloads import command_context
 from harness.config import Settings
 from harness.domain import TaskSpec
+from harness.replies import model_set
 from harness.temporal.client import HarnessClient
 
 TEAM, CHANNEL, OWNER = "TBENCH", "CBENCH", "UBENCHOWNER"
@@ -105,7 +114,7 @@ class Direct:
     def __init__(self, client: HarnessClient, slash: Slash) -> None:
         self.client, self.slash = client, slash
 
-    async def __call__(self, lane: int = 0) -> float:
+    async def __call__(self, lane: int) -> float:
         channel = f"{CHANNEL}{lane}"
         count = self.slash.counts[channel] = self.slash.counts.get(channel, 0) + 1
         body = {
@@ -120,9 +129,19 @@ class Direct:
         ctx = command_context(body, task_id=task_id(TEAM, channel))
         result = await self.client.send_command(ctx)
         elapsed = time.perf_counter() - started
-        if "model set to" not in result.reply:
+        if not answered(result.reply, MODELS[count % 2]):
             raise SystemExit(f"unexpected reply: {result.reply}")
         return elapsed
+
+
+def answered(reply: str, model: str) -> bool:
+    """Whether ``reply`` is /model's answer to setting ``model``: set, or already so.
+
+    Already so only after an ack over the budget ("working on"): that command was still on
+    its way to the task when its lane's next one was sent, and may have come second.
+    """
+    was = MODELS[1 - MODELS.index(model)]
+    return reply in (model_set(model, was), model_set(model, was, changed=False))
 
 
 # --- measuring ---------------------------------------------------------------------------
@@ -138,8 +157,11 @@ class Slash:
         base = url.rsplit("/slack/events", 1)[0]
         self.response_url = f"{base}{RESPONSE_PATH}bench"
         self.counts: dict[str, int] = {}
+        self.working = 0
+        """Acks that were the "working on …" note: the task took longer than the ack budget
+        (the reply followed through the response URL); each counts with its ack's time."""
 
-    async def __call__(self, lane: int = 0) -> float:
+    async def __call__(self, lane: int) -> float:
         channel = f"{CHANNEL}{lane}"
         count = self.counts[channel] = self.counts.get(channel, 0) + 1
         body = urlencode(
@@ -165,29 +187,63 @@ class Slash:
         async with self.session.post(self.url, data=body.encode(), headers=headers) as response:
             text = await response.text()
         elapsed = time.perf_counter() - started
-        expected = "model set to" if self.strict else '"ok"'
-        if response.status != 200 or expected not in text:
+        said = json.loads(text)["text"] if response.status == 200 else ""
+        model = MODELS[count % 2]
+        if not self.strict:
+            if said != "ok":
+                raise SystemExit(f"unexpected reply {response.status}: {text}")
+        elif said == replies.working("model", model):
+            self.working += 1
+        elif not answered(said, model):
             raise SystemExit(f"unexpected reply {response.status}: {text}")
         return elapsed
 
 
-async def measure(call, requests: int, concurrency: int) -> dict[str, dict[str, float]]:
-    """Sequential calls on lane 0, then rounds of ``concurrency`` calls, one per lane.
+Call = Callable[[int], Awaitable[float]]
 
+
+async def measure(
+    calls: Mapping[str, Call], requests: int, concurrency: int, pids: Mapping[str, int]
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Sequential calls on lane 0, then rounds of ``concurrency`` calls, one per lane; each
+    of ``calls`` in turn, request by request and round by round.
+
+    Taking turns, ours and the floor meet the same load: the machine is shared, and a load
+    that came or went between one part measured whole and the next moved the ratio by more
+    than the difference it measures. Each kind's rounds also say the CPU each process of
+    ``pids`` spent on them, per command (``cpu``): what the rounds queue on with few cores.
     A lane is one channel's task (one workflow): Temporal admits 10 in-flight updates
     per workflow by default, and 50 people typing in one channel at once is not the
     load a Slack app sees; 50 channels at once is.
     """
-    for lane in range(concurrency):  # warm-up: connections, caches, sticky queues
-        await call(lane)
-    seq = [await call() for _ in range(requests)]
-    conc: list[float] = []
+    for call in calls.values():  # warm-up: connections, caches, sticky queues
+        for lane in range(concurrency):
+            await call(lane)
+    seq: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(requests):
+        for name, call in calls.items():
+            seq[name].append(await call(0))
+    conc: dict[str, list[float]] = {name: [] for name in calls}
+    spent: dict[str, dict[str, float]] = {name: {} for name in calls}
     for _ in range(max(1, requests // concurrency)):
-        conc += await asyncio.gather(*(call(lane) for lane in range(concurrency)))
-    return {"seq": stats(seq), "conc": stats(conc)}
+        for name, call in calls.items():
+            before = cpu_seconds(pids)
+            conc[name] += await asyncio.gather(*(call(lane) for lane in range(concurrency)))
+            for process, seconds in per_message(before, cpu_seconds(pids), 1).items():
+                spent[name][process] = spent[name].get(process, 0.0) + seconds
+    return {
+        name: {
+            "seq": stats(seq[name]),
+            "conc": stats(conc[name]),
+            "cpu": {k: round(v / len(conc[name]), 2) for k, v in spent[name].items()},
+        }
+        for name in calls
+    }
 
 
-async def bench(args: argparse.Namespace, address: str, bot_url: str, bare_url: str) -> dict:
+async def bench(
+    args: argparse.Namespace, address: str, bot_url: str, bare_url: str, data_dir: Path
+) -> dict:
     settings = Settings(
         _env_file=None,
         temporal_address=address,
@@ -198,38 +254,50 @@ async def bench(args: argparse.Namespace, address: str, bot_url: str, bare_url: 
     spec = TaskSpec(title="bench", owner=OWNER, model="offline")
     for lane in range(args.concurrency):
         await client.start_task(spec, team=TEAM, channel=f"{CHANNEL}{lane}")
-    connector = aiohttp.TCPConnector(limit=args.concurrency * 2)
-    async with aiohttp.ClientSession(connector=connector) as session:
-        slash = Slash(session, bot_url, strict=True)
-        ours = await measure(slash, args.requests, args.concurrency)
-        direct = await measure(Direct(client, slash), args.requests, args.concurrency)
-        bolt = await measure(
-            Slash(session, bare_url, strict=False), args.requests, args.concurrency
-        )
-
     temporal: Client = client.temporal
     queue = f"bench-floor-{uuid.uuid4().hex[:8]}"
-    async with Worker(
-        temporal,
-        task_queue=queue,
-        workflows=[FloorWorkflow],
-        activities=[echo],
-        workflow_runner=UnsandboxedWorkflowRunner(),
+    connector = aiohttp.TCPConnector(limit=args.concurrency * 2)
+    async with (
+        aiohttp.ClientSession(connector=connector) as session,
+        Worker(
+            temporal,
+            task_queue=queue,
+            workflows=[FloorWorkflow],
+            activities=[echo],
+            workflow_runner=UnsandboxedWorkflowRunner(),
+        ),
     ):
         handles = [
             await temporal.start_workflow(FloorWorkflow.run, id=f"{queue}/{lane}", task_queue=queue)
             for lane in range(args.concurrency)
         ]
 
-        async def update(lane: int = 0) -> float:
+        async def update(lane: int) -> float:
             started = time.perf_counter()
             await handles[lane].execute_update(FloorWorkflow.touch, "x")
             return time.perf_counter() - started
 
-        update_floor = await measure(update, args.requests, args.concurrency)
+        slash = Slash(session, bot_url, strict=True)
+        direct = Direct(client, slash)
+        # Each task's first command waits, without the bot's ack budget, until the worker has
+        # made the workflows of every task started before it: the bot's first one otherwise
+        # came after all 50, over 2 s on a loaded machine, and was acked "working on …".
+        for lane in range(args.concurrency):
+            await direct(lane)
+        figures = await measure(
+            {
+                "ours": slash,
+                "direct": direct,
+                "bolt_ack": Slash(session, bare_url, strict=False),
+                "update": update,
+            },
+            args.requests,
+            args.concurrency,
+            processes(data_dir, {Path(__file__).name: "bare_bolt"}),
+        )
         for handle in handles:
             await handle.signal(FloorWorkflow.stop)
-    return {"ours": ours, "direct": direct, "bolt_ack": bolt, "update": update_floor}
+    return {**figures, "working_acks": slash.working}
 
 
 def report(figures: dict) -> None:
@@ -257,7 +325,8 @@ def report(figures: dict) -> None:
     conc_ratio = figures["ours"]["conc"]["p50_ms"] / floor["conc"]["p50_ms"]
     print(
         f"ours / floor: seq p50 {ratio:.2f}x, 50-concurrent p50 {conc_ratio:.2f}x; "
-        f"50-concurrent p99 {figures['ours']['conc']['p99_ms']:.0f} ms (Slack's limit: 3000 ms)"
+        f"50-concurrent p99 {figures['ours']['conc']['p99_ms']:.0f} ms (Slack's limit: 3000 ms); "
+        f"{figures['working_acks']} acks were the 'working on' note (over the ack budget)"
     )
     share = {
         mode: {
@@ -275,6 +344,9 @@ def report(figures: dict) -> None:
         f"task {share['conc']['task_ms']:+.0f} ms over the bare update; sequential "
         f"bot {share['seq']['bot_ms']:+.1f} ms, task {share['seq']['task_ms']:+.1f} ms"
     )
+    print("CPU per command in the 50-concurrent rounds (ms), by process:")
+    for name, f in rows[:4]:
+        print(f"  {name:32} " + ", ".join(f"{k} {v:.2f}" for k, v in f["cpu"].items()))
     print(
         json.dumps(
             {
@@ -315,6 +387,7 @@ def main() -> None:
                     running.temporal_address,
                     running.bot_url,
                     f"http://127.0.0.1:{bare_port}/slack/events",
+                    running.data_dir,
                 ),
                 timeout=600,
             )

@@ -36,9 +36,11 @@ from pathlib import Path
 from uuid import uuid4
 
 from meter import Meter, Totals, codec_client
+from stack import free_port
 from temporalio.client import Client
 
 from bot.standin import SlackStandIn, served
+from bot.testing.parts import spawn, wait_ready
 from harness.config import Settings
 from harness.domain import TaskRef
 from harness.hooks.contexts import RequestReceivedContext
@@ -130,14 +132,18 @@ async def run(messages: int) -> dict[str, object]:
                 HARNESS_PAYLOAD_KEY=key,
                 HARNESS_SLACK_API_URL=settings.slack_api_url,
             )
-            with open(workdir / "worker.log", "ab") as log:
-                worker = subprocess.Popen(
-                    [sys.executable, "-m", "harness.worker"],
-                    cwd=ROOT,
-                    env=env,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                )
+            health = free_port()
+            env["HARNESS_HEALTH_PORT"] = str(health)
+            part = spawn(
+                "worker",
+                [sys.executable, "-m", "harness.worker"],
+                env=env,
+                cwd=ROOT,
+                log=workdir / "worker.log",
+                ready_url=f"http://127.0.0.1:{health}/readyz",
+            )
+            worker = part.proc
+            wait_ready([part], 120)  # a loaded machine starts it slowly: no message before
             try:
                 client = await codec_client(address, key)
                 return await drive(client, settings, slack, workdir, messages)

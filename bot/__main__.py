@@ -29,6 +29,7 @@ from bot.ledger import ledger_database
 from bot.socket_mode import socket_mode
 from harness.config import Settings
 from harness.errors import HarnessError
+from harness.heap import freeze_startup_heap
 from harness.hooks import load_redaction
 from harness.logs import configure_logging, install_log_redaction
 from harness.plugins import effective_manager
@@ -109,6 +110,7 @@ async def serve(
         settings.mode,
         _mode_detail(settings),
     )
+    freeze_startup_heap()  # no full collection walks the imports again, pausing every ack
     stop = stop or asyncio.Event()
     try:
         if settings.socket_mode:

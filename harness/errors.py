@@ -44,7 +44,7 @@ caller catches the harness's failures in one clause, except the few named below 
     ├── SkillError                     harness.skills.loader: a skill is missing or invalid
     ├── SignatureError                 harness.hooks.remote.signing: a signature or secret is bad
     ├── RedactedError                  harness.hooks.remote.redacted: a foreign cause, redacted
-    ├── RedactionError                 harness.redaction.redactor: a value cannot be proved clean
+    ├── RedactionError                 harness.redaction.errors: a value cannot be proved clean
     ├── PayloadCodecError              harness.temporal.errors: a stored payload does not decrypt
     ├── RecordingError                 bot.recording.format: a recording cannot be read or written
     ├── StackStartError                bot.testing.parts: a test stack's process did not start

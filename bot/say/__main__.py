@@ -210,10 +210,11 @@ def _failed(status: int, text: str, url: str) -> int:
     return 1
 
 
-async def _posts(session: aiohttp.ClientSession, base: str) -> list[dict[str, Any]]:
-    """What the bot posted so far; empty when it talks to real Slack (no stand-in)."""
+async def _posts(session: aiohttp.ClientSession, base: str, after: int = 0) -> list[dict[str, Any]]:
+    """What the bot posted so far (after its first ``after`` posts); empty when it talks to
+    real Slack (no stand-in)."""
     try:
-        async with session.get(base + POSTS_PATH) as response:
+        async with session.get(base + POSTS_PATH, params={"after": after}) as response:
             if response.status != 200:
                 return []
             posts: list[dict[str, Any]] = await response.json()
@@ -243,7 +244,7 @@ async def _print_posts(
     shown: dict[str, str] = {}  # progress messages printed: ts -> the text printed
     first = seen
     while (now := time.monotonic()) < start + patience:
-        posts = (await _posts(session, base))[seen:]
+        posts = await _posts(session, base, seen)
         for post in posts:
             print(_shown(post, user), flush=True)
             last = now
@@ -253,7 +254,7 @@ async def _print_posts(
         seen += len(posts)
         if answered and shown:
             await asyncio.sleep(ANSWERED_QUIET_SECONDS)  # the final rendering follows the answer
-            for post in (await _posts(session, base))[first:]:
+            for post in await _posts(session, base, first):
                 ts = str(post.get("ts", ""))
                 if ts in shown and post.get("text", "") != shown[ts]:
                     print(

@@ -59,12 +59,33 @@ class LiveMessages:
         """``(channel, ts)`` -> the bot's reactions on that message, in the order added."""
         self.statuses: dict[tuple[str, str], str] = {}
         """``(channel, thread)`` -> the assistant status shown now (``""``: cleared)."""
+        self._at: dict[tuple[object, object], dict[str, Any]] = {}
+        """``(channel, ts)`` -> the first kept message there, for :attr:`_indexed` messages."""
+        self._indexed = 0
 
     def find(self, channel: object, ts: object) -> dict[str, Any] | None:
-        """The kept message at ``ts`` in ``channel``."""
-        return next(
-            (m for m in self.messages if m.get("ts") == ts and m.get("channel") == channel), None
-        )
+        """The kept message at ``ts`` in ``channel`` (the first, were there two).
+
+        Looked up in an index of the messages by ``(channel, ts)``, which neither a change
+        in place nor Slack ever moves; messages appended to the list since the last look-up
+        are indexed first (the stand-in appends them; it never removes one, and a shorter
+        list is indexed anew).
+        """
+        if len(self.messages) < self._indexed:
+            self._at, self._indexed = {}, 0
+        for message in self.messages[self._indexed :]:
+            try:
+                self._at.setdefault((message.get("channel"), message.get("ts")), message)
+            except TypeError:  # a list or object for a channel: equal to no key below
+                pass
+        self._indexed = len(self.messages)
+        try:
+            return self._at.get((channel, ts))
+        except TypeError:  # a list or object asked for: only such a message can be equal
+            return next(
+                (m for m in self.messages if m.get("ts") == ts and m.get("channel") == channel),
+                None,
+            )
 
     def answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         """Slack's answer to one live method, the change applied."""

@@ -6,11 +6,11 @@ user) unless Slack would refuse the call (a message over Slack's limits:
 been posted and keeps it (a message changed in place by
 ``chat.update``, a stream or a reaction as Slack changes it: :mod:`bot.standin.live`), so
 ``python -m bot.say`` and tests can read it back; posts to a response URL are also
-applied as Slack applies them (``replace_original``, ``delete_original``), so a test can ask
-what the sender would see, not only what was sent. Given a :class:`~bot.standin.store.PostStore`
-(local mode's, under the data directory) its posts outlive a restart of the bot. It is a
-development seam shipped in the package (like httpx's ``MockTransport``), never used when a real
-bot token is configured.
+applied as Slack applies them (``replace_original``, ``delete_original``:
+:mod:`bot.standin.responses`), so a test can ask what the sender would see, not only what was
+sent. Given a :class:`~bot.standin.store.PostStore` (local mode's, under the data directory)
+its posts outlive a restart of the bot. It is a development seam shipped in the package (like
+httpx's ``MockTransport``), never used when a real bot token is configured.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import time
 from collections import defaultdict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from typing import Any, Final, final
 
 from aiohttp import web
@@ -32,6 +31,7 @@ from bot.recording import Recorder
 from bot.recording.recorder import RECORDED_HEADER
 from bot.standin.limits import blocks_refusal, refusal
 from bot.standin.live import LIVE_METHODS, LiveMessages
+from bot.standin.responses import ResponseView, flag
 from bot.standin.store import Kept, PostStore
 
 log = logging.getLogger(__name__)
@@ -41,49 +41,20 @@ SHOWN_SUFFIX: Final = "/shown"
 POSTS_PATH: Final = "/_local/posts"
 """``GET``: every ``chat.postMessage``, ``chat.postEphemeral`` and ``chat.startStream`` so far,
 oldest first, each its arguments plus ``method`` and the ``ts`` it got, with the message's
-text, blocks and chunks as they are now (what ``bot.say`` prints and clicks)."""
+text, blocks and chunks as they are now (what ``bot.say`` prints and clicks). ``?after=N``:
+only the posts after the first ``N`` (``[]`` when there are no more), so a poller that counts
+what it read asks for what is new alone; ``N`` not a count (0 or more): HTTP 400."""
 RECORDING_PATH: Final = "/_local/recording"
 """``GET ?from=BYTE``: with ``BOT_RECORD``, ``{"lines": [...], "next": BYTE}``: the recording's
 lines from that byte offset on, as JSON objects, and where the next read starts."""
 POST_METHODS: Final = ("chat.postMessage", "chat.postEphemeral", "chat.startStream")
-_FLAGS: Final = ("replace_original", "delete_original")
 READ_METHODS: Final = ("conversations.history", "conversations.replies")
 SAVE_DELAY_SECONDS: Final = 0.25
-"""How long the stand-in gathers changes before it rewrites its posts' file."""
+"""How long the stand-in gathers changes before it writes them to its posts' file."""
 
-_CHANGES: Final = (*POST_METHODS, "chat.update", "chat.appendStream", "chat.stopStream")
+_IN_PLACE: Final = ("chat.update", "chat.appendStream", "chat.stopStream")
+_CHANGES: Final = (*POST_METHODS, *_IN_PLACE)
 """The calls after which a store is written (what a restarted stand-in must show)."""
-
-
-@final
-@dataclass
-class ResponseView:
-    """What Slack shows for one response URL: the ack ("original") and what followed it.
-
-    ``original`` is ``"shown"`` until a post replaces or deletes it; ``messages`` are
-    the visible messages posted through the URL (a replacement first), without the flags.
-    """
-
-    original: str = "shown"
-    messages: list[dict[str, Any]] = field(default_factory=list)
-
-    def apply(self, payload: dict[str, Any]) -> None:
-        """Apply one post as Slack does."""
-        message = {k: v for k, v in payload.items() if k not in _FLAGS}
-        if _flag(payload.get("delete_original")):
-            self.original = "deleted"
-        elif _flag(payload.get("replace_original")):
-            if self.original == "replaced":
-                self.messages[0] = message
-            else:
-                self.original = "replaced"
-                self.messages.insert(0, message)
-        else:
-            self.messages.append(message)
-
-    def as_json(self) -> dict[str, Any]:
-        """``{"original": ..., "messages": [...]}``."""
-        return {"original": self.original, "messages": self.messages}
 
 
 @final
@@ -97,8 +68,8 @@ class SlackStandIn:
         recorder: ``BOT_RECORD``'s: records the calls of the worker (the bot's own client
             records its calls itself, marked so they are not recorded twice), and serves
             the recording so far at :data:`RECORDING_PATH`.
-        store: where its posts are kept across restarts (read now; written a moment after
-            each burst of changes, and by :meth:`flush`).
+        store: where its posts are kept across restarts (read now; the changes of each burst
+            appended a moment after it, and everything written whole by :meth:`flush`).
     """
 
     def __init__(
@@ -122,14 +93,23 @@ class SlackStandIn:
         """What ``chat.postMessage`` left in channels, as ``conversations.*`` read it back."""
         self._last_ts = 0.0
         self._ts_of_call: dict[int, str] = {}
+        self._posts: list[int] = []
+        """The indexes in :attr:`calls` of its posts (:data:`POST_METHODS`), of the first
+        :attr:`_scanned` calls."""
+        self._scanned = 0
         self.url = ""
         """Its Web API base URL when :func:`served` serves it alone."""
         self.live = LiveMessages(self.messages, self._next_ts, streaming=streaming)
         self._store = store
         self._dirty = False
         self._pending: asyncio.TimerHandle | None = None
+        self._saved = (0, 0)
+        """How many posts and messages the store has (the first of each), and"""
+        self._edited: dict[int, dict[str, Any]] = {}
+        """the messages changed in place since it had them (``id`` -> the message)."""
         if store is not None:
             self._restore(store.load())
+            self._all_saved()
 
     def routes(self, api_path: str) -> list[web.RouteDef]:
         """aiohttp routes for the Web API under ``api_path`` and the response URLs."""
@@ -160,15 +140,19 @@ class SlackStandIn:
             return refused
         answer = self._answer_one(method, args)
         if self._store is not None and method in _CHANGES and answer.get("ok"):
+            if method in _IN_PLACE:
+                edited = self.live.find(answer.get("channel"), answer.get("ts"))
+                if edited is not None:
+                    self._edited[id(edited)] = edited
             self._changed()
         return answer
 
     def _changed(self) -> None:
         """Save soon, once for a burst of changes.
 
-        A save rewrites the whole file, and a turn's progress is updated several times a
-        second: saving on each change held the bot's loop (``bench/load.py``'s p50 went up
-        by half). Outside a running loop (a unit test) it saves at once.
+        A turn's progress is updated several times a second: saving on each change held the
+        bot's loop (``bench/load.py``'s p50 went up by half). Outside a running loop (a unit
+        test) it saves at once.
         """
         self._dirty = True
         try:
@@ -177,17 +161,26 @@ class SlackStandIn:
             self.flush()
             return
         if self._pending is None:
-            self._pending = loop.call_later(SAVE_DELAY_SECONDS, self.flush)
+            self._pending = loop.call_later(SAVE_DELAY_SECONDS, self._append)
+
+    def _append(self) -> None:
+        """Append the burst's changes to the store (:meth:`PostStore.append`)."""
+        self._pending = None
+        if self._store is not None and self._dirty:
+            self._dirty = False
+            self._store.append(self._changes(), self._whole)
 
     def flush(self) -> None:
-        """Write the posts now if anything changed since the last save (the bot calls this
-        as it stops, so a restart loses nothing)."""
+        """Write the posts whole now if anything changed since the store last wrote them
+        whole (the bot calls this as it stops, so a restart loses nothing and finds one
+        JSON object)."""
         if self._pending is not None:
             self._pending.cancel()
             self._pending = None
-        if self._store is not None and self._dirty:
+        if self._store is not None and (self._dirty or self._store.appended):
             self._dirty = False
-            self._save(self._store)
+            self._store.save(self._whole())
+            self._all_saved()
 
     def _restore(self, kept: Kept) -> None:
         """Take back the posts and messages a store kept (before anything is posted)."""
@@ -196,20 +189,47 @@ class SlackStandIn:
             if method in POST_METHODS and isinstance(args, dict):
                 self.calls.append((str(method), args))
                 self._ts_of_call[len(self.calls) - 1] = str(post.get("ts") or "")
-        self.messages.extend(kept.messages)
+        self.messages.extend(kept.messages)  # before any post: LiveMessages indexes them now
         for message in self.messages:
             try:
                 self._last_ts = max(self._last_ts, float(message.get("ts") or 0))
             except (TypeError, ValueError):
                 continue
 
-    def _save(self, store: PostStore) -> None:
-        posts = [
-            {"method": method, "args": args, "ts": self._ts_of_call.get(i, "")}
-            for i, (method, args) in enumerate(self.calls)
-            if method in POST_METHODS
-        ]
-        store.save(Kept(posts=posts, messages=self.messages))
+    def _post_calls(self) -> list[int]:
+        """:attr:`_posts`, the calls since the last look-up scanned."""
+        for i in range(self._scanned, len(self.calls)):
+            if self.calls[i][0] in POST_METHODS:
+                self._posts.append(i)
+        self._scanned = len(self.calls)
+        return self._posts
+
+    def _kept_post(self, i: int) -> dict[str, Any]:
+        method, args = self.calls[i]
+        return {"method": method, "args": args, "ts": self._ts_of_call.get(i, "")}
+
+    def _whole(self) -> Kept:
+        """What the store keeps of everything: the last posts and messages."""
+        kept = self._store.kept if self._store is not None else len(self.calls)
+        posts = [self._kept_post(i) for i in self._post_calls()[-kept:]]
+        return Kept(posts=posts, messages=self.messages[-kept:])
+
+    def _changes(self) -> Kept:
+        """The posts and messages the store does not have as they are now; from here on it
+        has them."""
+        posts, messages = self._saved
+        new = self.messages[messages:]
+        fresh = {id(m) for m in new}
+        edited = [m for m in self._edited.values() if id(m) not in fresh]
+        changes = Kept(
+            posts=[self._kept_post(i) for i in self._post_calls()[posts:]],
+            messages=edited + new,
+        )
+        self._all_saved()
+        return changes
+
+    def _all_saved(self) -> None:
+        self._saved, self._edited = (len(self._post_calls()), len(self.messages)), {}
 
     def _answer_one(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         self.calls.append((method, args))
@@ -243,7 +263,7 @@ class SlackStandIn:
     def _read(self, method: str, args: dict[str, Any]) -> list[dict[str, Any]]:
         """``conversations.history`` or ``.replies`` over the posts, as Slack answers them."""
         oldest = float(args.get("oldest") or 0)
-        with_metadata = _flag(args.get("include_all_metadata"))
+        with_metadata = flag(args.get("include_all_metadata"))
         found = []
         for message in self.messages:
             if message.get("channel") != args.get("channel") or float(message["ts"]) < oldest:
@@ -270,25 +290,27 @@ class SlackStandIn:
             return web.Response(status=400, text=str(refused["error"]))
         self.responses[key].append(payload)
         self.shown[key].apply(payload)
-        shown = "(deletes the original)" if _flag(payload.get("delete_original")) else ""
+        shown = "(deletes the original)" if flag(payload.get("delete_original")) else ""
         print(f"[slack stand-in] response: {payload.get('text') or shown}", flush=True)
         return web.Response(text="ok")
 
     async def read_posts(self, request: web.Request) -> web.Response:
-        """Every message the bot posted so far, public or ephemeral (for ``bot.say``)."""
+        """The messages the bot posted so far, public or ephemeral (for ``bot.say``), all or
+        those after the first ``?after=N`` (:data:`POSTS_PATH`)."""
+        after = request.query.get("after", "0")
+        if not (after.isascii() and after.isdigit()):
+            return web.json_response(
+                {"error": "after takes a number of posts (0 or more)"}, status=400
+            )
         posts = []
-        for i, (method, args) in enumerate(self.calls):
-            if method in POST_METHODS:
-                post = {**args, "method": method, "ts": self._ts_of_call.get(i, "")}
-                now = self.live.find(args.get("channel"), post["ts"]) or {}
-                post.update(
-                    {
-                        k: now[k]
-                        for k in ("text", "blocks", "chunks", "edits", "streaming")
-                        if k in now
-                    }
-                )
-                posts.append(post)
+        for i in self._post_calls()[int(after) :]:
+            method, args = self.calls[i]
+            post = {**args, "method": method, "ts": self._ts_of_call.get(i, "")}
+            now = self.live.find(args.get("channel"), post["ts"]) or {}
+            post.update(
+                {k: now[k] for k in ("text", "blocks", "chunks", "edits", "streaming") if k in now}
+            )
+            posts.append(post)
         return web.json_response(posts)
 
     async def read_recording(self, request: web.Request) -> web.Response:
@@ -316,11 +338,6 @@ class SlackStandIn:
         """What the sender sees from one response URL now (:class:`ResponseView`)."""
         view = self.shown.get(request.match_info["key"], ResponseView())
         return web.json_response(view.as_json())
-
-
-def _flag(value: object) -> bool:
-    """A JSON ``true`` or a form field ``"true"``."""
-    return value is True or str(value).lower() == "true"
 
 
 async def _arguments(request: web.Request) -> dict[str, Any]:

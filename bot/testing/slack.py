@@ -263,7 +263,7 @@ class SlackClient:
         channel, deadline = channel or self.channel, time.monotonic() + timeout
         async with aiohttp.ClientSession() as session:
             while True:
-                posts = (await _posts(session, self.base))[since:]
+                posts = await _posts(session, self.base, since)
                 here = [post for post in posts if post.get("channel") == channel]
                 for post in here:  # a loop, not a generator: its frame would show in a traceback
                     if predicate(post):
@@ -348,12 +348,15 @@ def _quote(text: object, limit: int = 60) -> str:
     return repr(shown if len(shown) <= limit else shown[: limit - 1] + "…")
 
 
-async def _posts(session: aiohttp.ClientSession, base: str) -> list[Post]:
-    async with session.get(base + POSTS_PATH) as response:
+async def _posts(session: aiohttp.ClientSession, base: str, since: int = 0) -> list[Post]:
+    """The posts from index ``since`` on, as ``posts[since:]`` (a negative one counts from the
+    end): the stand-in sends only those after the first ``since`` (``?after=``)."""
+    query = {"after": since} if since > 0 else {}
+    async with session.get(base + POSTS_PATH, params=query) as response:
         if response.status == 404:
             raise LookupError(
                 f"{base} keeps no posts: only a bot in local mode (BOT_LOCAL=1) "
                 "has the Web API stand-in"
             )
         posts: list[Post] = await response.json()
-    return posts
+    return posts if since >= 0 else posts[since:]

@@ -86,7 +86,8 @@ class Entry:
             runs the workflow, with no task-queue round trip (issue 27). Model calls, tool
             calls and anything that may run for long stay ``False`` (the default): a local
             activity holds the workflow's task, so updates (``/task stop``) wait for it.
-            No built-in row says it yet (docs/architecture.md, "Where each operation runs").
+            The built-in short steps say it (:data:`LOCAL_BY_DEFAULT`; docs/architecture.md,
+            "Where each operation runs").
         progress: the phases at which the progress reporter renders it (issue 14): ``post``
             shows what the operation left, ``pre`` what is about to happen.
         unechoed: input fields (sequences) its activity's result leaves empty, ``()``
@@ -191,12 +192,15 @@ OPERATIONS: tuple[str, ...]
 """The built-in operations, in the order their context classes were defined and loaded."""
 POINTS: tuple[str, ...]
 """Every point ``<operation>.<phase>`` of :data:`OPERATIONS`."""
+LOCAL_BY_DEFAULT: frozenset[str]
+"""The built-in operations whose row says ``local``: short steps every worker runs as local
+activities unless a plugin says otherwise (:func:`run_locally`)."""
 ACTIVITIES: dict[str, str]
 """Operation -> the activity that runs it: ``tool.invoked`` -> ``tool-invoked-v1``.
 
 Names only, for workflow code (import it inside ``imports_passed_through``); the
 activities themselves are :mod:`harness.temporal.activity.hooked`'."""
-_SEALED: Final = ("OPERATIONS", "POINTS", "ACTIVITIES")
+_SEALED: Final = ("OPERATIONS", "POINTS", "ACTIVITIES", "LOCAL_BY_DEFAULT")
 
 
 def record(entry: Entry) -> None:
@@ -217,8 +221,9 @@ def seal() -> None:
     :mod:`harness.hooks.contexts` calls it once every family module has loaded; rows
     recorded afterwards are plugins' (:func:`entries` has them, ``OPERATIONS`` not).
     """
-    global OPERATIONS, POINTS, ACTIVITIES
+    global OPERATIONS, POINTS, ACTIVITIES, LOCAL_BY_DEFAULT
     _BUILTIN.update(_ENTRIES)
+    LOCAL_BY_DEFAULT = frozenset(e.operation for e in _ENTRIES.values() if e.local)
     OPERATIONS = tuple(_ENTRIES)
     POINTS = tuple(f"{op}.{phase}" for op in OPERATIONS for phase in PHASES)
     ACTIVITIES = {e.operation: e.activity for e in _ENTRIES.values() if e.activity is not None}

@@ -38,6 +38,9 @@ C = TypeVar("C", bound=HookContext)
 
 _EMPTY: Final[tuple[Registration, ...]] = ()
 
+_IDLE: Final = (_EMPTY, _EMPTY, _EMPTY)
+"""The phases of an operation with no executor: the one object, so ``run`` tells it by identity."""
+
 
 class AbortRecord(NamedTuple):
     """An abort as the manager saw it: where, by whom, why, and for which correlation id."""
@@ -81,7 +84,7 @@ class HookManager:
         self._chains: dict[str, tuple[Registration, ...]] = {p: _EMPTY for p in points()}
         self._runs = dict(self._chains)  # _chains with validators grouped, as run() runs them
         # What run() takes: each operation's (pre, in, post) runs, built at registration.
-        self._phases = {p.rpartition(".")[0]: (_EMPTY, _EMPTY, _EMPTY) for p in points()}
+        self._phases = {p.rpartition(".")[0]: _IDLE for p in points()}
         self._sequence = itertools.count()
         self._monitors: dict[Around, list[MonitorHandle]] = {a: [] for a in AROUND}
         self._run_chain = monitoring.chain_runner(None)  # both rebuilt as monitors change
@@ -154,7 +157,7 @@ class HookManager:
         self._runs[point] = run_order(self._chains[point])
         operation = point.rpartition(".")[0]
         pre, body, post = (self._runs[f"{operation}.{phase}"] for phase in PHASES)
-        self._phases[operation] = (pre, body, post)
+        self._phases[operation] = (pre, body, post) if pre or body or post else _IDLE
 
     def replace(
         self, old: Iterable[Registration], new: Iterable[tuple[str, Executor, int, Mode]]
@@ -246,8 +249,13 @@ class HookManager:
             abort = too_deep(running, operation)
             self._record(abort, ctx)
             raise abort
-        pre, body, post = self._phases[operation]
-        scrub = self.redactor.redact
+        phases = self._phases[operation]
+        scrub = self.redactor.redact_model
+        if phases is _IDLE and self._around_operation is None:
+            # Nothing runs inside, so nothing can read RUNNING or fail: the scrubbed input is
+            # the output (the caller gets no secret back, as from a run of any length).
+            return scrub(ctx)
+        pre, body, post = phases
         current: HookContext = scrub(ctx)
         depth = RUNNING.set((*running, current))
         try:

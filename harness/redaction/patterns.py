@@ -62,8 +62,10 @@ BASIC: Final = r"\b(?ai:basic)[ \t]+(?P<secret>[A-Za-z0-9+/]{2,}={0,2})(?![A-Za-
 URL_CREDENTIALS: Final = r"://[^\s/?#@:\"'<>]*:(?P<secret>[^\s/?#\"'<>]+)@"
 """Also its own JSON test: escapes only lengthen what the negated classes accept."""
 
-JSON_BASIC: Final = rb"(?i:basic)(?: |\\t)+(?P<secret>[A-Za-z0-9+/]{2,}={0,2})(?![A-Za-z0-9+/=])"
-""":data:`BASIC` in JSON bytes: a tab is ``\\t`` there; no ``\\b`` (an escape's letter before)."""
+JSON_BASIC: Final = rb"basic(?: |\\t)+(?P<secret>[a-z0-9+/]{2,}={0,2})(?![a-z0-9+/=])"
+""":data:`BASIC` in lowered JSON bytes: a tab is ``\\t`` there; no ``\\b`` (an escape's letter
+before). Lowered, so it opens on a literal CPython's engine looks for at once (``(?i:`` would
+try every position); the credential is read from the original bytes at the same offsets."""
 
 GATE: Final = (
     r"a(?:pi|uth|kia|sia|gpa|ida|roa|npa|iza)|b(?:earer|asic)|p(?:assw|rivate)"
@@ -72,12 +74,11 @@ GATE: Final = (
 )
 """Lower-case text found in every match of a token pattern, key name, bearer or basic value.
 
-Hand-factored by first letter (CPython's engine does not factor alternations), and the
-first letters kept few and rare, since each position holding one costs a match attempt:
 ``ken`` stands for ``token``, ``kie`` for ``cookie``, ``yj`` for ``eyJ``, ``k_live_`` for
 Stripe's ``sk_``/``rk_``, ``sec_`` for ``whsec_``; ``private`` covers private-key blocks.
-That makes the gate a fifth faster than the one before issue 9 despite six new families.
-A case-sensitive alternation over lowered bytes is four times faster than ``(?i)``.
+Rust's regex engine runs it (:class:`~harness.redaction.json_scan.Gate`, issue 27), so it
+is written in the syntax that engine reads: no look-around, no ``\\b``. A case-sensitive
+alternation over lowered text is faster than ``(?i)`` there too.
 """
 
 GATE_WORDS: Final = ("api", "auth", "token", "secret", "passw", "bearer", "cookie", "private")
@@ -86,9 +87,11 @@ GATE_WORDS: Final = ("api", "auth", "token", "secret", "passw", "bearer", "cooki
 KEY_WORDS: Final = KEY_NAMES + "|bearer"
 """Whole words found in every keyed value and bearer token (lower case, ``_`` or ``-``)."""
 
-# A word starts after a non-word byte, or right after a JSON escape (\t, \n, \u0001 ...).
-JSON_WORD_START: Final = rb"(?:(?<![a-z0-9_])|(?<=\\[bfnrt])|(?<=\\u00[0-9a-f]{2}))"
-JSON_WORD_END: Final = rb"(?![a-z0-9_])"
+# A word starts after a non-word character, or right after a JSON escape (\t, \n, \u0001
+# ...), or at the start, and ends before a non-word character or at the end: read as text
+# around the word, since Rust's engine has no look-around (the same texts hold a match).
+RS_WORD_START: Final = r"(?:^|[^a-z0-9_]|\\[bfnrt]|\\u00[0-9a-f]{2})"
+RS_WORD_END: Final = r"(?:[^a-z0-9_]|$)"
 
 # Escapes that stand for one printable ASCII character JSON writes as itself.
 _PLAIN_ESCAPES: Final = frozenset(" !#$%&'()*+,-./:;<=>?@[]^_`{|}~")

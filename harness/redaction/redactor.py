@@ -22,7 +22,7 @@ from typing import Any, Final, NamedTuple, TypeVar, final
 import pydantic_core
 from pydantic import BaseModel
 
-from harness.errors import HarnessError
+from harness.redaction.errors import RedactionError
 from harness.redaction.json_scan import JsonDetector, class_defaults, field_key
 from harness.redaction.patterns import (
     BASIC,
@@ -34,6 +34,7 @@ from harness.redaction.patterns import (
 )
 
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 
 MASK: Final = "[REDACTED]"
 
@@ -72,26 +73,6 @@ _FLAG_LETTERS: Final = (
     (re.VERBOSE, "x"),
     (re.ASCII, "a"),
 )
-
-
-class RedactionError(HarnessError):
-    """A value the redactor cannot prove clean (a cycle), so nothing of it may be sent.
-
-    Callers meet it where a context or an output is scrubbed, and fail (closed); another
-    attempt would meet the same value, so it is not retried.
-    """
-
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
-        super().__init__(
-            f"cannot redact a {kind} that refers to itself (or is nested too deep to walk): "
-            "it is not sent, logged or stored; build it without cycles"
-        )
-
-    @property
-    def retryable(self) -> bool:
-        """No: the same value comes back on every attempt."""
-        return False
 
 
 class _Rule(NamedTuple):
@@ -243,22 +224,41 @@ class Redactor:
         """
         if isinstance(value, str):
             return self.redact_text(value)  # type: ignore[return-value]  # str in, str out
+        if isinstance(value, BaseModel):
+            return self.redact_model(value)
         if self._detect_json is not None and value is not None:
             try:
-                # Defaults are the class's own harmless values (the walk skips them too);
-                # leaving them out halves the text. Field names, not aliases, as the walk sees.
-                text = (
-                    value.__pydantic_serializer__.to_json(
-                        value, exclude_defaults=True, by_alias=False
-                    )
-                    if isinstance(value, BaseModel)
-                    else pydantic_core.to_json(value)
-                )
+                text = pydantic_core.to_json(value)
             except (pydantic_core.PydanticSerializationError, ValueError, TypeError):
                 pass  # not JSON-shaped: the walk below inspects it piece by piece
             else:
                 if self._detect_json.is_clean(text):
                     return value
+        return self._walked(value)
+
+    def redact_model(self, model: M) -> M:
+        """:meth:`redact` for a pydantic model (a hook context): the same answer, asked nothing.
+
+        The hooks scrub every context with it, once where it enters an operation and once
+        per replacement, so it is the fixed cost of a dispatch (issue 27): one JSON
+        serialisation in Rust and a byte scan for a clean model.
+        """
+        detect = self._detect_json
+        if detect is not None:
+            try:
+                # Defaults are the class's own harmless values (the walk skips them too);
+                # leaving them out halves the text. Field names, not aliases, as the walk sees.
+                text = model.__pydantic_serializer__.to_json(
+                    model, exclude_defaults=True, by_alias=False
+                )
+            except (pydantic_core.PydanticSerializationError, ValueError, TypeError):
+                pass  # not JSON-shaped: the walk inspects it piece by piece
+            else:
+                if detect.is_clean(text):
+                    return model
+        return self._walked(model)
+
+    def _walked(self, value: T) -> T:
         try:
             return self._walk(value)  # type: ignore[no-any-return]  # _walk preserves the type
         except RecursionError:

@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 
 KEEP_SECONDS: Final = 2 * 3600.0
 """Longer than Slack's retry window (about an hour), so no retry outlives its record."""
+PRUNE_EVERY: Final = 256
+"""Winning claims between two prunes of a ledger (the first one prunes): a worker claims each
+local step, and a prune on every one was half of a claim's cost (issue 27)."""
 
 
 _BEFORE: Final = MetaData()
@@ -89,8 +92,12 @@ class Ledger:
         migrate: bring the tables up to date at open (``HARNESS_DATABASE_MIGRATE``).
     """
 
-    def __init__(self, url: URL, *, pool_size: int = 5, migrate: bool = True) -> None:
+    def __init__(
+        self, url: URL, *, pool_size: int = 5, migrate: bool = True, prune_every: int = PRUNE_EVERY
+    ) -> None:
         self.url = url
+        self._prune_every = prune_every
+        self._wins = 0
         self._pool_size = pool_size
         self._migrate = migrate
         self._db: Database | None = None
@@ -98,9 +105,9 @@ class Ledger:
         self._opening = asyncio.Lock()
 
     @classmethod
-    def over(cls, database: Database) -> Ledger:
+    def over(cls, database: Database, *, prune_every: int = PRUNE_EVERY) -> Ledger:
         """A ledger on ``database``, left open by :meth:`aclose` (whoever opened it closes it)."""
-        ledger = cls(database.engine.url)
+        ledger = cls(database.engine.url, prune_every=prune_every)
         ledger._db, ledger._owned = database, False
         return ledger
 
@@ -124,7 +131,8 @@ class Ledger:
         """Record ``keys``; ``True`` if none of them was seen before (the caller handles it).
 
         All or nothing: when one key was seen, none is recorded (the first claim stands).
-        Claims older than :data:`KEEP_SECONDS` are pruned by the next one that wins.
+        Claims older than :data:`KEEP_SECONDS` are pruned by a winning claim, the first of
+        this ledger and then one in :data:`PRUNE_EVERY`.
 
         Raises:
             DatabaseError: the database failed.
@@ -138,7 +146,7 @@ class Ledger:
         statement = insert.on_conflict_do_nothing(index_elements=[seen_event.c.key]).returning(
             seen_event.c.key
         )
-        prune = delete(seen_event).where(seen_event.c.at < now - KEEP_SECONDS)
+        prune = self._wins % self._prune_every == 0
 
         def work(connection: Connection) -> bool:
             taken = connection.execute(statement).scalars().all()
@@ -146,10 +154,13 @@ class Ledger:
                 if taken:
                     connection.execute(delete(seen_event).where(seen_event.c.key.in_(taken)))
                 return False
-            connection.execute(prune)
+            if prune:
+                connection.execute(delete(seen_event).where(seen_event.c.at < now - KEEP_SECONDS))
             return True
 
-        return await db.run(work)
+        won = await db.run(work)
+        self._wins += won
+        return won
 
     async def bind(self, place: str, task_id: str) -> None:
         """Remember that the thread at ``place`` (``team/channel/thread_ts``) is ``task_id``'s."""

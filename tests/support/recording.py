@@ -34,6 +34,7 @@ from harness.domain import ChannelMessage, TaskRef, TaskSpec
 from harness.hooks import HookManager
 from harness.hooks.contexts import (
     CommandInvokedContext,
+    PersistenceWriteContext,
     RequestReceivedContext,
     StepFinishedContext,
 )
@@ -181,6 +182,31 @@ async def slash_command(run: Run) -> Histories:
     return await run.end(ref.task_id)
 
 
+async def short_steps(run: Run) -> Histories:
+    """Since the built-in short steps run as local activities (issue 27): a message, a tool
+    call, a slash command and a step that fails once, each short step a marker in history."""
+    ref = await run.start("CSHORT")
+    await run.say(ref.task_id, "CSHORT", "hello there", ts="1.1")
+    await run.say(ref.task_id, "CSHORT", 'call echo {"text": "ping"}', ts="1.2")
+    await run.harness.send_command(
+        CommandInvokedContext(task=ref, command="effort", args="high", sender="U1")
+    )
+    return await run.end(ref.task_id)
+
+
+def write_fails_once(manager: HookManager, settings: Settings) -> None:
+    """The short steps recording's plugin: the first transcript write fails its first
+    attempt, so ``activity.failed`` and ``activity.retried`` run (locally too)."""
+    failed: list[str] = []
+
+    async def blip(ctx: PersistenceWriteContext) -> None:
+        if ctx.attempt == 1 and not failed:
+            failed.append(ctx.idempotency_key)
+            raise ConnectionError("a blip: the write is tried again")
+
+    manager.register(f"{PersistenceWriteContext.operation}.pre", blip)
+
+
 async def sub_task(run: Run) -> Histories:
     ref = await run.start("CSUB")
     before = run.posts("CSUB")
@@ -263,6 +289,10 @@ SCENARIOS: dict[str, tuple[Callable[[Run], Awaitable[Histories]], dict[str, Any]
         },
     ),
     "continue_as_new": (continue_as_new, {"history_event_limit": 100}),
+    "short_steps": (
+        short_steps,
+        {"plugins": ["commands:plugin", f"{__name__}:write_fails_once"]},
+    ),
 }
 
 

@@ -6,7 +6,7 @@ from harness.domain import RetryDecision
 from harness.hooks.contexts.base import HookContext
 
 
-class ActivityFailedContext(HookContext, operation="activity.failed"):
+class ActivityFailedContext(HookContext, operation="activity.failed", local=True):
     """An activity attempt failed; the body decides whether and when to retry."""
 
     activity: str
@@ -19,7 +19,7 @@ class ActivityFailedContext(HookContext, operation="activity.failed"):
     result: RetryDecision | None = None
 
 
-class ActivityRetriedContext(HookContext, operation="activity.retried"):
+class ActivityRetriedContext(HookContext, operation="activity.retried", local=True):
     """An activity is about to be tried again; the body returns the backoff actually used."""
 
     activity: str

@@ -7,7 +7,7 @@ from harness.hooks.contexts.base import HookContext
 
 
 class CommandInvokedContext(
-    HookContext, operation="command.invoked", policy=("pre",), attempts=1, body=False
+    HookContext, operation="command.invoked", local=True, policy=("pre",), attempts=1, body=False
 ):
     """A slash command. ``role`` is derived by the task's workflow, never taken from the caller."""
 

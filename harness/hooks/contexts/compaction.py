@@ -6,7 +6,7 @@ from harness.domain import Message
 from harness.hooks.contexts.base import HookContext
 
 
-class CompactionTriggerContext(HookContext, operation="compaction.trigger"):
+class CompactionTriggerContext(HookContext, operation="compaction.trigger", local=True):
     """The context's size is checked against its budget; the body returns whether to compact."""
 
     token_count: int
@@ -14,7 +14,9 @@ class CompactionTriggerContext(HookContext, operation="compaction.trigger"):
     result: bool | None = None
 
 
-class CompactionKeepContext(HookContext, operation="compaction.keep", unechoed=("messages",)):
+class CompactionKeepContext(
+    HookContext, operation="compaction.keep", local=True, unechoed=("messages",)
+):
     """The body returns the indices of the messages kept verbatim."""
 
     messages: tuple[Message, ...]

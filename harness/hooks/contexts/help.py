@@ -6,14 +6,14 @@ from harness.domain import HelpDecision, HelpRequest
 from harness.hooks.contexts.base import HookContext
 
 
-class HelpRequestedContext(HookContext, operation="help.requested"):
+class HelpRequestedContext(HookContext, operation="help.requested", local=True):
     """The agent asks for help; the body returns the request as posted."""
 
     request: HelpRequest
     result: HelpRequest | None = None
 
 
-class HelpDecidedContext(HookContext, operation="help.decided"):
+class HelpDecidedContext(HookContext, operation="help.decided", local=True):
     """Someone answered a help request; the body returns the decision the loop acts on."""
 
     request: HelpRequest

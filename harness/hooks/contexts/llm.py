@@ -14,7 +14,9 @@ from harness.domain import (
 from harness.hooks.contexts.base import HookContext
 
 
-class ContextCreatedContext(HookContext, operation="context.created", unechoed=("transcript",)):
+class ContextCreatedContext(
+    HookContext, operation="context.created", local=True, unechoed=("transcript",)
+):
     """The prompt for the next model call is assembled; the body returns its messages."""
 
     transcript: tuple[Message, ...] = ()
@@ -42,7 +44,7 @@ class LlmInvokedContext(
     result: LlmResponse | None = None
 
 
-class ToolCallsExtractedContext(HookContext, operation="tool_calls.extracted"):
+class ToolCallsExtractedContext(HookContext, operation="tool_calls.extracted", local=True):
     """The tool calls are read out of a model response; the body returns the calls to run."""
 
     response: LlmResponse

@@ -12,7 +12,7 @@ from harness.domain import Artefact
 from harness.hooks.contexts.base import HookContext
 
 
-class PersistenceReadContext(HookContext, operation="persistence.read"):
+class PersistenceReadContext(HookContext, operation="persistence.read", local=True):
     """An artefact is read; the body returns it, or an artefact with empty content at version 0.
 
     With ``after`` set, ``key`` names a log and the body returns its entries after that
@@ -27,7 +27,7 @@ class PersistenceReadContext(HookContext, operation="persistence.read"):
     entries: tuple[Artefact, ...] = ()
 
 
-class PersistenceWriteContext(HookContext, operation="persistence.write"):
+class PersistenceWriteContext(HookContext, operation="persistence.write", local=True):
     """An artefact is written; the body returns it as stored (with its new version).
 
     With ``append``, ``content`` is one entry appended to the log ``key``; the result's

@@ -20,7 +20,7 @@ class PlanCreatedContext(HookContext, operation="plan.created", progress=("post"
     result: Plan | None = None
 
 
-class StepStartedContext(HookContext, operation="step.started", progress=("post",)):
+class StepStartedContext(HookContext, operation="step.started", local=True, progress=("post",)):
     """A plan step is about to run; the body returns the step as it will run."""
 
     index: int
@@ -28,7 +28,7 @@ class StepStartedContext(HookContext, operation="step.started", progress=("post"
     result: PlanStep | None = None
 
 
-class StepFinishedContext(HookContext, operation="step.finished", progress=("post",)):
+class StepFinishedContext(HookContext, operation="step.finished", local=True, progress=("post",)):
     """A plan step ran; the body returns its outcome."""
 
     index: int
@@ -37,7 +37,7 @@ class StepFinishedContext(HookContext, operation="step.finished", progress=("pos
     result: StepOutcome | None = None
 
 
-class SubtaskSpawnedContext(HookContext, operation="subtask.spawned"):
+class SubtaskSpawnedContext(HookContext, operation="subtask.spawned", local=True):
     """A sub-task is about to be spawned; the body returns the spec the workflow starts."""
 
     spec: SubtaskSpec

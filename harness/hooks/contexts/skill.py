@@ -6,7 +6,7 @@ from harness.domain import Skill
 from harness.hooks.contexts.base import HookContext
 
 
-class SkillLoadedContext(HookContext, operation="skill.loaded"):
+class SkillLoadedContext(HookContext, operation="skill.loaded", local=True):
     """A skill is loaded into a task; the body returns it as loaded."""
 
     name: str
@@ -14,7 +14,7 @@ class SkillLoadedContext(HookContext, operation="skill.loaded"):
     result: Skill | None = None
 
 
-class SkillUnloadedContext(HookContext, operation="skill.unloaded"):
+class SkillUnloadedContext(HookContext, operation="skill.unloaded", local=True):
     """A skill is removed from a task; the body returns whether it was loaded."""
 
     name: str

@@ -6,7 +6,7 @@ from harness.domain import EMPTY, FrozenStrMap, RequestRoute, TaskSpec, TaskStat
 from harness.hooks.contexts.base import HookContext
 
 
-class RequestReceivedContext(HookContext, operation="request.received"):
+class RequestReceivedContext(HookContext, operation="request.received", local=True):
     """A plain message (not a command) addressed to the harness."""
 
     text: str
@@ -19,14 +19,14 @@ class RequestReceivedContext(HookContext, operation="request.received"):
     result: RequestRoute | None = None
 
 
-class TaskCreatedContext(HookContext, operation="task.created"):
+class TaskCreatedContext(HookContext, operation="task.created", local=True):
     """A task is about to exist; the body returns the spec it starts with."""
 
     spec: TaskSpec
     result: TaskSpec | None = None
 
 
-class TaskStateChangedContext(HookContext, operation="task.state_changed"):
+class TaskStateChangedContext(HookContext, operation="task.state_changed", local=True):
     """A task moves from one status to another; the body returns the status applied."""
 
     from_status: TaskStatus
@@ -35,7 +35,7 @@ class TaskStateChangedContext(HookContext, operation="task.state_changed"):
     result: TaskStatus | None = None
 
 
-class TaskCompleteContext(HookContext, operation="task.complete"):
+class TaskCompleteContext(HookContext, operation="task.complete", local=True):
     """A task reached a final status; the body returns the summary posted for it."""
 
     status: TaskStatus

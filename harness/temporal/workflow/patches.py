@@ -29,12 +29,12 @@ with workflow.unsafe.imports_passed_through():
         SUBTASK_THREAD_PATCH,
         SUBTASKS_PATCH,
     )
+    from harness.temporal.workflow.local_steps import LOCAL_STEPS, SHORT_STEPS_LOCAL
     from harness.temporal.workflow.people import QUESTIONS_CLOSED_PATCH, TURN_THREAD_PATCH
     from harness.temporal.workflow.retries import (
         ABORTS_FINAL,
         HOOK_OUTAGE_NOTICES,
         LEAN_RESULTS,
-        LOCAL_STEPS,
         OUTCOMES,
         RETRY_ACTIVITIES,
         RUN_AGAIN_ON_LOST_WORKER,
@@ -65,6 +65,7 @@ PATCHES: Final = (
     SUBTASK_STOP_END_PATCH,
     STRAND_KEYS,
     RECORDED_LOAD_PATCH,
+    SHORT_STEPS_LOCAL,
 )
 """Every id but :data:`LOCAL_STEPS`, in the order a run with local steps records them."""
 

@@ -22,14 +22,18 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import (
     ActivityError,
     ApplicationError,
-    FailureError,
     TimeoutError,
     TimeoutType,
 )
 
 with workflow.unsafe.imports_passed_through():
     from harness.domain.outcome import Asked, Done, Failed, Outcome, Refused, Stopped
-    from harness.hooks import DISPATCH_HOOKS, activity_of, changes_name, entry_of
+    from harness.hooks import (
+        DISPATCH_HOOKS,
+        activity_of,
+        changes_name,
+        entry_of,
+    )
     from harness.hooks.contexts import (
         ActivityFailedContext,
         ActivityRetriedContext,
@@ -39,6 +43,7 @@ with workflow.unsafe.imports_passed_through():
     from harness.temporal.models import ActivityPolicy, Changed, applied
     from harness.temporal.workflow.aborts import abort_of
     from harness.temporal.workflow.failures import GaveUpError, describe
+    from harness.temporal.workflow.local_steps import recorded, run_local, runs_locally
 
 C = TypeVar("C", bound=HookContext)
 _ONCE = RetryPolicy(maximum_attempts=1)
@@ -63,10 +68,6 @@ HOOK_OUTAGE_NOTICES = "hook-outage-notices-v1"
 """``workflow.patched`` id: since issue 26 the retries of any loop operation may post a notice
 (a hook service that is down is said while it is retried, as a model that does not answer);
 before, only a model operation's did (:data:`SAY_RETRIES`)."""
-
-LOCAL_STEPS = "local-steps-v1"
-"""``workflow.patched`` id: since issue 27 a row that says ``local`` (a short step) runs as a
-Temporal local activity; before, every operation was an activity on the task queue."""
 
 LEAN_RESULTS = "lean-results-v1"
 """``workflow.patched`` id: since issue 27 an operation runs as its ``*-changes-v1`` activity,
@@ -197,6 +198,10 @@ class OperationRunner:
                 await workflow.sleep(backoff)
             attempt += 1
 
+    async def recorded(self, operation: type[HookContext]) -> None:
+        """:func:`.local_steps.recorded`: the last run of ``operation`` recorded before going on."""
+        await recorded(operation)
+
     def key(self) -> str:
         """The idempotency key of the operation starting now.
 
@@ -215,19 +220,6 @@ class OperationRunner:
             return f"{self._prefix}/{self._count}"
         count = self._by_update[update.id] = self._by_update.get(update.id, 0) + 1
         return f"{self._prefix}/{update.id}/{count}"
-
-    async def recorded(self, operation: type[HookContext]) -> None:
-        """Let the last run of ``operation`` be recorded in history before anything goes on.
-
-        A read that a later step of the same run writes to must be recorded first: a
-        local read is recorded only when its workflow task completes, and a worker that
-        dies before then leaves the task to be run again, its read seeing the writes of
-        the steps after it (issue 27: the transcript read at a task's start saw the
-        message the killed worker had appended, and took its delivery for a repeat). A
-        1 ms timer ends the workflow task; a step on the task queue is recorded already.
-        """
-        if entry_of(operation.operation).local and workflow.patched(LOCAL_STEPS):
-            await workflow.sleep(0.001)
 
     async def _execute(
         self, activity: str, ctx: C, result_type: type[C], *, lean: bool
@@ -249,12 +241,19 @@ class OperationRunner:
         """
         lost = 0
         answer: Any = (Changed if lean else result_type) | Refused | Asked  # an abort too
-        local = entry_of(type(ctx).operation).local and workflow.patched(LOCAL_STEPS)
+        local = runs_locally(type(ctx).operation)
         while True:
             try:
                 result: C | Changed | Stopped
                 if local:
-                    result = await self._local(activity, ctx, answer, lost)
+                    result = await run_local(
+                        activity,
+                        ctx,
+                        answer,
+                        timeout=timedelta(seconds=self.policy.start_to_close_seconds),
+                        retry_policy=_ONCE,
+                        summary=_summary(ctx, lost),
+                    )
                 else:
                     result = await workflow.execute_activity(
                         activity,
@@ -284,37 +283,6 @@ class OperationRunner:
                     self.policy.max_worker_losses,
                 )
                 ctx = ctx.model_copy(update={"lost_workers": lost})
-
-    async def _local(self, activity: str, ctx: C, answer: Any, lost: int) -> C | Stopped:  # noqa: ANN401  # a union of types
-        """One attempt as a local activity; its failure raised as an activity's would be.
-
-        A local activity's failure reaches workflow code as its cause alone (the
-        ``ApplicationError``, ``TimeoutError``): wrapped here in the ``ActivityError`` a
-        regular activity raises, so it is read in one place (:func:`describe`).
-        """
-        try:
-            result: C | Stopped = await workflow.execute_local_activity(
-                activity,
-                ctx,
-                result_type=answer,
-                start_to_close_timeout=timedelta(seconds=self.policy.start_to_close_seconds),
-                retry_policy=_ONCE,
-                summary=_summary(ctx, lost),
-            )
-        except ActivityError:
-            raise
-        except FailureError as cause:
-            error = ActivityError(
-                f"local activity {activity} failed",
-                scheduled_event_id=0,
-                started_event_id=0,
-                identity="",
-                activity_type=activity,
-                activity_id="",
-                retry_state=None,
-            )
-            raise error from cause
-        return result
 
     async def _dispatch(self, ctx: C, failure: Failed) -> C | Failed:
         """Run a retry hook; if that fails too there is nothing left to decide with: give up.

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from harness.domain import CommandResult, SetModel
-from harness.hooks import PHASES, HookManager, catalogue
+from harness.hooks import PHASES, HookManager
 
 RECORDED = (
     "task.created",
@@ -217,26 +217,3 @@ def appended_plugin(manager: HookManager, settings: object) -> None:
             await reached("appended", hang=True)
 
     manager.register("persistence.write.post", after_append)
-
-
-SHORT_ROWS = (
-    "request.received",
-    "task.created",
-    "task.state_changed",
-    "task.complete",
-    "channel.received",
-    "channel.sent",
-    "persistence.read",
-    "persistence.write",
-    "context.created",
-    "tool_calls.extracted",
-    "command.invoked",
-    "activity.failed",
-    "activity.retried",
-)
-"""Short built-in steps a deployment may run as local activities (issue 27's candidates)."""
-
-
-def local_rows_plugin(manager: HookManager, settings: object) -> None:
-    """This worker runs :data:`SHORT_ROWS` as local activities (its catalogue says so)."""
-    catalogue.run_locally(SHORT_ROWS)

@@ -10,18 +10,21 @@ from temporalio.api.enums.v1 import EventType
 from harness.domain import RetryDecision, TaskSpec
 from harness.hooks import HookAbort
 from harness.temporal.errors import TaskRejected
+from harness.temporal.workflow.local_steps import RECORD_PAUSE
 
 from .conftest import assert_replays
 
 
 async def timers_of(client, task_id: str) -> list[timedelta]:
-    """The durations of the timers the task's workflow started (its retry backoffs)."""
+    """The durations of the timers the task's workflow started (its retry backoffs; not the
+    pause that records a local read)."""
     history = await client.get_workflow_handle(task_id).fetch_history()
-    return [
+    timers = [
         e.timer_started_event_attributes.start_to_fire_timeout.ToTimedelta()
         for e in history.events
         if e.event_type == EventType.EVENT_TYPE_TIMER_STARTED
     ]
+    return [t for t in timers if t != RECORD_PAUSE]
 
 
 async def start(harness, channel):

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from harness.hooks import HookManager, HookValidationError
-from harness.hooks.contexts import ToolInvokedContext
+from harness.hooks import HookAbort, HookManager, HookValidationError
+from harness.hooks.contexts import HookContext, ToolInvokedContext
+from harness.hooks.monitor import Proceed
+from harness.hooks.running import RunningOperation, current_operation
 
 TOKEN = "xoxb-123456789012-abcdefghijkl"
 
@@ -145,3 +147,37 @@ async def test_a_copy_that_differs_only_by_a_secret_is_still_masked(
     out = await manager.run("tool.invoked", tool_ctx)
     assert TOKEN not in seen[0].model_dump_json() and TOKEN not in out.model_dump_json()
     assert "weather in Paris" in out.call.arguments["q"]
+
+
+async def test_an_operation_with_no_executor_still_shows_its_monitors_only_the_masked_input(
+    manager: HookManager, tool_ctx: ToolInvokedContext
+):
+    leaky = tool_ctx.model_copy(update={"call": tool_ctx.call.model_copy(update={"id": TOKEN})})
+    seen: list[tuple[str, str, RunningOperation | None]] = []
+
+    async def watch(point: str, ctx: HookContext, proceed: Proceed) -> HookContext:
+        seen.append((point, ctx.model_dump_json(), current_operation()))
+        return await proceed()
+
+    out = await manager.run("tool.invoked", leaky)  # no executor, no monitor: the short path
+    handle = manager.add_monitor(watch, around="operation")
+    watched = await manager.run("tool.invoked", leaky)
+    handle()
+    [(point, json, running)] = seen
+    assert point == "tool.invoked" and TOKEN not in json
+    assert running is not None and running.operation == "tool.invoked"  # RUNNING still set
+    assert TOKEN not in out.model_dump_json() and out == watched
+    assert current_operation() is None  # and reset after, on both paths
+
+
+async def test_an_operation_with_no_executor_is_still_refused_past_the_nesting_limit(
+    tool_ctx: ToolInvokedContext,
+):
+    manager = HookManager(max_depth=1)
+
+    async def nest(ctx: ToolInvokedContext) -> None:
+        await manager.run("tool.invoked", ctx)  # tool.invoked.post has no executor
+
+    manager.register("tool.invoked.pre", nest)
+    with pytest.raises(HookAbort):
+        await manager.run("tool.invoked", tool_ctx)

@@ -49,6 +49,21 @@ async def test_claims_older_than_the_retry_window_are_pruned(database):
     assert await ledger.claim(["event:OLD"])
 
 
+async def test_later_claims_prune_once_in_prune_every_wins(database):
+    ledger = Ledger.over(database, prune_every=3)
+    assert await ledger.claim(["event:A"])  # the first win prunes (nothing old yet)
+    async with database.transaction() as connection:
+        await connection.execute(
+            seen_event.insert().values(key="event:OLD", at=time.time() - KEEP_SECONDS - 60)
+        )
+    assert await ledger.claim(["event:B"])
+    assert await ledger.claim(["event:C"])
+    assert "event:OLD" in await seen(database)  # not pruned by the second and third wins
+    assert not await ledger.claim(["event:C"])  # a lost claim counts for nothing
+    assert await ledger.claim(["event:D"])  # the fourth win: one in three
+    assert await seen(database) == {"event:A", "event:B", "event:C", "event:D"}
+
+
 async def test_bindings_are_read_back_and_rebound(database):
     ledger = Ledger.over(database)
     assert await ledger.task_of("T/C/1.0") is None

@@ -26,7 +26,7 @@ from temporalio.workflow import NondeterminismError
 from harness.agent.loop import AgentLoop
 from harness.agent.operations import InProcess
 from harness.domain import PlanStep, TaskStatus
-from harness.hooks import HookManager
+from harness.hooks import LOCAL_BY_DEFAULT, HookManager, activity_of
 from harness.hooks.contexts import StepStartedContext
 from harness.temporal import TASK_WORKFLOW
 from harness.temporal.codec import ENCODING, data_converter
@@ -46,6 +46,7 @@ SCENARIOS = {
     "help_request",
     "continue_as_new",
     "plan",
+    "short_steps",
 }
 
 
@@ -69,6 +70,16 @@ async def test_todays_workflows_replay_the_recorded_history(file):
 
 def events(file: str) -> set[int]:
     return {event.event_type for event in history(file).events}
+
+
+def local_steps(file: str) -> set[str]:
+    """The operations a history ran as local activities (the activity type in each marker)."""
+    return {
+        re.sub(r"(-changes)?-v\d+$", "", json.loads(data.payloads[0].data)["activity_type"])
+        for e in history(file).events
+        if e.marker_recorded_event_attributes.marker_name == "core_local_activity"
+        and (data := e.marker_recorded_event_attributes.details.get("data"))
+    }
 
 
 def activities(file: str) -> set[str]:
@@ -110,6 +121,18 @@ def test_the_fixtures_cover_each_kind_of_run():
         "activity-failed",
         "activity-retried",
     } <= activities("plan.1.json")
+    ran_locally = local_steps("short_steps.1.json")
+    assert ran_locally <= {activity_of(op).removesuffix("-v1") for op in LOCAL_BY_DEFAULT}
+    assert {
+        "channel-sent",
+        "persistence-read",
+        "persistence-write",
+        "context-created",
+        "compaction-trigger",
+        "command-invoked",
+        "activity-failed",
+        "activity-retried",
+    } <= ran_locally
     started = history("plain_message.1.json").events[0].workflow_execution_started_event_attributes
     assert started.workflow_type.name == RequestWorkflow.__temporal_workflow_definition.name  # type: ignore[attr-defined]
 

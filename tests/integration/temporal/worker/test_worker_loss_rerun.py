@@ -6,8 +6,8 @@ one, and every step since runs again. Two things must then be as on the first ru
 step's idempotency key (an update that reached the server meanwhile is handled first in
 the re-run's first activation, and must not shift the keys of the main loop's steps), and
 what each read returns (a read must not see a write of a step after it in the same task).
-No built-in row says ``local`` (docs/architecture.md): both workers here run the short
-ones locally (``local_rows_plugin``), as a deployment that chose to would.
+Both workers run the built-in short steps locally, as every worker does by default
+(docs/architecture.md, "Where each operation runs").
 """
 
 from __future__ import annotations
@@ -18,17 +18,13 @@ import json
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
-
-import pytest
+from collections.abc import AsyncIterator
 
 from harness.domain import ChannelMessage, TaskSpec
-from harness.hooks import catalogue
 from harness.hooks.contexts import CommandInvokedContext
 from harness.storage.ledger import Ledger
 from harness.temporal.activity.hooked import HarnessActivities
 from harness.temporal.worker import build_manager, build_worker
-from tests.integration.temporal.plugins import SHORT_ROWS
 
 from ..conftest import ROOT, assert_replays, worker_env
 from .conftest import plugin_env
@@ -37,7 +33,7 @@ from .conftest import plugin_env
 def worker_a(settings, tmp_path, signals, plugin: str, step: str) -> subprocess.Popen[bytes]:
     """The worker that dies: the commands and a test plugin that stops it at ``step``."""
     here = "tests.integration.temporal.plugins"
-    plugins = ["commands:plugin", f"{here}:local_rows_plugin", f"{here}:{plugin}"]
+    plugins = ["commands:plugin", f"{here}:{plugin}"]
     env = worker_env(
         settings,
         HARNESS_PLUGINS=json.dumps(plugins),
@@ -54,8 +50,7 @@ def worker_a(settings, tmp_path, signals, plugin: str, step: str) -> subprocess.
 
 @contextlib.asynccontextmanager
 async def worker_b(client, settings, store, harness, task_id: str) -> AsyncIterator[None]:
-    """Worker B, with A's claims (a fleet shares them) and its local rows; the task ends
-    after, and replays."""
+    """Worker B, with A's claims (a fleet shares them); the task ends after, and replays."""
     from commands import register_all
 
     manager = build_manager(settings, store.database)
@@ -68,14 +63,6 @@ async def worker_b(client, settings, store, harness, task_id: str) -> AsyncItera
         await asyncio.wait_for(harness.outcome(task_id), 60)
         await assert_replays(client, [task_id])
     await manager.aclose()
-
-
-@pytest.fixture(autouse=True)
-def short_rows_local() -> Iterator[None]:
-    """The short steps run as local activities here too, as in worker A (replay needs it)."""
-    undo = catalogue.run_locally(SHORT_ROWS)
-    yield
-    undo()
 
 
 def texts(slack_api, channel: str) -> list[str]:

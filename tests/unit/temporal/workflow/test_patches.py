@@ -17,8 +17,8 @@ import importlib
 from pathlib import Path
 
 import harness
+from harness.temporal.workflow.local_steps import LOCAL_STEPS
 from harness.temporal.workflow.patches import PATCHES
-from harness.temporal.workflow.retries import LOCAL_STEPS
 
 ROOT = Path(harness.__file__).parent
 
