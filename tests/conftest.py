@@ -15,7 +15,8 @@ from tests.support.postgres import PostgresServer, running
 # The testing kit's fixtures (harness_stack, harness_slack), loaded as a user's conftest
 # loads them (pytest reads pytest_plugins only in the root conftest); pytester runs the
 # kit's plugin in a project of its own (tests/unit/bot/testing/test_pytest_plugin.py).
-pytest_plugins = ["bot.testing.pytest_plugin", "pytester"]
+# The session's Temporal dev server and client: one for every tier that asks (issue 27).
+pytest_plugins = ["bot.testing.pytest_plugin", "pytester", "tests.support.temporal_server"]
 
 
 @pytest.fixture(scope="session")

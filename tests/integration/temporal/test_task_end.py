@@ -84,8 +84,9 @@ async def test_cancelling_a_task_runs_the_cancelled_transition_and_complete(
 ):
     recorder.attach(manager, ENDS)
     ref = await start(harness, "E-cancel")
-    await harness.snapshot(ref.task_id)
-    await asyncio.sleep(0.3)  # let it reach RUNNING
+    async with asyncio.timeout(20):  # until it is RUNNING, not a guessed 0.3 s
+        while (await harness.snapshot(ref.task_id)).status != TaskStatus.RUNNING:
+            await asyncio.sleep(0.02)
     await harness.cancel(ref.task_id)
     outcome = await harness.outcome(ref.task_id)
     assert outcome.status == TaskStatus.CANCELLED

@@ -1,7 +1,8 @@
 """The real bot on 127.0.0.1, signed recorded payloads, and (for most tests) a real worker.
 
-Temporal is helper fixtures of ``tests/integration/temporal`` (one dev server per
-session, a task queue per test); the worker runs the built-in plugin plus the
+Temporal is the session's dev server and client (:mod:`tests.support.temporal_server`, the
+same the integration tier uses) and helper fixtures of ``tests/integration/temporal`` (a task
+queue per test); the worker runs the built-in plugin plus the
 ``commands`` plugin, so every reply and state change below is the real one.
 """
 
@@ -30,10 +31,8 @@ from harness.temporal.worker import build_manager, build_worker, retry_limits
 from tests.integration.temporal import conftest as temporal
 from tests.support.thread_scan import ThreadScan
 
-# The real-Temporal fixtures of the integration tier, shared rather than copied.
-temporal_db = temporal.temporal_db
-temporal_address = temporal.temporal_address
-client = temporal.client
+# The real-Temporal fixtures of the integration tier, shared rather than copied (the
+# session's server and client are the root conftest's plugin's: one per session).
 task_queue = temporal.task_queue
 settings = temporal.settings
 store = temporal.store

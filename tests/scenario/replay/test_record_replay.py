@@ -5,11 +5,20 @@ makes a tool call, one that asks a question with buttons, and a click on one;
 ``python -m bot.replay`` then starts a fresh stack of its own for each run: the same code
 passes; a hooks file that vetoes the tool call fails with a diff naming that thread reply's
 exchange; the same file with ``--audit`` passes and lists the veto it would have made.
+
+The session is recorded with three models (``HARNESS_MODELS``) and a default one, so the
+recording carries the settings that shape answers and its replay runs with them (issue 28):
+with a clean environment every exchange and every setting is the same; with
+``HARNESS_MODELS`` changed in the replay's environment, the setting is a DIFF showing both
+values (exit 1) and so is the exchange that lists the models; a model URL the recording does
+not carry is named as not compared. One recording and one clean replay serve both issues
+(each stack is a dev server, a worker and a bot started afresh).
 Everything is a subprocess, as a user runs it.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -23,6 +32,12 @@ from bot.testing.stack import running_stack
 from tests.support.thread_scan import answer_texts, recorded_leaks
 
 OWNER, CHANNEL = "U0OWNER1", "C0REPLAY1"
+MODELS = ["offline/haiku", "offline/sonnet", "offline/opus"]
+RECORDED_ENV = {
+    "HARNESS_MODELS": json.dumps(MODELS),
+    "HARNESS_DEFAULT_MODEL": "offline/sonnet",
+    "HARNESS_AGENT_MAX_TURNS": "3",
+}
 ECHO = 'call echo {"text": "hello from the thread"}'
 ASK = 'call ask_human {"question": "which environment?", "options": ["staging", "prod"]}'
 VETO = """
@@ -89,13 +104,14 @@ def _replay(path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[s
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The session, recorded by a real stack."""
+    """The session, recorded by a real stack with three models."""
     path = tmp_path_factory.mktemp("recorded") / "session.jsonl"
-    with running_stack(record=path) as stack:
+    with running_stack(record=path, env=RECORDED_ENV) as stack:
         said = _say(stack, "hello there")
         thread = re.search(r"in thread (\d+\.\d+)", said)
         assert thread, said
-        _say(stack, "/model")
+        listed = _say(stack, "/model")
+        assert "`offline/haiku`, `offline/sonnet`, `offline/opus`" in listed, listed
         _say(stack, "/effort high")
         echoed = _say(stack, "--thread", thread.group(1), ECHO)
         assert "hello from the thread" in echoed, echoed
@@ -104,18 +120,69 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
         clicked = _say(stack, "--click", "1", "--thread", thread.group(1))
         assert "answered: staging" in clicked, clicked
         status = _say(stack, "/task status")  # the state the replay must reach too
-        assert "effort: `high`" in status, status
+        assert "effort: `high`" in status and "offline/sonnet" in status, status
+        payload_key = stack.payload_key
+    text = path.read_text()
+    assert payload_key not in text and stack.signing_secret not in text
     return path
 
 
-def test_the_session_replays_against_a_fresh_stack_exchange_by_exchange(recorded: Path):
+@pytest.fixture(scope="module")
+def replays(recorded: Path) -> dict[str, subprocess.CompletedProcess[str]]:
+    """Two replays of the session, run at once: ``same`` in a clean environment (the
+    recording's settings alone), ``changed`` with ``HARNESS_MODELS`` changed and a model URL
+    the recording does not carry."""
+    same = _start_replay(recorded)
+    changed = _start_replay(
+        recorded,
+        HARNESS_MODELS='["offline"]',
+        HARNESS_OPENAI_BASE_URL="http://127.0.0.1:9/v1",  # not carried: named, not compared
+    )
+    return {"same": _finished(same), "changed": _finished(changed)}
+
+
+def test_the_session_replays_against_a_fresh_stack_exchange_by_exchange(
+    recorded: Path, replays: dict[str, subprocess.CompletedProcess[str]]
+):
     requests = load(recorded).requests
     assert len(requests) == 7
-    done = _replay(recorded)
+    done = replays["same"]
     assert done.returncode == 0, done.stdout + done.stderr
     assert "replay: 7 exchanges, 7 the same, 0 different" in done.stdout, done.stdout
     for request in requests:
         assert f"same  exchange {request.id} " in done.stdout
+
+
+def test_the_recording_carries_its_settings_and_replays_the_same_and_a_change_is_a_diff(
+    recorded: Path, replays: dict[str, subprocess.CompletedProcess[str]]
+):
+    header = load(recorded).header
+    assert header.settings is not None
+    assert header.settings["HARNESS_MODELS"] == MODELS
+    assert header.settings["HARNESS_DEFAULT_MODEL"] == "offline/sonnet"
+    assert header.settings["HARNESS_AGENT_MAX_TURNS"] == 3
+    assert header.unrecorded == ()
+    model = load(recorded).requests[1]  # /model, which lists the models
+
+    same_done, changed_done = replays["same"], replays["changed"]
+    assert same_done.returncode == 0, same_done.stdout + same_done.stderr
+    assert "replay: 7 exchanges, 7 the same, 0 different\n" in same_done.stdout, same_done.stdout
+    assert "setting" not in same_done.stdout and "note:" not in same_done.stdout
+
+    out = changed_done.stdout
+    assert changed_done.returncode == 1, out + changed_done.stderr
+    assert (
+        "DIFF  setting HARNESS_MODELS\n"
+        '      - ["offline/haiku", "offline/sonnet", "offline/opus"]\n'
+        '      + ["offline"]\n'
+    ) in out, out
+    assert re.search(
+        r"^note: HARNESS_OPENAI_BASE_URL is not compared \(.*\): recorded unset, replayed set$",
+        out,
+        re.M,
+    ), out
+    assert f"DIFF  exchange {model.id} " in out, out
+    assert re.search(r"; 1 setting\(s\) different$", out, re.M), out
 
 
 def test_what_the_recorded_session_showed_holds_no_internals(recorded: Path):
