@@ -18,10 +18,18 @@ from pathlib import Path
 
 from temporalio import activity, workflow
 
-from bot.testing.stack import Stack, free_port, running_stack, temporal_binary, wait_port
+from bot.testing.stack import (
+    DEV_SERVER_TUNING,
+    Stack,
+    free_port,
+    running_stack,
+    temporal_binary,
+    wait_port,
+)
 
 SECRET = "bench-signing-secret"
 __all__ = [
+    "DEV_SERVER_TUNING",
     "SECRET",
     "FloorWorkflow",
     "Stack",

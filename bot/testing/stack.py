@@ -54,6 +54,22 @@ __all__ = [
 ]
 
 
+DEV_SERVER_TUNING: Final = (
+    "--log-level",
+    "error",
+    "--dynamic-config-value",
+    "history.transferProcessorMaxPollRPS=1000",
+    "--dynamic-config-value",
+    'history.timerProcessorMaxTimeShift="10ms"',
+    "--sqlite-pragma",
+    "journal_mode=WAL",
+    "--sqlite-pragma",
+    "synchronous=NORMAL",
+)
+"""The flags every dev server of the kit, the tests and the benches runs with: errors only in
+its log, short waits between a task's steps, its SQLite file in WAL mode."""
+
+
 def free_port() -> int:
     """A TCP port free on 127.0.0.1 now (the process given it binds it a moment later)."""
     with socket.socket() as sock:
@@ -318,15 +334,6 @@ def _dev_server(stack: Stack, port: int, ui_port: int) -> list[str]:
         str(ui_port),
         "--db-filename",
         str(stack.data_dir / "temporal.db"),
-        "--log-level",
-        "error",
-        "--dynamic-config-value",
-        "history.transferProcessorMaxPollRPS=1000",
-        "--dynamic-config-value",
-        'history.timerProcessorMaxTimeShift="10ms"',
-        "--sqlite-pragma",
-        "journal_mode=WAL",
-        "--sqlite-pragma",
-        "synchronous=NORMAL",
+        *DEV_SERVER_TUNING,
         *(["--ui-codec-endpoint", stack.codec_url] if stack.codec_url else []),
     ]

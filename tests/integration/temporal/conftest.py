@@ -19,6 +19,7 @@ from temporalio.client import Client
 from temporalio.worker import Replayer, Worker
 
 from bot.standin import SlackStandIn, served
+from bot.testing.stack import free_port
 from harness.agent.profiles import AgentProfile
 from harness.config import Settings
 from harness.hooks import PHASES, HookContext, HookManager
@@ -33,10 +34,9 @@ from tests.support.temporal_server import (  # what this tier's tests import fro
     DATA_CONVERTER,
     PAYLOAD_KEY,
     DevServer,
-    _free_port,
 )
 
-__all__ = ["DATA_CONVERTER", "PAYLOAD_KEY", "DevServer", "_free_port"]
+__all__ = ["DATA_CONVERTER", "PAYLOAD_KEY", "DevServer", "free_port"]
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -21,7 +21,7 @@ from harness.temporal.errors import TaskUnavailable
 from harness.temporal.worker import serve
 from tests.support.tls_proxy import Pki, TlsProxy, make_pki
 
-from .conftest import _free_port, assert_replays, worker_env
+from .conftest import assert_replays, free_port, worker_env
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -138,7 +138,7 @@ async def test_a_wrong_temporal_setting_stops_either_process_at_start_naming_it(
     env = worker_env(
         settings,
         BOT_LOCAL="1",
-        BOT_PORT=str(_free_port()),
+        BOT_PORT=str(free_port()),
         TEMPORAL_CONFIG_FILE=str(tmp_path / "missing.toml"),
         TEMPORAL_API_KEY=API_KEY,
     )

@@ -13,7 +13,6 @@ import asyncio
 import json
 import re
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -25,6 +24,7 @@ import pytest
 from temporalio.client import Client
 
 from bot.standin import SlackStandIn
+from bot.testing.stack import free_port
 from harness.config import Settings
 from harness.domain import TaskSpec, TaskStatus
 from harness.temporal.client import HarnessClient
@@ -68,12 +68,6 @@ class Observed:
     stderr: list[str]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 async def observed(
     client: Client, temporal_address: str, slack_api: SlackStandIn, tmp_path_factory
@@ -92,7 +86,7 @@ async def observed(
         slack_api_url=slack_api.url,  # type: ignore[attr-defined]
     )
     receiver, runner = await start_receiver()
-    metrics = f"http://127.0.0.1:{_free_port()}/metrics"
+    metrics = f"http://127.0.0.1:{free_port()}/metrics"
     env = worker_env(
         settings,
         HARNESS_PLUGINS=json.dumps(["tests.integration.temporal.plugins:observed_plugin"]),

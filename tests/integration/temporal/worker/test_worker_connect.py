@@ -25,7 +25,7 @@ from harness.temporal.errors import TemporalUnreachable
 from harness.temporal.worker import build_worker
 from harness.temporal.worker.connect import connect
 
-from ..conftest import _free_port, worker_env
+from ..conftest import free_port, worker_env
 
 ROOT = Path(__file__).resolve().parents[4]
 
@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[4]
 @pytest.fixture
 def closed_address() -> str:
     """A loopback port nothing listens on: every attempt is refused at once."""
-    return f"127.0.0.1:{_free_port()}"
+    return f"127.0.0.1:{free_port()}"
 
 
 @pytest.fixture
