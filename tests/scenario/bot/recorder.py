@@ -12,18 +12,17 @@ from aiohttp import web
 
 from harness.hook_server import jsonrpc_app
 
-from .conftest import free_port
+from .loopback import LoopbackService
 
 
-class Recorder:
+class Recorder(LoopbackService):
     """``recorder``: a JSON-RPC executor at ``points`` that passes everything and keeps each
     request's body as it arrived."""
 
     def __init__(self, points: tuple[str, ...]) -> None:
+        super().__init__()
         self.points = points
-        self.port = free_port()
         self.bodies: list[bytes] = []
-        self.runner: web.AppRunner | None = None
 
     @web.middleware
     async def keep(self, request: web.Request, handler):
@@ -46,13 +45,7 @@ class Recorder:
                 found.append(call["arguments"])
         return found
 
-    async def start(self) -> None:
+    def app(self) -> web.Application:
         app = jsonrpc_app(dict.fromkeys(self.points, self.passes), path="/rpc")
         app.middlewares.append(self.keep)
-        self.runner = web.AppRunner(app, access_log=None)
-        await self.runner.setup()
-        await web.TCPSite(self.runner, "127.0.0.1", self.port).start()
-
-    async def stop(self) -> None:
-        if self.runner is not None:
-            await self.runner.cleanup()
+        return app

@@ -18,39 +18,29 @@ from aiohttp import web
 from harness.config import Settings
 from harness.hook_server import jsonrpc_app
 
-from .conftest import free_port, posting_to, serve_bot
+from .conftest import posting_to
+from .loopback import LoopbackService, bot_beside
 from .threads import Thread, until
 
 DOWN = "the hook service `policy-gate` could not be reached"
 FAILED = f"failed: {DOWN} (tried 4 times); try again in a minute"
 
 
-class HookService:
+class HookService(LoopbackService):
     """``policy-gate``: a JSON-RPC executor that passes every tool call, started and stopped."""
 
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.calls = 0
-        self.runner: web.AppRunner | None = None
+    calls = 0
 
     async def passes(self, ctx):
         self.calls += 1
 
-    async def start(self) -> None:
-        app = jsonrpc_app({"tool.invoked.pre": self.passes}, path="/rpc")
-        self.runner = web.AppRunner(app, access_log=None)
-        await self.runner.setup()
-        await web.TCPSite(self.runner, "127.0.0.1", self.port).start()
-
-    async def stop(self) -> None:
-        if self.runner is not None:
-            await self.runner.cleanup()
-            self.runner = None
+    def app(self) -> web.Application:
+        return jsonrpc_app({"tool.invoked.pre": self.passes}, path="/rpc")
 
 
 @pytest.fixture
 def service() -> HookService:
-    return HookService(free_port())
+    return HookService()
 
 
 @pytest.fixture
@@ -77,11 +67,8 @@ def settings(settings: Settings, bot_port, tmp_path, service) -> Settings:
 
 @pytest.fixture
 async def slack(harness, tmp_path, bot_port, worker, service):
-    try:
-        async for sender in serve_bot(harness, tmp_path, port=bot_port):
-            yield sender
-    finally:
-        await service.stop()
+    async for sender in bot_beside(service, harness, tmp_path, bot_port, start=False):
+        yield sender
 
 
 async def test_a_hook_service_outage_is_said_while_retried_and_forgotten_once_answered(

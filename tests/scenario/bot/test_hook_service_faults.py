@@ -27,7 +27,8 @@ from harness.config import Settings
 from harness.storage.audit import read_audit
 from tests.support.history import opened_bytes
 
-from .conftest import free_port, posting_to, serve_bot
+from .conftest import posting_to
+from .loopback import LoopbackService, bot_beside
 from .threads import Thread
 
 DOWN = "the hook service `policy-gate` could not be reached"
@@ -40,14 +41,13 @@ OLD_VERSION = "1999-01-01"
 INTERNALS = ("HookTransportError", "RuntimeError", "Error:", OLD_VERSION, LATEST_HANDSHAKE_VERSION)
 
 
-class FaultyService:
+class FaultyService(LoopbackService):
     """``policy-gate``: answers every request as ``kind`` says; counts the requests."""
 
     def __init__(self, kind: str) -> None:
+        super().__init__()
         self.kind = kind
-        self.port = free_port()
         self.requests = 0
-        self.runner: web.AppRunner | None = None
 
     async def error_page(self, request: web.Request) -> web.Response:
         self.requests += 1
@@ -70,19 +70,13 @@ class FaultyService:
         }
         return web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": result})
 
-    async def start(self) -> None:
+    def app(self) -> web.Application:
         app = web.Application()
         if self.kind == "jsonrpc":
             app.router.add_post("/rpc", self.error_page)
         else:
             app.router.add_route("*", "/rpc", self.old_mcp)
-        self.runner = web.AppRunner(app, access_log=None)
-        await self.runner.setup()
-        await web.TCPSite(self.runner, "127.0.0.1", self.port).start()
-
-    async def stop(self) -> None:
-        if self.runner is not None:
-            await self.runner.cleanup()
+        return app
 
 
 @pytest.fixture
@@ -114,12 +108,8 @@ def settings(settings: Settings, bot_port, tmp_path, service) -> Settings:
 
 @pytest.fixture
 async def slack(harness, tmp_path, bot_port, worker, service):
-    await service.start()
-    try:
-        async for sender in serve_bot(harness, tmp_path, port=bot_port):
-            yield sender
-    finally:
-        await service.stop()
+    async for sender in bot_beside(service, harness, tmp_path, bot_port):
+        yield sender
 
 
 class Raised:

@@ -18,7 +18,8 @@ import pytest
 from harness.config import Settings
 from harness.hooks.contexts import ToolInvokedContext
 
-from .conftest import posting_to, serve_bot
+from .conftest import posting_to
+from .loopback import bot_beside
 from .recorder import Recorder
 from .threads import Thread, until
 
@@ -76,12 +77,8 @@ def settings(settings: Settings, bot_port, tmp_path, recorder) -> Settings:
 
 @pytest.fixture
 async def slack(harness, tmp_path, bot_port, worker, recorder):
-    await recorder.start()
-    try:
-        async for sender in serve_bot(harness, tmp_path, port=bot_port):
-            yield sender
-    finally:
-        await recorder.stop()
+    async for sender in bot_beside(recorder, harness, tmp_path, bot_port):
+        yield sender
 
 
 async def test_bytes_an_enum_and_a_dataclass_are_masked_and_a_set_goes_sorted(

@@ -20,6 +20,7 @@ from harness.hooks.config import load_redaction
 from tests.support.history import opened_bytes
 
 from .conftest import posting_to, serve_bot
+from .loopback import bot_beside
 from .recorder import Recorder
 from .threads import Thread, until
 
@@ -54,12 +55,8 @@ def settings(settings: Settings, bot_port, tmp_path, recorder) -> Settings:
 
 @pytest.fixture
 async def slack(harness, tmp_path, bot_port, worker, recorder):
-    await recorder.start()
-    try:
-        async for sender in serve_bot(harness, tmp_path, port=bot_port):
-            yield sender
-    finally:
-        await recorder.stop()
+    async for sender in bot_beside(recorder, harness, tmp_path, bot_port):
+        yield sender
 
 
 async def test_the_tables_pattern_and_field_are_masked_for_executors_the_thread_and_history(
