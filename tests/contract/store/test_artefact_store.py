@@ -7,10 +7,10 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
-from sqlalchemy import event
 
 from harness.storage import Database, open_database
 from harness.storage.artefacts import SqlArtefactStore
+from tests.support.statements import statements_sent
 
 
 @pytest.fixture
@@ -90,19 +90,9 @@ async def test_the_same_write_retried_on_two_hosts_at_once_is_stored_once(
 async def test_a_new_write_is_one_statement_a_repeat_two(store, database) -> None:
     """No read before the write: one INSERT … SELECT max + 1; a repeat's no-op insert, then
     the SELECT of the version it wrote."""
-    statements: list[str] = []
-
-    def seen(_conn: object, _cursor: object, sql: str, *_: object) -> None:
-        if not sql.lstrip().upper().startswith(("BEGIN", "COMMIT", "ROLLBACK")):
-            statements.append(sql)
-
-    engine = database.inline.engine if database.inline else database.engine.sync_engine
-    event.listen(engine, "before_cursor_execute", seen)
-    try:
+    with statements_sent(database) as statements:
         await store.write("k", "first", idempotency_key="turn-1")
         assert len(statements) == 1 and statements[0].lstrip().upper().startswith("INSERT")
         statements.clear()
         again = await store.write("k", "retried", idempotency_key="turn-1")
         assert (again.version, again.content) == (1, "first") and len(statements) == 2
-    finally:
-        event.remove(engine, "before_cursor_execute", seen)

@@ -7,9 +7,9 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
-from sqlalchemy import event
 
 from harness.storage import Database, TranscriptStore, open_database
+from tests.support.statements import statements_sent
 
 
 @pytest.fixture
@@ -76,20 +76,9 @@ async def test_a_span_reads_a_range_and_the_length_together(store) -> None:
 async def test_a_new_append_is_one_statement_a_repeat_two(store, database) -> None:
     """What an append costs is its round trips (each waits for a busy worker's loop while it
     holds the connection): the common case is one INSERT, a repeat one more SELECT."""
-    statements: list[str] = []
-
-    def seen(_conn: object, _cursor: object, sql: str, *_: object) -> None:
-        if not sql.lstrip().upper().startswith(("BEGIN", "COMMIT", "ROLLBACK")):
-            statements.append(sql)
-
-    # On SQLite a transaction runs on the loop's own connection while the file is free.
-    engine = database.inline.engine if database.inline else database.engine.sync_engine
-    event.listen(engine, "before_cursor_execute", seen)
-    try:
+    with statements_sent(database) as statements:
         await store.append("t", "first", idempotency_key="message/1")
         assert len(statements) == 1 and statements[0].lstrip().upper().startswith("INSERT")
         statements.clear()
         again = await store.append("t", "retried", idempotency_key="message/1")
         assert (again.version, again.content) == (1, "first") and len(statements) == 2
-    finally:
-        event.remove(engine, "before_cursor_execute", seen)
