@@ -138,5 +138,10 @@ async def test_a_new_workflow_run_loads_afresh_only_its_own_module_and_its_packa
         sys.meta_path.remove(fresh)
     packages = ["harness", "harness.temporal", "harness.temporal.workflow"]
     assert sorted(fresh.names) == sorted(
-        [*packages, "harness.temporal.workflow.task", *packages, "harness.temporal.workflow.request"]
+        [
+            *packages,
+            "harness.temporal.workflow.task",
+            *packages,
+            "harness.temporal.workflow.request",
+        ]
     )
