@@ -11,7 +11,7 @@ HarnessError                  harness.errors
 │   └── TaskUnavailable       Temporal could not be reached
 ├── PayloadKeyError           HARNESS_PAYLOAD_KEY (or its file) is missing or malformed
 ├── PayloadCodecError         a stored payload cannot be decrypted (unknown key id, altered)
-│   └── MessagesMissing       messages sent to an activity by reference are not in the store
+├── MessagesMissing           messages sent to an activity by reference are not in the store
 ├── TemporalConfigError       how to reach Temporal is misconfigured (TEMPORAL_*, a profile)
 └── TemporalUnreachable       the worker gave up waiting for Temporal at start
 
@@ -162,7 +162,7 @@ class PayloadCodecError(HarnessError):
         return False
 
 
-class MessagesMissing(PayloadCodecError):
+class MessagesMissing(HarnessError):
     """Messages an activity was sent by reference are not in the store
     (:mod:`harness.temporal.refs`).
 
@@ -179,10 +179,9 @@ class MessagesMissing(PayloadCodecError):
         self.scope = scope
         self.missing = missing
         super().__init__(
-            key_id="",
-            problem=f"{missing} of the {named} messages of {scope or '(no run)'} sent by "
-            "reference are not in the store (is every worker on the same database?); "
-            "the next attempt sends them whole",
+            f"{missing} of the {named} messages of {scope or '(no run)'} sent by reference "
+            "are not in the store (is every worker on the same database?); the next attempt "
+            "sends them whole"
         )
 
     @property

@@ -124,15 +124,18 @@ class MessageRefs:
         self._held: set[int] = set()
         self._numbers: dict[int, tuple[Message, int]] = {}
         self._by_number: dict[int, Message] = {}
+        self._by_content: dict[str, int] = {}
 
     def number(self, message: Message) -> int:
-        """The run's number for ``message``: given the first time the object is sent."""
+        """The run's number for ``message``: the same for the same content (a prompt's system
+        message, assembled anew every turn, is one message), looked up once per object."""
         seen = self._numbers.get(id(message))
         if seen is not None and seen[0] is message:
             return seen[1]
-        number = len(self._by_number) + 1
+        content = message.model_dump_json()
+        number = self._by_content.setdefault(content, len(self._by_content) + 1)
         self._numbers[id(message)] = (message, number)
-        self._by_number[number] = message
+        self._by_number.setdefault(number, message)
         return number
 
     def send(self, ctx: C) -> Referenced[C]:

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Final, final
 
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
 from harness.domain.outcome import Stopped
 from harness.hooks import (
@@ -34,6 +35,7 @@ from harness.temporal.activity.claims import AttemptClaims
 from harness.temporal.activity.dispatch import RETRY_OPERATIONS, RetryLimits, bounded
 from harness.temporal.activity.referenced import MessageVault, opened, referred
 from harness.temporal.activity.wrapper import ActivityHost, run_hooked
+from harness.temporal.errors import MessagesMissing
 from harness.temporal.models import Changed, changes
 from harness.temporal.refs import Referenced, message_fields
 
@@ -177,7 +179,10 @@ def referenced_activity(host: ActivityHost, name: str, operation: str) -> Refere
     leave = entry_of(operation).unechoed
 
     async def run(sent: Referenced[HookContext]) -> Changed | Stopped:
-        ctx = await opened(host.vault, sent)
+        try:
+            ctx = await opened(host.vault, sent)
+        except MessagesMissing as lost:  # said as run_hooked says any failure
+            raise ApplicationError(str(lost), type=type(lost).__name__) from None
         out = await run_hooked(host, operation, ctx)
         if not isinstance(out, HookContext):
             return out

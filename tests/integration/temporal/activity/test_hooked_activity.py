@@ -132,9 +132,7 @@ async def test_every_registered_activity_runs_its_chain_through_the_wrapper(
     # one retry hooks shared before issue 25 (kept for older histories and workers).
     lean = {changes_name(name) for name in ACTIVITIES.values()}
     by_ref = {
-        refs_name(name): op
-        for op, name in ACTIVITIES.items()
-        if message_fields(context_type(op))
+        refs_name(name): op for op, name in ACTIVITIES.items() if message_fields(context_type(op))
     }
     assert set(by_ref.values()) == {
         "compaction.keep",
