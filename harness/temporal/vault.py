@@ -67,5 +67,8 @@ class SealedVault:
         return messages
 
     def _where(self, scope: str, number: int) -> str:
+        """``message/<run>/<number>``, each a keyed digest: one run's rows share a prefix
+        (what a clean-up of an ended run would delete), and neither part says which."""
+        run = hmac.new(self._key, scope.encode(), hashlib.sha256).hexdigest()[:32]
         digest = hmac.new(self._key, f"{scope}\n{number}".encode(), hashlib.sha256)
-        return KEY_PREFIX + digest.hexdigest()
+        return f"{KEY_PREFIX}{run}/{digest.hexdigest()}"

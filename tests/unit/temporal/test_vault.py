@@ -37,6 +37,7 @@ async def test_messages_come_back_whole_and_the_database_holds_no_word_of_them(t
     with sqlite3.connect(file) as raw:
         rows = raw.execute("SELECT key, content FROM artefact").fetchall()
     assert len(rows) == 2
+    assert len({key.rsplit("/", 1)[0] for key, _ in rows}) == 1  # one run, one prefix
     for key, content in rows:
         assert key.startswith(KEY_PREFIX) and "run-1" not in key and "task/T" not in key
         assert "swordfish" not in content and "echo" not in content
