@@ -16,6 +16,7 @@ import sqlite3
 import time
 from collections import Counter
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from temporalio.api.enums.v1 import EventType
@@ -25,8 +26,7 @@ from temporalio.worker import Worker
 from bot.standin import SlackStandIn
 from harness.config import Settings
 from harness.domain import ChannelMessage, TaskSpec
-from harness.hooks import HookManager
-from harness.hooks.contexts import LlmInvokedContext, SystemOneInvokedContext
+from harness.hooks import HookContext, HookManager
 from harness.storage import open_database
 from harness.temporal.activity.hooked import HarnessActivities
 from harness.temporal.client import HarnessClient
@@ -77,7 +77,7 @@ async def say(
         await asyncio.sleep(0.05)
 
 
-async def inputs(client: Client, task_id: str) -> list[tuple[str, dict[str, object]]]:
+async def inputs(client: Client, task_id: str) -> list[tuple[str, dict[str, Any]]]:
     """Each model and triage activity's input in the task's history, opened."""
     history = await client.get_workflow_handle(task_id).fetch_history()
     codec = client.data_converter.payload_codec
@@ -93,6 +93,23 @@ async def inputs(client: Client, task_id: str) -> list[tuple[str, dict[str, obje
     return found
 
 
+def watch(manager: HookManager, point: str, field: str) -> list[tuple[object, ...]]:
+    """What each run of ``point`` held in ``field``, as its executors saw it."""
+    seen: list[tuple[object, ...]] = []
+
+    async def spy(ctx: HookContext) -> None:
+        seen.append(getattr(ctx, field))
+
+    manager.register(point, spy)
+    return seen
+
+
+async def started(harness: HarnessClient, channel: str) -> str:
+    spec = TaskSpec(title=channel, owner="U1")
+    ref = await harness.start_task(spec, team="T", channel=channel, thread="1.0")
+    return ref.task_id
+
+
 def texts(prompt: tuple[object, ...]) -> list[str]:
     return [m.content for m in prompt if getattr(m, "role", "") == "user"]  # type: ignore[attr-defined]
 
@@ -100,25 +117,18 @@ def texts(prompt: tuple[object, ...]) -> list[str]:
 async def test_each_message_is_in_history_whole_once_and_the_model_reads_every_one(
     harness, vaulted_worker, manager, slack_api, client, settings
 ):
-    prompts: list[tuple[object, ...]] = []
-
-    async def spy(ctx: LlmInvokedContext) -> None:
-        prompts.append(ctx.messages)
-
-    manager.register("llm.invoked.pre", spy)
+    prompts = watch(manager, "llm.invoked.pre", "messages")
     channel = "CBYREF"
-    ref = await harness.start_task(
-        TaskSpec(title="by reference", owner="U1"), team="T", channel=channel, thread="1.0"
-    )
+    task_id = await started(harness, channel)
     said = []
     for n in range(1, 7):
         text = f'call echo {{"text": "tool {n}"}}' if n % 2 == 0 else f"remember {n * 7}"
         said.append(text)
-        await say(harness, slack_api, ref.task_id, channel, n, text)
+        await say(harness, slack_api, task_id, channel, n, text)
     # The last model call read every message of the thread, in order.
     assert [t for t in texts(prompts[-1]) if t in said] == said
     # History: each message whole at most once in the model and triage inputs of this run.
-    sent = await inputs(client, ref.task_id)
+    sent = await inputs(client, task_id)
     assert {name for name, _ in sent} == set(BY_REFERENCE)
     whole = Counter(
         json.dumps(m, sort_keys=True) for _, data in sent for m in data["inline"].values()
@@ -128,39 +138,32 @@ async def test_each_message_is_in_history_whole_once_and_the_model_reads_every_o
     assert last_model["context"]["messages"] == []
     assert "-" in last_model["fields"]["messages"]  # the window as spans of numbers
     assert len(last_model["inline"]) <= 2  # what the last turn added, not the thread
-    await harness.finish(ref.task_id)
-    await harness.outcome(ref.task_id)
-    await assert_replays(client, [ref.task_id])
+    await harness.finish(task_id)
+    await harness.outcome(task_id)
+    await assert_replays(client, [task_id])
 
 
 async def test_a_store_that_lost_the_messages_costs_one_attempt_not_the_task(
     harness, vaulted_worker, manager, slack_api, client, settings
 ):
-    triaged: list[tuple[object, ...]] = []
-
-    async def spy(ctx: SystemOneInvokedContext) -> None:
-        triaged.append(ctx.transcript)
-
-    manager.register("system_one.invoked.pre", spy)
+    triaged = watch(manager, "system_one.invoked.pre", "transcript")
     channel = "CLOSTREF"
-    ref = await harness.start_task(
-        TaskSpec(title="lost", owner="U1"), team="T", channel=channel, thread="1.0"
-    )
-    await say(harness, slack_api, ref.task_id, channel, 1, "remember 7")
-    await say(harness, slack_api, ref.task_id, channel, 2, "remember 14")
+    task_id = await started(harness, channel)
+    await say(harness, slack_api, task_id, channel, 1, "remember 7")
+    await say(harness, slack_api, task_id, channel, 2, "remember 14")
     with sqlite3.connect(settings.artefact_store_path) as raw:
         gone = raw.execute("DELETE FROM artefact WHERE key LIKE ?", (f"{KEY_PREFIX}%",)).rowcount
     assert gone > 0
-    await say(harness, slack_api, ref.task_id, channel, 3, "remember 21")
+    await say(harness, slack_api, task_id, channel, 3, "remember 21")
     # Triage read the thread from before the loss: the retry carried it whole.
     assert texts(triaged[-1]) == ["remember 7", "remember 14"]
-    history = await client.get_workflow_handle(ref.task_id).fetch_history()
+    history = await client.get_workflow_handle(task_id).fetch_history()
     failures = [
         e.activity_task_failed_event_attributes.failure.application_failure_info.type
         for e in history.events
         if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED
     ]
     assert failures and set(failures) == {"MessagesMissing"}
-    await harness.finish(ref.task_id)
-    await harness.outcome(ref.task_id)
-    await assert_replays(client, [ref.task_id])
+    await harness.finish(task_id)
+    await harness.outcome(task_id)
+    await assert_replays(client, [task_id])
