@@ -35,11 +35,13 @@ from harness.plugins import build_hooks
 from harness.plugins import build_manager as build_manager  # the worker's, re-exported here
 from harness.providers import SystemClock
 from harness.startup import EXIT_STATUS, load_settings, one_line
-from harness.storage import open_database
+from harness.storage import Database, open_database
 from harness.storage.ledger import Ledger
 from harness.temporal.activity.dispatch import RetryLimits
 from harness.temporal.activity.hooked import HarnessActivities
+from harness.temporal.codec import EncryptionCodec
 from harness.temporal.keys import load_keys
+from harness.temporal.vault import SealedVault
 from harness.temporal.worker.connect import connect
 from harness.temporal.worker.deployment import deployment_config
 from harness.temporal.worker.deployment import describe as describe_deployment
@@ -202,6 +204,7 @@ async def serve(
             heartbeat_seconds=settings.activity_heartbeat_seconds / 3,
             retry_limits=retry_limits(settings),
             claims=Ledger.over(database),
+            vault=_vault(settings, database),
         )
         worker = build_worker(client, settings, activities)
         if readiness is not None:
@@ -337,3 +340,9 @@ def _refuse(error: BaseException, settings: Settings | None = None) -> NoReturn:
 
 if __name__ == "__main__":
     main()
+
+
+def _vault(settings: Settings, database: Database) -> SealedVault:
+    """Messages sent by reference, sealed with the payload key, in the shared database."""
+    keys = load_keys(settings)
+    return SealedVault(database, EncryptionCodec(keys), secret=keys[0].secret)
