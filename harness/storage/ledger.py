@@ -20,9 +20,10 @@ import time
 from collections.abc import Iterable
 from typing import Final, final
 
-from sqlalchemy import Column, Float, MetaData, Table, Text, delete, inspect, select
+from sqlalchemy import Column, Float, MetaData, Table, Text, bindparam, delete, inspect, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, Connection
+from sqlalchemy.sql.expression import Executable
 
 from harness.storage.connect import open_database
 from harness.storage.engine import Database
@@ -79,6 +80,20 @@ def _insert(db: Database, table: Table) -> postgresql.Insert | sqlite.Insert:
     return postgresql.insert(table) if db.dialect == "postgresql" else sqlite.insert(table)
 
 
+def _claim_statements(db: Database) -> tuple[Executable, Executable, Executable]:
+    """Insert one key (returning it if it was new), take keys back, prune before a time.
+
+    Built once per ledger with bound parameters, so SQLAlchemy compiles each once (a
+    statement with the values in it missed its cache: two thirds of a claim, issue 27).
+    """
+    key = seen_event.c.key
+    insert = _insert(db, seen_event).values(key=bindparam("key"), at=bindparam("at"))
+    claim = insert.on_conflict_do_nothing(index_elements=[key]).returning(key)
+    take_back = delete(seen_event).where(key.in_(bindparam("keys", expanding=True)))
+    prune = delete(seen_event).where(seen_event.c.at < bindparam("before"))
+    return claim, take_back, prune
+
+
 @final
 class Ledger:
     """Seen event keys and thread -> task bindings in the harness's database.
@@ -101,6 +116,7 @@ class Ledger:
         self._pool_size = pool_size
         self._migrate = migrate
         self._db: Database | None = None
+        self._statements: tuple[Executable, Executable, Executable] | None = None
         self._owned = True
         self._opening = asyncio.Lock()
 
@@ -141,21 +157,20 @@ class Ledger:
         if not wanted:
             return True
         db = await self.open()
+        if self._statements is None:
+            self._statements = _claim_statements(db)
+        claim, take_back, prune = self._statements
         now = time.time()
-        insert = _insert(db, seen_event).values([{"key": k, "at": now} for k in wanted])
-        statement = insert.on_conflict_do_nothing(index_elements=[seen_event.c.key]).returning(
-            seen_event.c.key
-        )
-        prune = self._wins % self._prune_every == 0
+        pruning = self._wins % self._prune_every == 0
 
         def work(connection: Connection) -> bool:
-            taken = connection.execute(statement).scalars().all()
+            taken = [k for k in wanted if connection.execute(claim, {"key": k, "at": now}).first()]
             if len(taken) != len(wanted):  # the first claim stands: take back ours, if any
                 if taken:
-                    connection.execute(delete(seen_event).where(seen_event.c.key.in_(taken)))
+                    connection.execute(take_back, {"keys": taken})
                 return False
-            if prune:
-                connection.execute(delete(seen_event).where(seen_event.c.at < now - KEEP_SECONDS))
+            if pruning:
+                connection.execute(prune, {"before": now - KEEP_SECONDS})
             return True
 
         won = await db.run(work)

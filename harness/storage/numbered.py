@@ -10,8 +10,9 @@ repeat is that statement plus one look-up.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
-from sqlalchemy import Column, Table, Text, cast, func, literal, select
+from sqlalchemy import Column, Table, Text, bindparam, cast, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql import Executable
 
@@ -35,7 +36,8 @@ class NumberedRows:
         """Insert ``content`` at ``group``'s next number, or find the row ``once`` made;
         ``None`` when other writers took the next number ``rounds`` times in a row."""
         for _ in range(rounds):
-            number = connection.scalar(self._insert_next(group, content, once))
+            values = {"group": group, "content": content, "once": once}
+            number = connection.scalar(self._insert_next, values)
             if number is not None:
                 return Artefact(key=group, version=int(number), content=content)
             if once is not None and (done := self.earlier(connection, group, once)):
@@ -52,12 +54,16 @@ class NumberedRows:
         ).first()
         return None if found is None else Artefact(key=group, version=found[0], content=found[1])
 
-    def _insert_next(self, group: str, content: str, once: str | None) -> Executable:
+    @cached_property
+    def _insert_next(self) -> Executable:
+        """The insert, with bound parameters: SQLAlchemy compiles it once (one with the values
+        in it was keyed, compiled and cached on every append; issue 27)."""
+        group = bindparam("group", type_=Text)
         next_row = select(
-            cast(literal(group), Text),
+            cast(group, Text),
             func.coalesce(func.max(self._column(self.number)), 0) + 1,
-            cast(literal(content), Text),
-            cast(literal(once), Text),
+            cast(bindparam("content", type_=Text), Text),
+            cast(bindparam("once", type_=Text), Text),
         ).where(self._column(self.group) == group)
         names = (self.group, self.number, "content", "idempotency_key")
         insert = self.database.insert_new(self.table).from_select(names, next_row)

@@ -17,7 +17,7 @@ import os
 import signal
 import sys
 from datetime import timedelta
-from typing import NoReturn, TypedDict
+from typing import Final, NoReturn, TypedDict
 
 from temporalio.client import Client
 from temporalio.runtime import Runtime
@@ -46,6 +46,7 @@ from harness.temporal.worker.connect import connect
 from harness.temporal.worker.deployment import deployment_config
 from harness.temporal.worker.deployment import describe as describe_deployment
 from harness.temporal.worker.readiness import WorkerReadiness
+from harness.temporal.worker.sandbox import workflow_runner
 from harness.temporal.worker.telemetry import MetricsConfigError, worker_runtime
 from harness.temporal.workflow.request import RequestWorkflow
 from harness.temporal.workflow.task import TaskWorkflow
@@ -99,14 +100,21 @@ def tuning(settings: Settings) -> WorkerTuning:
     return tuned
 
 
+WORKFLOWS: Final = (TaskWorkflow, RequestWorkflow)
+
+
 def build_worker(client: Client, settings: Settings, activities: HarnessActivities) -> Worker:
     """The Temporal worker running :class:`TaskWorkflow` and every hooked activity."""
     activities.shutdown_grace_seconds = settings.shutdown_grace_seconds  # local steps' too
     return Worker(
         client,
         task_queue=settings.task_queue,
-        workflows=[TaskWorkflow, RequestWorkflow],
+        workflows=list(WORKFLOWS),
         activities=activities.activities(),
+        workflow_runner=workflow_runner(WORKFLOWS, client.data_converter),
+        # The SDK's external storage is unused (large payloads are the codec's, offload.py);
+        # above 1 its visitor makes an asyncio task per payload of every workflow task.
+        max_workflow_task_external_storage_concurrency=1,
         graceful_shutdown_timeout=timedelta(seconds=settings.shutdown_grace_seconds),
         sticky_queue_schedule_to_start_timeout=timedelta(
             seconds=settings.sticky_queue_timeout_seconds

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from harness.storage import Database, TranscriptStore, open_database
-from tests.support.statements import statements_sent
+from tests.support.statements import statements_compiled, statements_sent
 
 
 @pytest.fixture
@@ -82,3 +82,15 @@ async def test_a_new_append_is_one_statement_a_repeat_two(store, database) -> No
         statements.clear()
         again = await store.append("t", "retried", idempotency_key="message/1")
         assert (again.version, again.content) == (1, "first") and len(statements) == 2
+
+
+async def test_appends_after_the_first_compile_no_statement(store, database) -> None:
+    """An append is a message's cost on a busy worker: its INSERT is built once, so SQLAlchemy
+    compiles it once, not for each message's text (issue 27)."""
+    await store.append("t", "first", idempotency_key="message/1")
+    with statements_compiled(database) as compiled:
+        await store.append("t", "second", idempotency_key="message/2")
+        await store.append("u", "another task's", idempotency_key="message/3")
+        await store.append("u", "no key")
+    assert compiled == []
+    assert [e.content for e in await store.read("u")] == ["another task's", "no key"]

@@ -18,6 +18,7 @@ from sqlalchemy import select
 from harness.storage import Database, DatabaseError, database_url
 from harness.storage.ledger import KEEP_SECONDS, Ledger
 from harness.storage.schema import seen_event
+from tests.support.statements import statements_compiled
 
 
 async def seen(db: Database) -> set[str]:
@@ -35,6 +36,20 @@ async def test_a_claim_wins_once_and_is_all_or_nothing(database):
     assert await ledger.claim([])  # nothing to dedupe on: handled
     await ledger.aclose()
     assert await seen(database) == {"event:E1", "event:E2", "message:T/C/1.0"}  # still open
+
+
+async def test_claims_after_the_first_compile_no_statement(database):
+    # A worker claims every local step: SQLAlchemy compiles a claim's statements once, not
+    # per claim (issue 27).
+    ledger = Ledger.over(database)
+    assert await ledger.claim(["event:A"])
+    assert not await ledger.claim(["event:A", "event:B"])  # takes back event:B
+    with statements_compiled(database) as compiled:
+        assert await ledger.claim(["event:B"])
+        assert await ledger.claim(["event:C", "event:D"])
+        assert not await ledger.claim(["event:D", "event:E"])
+    assert compiled == []
+    assert await seen(database) == {"event:A", "event:B", "event:C", "event:D"}
 
 
 async def test_claims_older_than_the_retry_window_are_pruned(database):

@@ -32,6 +32,7 @@ from harness.temporal import TASK_WORKFLOW
 from harness.temporal.codec import ENCODING, data_converter
 from harness.temporal.keys import new_key, parse_keys
 from harness.temporal.models import TaskInput, TaskOutcome
+from harness.temporal.worker.sandbox import workflow_runner
 from harness.temporal.workflow.request import RequestWorkflow
 from harness.temporal.workflow.task import TaskWorkflow
 
@@ -56,10 +57,14 @@ def history(file: str) -> WorkflowHistory:
 
 
 def replayer(*workflows: type) -> Replayer:
-    # A fresh key: the fixtures hold opened payloads, which the codec passes through.
+    # A fresh key: the fixtures hold opened payloads, which the codec passes through. The
+    # worker's own runner (its passthrough, its context-free instances) replays them.
+    replayed = list(workflows) or [TaskWorkflow, RequestWorkflow]
+    converter = data_converter(parse_keys(new_key()))
     return Replayer(
-        workflows=list(workflows) or [TaskWorkflow, RequestWorkflow],
-        data_converter=data_converter(parse_keys(new_key())),
+        workflows=replayed,
+        data_converter=converter,
+        workflow_runner=workflow_runner(replayed, converter),
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.abc
 import json
 import signal
 import subprocess
@@ -109,4 +110,38 @@ async def test_the_worker_keeps_the_workflow_sandbox_on_and_passes_through_no_io
     assert (
         not {"harness", "harness.storage.artefacts", "harness.temporal.activity.hooked"}
         & passthrough
+    )
+    assert runner.converter_context_free  # the harness's converter takes no context
+
+
+class FreshImports(importlib.abc.MetaPathFinder):
+    """Names the modules of ours that something imports afresh (finds none itself)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def find_spec(self, name: str, path: object, target: object = None) -> None:
+        if name.split(".")[0] in ("harness", "commands", "bot"):
+            self.names.append(name)
+
+
+async def test_a_new_workflow_run_loads_afresh_only_its_own_module_and_its_packages(
+    client, settings, manager
+):
+    # Building the worker starts one run of each workflow in the sandbox (the SDK's check of
+    # each definition), as a new task or request does: the rest of ours is passed through.
+    fresh = FreshImports()
+    sys.meta_path.insert(0, fresh)
+    try:
+        build_worker(client, settings, HarnessActivities(manager))
+    finally:
+        sys.meta_path.remove(fresh)
+    packages = ["harness", "harness.temporal", "harness.temporal.workflow"]
+    assert sorted(fresh.names) == sorted(
+        [
+            *packages,
+            "harness.temporal.workflow.task",
+            *packages,
+            "harness.temporal.workflow.request",
+        ]
     )
