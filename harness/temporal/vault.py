@@ -11,8 +11,10 @@ nor anything that tells one run's from another's to someone without the key.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
+from collections import OrderedDict
 from collections.abc import Collection, Mapping
 from typing import Final, final
 
@@ -24,6 +26,12 @@ from harness.storage.engine import Database
 from harness.temporal.offload import Sealing
 
 KEY_PREFIX: Final = "message/"
+OPENED_BYTES: Final = 16 * 1024 * 1024
+"""How much sealed text the rows kept opened may come to (each row's at most a sixteenth).
+A model call reads its whole window and most of it was read the call before, so rows read
+lately are kept opened, by their sealed text: keyed by what a row holds, not where, so a
+row written again (another seal, another nonce) is opened afresh and nothing stale is
+served."""
 _CONTEXT: Final = b"tiny-harness message vault v1"
 _JSON: Final = b"json/plain"
 
@@ -42,6 +50,8 @@ class SealedVault:
         self._blobs = BlobStore(database)
         self._sealing = sealing
         self._key = hashlib.sha256(_CONTEXT + secret).digest()
+        self._opened: OrderedDict[str, Message] = OrderedDict()
+        self._opened_bytes = 0
 
     async def keep(self, scope: str, messages: Mapping[int, Message]) -> None:
         """Seal each message and keep it (see ``MessageVault.keep``)."""
@@ -60,12 +70,23 @@ class SealedVault:
         """
         keys = {self._where(scope, n): n for n in numbers}
         found = await self._blobs.get_many(keys)
-        messages = {}
-        for key, text in found.items():
-            opened = self._sealing.open(Payload.FromString(base64.b64decode(text)))
-            messages[keys[key]] = Message.model_validate_json(opened.data)
-        return messages
+        return {keys[key]: self._open(text) for key, text in found.items()}
 
+    def _open(self, text: str) -> Message:
+        message = self._opened.get(text)
+        if message is not None:
+            self._opened.move_to_end(text)
+            return message
+        opened = self._sealing.open(Payload.FromString(base64.b64decode(text)))
+        message = Message.model_validate_json(opened.data)
+        if len(text) <= OPENED_BYTES // 16:
+            self._opened[text] = message
+            self._opened_bytes += len(text)
+            while self._opened_bytes > OPENED_BYTES:
+                self._opened_bytes -= len(self._opened.popitem(last=False)[0])
+        return message
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019  # one vault per worker, for its life
     def _where(self, scope: str, number: int) -> str:
         """``message/<run>/<number>``, each a keyed digest: one run's rows share a prefix
         (what a clean-up of an ended run would delete), and neither part says which."""

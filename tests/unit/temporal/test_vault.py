@@ -56,3 +56,23 @@ async def test_another_payload_key_cannot_open_them(tmp_path: Path):
             await other.fetch("run", [1])
     finally:
         await database.aclose()
+
+
+async def test_a_message_written_again_is_read_as_written_not_as_read_before(tmp_path: Path):
+    """Rows read lately are kept opened (a model call reads its window again and again):
+    by what they hold, so a number given new content (a step run again) reads the new."""
+    database = await open_database(database_url("", tmp_path / "worker.sqlite3"))
+    keys = parse_keys(new_key())
+    vault = SealedVault(database, EncryptionCodec(keys), secret=keys[0].secret)
+    first, again = (
+        Message(role="system", content="at 12:00"),
+        Message(role="system", content="at 12:01"),
+    )
+    try:
+        await vault.keep("run", {1: first})
+        assert await vault.fetch("run", [1]) == {1: first}
+        assert await vault.fetch("run", [1]) == {1: first}
+        await vault.keep("run", {1: again})
+        assert await vault.fetch("run", [1]) == {1: again}
+    finally:
+        await database.aclose()
