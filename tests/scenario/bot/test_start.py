@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from bot.__main__ import serve
+from bot.serving import serve
 from bot.config import BotSettings
 from harness.config import Settings
 from harness.startup import QUOTES_STRIPPED
