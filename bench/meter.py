@@ -24,7 +24,7 @@ from harness.temporal.codec import data_converter
 from harness.temporal.keys import parse_keys
 from tests.support.history import payloads_in
 
-__all__ = ["Meter", "Totals", "codec_client", "stored_bytes"]
+__all__ = ["KINDS", "Meter", "Totals", "codec_client", "stored_bytes"]
 
 
 async def codec_client(address: str, key: str) -> Client:
@@ -45,6 +45,14 @@ class Totals:
     """Local activities (their markers): run by the workflow's worker, no round trip."""
     workflows: int = 0
     store: int = 0
+    markers: int = 0
+    """History bytes (stored) of local steps' markers."""
+    queued: int = 0
+    """History bytes (stored) of activities on the task queue: scheduled, started, completed."""
+    tasks: int = 0
+    """History bytes (stored) of workflow tasks: scheduled, started, completed."""
+    updates: int = 0
+    """History bytes (stored) of updates: accepted, completed."""
 
     def minus(self, other: Totals) -> Totals:
         return Totals(*(getattr(self, f) - getattr(other, f) for f in self.__dataclass_fields__))
@@ -56,7 +64,7 @@ class Meter:
 
     client: Client
     data_dir: Path
-    closed: dict[str, tuple[int, int, int, int, int]] = field(default_factory=dict)
+    closed: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     async def totals(self) -> Totals:
         totals = Totals()
@@ -68,12 +76,14 @@ class Meter:
                 history = await handle.fetch_history()
                 scheduled = EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
                 stored = sum(e.ByteSize() for e in history.events)
+                kinds = _kinds(history.events)
                 seen = (
                     len(history.events),
                     stored,
                     stored + await self.opening(history.events),
                     sum(e.event_type == scheduled for e in history.events),
                     sum(_local(e) for e in history.events),
+                    *(kinds[kind] for kind in KINDS),
                 )
                 if execution.close_time is not None:
                     self.closed[execution.run_id] = seen
@@ -82,6 +92,8 @@ class Meter:
             totals.opened += seen[2]
             totals.activities += seen[3]
             totals.local += seen[4]
+            for kind, size in zip(KINDS, seen[5:], strict=True):
+                setattr(totals, kind, getattr(totals, kind) + size)
         totals.store = stored_bytes(self.data_dir)
         return totals
 
@@ -91,6 +103,31 @@ class Meter:
         codec = self.client.data_converter.payload_codec
         opened = await codec.decode(payloads) if codec else payloads
         return sum(p.ByteSize() for p in opened) - sum(p.ByteSize() for p in payloads)
+
+
+KINDS = ("markers", "queued", "tasks", "updates")
+"""The kinds of events :class:`Totals` sums the stored bytes of (the rest is "other")."""
+_KIND_OF = {
+    EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: "queued",
+    EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED: "queued",
+    EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED: "queued",
+    EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED: "queued",
+    EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED: "tasks",
+    EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED: "tasks",
+    EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED: "tasks",
+    EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED: "updates",
+    EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED: "updates",
+}
+
+
+def _kinds(events: Sequence[HistoryEvent]) -> dict[str, int]:
+    """Stored bytes of ``events`` by :data:`KINDS`."""
+    sizes = dict.fromkeys(KINDS, 0)
+    for event in events:
+        kind = "markers" if _local(event) else _KIND_OF.get(event.event_type)
+        if kind is not None:
+            sizes[kind] += event.ByteSize()
+    return sizes
 
 
 def _local(event: HistoryEvent) -> bool:

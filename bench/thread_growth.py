@@ -7,7 +7,9 @@ one tool call. After each reply it reads every workflow history in the namespace
 the worker's database and prints, for the messages measured: history events and bytes
 added (all workflows, continue-as-new runs included), as stored (compressed, encrypted:
 what Temporal's limits count) and as the codec opens them; activities scheduled;
-local activities (no task-queue round trip); workflows started; store bytes written.
+local activities (no task-queue round trip); workflows started; store bytes written; and
+where the last message's stored bytes go (local steps' markers, activities on the task
+queue, workflow tasks, updates, the rest).
 The last line is JSON; ``ratio`` is the stored
 history bytes added by the last message measured over those of message 2 (goal: at most
 1.5, issue 13: cost per message independent of thread length), ``opened_ratio`` the same
@@ -35,7 +37,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from uuid import uuid4
 
-from meter import Meter, Totals, codec_client
+from meter import KINDS, Meter, Totals, codec_client
 from stack import DEV_SERVER_TUNING, free_port, temporal_binary
 from temporalio.client import Client
 
@@ -208,6 +210,15 @@ def main() -> None:
                 f" {row['store']:>11}"
             )
     last = max(n for n in MEASURED if f"m{n}" in figures)
+    row = figures[f"m{last}"]
+    kinds = {kind: row[kind] for kind in KINDS}
+    other = row["bytes"] - sum(kinds.values())
+    print(
+        f"where message {last}'s {row['bytes']} stored bytes go: "
+        + ", ".join(f"{kind} {size}" for kind, size in kinds.items())
+        + f", other {other} ({row['local']} local-step markers, {row['activities']} activities"
+        " on the task queue)"
+    )
     print(
         f"history bytes added at message {last} / at message 2: {figures['ratio']:.2f} stored"
         f" (goal <= 1.5), {figures['opened_ratio']:.2f} opened"

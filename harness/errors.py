@@ -46,6 +46,7 @@ caller catches the harness's failures in one clause, except the few named below 
     ├── RedactedError                  harness.hooks.remote.redacted: a foreign cause, redacted
     ├── RedactionError                 harness.redaction.errors: a value cannot be proved clean
     ├── PayloadCodecError              harness.temporal.errors: a stored payload does not decrypt
+    ├── MessagesMissing                harness.temporal.errors: messages sent by reference are gone
     ├── RecordingError                 bot.recording.format: a recording cannot be read or written
     ├── StackStartError                bot.testing.parts: a test stack's process did not start
     └── BudgetSpent                    harness.agent.budget: a limit is used up, the owner said stop

@@ -179,7 +179,9 @@ def _loaded_by_refusal(program: str, env: dict[str, str], libraries: tuple[str, 
         "    assert refused.code == 2, refused.code\n"
         f"print(sorted(m for m in {libraries!r} if m in sys.modules))\n"
     )
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_", "BOT_", "SLACK_"))}
+    clean = {
+        k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_", "BOT_", "SLACK_"))
+    }
     out = subprocess.run(
         [sys.executable, "-c", code], env={**clean, **env}, capture_output=True, text=True
     )

@@ -29,6 +29,7 @@ from harness.hooks.catalogue import (
     forget_operation,
     on_remove,
     points_at,
+    refs_name,
 )
 from harness.hooks.contexts import HookContext, context_type
 from harness.hooks.errors import (
@@ -153,6 +154,7 @@ __all__ = [
     "load_redaction",
     "on_remove",
     "points_at",
+    "refs_name",
     "register_approvals",
     "register_executor_stats",
     "register_metrics",

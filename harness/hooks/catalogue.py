@@ -58,6 +58,19 @@ def changes_name(activity: str) -> str:
     return f"{activity}-changes"
 
 
+def refs_name(activity: str) -> str:
+    """The activity taking its messages by reference: ``x-done-v1`` -> ``x-done-refs-v1``.
+
+    :func:`changes_name`'s chains and result, with an input whose message fields name each
+    message by id (:mod:`harness.temporal.refs`, issue 27): another shape of input, so
+    another name; the ``changes`` one stays for histories from before.
+    """
+    base, _, version = activity.rpartition("-")
+    if base and re.fullmatch(r"v\d+", version):
+        return f"{base}-refs-{version}"
+    return f"{activity}-refs"
+
+
 _DERIVED: Final = "<derived>"
 _NAME: Final = re.compile(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*")
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Final, TypeVar, final
@@ -190,6 +190,14 @@ class Database:
         if self.dialect == "postgresql":
             return postgresql.insert(table).on_conflict_do_nothing()
         return sqlite.insert(table).on_conflict_do_nothing()
+
+    def insert_latest(self, table: Table, key: Sequence[str], replaced: Sequence[str]) -> Insert:
+        """``INSERT … ON CONFLICT (key) DO UPDATE`` into ``table`` on this engine: a row
+        under the same ``key`` columns takes the ``replaced`` columns' new values (the
+        latest write wins, whichever host made the first)."""
+        insert = postgresql.insert(table) if self.dialect == "postgresql" else sqlite.insert(table)
+        latest = {name: insert.excluded[name] for name in replaced}
+        return insert.on_conflict_do_update(index_elements=list(key), set_=latest)
 
     async def aclose(self) -> None:
         """Close every pooled connection."""

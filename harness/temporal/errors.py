@@ -11,6 +11,7 @@ HarnessError                  harness.errors
 │   └── TaskUnavailable       Temporal could not be reached
 ├── PayloadKeyError           HARNESS_PAYLOAD_KEY (or its file) is missing or malformed
 ├── PayloadCodecError         a stored payload cannot be decrypted (unknown key id, altered)
+├── MessagesMissing           messages sent to an activity by reference are not in the store
 ├── TemporalConfigError       how to reach Temporal is misconfigured (TEMPORAL_*, a profile)
 └── TemporalUnreachable       the worker gave up waiting for Temporal at start
 
@@ -159,6 +160,34 @@ class PayloadCodecError(HarnessError):
     def retryable(self) -> bool:
         """No: the same bytes and keys fail the same way on every attempt."""
         return False
+
+
+class MessagesMissing(HarnessError):
+    """Messages an activity was sent by reference are not in the store
+    (:mod:`harness.temporal.refs`).
+
+    Retryable: the workflow sends a failed attempt's messages whole the next time, so a
+    store that lost them (or a worker on another database) costs one attempt.
+
+    Args:
+        scope: the workflow run whose messages they are.
+        missing: how many of them the store does not hold.
+        named: how many the activity was sent.
+    """
+
+    def __init__(self, *, scope: str, missing: int, named: int) -> None:
+        self.scope = scope
+        self.missing = missing
+        super().__init__(
+            f"{missing} of the {named} messages of {scope or '(no run)'} sent by reference "
+            "are not in the store (is every worker on the same database?); the next attempt "
+            "sends them whole"
+        )
+
+    @property
+    def retryable(self) -> bool:
+        """Yes: the next attempt carries the messages whole."""
+        return True
 
 
 class TemporalUnreachable(ServiceError):

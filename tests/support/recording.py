@@ -194,6 +194,17 @@ async def short_steps(run: Run) -> Histories:
     return await run.end(ref.task_id)
 
 
+async def by_reference(run: Run) -> Histories:
+    """Since the loop's messages go by reference (issue 27): a thread of plain and tool
+    messages, each model and triage input naming the window by number."""
+    ref = await run.start("CBYREF")
+    await run.say(ref.task_id, "CBYREF", "remember 7", ts="1.1")
+    await run.say(ref.task_id, "CBYREF", 'call echo {"text": "ping"}', ts="1.2")
+    await run.say(ref.task_id, "CBYREF", "remember 21", ts="1.3")
+    await run.say(ref.task_id, "CBYREF", 'call echo {"text": "pong"}', ts="1.4")
+    return await run.end(ref.task_id)
+
+
 def write_fails_once(manager: HookManager, settings: Settings) -> None:
     """The short steps recording's plugin: the first transcript write fails its first
     attempt, so ``activity.failed`` and ``activity.retried`` run (locally too)."""
@@ -293,6 +304,7 @@ SCENARIOS: dict[str, tuple[Callable[[Run], Awaitable[Histories]], dict[str, Any]
         short_steps,
         {"plugins": ["commands:plugin", f"{__name__}:write_fails_once"]},
     ),
+    "by_reference": (by_reference, {}),
 }
 
 

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Final, final
 
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
 from harness.domain.outcome import Stopped
 from harness.hooks import (
@@ -27,17 +28,22 @@ from harness.hooks import (
     context_type,
     entries,
     entry_of,
+    refs_name,
 )
 from harness.providers import Clock
 from harness.temporal.activity.claims import AttemptClaims
 from harness.temporal.activity.dispatch import RETRY_OPERATIONS, RetryLimits, bounded
+from harness.temporal.activity.referenced import MessageVault, opened, referred
 from harness.temporal.activity.wrapper import ActivityHost, run_hooked
+from harness.temporal.errors import MessagesMissing
 from harness.temporal.models import Changed, changes
+from harness.temporal.refs import Referenced, message_fields
 
 HOOKED_ATTRIBUTE: Final = "__hooked_operation__"
 """Set on every hooked activity: its operation, or ``"*"`` when the input's type decides it."""
 
 Activity = Callable[[HookContext], Awaitable[HookContext | Changed | Stopped]]
+ReferencedActivity = Callable[[Referenced[HookContext]], Awaitable[Changed | Stopped]]
 
 
 def _unechoed(fields: Sequence[str]) -> Callable[[HookContext], HookContext]:
@@ -60,6 +66,7 @@ class HarnessActivities(ActivityHost):
         retry_limits: the worker's maxima (its settings) for ``dispatch_hooks``; the
             defaults' when omitted.
         claims: see :class:`ActivityHost`.
+        vault: see :class:`ActivityHost`.
     """
 
     def __init__(
@@ -70,11 +77,18 @@ class HarnessActivities(ActivityHost):
         heartbeat_seconds: float = 3.0,
         retry_limits: RetryLimits | None = None,
         claims: AttemptClaims | None = None,
+        vault: MessageVault | None = None,
     ) -> None:
-        super().__init__(manager, clock=clock, heartbeat_seconds=heartbeat_seconds, claims=claims)
+        super().__init__(
+            manager,
+            clock=clock,
+            heartbeat_seconds=heartbeat_seconds,
+            claims=claims,
+            vault=vault,
+        )
         self.retry_limits = retry_limits or RetryLimits()
 
-    def activities(self) -> list[Activity]:
+    def activities(self) -> list[Activity | ReferencedActivity]:
         """One activity per activity name of the catalogue, as the worker registers them.
 
         Read from the live catalogue, so an operation added with
@@ -86,7 +100,7 @@ class HarnessActivities(ActivityHost):
                 operations.setdefault(entry.activity, []).append(entry.operation)
         limit = functools.partial(bounded, limits=self.retry_limits, manager=self.manager)
         full = [hooked_activity(self, DISPATCH_HOOKS, list(RETRY_OPERATIONS), finish=limit)]
-        lean = []  # what the workflow runs since LEAN_RESULTS; the full ones for older histories
+        lean: list[Activity | ReferencedActivity] = []  # since LEAN_RESULTS; full: older runs
         for name, ops in operations.items():
             row = entry_of(ops[0])
             retry = row.operation in RETRY_OPERATIONS
@@ -101,7 +115,9 @@ class HarnessActivities(ActivityHost):
                     changed=row.unechoed,
                 )
             )
-        return full + lean
+            if len(ops) == 1 and message_fields(context_type(row.operation)):
+                lean.append(referenced_activity(self, refs_name(name), row.operation))
+        return [*full, *lean]
 
 
 def hooked_activity(
@@ -149,4 +165,31 @@ def hooked_activity(
     run.__name__ = run.__qualname__ = name.replace("-", "_")
     run.__doc__ = "\n".join(f"{cls.operation}: {cls.__doc__}" for cls in classes)
     setattr(run, HOOKED_ATTRIBUTE, only or "*")
+    return activity.defn(name=name)(run)
+
+
+def referenced_activity(host: ActivityHost, name: str, operation: str) -> ReferencedActivity:
+    """The activity ``name`` of ``operation``, taking its messages by reference.
+
+    :func:`hooked_activity` with ``changed`` set, whose input is :class:`Referenced`: the
+    messages are kept and read back (:func:`.referenced.opened`) before the chains run,
+    and a message of the result that it was sent is answered by its id.
+    """
+    cls = context_type(operation)
+    leave = entry_of(operation).unechoed
+
+    async def run(sent: Referenced[HookContext]) -> Changed | Stopped:
+        try:
+            ctx = await opened(host.vault, sent)
+        except MessagesMissing as lost:  # said as run_hooked says any failure
+            raise ApplicationError(str(lost), type=type(lost).__name__) from None
+        out = await run_hooked(host, operation, ctx)
+        if not isinstance(out, HookContext):
+            return out
+        return referred(sent, ctx, changes(ctx, out, leave))
+
+    run.__annotations__ = {"sent": Referenced[cls], "return": Changed | Stopped}  # type: ignore[valid-type]  # parametrised at run time
+    run.__name__ = run.__qualname__ = name.replace("-", "_")
+    run.__doc__ = f"{operation}: {cls.__doc__} (messages by reference)"
+    setattr(run, HOOKED_ATTRIBUTE, operation)
     return activity.defn(name=name)(run)

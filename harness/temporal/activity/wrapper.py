@@ -27,6 +27,7 @@ from harness.hooks.contexts import HeartbeatTickContext
 from harness.providers import Clock, SystemClock
 from harness.temporal import SERVICE, USER_MESSAGE, WORKER_SHUTDOWN_ERROR_TYPE
 from harness.temporal.activity.claims import AttemptClaims, ProcessClaims, claim_key
+from harness.temporal.activity.referenced import MessageVault, ProcessVault
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,8 @@ class ActivityHost:
             otherwise a third of that timeout.
         claims: shared by every worker of the deployment (its database); this process's
             own when omitted.
+        vault: where messages sent by reference are kept (the deployment's database);
+            this process's memory when omitted.
     """
 
     def __init__(
@@ -54,12 +57,15 @@ class ActivityHost:
         clock: Clock | None = None,
         heartbeat_seconds: float = 3.0,
         claims: AttemptClaims | None = None,
+        vault: MessageVault | None = None,
     ) -> None:
         self.manager = manager
         self.clock: Clock = clock or SystemClock()
         self.heartbeat_seconds = heartbeat_seconds
         self.claims: AttemptClaims = claims or ProcessClaims()
         """Where local attempts are claimed (:mod:`harness.temporal.activity.claims`)."""
+        self.vault: MessageVault = vault or ProcessVault()
+        """Where messages sent by reference are kept (:mod:`.referenced`)."""
         self.shutdown_grace_seconds = 10.0
         """How long a stopping worker lets a local step run on (its worker's grace, which
         :func:`harness.temporal.worker.entry.build_worker` sets)."""

@@ -35,10 +35,13 @@ from harness.plugins import build_hooks
 from harness.plugins import build_manager as build_manager  # the worker's, re-exported here
 from harness.providers import SystemClock
 from harness.startup import EXIT_STATUS
-from harness.storage import open_database
+from harness.storage import Database, open_database
 from harness.storage.ledger import Ledger
 from harness.temporal.activity.dispatch import RetryLimits
 from harness.temporal.activity.hooked import HarnessActivities
+from harness.temporal.codec import EncryptionCodec
+from harness.temporal.keys import load_keys
+from harness.temporal.vault import SealedVault
 from harness.temporal.worker.connect import connect
 from harness.temporal.worker.deployment import deployment_config
 from harness.temporal.worker.deployment import describe as describe_deployment
@@ -194,6 +197,7 @@ async def serve(
             heartbeat_seconds=settings.activity_heartbeat_seconds / 3,
             retry_limits=retry_limits(settings),
             claims=Ledger.over(database),
+            vault=_vault(settings, database),
         )
         worker = build_worker(client, settings, activities)
         if readiness is not None:
@@ -297,3 +301,9 @@ def run(settings: Settings) -> NoReturn:
         if tracing is not None:
             tracing.shutdown()  # exports what is still batched
     leave(status)
+
+
+def _vault(settings: Settings, database: Database) -> SealedVault:
+    """Messages sent by reference, sealed with the payload key, in the shared database."""
+    keys = load_keys(settings)
+    return SealedVault(database, EncryptionCodec(keys), secret=keys[0].secret)

@@ -18,7 +18,6 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, FailureError
 
 with workflow.unsafe.imports_passed_through():
-    from harness.domain.outcome import Stopped
     from harness.hooks import LOCAL_BY_DEFAULT, HookContext, entry_of
 
 LOCAL_STEPS = "local-steps-v1"
@@ -64,13 +63,13 @@ async def recorded(operation: type[HookContext]) -> None:
 
 async def run_local(
     activity: str,
-    ctx: C,
+    arg: object,
     answer: Any,  # noqa: ANN401  # a union of types
     *,
     timeout: timedelta,
     retry_policy: RetryPolicy,
     summary: str | None,
-) -> C | Stopped:
+) -> Any:  # noqa: ANN401  # what ``answer`` names
     """One attempt as a local activity; its failure raised as an activity's would be.
 
     A local activity's failure reaches workflow code as its cause alone (the
@@ -78,9 +77,9 @@ async def run_local(
     regular activity raises, so it is read in one place (:func:`.failures.describe`).
     """
     try:
-        result: C | Stopped = await workflow.execute_local_activity(
+        result = await workflow.execute_local_activity(
             activity,
-            ctx,
+            arg,
             result_type=answer,
             start_to_close_timeout=timeout,
             retry_policy=retry_policy,

@@ -35,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
         ABORTS_FINAL,
         HOOK_OUTAGE_NOTICES,
         LEAN_RESULTS,
+        MESSAGES_BY_REF,
         OUTCOMES,
         RETRY_ACTIVITIES,
         RUN_AGAIN_ON_LOST_WORKER,
@@ -66,6 +67,7 @@ PATCHES: Final = (
     STRAND_KEYS,
     RECORDED_LOAD_PATCH,
     SHORT_STEPS_LOCAL,
+    MESSAGES_BY_REF,
 )
 """Every id but :data:`LOCAL_STEPS`, in the order a run with local steps records them."""
 

@@ -33,6 +33,7 @@ with workflow.unsafe.imports_passed_through():
         activity_of,
         changes_name,
         entry_of,
+        refs_name,
     )
     from harness.hooks.contexts import (
         ActivityFailedContext,
@@ -41,6 +42,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from harness.temporal import WORKER_SHUTDOWN_ERROR_TYPE
     from harness.temporal.models import ActivityPolicy, Changed, applied
+    from harness.temporal.refs import MessageRefs, message_fields
     from harness.temporal.workflow.aborts import abort_of
     from harness.temporal.workflow.failures import GaveUpError, describe
     from harness.temporal.workflow.local_steps import recorded, run_local, runs_locally
@@ -81,6 +83,11 @@ of the main loop and a handler asks first can differ when a killed worker's work
 run again, and a local step's key must be the one its first run used
 (:meth:`OperationRunner.key`)."""
 
+MESSAGES_BY_REF = "messages-by-ref-v1"
+"""``workflow.patched`` id: since issue 27 an operation whose context holds messages runs as
+its ``*-refs-v1`` activity, sent each message whole once and then by number
+(:mod:`harness.temporal.refs`); before, every model call's input held the whole window."""
+
 RETRY_ACTIVITIES = "retry-activities-v1"
 """``workflow.patched`` id: since issue 25 ``activity.failed`` and ``activity.retried`` each
 run in an activity of their own type, not both in ``dispatch-hooks-v1``."""
@@ -100,6 +107,7 @@ class OperationRunner:
         self._prefix = f"{info.workflow_id}/{info.run_id}"
         self._count = 0
         self._by_update: dict[str, int] = {}
+        self._refs = MessageRefs(self._prefix)
 
     async def run(
         self, ctx: C, *, max_attempts: int | None = None, on_retry: OnRetry | None = None
@@ -142,12 +150,14 @@ class OperationRunner:
         limit = max_attempts or entry_of(type(ctx).operation).attempts or self.policy.max_attempts
         operation = type(ctx).operation
         lean = workflow.patched(LEAN_RESULTS)
-        activity = changes_name(activity_of(operation)) if lean else activity_of(operation)
+        by_ref = lean and bool(message_fields(type(ctx))) and workflow.patched(MESSAGES_BY_REF)
+        activity = activity_of(operation)
+        activity = refs_name(activity) if by_ref else changes_name(activity) if lean else activity
         attempt = 1
         while True:
             current = ctx.model_copy(update={"attempt": attempt, "idempotency_key": key})
             try:
-                result = await self._execute(activity, current, type(ctx), lean=lean)
+                result = await self._execute(activity, current, type(ctx), lean=lean, by_ref=by_ref)
             except ActivityError as error:
                 abort = abort_of(error)
                 if abort is not None and workflow.patched(OUTCOMES):
@@ -222,7 +232,7 @@ class OperationRunner:
         return f"{self._prefix}/{update.id}/{count}"
 
     async def _execute(
-        self, activity: str, ctx: C, result_type: type[C], *, lean: bool
+        self, activity: str, ctx: C, result_type: type[C], *, lean: bool, by_ref: bool = False
     ) -> C | Stopped:
         """Run one attempt; an attempt whose worker was lost is run again, as the same attempt.
 
@@ -238,17 +248,22 @@ class OperationRunner:
         (issue 10). ``lost_workers`` tells side-effecting executors that the attempt
         may have done its work already. Only an attempt that loses more workers than
         the policy allows (one that kills every worker it runs on) fails as such.
+
+        With ``by_ref`` the context's messages go by id (:class:`MessageRefs`): those the
+        store may not hold yet whole, and a failed attempt's whole again the next time.
         """
         lost = 0
         answer: Any = (Changed if lean else result_type) | Refused | Asked  # an abort too
         local = runs_locally(type(ctx).operation)
         while True:
+            refs = self._refs.send(ctx) if by_ref else None
+            sent: object = ctx if refs is None else refs
             try:
                 result: C | Changed | Stopped
                 if local:
                     result = await run_local(
                         activity,
-                        ctx,
+                        sent,
                         answer,
                         timeout=timedelta(seconds=self.policy.start_to_close_seconds),
                         retry_policy=_ONCE,
@@ -257,7 +272,7 @@ class OperationRunner:
                 else:
                     result = await workflow.execute_activity(
                         activity,
-                        ctx,
+                        sent,
                         result_type=answer,
                         start_to_close_timeout=timedelta(
                             seconds=self.policy.start_to_close_seconds
@@ -266,8 +281,14 @@ class OperationRunner:
                         retry_policy=_ONCE,
                         summary=_summary(ctx, lost),
                     )
-                return applied(ctx, result) if isinstance(result, Changed) else result
+                if refs is not None:
+                    self._refs.ended(refs)
+                if isinstance(result, Changed):
+                    return self._refs.applied(ctx, result) if by_ref else applied(ctx, result)
+                return result
             except ActivityError as error:
+                if refs is not None:
+                    self._refs.failed(refs)
                 if not _worker_lost(error) or lost >= self.policy.max_worker_losses:
                     raise
                 if not workflow.patched(RUN_AGAIN_ON_LOST_WORKER):

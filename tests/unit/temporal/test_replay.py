@@ -47,6 +47,7 @@ SCENARIOS = {
     "continue_as_new",
     "plan",
     "short_steps",
+    "by_reference",
 }
 
 
@@ -75,7 +76,7 @@ def events(file: str) -> set[int]:
 def local_steps(file: str) -> set[str]:
     """The operations a history ran as local activities (the activity type in each marker)."""
     return {
-        re.sub(r"(-changes)?-v\d+$", "", json.loads(data.payloads[0].data)["activity_type"])
+        re.sub(r"(-changes|-refs)?-v\d+$", "", json.loads(data.payloads[0].data)["activity_type"])
         for e in history(file).events
         if e.marker_recorded_event_attributes.marker_name == "core_local_activity"
         and (data := e.marker_recorded_event_attributes.details.get("data"))
@@ -83,10 +84,12 @@ def local_steps(file: str) -> set[str]:
 
 
 def activities(file: str) -> set[str]:
-    """The operations whose activities a history scheduled (either form: whole or changes)."""
+    """The operations whose activities a history scheduled (any form: whole, changes, refs)."""
     return {
         re.sub(
-            r"(-changes)?-v\d+$", "", e.activity_task_scheduled_event_attributes.activity_type.name
+            r"(-changes|-refs)?-v\d+$",
+            "",
+            e.activity_task_scheduled_event_attributes.activity_type.name,
         )
         for e in history(file).events
         if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
@@ -133,6 +136,12 @@ def test_the_fixtures_cover_each_kind_of_run():
         "activity-failed",
         "activity-retried",
     } <= ran_locally
+    scheduled = {
+        e.activity_task_scheduled_event_attributes.activity_type.name
+        for e in history("by_reference.1.json").events
+    }
+    assert {"llm-invoked-refs-v1", "system-one-invoked-refs-v1"} <= scheduled
+    assert "context-created" in local_steps("by_reference.1.json")
     started = history("plain_message.1.json").events[0].workflow_execution_started_event_attributes
     assert started.workflow_type.name == RequestWorkflow.__temporal_workflow_definition.name  # type: ignore[attr-defined]
 

@@ -16,7 +16,7 @@ from temporalio.worker import Worker
 from harness.domain import TaskRef
 from harness.domain.outcome import Asked, Refused
 from harness.hooks import HookAbort, forget_operation
-from harness.hooks.catalogue import ACTIVITIES, DISPATCH_HOOKS, changes_name
+from harness.hooks.catalogue import ACTIVITIES, DISPATCH_HOOKS, changes_name, refs_name
 from harness.hooks.contexts import (
     ActivityFailedContext,
     ActivityRetriedContext,
@@ -25,6 +25,7 @@ from harness.hooks.contexts import (
 )
 from harness.temporal.activity.hooked import HOOKED_ATTRIBUTE, HarnessActivities
 from harness.temporal.models import Changed, applied
+from harness.temporal.refs import MessageRefs, message_fields
 
 from ..probe import Probe
 
@@ -126,12 +127,24 @@ async def test_every_registered_activity_runs_its_chain_through_the_wrapper(
 ):
     activities = HarnessActivities(manager)
     registered = {a.__temporal_activity_definition.name: a for a in activities.activities()}
-    # Every catalogue activity, its form answering with what changed (issue 27), and the
+    # Every catalogue activity, its form answering with what changed (issue 27), the form
+    # taking messages by reference of each whose context holds messages (issue 27), and the
     # one retry hooks shared before issue 25 (kept for older histories and workers).
     lean = {changes_name(name) for name in ACTIVITIES.values()}
-    assert set(registered) == set(ACTIVITIES.values()) | lean | {DISPATCH_HOOKS}
+    by_ref = {
+        refs_name(name): op for op, name in ACTIVITIES.items() if message_fields(context_type(op))
+    }
+    assert set(by_ref.values()) == {
+        "compaction.keep",
+        "compaction.summarise",
+        "context.created",
+        "llm.invoked",
+        "system_one.invoked",
+    }
+    assert set(registered) == set(ACTIVITIES.values()) | lean | set(by_ref) | {DISPATCH_HOOKS}
     cases = [(name, op) for op, name in ACTIVITIES.items()]
     cases += [(changes_name(name), op) for op, name in ACTIVITIES.items()]
+    cases += list(by_ref.items())
     recorder.attach(manager, {op for _, op in cases})
     async with Worker(
         client, task_queue=task_queue, workflows=[Probe], activities=activities.activities()
@@ -139,14 +152,18 @@ async def test_every_registered_activity_runs_its_chain_through_the_wrapper(
         for name, operation in cases:
             assert getattr(registered[name], HOOKED_ATTRIBUTE) in (operation, "*")
             recorder.trace.clear()
-            out = await probe(client, task_queue, name, sample(operation))
+            refs = MessageRefs(f"probe/{name}")
+            sent = refs.send(sample(operation)) if name in by_ref else sample(operation)
+            out = await probe(client, task_queue, name, sent)
             assert "ok" in out, (name, out)
             points = [p for p, _ in recorder.trace]
             own = [p for p in points if p.rsplit(".", 1)[0] == operation]
             assert own == [f"{operation}.{ph}" for ph in ("pre", "in", "post")], name
             # Only a named agent's loop runs operations inside its own (between in and post).
             assert points[:2] == own[:2] and points[-1] == own[-1], name
-            if name in lean:  # the fields the chains changed, the result among them
+            if name in by_ref:  # what changed, a message it was sent named by number
+                returned = refs.applied(sample(operation), Changed.model_validate(out["ok"]))
+            elif name in lean:  # the fields the chains changed, the result among them
                 assert out["ok"]["outcome"] == "changed", name
                 returned = applied(sample(operation), Changed.model_validate(out["ok"]))
             else:
