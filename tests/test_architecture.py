@@ -163,3 +163,42 @@ def test_the_settings_and_the_hooks_cli_load_no_database_tracing_or_conformance_
     kit = "from harness.hooks.__main__ import main; main(['conformance', '--list'])"
     quiet = "import io; out, sys.stdout = sys.stdout, io.StringIO()"
     assert _loaded_after(f"{quiet}; {kit}; sys.stdout = out", ("mcp",)) == ["mcp"]
+
+
+def _loaded_by_refusal(program: str, env: dict[str, str], libraries: tuple[str, ...]) -> list[str]:
+    """Which of ``libraries`` ``python -m program`` has loaded when it refuses to start (exit 2)."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import runpy, sys\n"
+        "try:\n"
+        f"    runpy.run_module({program!r}, run_name='__main__', alter_sys=True)\n"
+        "except SystemExit as refused:\n"
+        "    assert refused.code == 2, refused.code\n"
+        f"print(sorted(m for m in {libraries!r} if m in sys.modules))\n"
+    )
+    clean = {
+        k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_", "BOT_", "SLACK_"))
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", code], env={**clean, **env}, capture_output=True, text=True
+    )
+    assert out.returncode == 0 and "not starting: " in out.stderr, out.stderr
+    return ast.literal_eval(out.stdout.strip())
+
+
+def test_the_worker_and_the_bot_refuse_a_bad_setting_before_loading_the_sdks(tmp_path):
+    """Issue 27: a worker that only refused a bad setting spent 1.4 s of CPU importing first.
+
+    A setting either process cannot take and a missing payload key are said having loaded
+    the settings only: no Temporal SDK, no database, no Slack or web framework.
+    """
+    heavy = ("aiohttp", "slack_bolt", "sqlalchemy", "temporalio")
+    data = {"HARNESS_DATA_DIR": str(tmp_path)}  # no key file there either
+    assert _loaded_by_refusal("harness.worker", data, heavy) == []
+    assert _loaded_by_refusal("harness.worker", {**data, "HARNESS_HEALTH_PORT": "x"}, heavy) == []
+    local = {**data, "BOT_LOCAL": "1"}
+    assert _loaded_by_refusal("bot", local, heavy) == []
+    assert _loaded_by_refusal("bot", {**data, "BOT_LOCAL": ""}, heavy) == []  # no credentials

@@ -22,11 +22,8 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aiohttp import web
-
-from harness.hook_server.jsonrpc import JsonRpcDispatcher
 from harness.hooks.remote.signing import (
     DEFAULT_TOLERANCE,
     ID_HEADER,
@@ -36,6 +33,9 @@ from harness.hooks.remote.signing import (
     Verifier,
 )
 from harness.hooks.remote.wire import ABORT, SCHEMA_HEADER
+
+if TYPE_CHECKING:  # an MCP member (a process per test, twice) loads neither: ~0.3 s each
+    from aiohttp import web
 
 Reply = dict[str, Any]
 
@@ -156,6 +156,10 @@ def _back(reply: Reply, neutral: Reply) -> Reply:
 
 def jsonrpc_app(defect: str, secret: str | None = None) -> web.Application:
     """A JSON-RPC executor at ``/hooks`` with ``defect`` (signature defects need ``secret``)."""
+    from aiohttp import web
+
+    from harness.hook_server.jsonrpc import JsonRpcDispatcher
+
     dispatcher = JsonRpcDispatcher({"tool.invoked.pre": lambda ctx: None})
     spoil = SPOILERS.get(defect, lambda reply: reply)
     check = VERIFIERS[defect](secret) if defect in VERIFIERS and secret else None

@@ -2,7 +2,9 @@
 
 The manager is :func:`harness.plugins.build_manager`'s (re-exported here).
 
-``python -m harness.worker`` and the ``tiny-harness-worker`` script call :func:`main`.
+``python -m harness.worker`` and the ``tiny-harness-worker`` script call
+:func:`harness.temporal.worker.main`, which checks the settings and the payload key
+(:mod:`.start`) before importing this module, then calls :func:`run`.
 A stop signal runs the ``shutdown`` operation, then in-flight activities get
 ``shutdown_grace_seconds`` to finish before they are cancelled and handed back to
 Temporal (the workflow retries them on the next worker). SIGHUP reloads the hooks file
@@ -13,9 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import signal
-import sys
 from datetime import timedelta
 from typing import Final, NoReturn, TypedDict
 
@@ -34,7 +34,7 @@ from harness.loop_watch import LoopWatchdog
 from harness.plugins import build_hooks
 from harness.plugins import build_manager as build_manager  # the worker's, re-exported here
 from harness.providers import SystemClock
-from harness.startup import EXIT_STATUS, load_settings, one_line
+from harness.startup import EXIT_STATUS
 from harness.storage import Database, open_database
 from harness.storage.ledger import Ledger
 from harness.temporal.activity.dispatch import RetryLimits
@@ -47,6 +47,7 @@ from harness.temporal.worker.deployment import deployment_config
 from harness.temporal.worker.deployment import describe as describe_deployment
 from harness.temporal.worker.readiness import WorkerReadiness
 from harness.temporal.worker.sandbox import workflow_runner
+from harness.temporal.worker.start import leave, refuse
 from harness.temporal.worker.telemetry import MetricsConfigError, worker_runtime
 from harness.temporal.workflow.request import RequestWorkflow
 from harness.temporal.workflow.task import TaskWorkflow
@@ -255,21 +256,14 @@ async def _reload_on(requests: asyncio.Queue[str], reload: HooksReload | None) -
         await reload.reload(trigger=trigger)
 
 
-def main() -> None:
-    """Run the worker until SIGINT or SIGTERM; SIGHUP reloads the hooks file.
+def run(settings: Settings) -> NoReturn:
+    """Run the worker of checked ``settings`` until SIGINT or SIGTERM; SIGHUP reloads the hooks.
 
-    Raises:
-        SystemExit: 2 (:data:`~harness.startup.EXIT_STATUS`), with one line on stderr
-            and no traceback, when it cannot start: a setting it cannot take, no payload
-            key, a bad hooks file or plugin, a model with no provider, a taken health port,
-            a database it cannot reach.
+    :func:`harness.temporal.worker.main` has read the settings and the payload key
+    (the refusals that need none of the imports above); what is refused from here on (a
+    bad hooks file or plugin, a model with no provider, a taken health port, a database it
+    cannot reach) is refused the same way: one line on stderr, exit status 2.
     """
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    try:
-        settings = load_settings(Settings)
-        load_keys(settings)  # before anything starts: no key, no worker (issue 9)
-    except HarnessError as error:
-        _refuse(error)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     # From the first line on (plugins log while they register); serve() adds the hooks
     # file's header secrets once the manager exists.
@@ -279,7 +273,7 @@ def main() -> None:
         tracing = configure_tracing(service="tiny-harness-worker")
         runtime = worker_runtime(settings)
     except (TracingConfigError, MetricsConfigError) as error:
-        _refuse(error, settings)
+        refuse(error, settings)
     log.info(
         "%s; %s",
         describe_tracing(tracing),
@@ -288,7 +282,7 @@ def main() -> None:
         else "no metrics endpoint",
     )
 
-    async def run() -> None:
+    async def serving() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -304,42 +298,17 @@ def main() -> None:
         except HarnessError as error:
             if readiness.worker is not None:  # it ran: not a start-up problem
                 raise
-            _refuse(error, settings)
+            refuse(error, settings)
 
     status = 0
     try:
-        asyncio.run(run())
-    except SystemExit as refused:  # _refuse inside the loop: its line is written already
+        asyncio.run(serving())
+    except SystemExit as refused:  # refuse() inside the loop: its line is written already
         status = refused.code if isinstance(refused.code, int) else EXIT_STATUS
     finally:
         if tracing is not None:
             tracing.shutdown()  # exports what is still batched
-    _leave(status)
-
-
-def _leave(status: int) -> NoReturn:
-    """Exit with ``status`` without the interpreter's finalization, everything flushed.
-
-    The SDK's core threads can outlive the interpreter's teardown: about one exit in
-    ten after a failed connect aborted (SIGABRT, "PyGILState_Release") or segfaulted,
-    turning a clean stop (0) or a refusal (2) into a crash. Nothing is left to run by
-    then; the logs and the standard streams are flushed first.
-    """
-    logging.shutdown()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(status)
-
-
-def _refuse(error: BaseException, settings: Settings | None = None) -> NoReturn:
-    """One line on stderr and exit status 2: why the worker does not start (issue 11)."""
-    redactor = Redactor(secrets=settings.secret_values() if settings else ())
-    print(f"worker not starting: {redactor.redact_text(one_line(error))}", file=sys.stderr)
-    raise SystemExit(EXIT_STATUS) from None
-
-
-if __name__ == "__main__":
-    main()
+    leave(status)
 
 
 def _vault(settings: Settings, database: Database) -> SealedVault:

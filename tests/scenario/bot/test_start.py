@@ -14,8 +14,8 @@ import os
 import sys
 from pathlib import Path
 
-from bot.__main__ import serve
 from bot.config import BotSettings
+from bot.serving import serve
 from harness.config import Settings
 from harness.startup import QUOTES_STRIPPED
 from tests.integration.temporal.conftest import PAYLOAD_KEY
