@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib.abc
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -96,6 +97,9 @@ async def test_python_m_harness_worker_logs_registrations_and_stops_on_sigterm(s
         in output
     )
     assert "worker stopping (stop requested); 0 activities in flight" in output
+    # Its start-up heap is frozen once it is built: no full collection walks it again.
+    frozen = re.search(r"froze (\d+) start-up objects", output)
+    assert frozen is not None and int(frozen.group(1)) > 10_000, output
 
 
 async def test_the_worker_keeps_the_workflow_sandbox_on_and_passes_through_no_io_module(
