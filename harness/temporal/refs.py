@@ -22,7 +22,6 @@ Pure values and deterministic code: workflow code imports this module passed thr
 from __future__ import annotations
 
 import functools
-import json
 import types
 import typing
 from collections.abc import Iterable
@@ -96,20 +95,13 @@ class Referenced(Frozen, Generic[C]):
     fields: dict[str, str] = Field(default_factory=dict)
     inline: dict[int, Message] = Field(default_factory=dict)
 
-
-def referenced(
-    ctx: C, scope: str, fields: dict[str, str], inline: dict[int, Message]
-) -> Referenced[C]:
-    """``ctx`` as :class:`Referenced`, its message fields named in ``fields`` emptied."""
-    context = ctx.model_copy(update=dict.fromkeys(fields, ()))
-    # Parametrised by the context's own class, so it serialises as that class, whole.
-    form: type[Referenced[C]] = Referenced.__class_getitem__(type(ctx))  # type: ignore[assignment]  # pydantic's parametrised class
-    return form(context=context, scope=scope, fields=fields, inline=inline)
-
-
-def json_key(value: object) -> str:
-    """One message's JSON as a key: the same message gives the same key, in any process."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    @staticmethod
+    def of(ctx: C, scope: str, fields: dict[str, str], inline: dict[int, Message]) -> Referenced[C]:
+        """``ctx`` as :class:`Referenced`, its message fields named in ``fields`` emptied."""
+        context = ctx.model_copy(update=dict.fromkeys(fields, ()))
+        # Parametrised by the context's own class, so it serialises as that class, whole.
+        form: type[Referenced[C]] = Referenced.__class_getitem__(type(ctx))  # type: ignore[assignment]  # pydantic's parametrised class
+        return form(context=context, scope=scope, fields=fields, inline=inline)
 
 
 class MessageRefs:
@@ -151,7 +143,7 @@ class MessageRefs:
             inline.update(
                 (n, m) for n, m in zip(numbers, messages, strict=True) if n not in self._held
             )
-        return referenced(ctx, self.scope, fields, inline)
+        return Referenced.of(ctx, self.scope, fields, inline)
 
     def ended(self, sent: Referenced[C]) -> None:
         """The activity ``sent`` went to answered: the store holds its messages now."""
@@ -166,22 +158,20 @@ class MessageRefs:
     def applied(self, ctx: C, changed: Changed) -> C:
         """``ctx`` with what the chains changed; a message the result names by number is
         the one this run numbered so."""
-        names = [n for n in message_fields(type(ctx)) if isinstance(changed.fields.get(n), list)]
-        if not names:
+        resolved = {
+            name: [self._by_number[i] if isinstance(i, int) else i for i in items]
+            for name in message_fields(type(ctx))
+            if isinstance(items := changed.fields.get(name), list)
+        }
+        if not resolved:
             return applied(ctx, changed)
-        resolved: dict[str, object] = {}
-        for name in names:
-            if isinstance(items := changed.fields[name], list):
-                resolved[name] = [self._by_number[i] if isinstance(i, int) else i for i in items]
         return type(ctx).model_validate({**dict(ctx), **changed.fields, **resolved})
 
 
 __all__ = [
     "MessageRefs",
     "Referenced",
-    "json_key",
     "message_fields",
     "numbers_of",
-    "referenced",
     "spans",
 ]

@@ -9,6 +9,7 @@ or this process's memory when a test builds activities on their own (:class:`Pro
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Mapping
 from typing import Protocol, TypeVar, final
 
@@ -16,7 +17,7 @@ from harness.domain import Message
 from harness.hooks import HookContext
 from harness.temporal.errors import MessagesMissing
 from harness.temporal.models import Changed
-from harness.temporal.refs import Referenced, json_key, message_fields, numbers_of
+from harness.temporal.refs import Referenced, message_fields, numbers_of
 
 C = TypeVar("C", bound=HookContext)
 
@@ -72,16 +73,25 @@ async def opened(vault: MessageVault, sent: Referenced[C]) -> C:
 def referred(sent: Referenced[C], ctx: C, changed: Changed) -> Changed:
     """``changed`` with each message of its message fields that ``ctx`` was sent by its
     number."""
-    names = [n for n in message_fields(type(ctx)) if isinstance(changed.fields.get(n), list)]
-    if not names:
+    lists = {
+        name: items
+        for name in message_fields(type(ctx))
+        if isinstance(items := changed.fields.get(name), list)
+    }
+    if not lists:
         return changed
-    ids = {
-        json_key(message.model_dump(mode="json")): n
+    numbers = {
+        _json_key(message.model_dump(mode="json")): n
         for name, text in sent.fields.items()
         for message, n in zip(getattr(ctx, name), numbers_of(text), strict=True)
     }
-    fields = dict(changed.fields)
-    for name in names:
-        if isinstance(items := fields[name], list):
-            fields[name] = [ids.get(json_key(item), item) for item in items]
-    return Changed(fields=fields)
+    named = {
+        name: [numbers.get(_json_key(item), item) for item in items]
+        for name, items in lists.items()
+    }
+    return Changed(fields={**changed.fields, **named})
+
+
+def _json_key(value: object) -> str:
+    """One message's JSON as a key: the same message gives the same key."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
