@@ -19,17 +19,14 @@ from pathlib import Path
 from temporalio import activity, workflow
 
 from bot.testing.stack import (
-    DEV_SERVER_TUNING,
     Stack,
     free_port,
     running_stack,
-    temporal_binary,
     wait_port,
 )
 
 SECRET = "bench-signing-secret"
 __all__ = [
-    "DEV_SERVER_TUNING",
     "SECRET",
     "FloorWorkflow",
     "Stack",
@@ -37,7 +34,6 @@ __all__ = [
     "free_port",
     "stack",
     "stats",
-    "temporal_binary",
     "wait_port",
 ]
 

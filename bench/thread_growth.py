@@ -28,8 +28,6 @@ import io
 import json
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,7 +36,7 @@ from pathlib import Path
 from uuid import uuid4
 
 from meter import KINDS, Meter, Totals, codec_client
-from stack import DEV_SERVER_TUNING, free_port, temporal_binary
+from stack import free_port
 from temporalio.client import Client
 
 from bot.standin import SlackStandIn, served
@@ -48,6 +46,7 @@ from harness.domain import TaskRef
 from harness.hooks.contexts import RequestReceivedContext
 from harness.temporal.client import HarnessClient
 from harness.temporal.keys import new_key
+from tests.support.dev_server import DevServer
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASURED = (2, 10, 50, 200)
@@ -56,37 +55,12 @@ CHANNEL = "CGROWTH"
 
 @contextlib.contextmanager
 def dev_server(workdir: Path) -> Iterator[str]:
-    port = free_port()
-    with open(workdir / "temporal.log", "ab") as log:
-        process = subprocess.Popen(
-            [
-                temporal_binary(),
-                "server",
-                "start-dev",
-                "--headless",
-                "--ip",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--db-filename",
-                str(workdir / "temporal.db"),
-                *DEV_SERVER_TUNING,
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+    """The tests' dev server (:class:`tests.support.dev_server.DevServer`), in ``workdir``."""
+    server = DevServer(workdir / "temporal.db").start()
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-                break
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"temporal dev server did not start: {workdir / 'temporal.log'}")
-            time.sleep(0.05)
-        yield f"127.0.0.1:{port}"
+        yield server.address
     finally:
-        process.terminate()
-        process.wait(10)
+        server.stop()
 
 
 def text_of(n: int) -> str:
