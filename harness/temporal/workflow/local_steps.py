@@ -11,7 +11,7 @@ before either id replays its steps as the activities it recorded.
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
@@ -33,8 +33,6 @@ as the activities it recorded (:func:`runs_locally`)."""
 RECORD_PAUSE: Final = timedelta(milliseconds=1)
 """The timer that ends a workflow task so that a local read before it is recorded
 (:func:`recorded`)."""
-
-C = TypeVar("C", bound=HookContext)
 
 
 def runs_locally(operation: str) -> bool:
