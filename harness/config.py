@@ -107,6 +107,9 @@ class Settings(BaseSettings):
     (several workers may share a host); ``0``: a free port, logged."""
     sticky_queue_timeout_seconds: float = Field(default=10.0, gt=0)
     """How long a workflow task waits for the worker that cached it before any worker takes it."""
+    workflow_task_timeout_seconds: float = Field(default=10.0, gt=0, le=120)
+    """How long a worker may hold a task's workflow task before Temporal gives it to another
+    (what a killed worker's task waits); Temporal's default, 10 s. Set when the task starts."""
     worker_max_concurrent_activities: int | None = Field(default=None, ge=1)
     """Activities one worker runs at once (each hooked operation, model call and post is one);
     unset: the Temporal SDK's default (100)."""

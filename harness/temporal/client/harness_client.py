@@ -184,6 +184,7 @@ class HarnessClient:
                     id=ref.task_id,
                     task_queue=self.settings.task_queue,
                     id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
+                    task_timeout=timedelta(seconds=self.settings.workflow_task_timeout_seconds),
                 )
             except WorkflowAlreadyStartedError:
                 return False
