@@ -18,6 +18,7 @@ from harness.hooks.__main__ import main
 from tests.examples.conftest import ROOT, SECRET, failures, free_port, started, stopped
 from tests.examples.test_mcp_rewriter import http_url  # noqa: F401  # the fixture, shared
 from tests.support.broken_executor import BROKEN_FIXTURES
+from tests.support.cli import run_here
 
 
 @pytest.fixture(scope="module")
@@ -76,14 +77,9 @@ def kit(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 
 def kit_here(capsys, *args: str) -> subprocess.CompletedProcess[str]:
-    """:func:`kit` in this process: the same entry point, argv and output, without the
-    1.3 s of a fresh interpreter loading the kit (the tests above run it as a user does)."""
-    try:
-        status = main(["conformance", *args])
-    except SystemExit as exited:  # argparse's usage errors
-        status = int(exited.code or 0)
-    out = capsys.readouterr()
-    return subprocess.CompletedProcess(list(args), status, out.out, out.err)
+    """:func:`kit` in this process: the same entry point, argv and output, without a fresh
+    interpreter loading the kit (the tests above and below run it as a user does)."""
+    return run_here(main, ["conformance", *args], capsys)
 
 
 def test_the_cli_prints_a_line_per_fixture_and_exits_0_only_at_100_percent(node_policy, broken):
