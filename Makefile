@@ -9,7 +9,7 @@ CHROMIUM := /usr/bin/chromium
 FAST_TESTS := tests/unit tests/contract $(wildcard tests/test_*.py)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test check lint suite fast bench docs histories corpus browser clean
+.PHONY: run test check lint suite fast bytecode bench docs histories corpus browser clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,7 +17,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-run: $(STAMP)
+# Our modules compiled once, as pip compiles the packages it installs: where PYTHONDONTWRITEBYTECODE
+# is set, every process (the worker, the bot, each CLI call, each new workflow's sandbox) would
+# compile them again, 0.2 s of a 1.4 s start. Incremental: only files changed since are compiled.
+bytecode: $(STAMP)
+	$(BIN)/python -m compileall -q harness bot commands tests bench examples
+
+run: $(STAMP) bytecode
 	mkdir -p $${HARNESS_DATA_DIR:-.data}
 	$(BIN)/python -m harness.temporal.keys ensure $${HARNESS_PAYLOAD_KEY_FILE:-$${HARNESS_DATA_DIR:-.data}/payload.key}
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile
@@ -40,16 +46,16 @@ browser: $(CHROMIUM)
 test: $(STAMP) $(CHROMIUM)
 	$(MAKE) --no-print-directory -j2 lint suite
 
-suite: $(STAMP) $(CHROMIUM)
+suite: $(STAMP) $(CHROMIUM) bytecode
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -n 3 --dist loadfile
 
 check: $(STAMP)  # the fast tier: lint beside unit and contract tests; no servers' scenarios, no browser
 	$(MAKE) --no-print-directory -j2 lint fast
 
-fast: $(STAMP)
+fast: $(STAMP) bytecode
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -n 3 --dist loadfile $(FAST_TESTS)
 
-bench: $(STAMP)  # each prints ours beside a baseline of the same run; the repo root is importable
+bench: $(STAMP) bytecode  # each prints ours beside a baseline of the same run; the repo root is importable
 	for script in dispatch remote slack_ack thread_growth load; do \
 	  PYTHONPATH="$(CURDIR)" PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/$$script.py || exit 1; \
 	done
