@@ -1,15 +1,16 @@
-"""Thread growth: what one more message in a long thread costs, at message 2, 10, 50 and 200.
+"""Thread growth: what one more message in a long thread costs, at message 2, 9, 10, 50 and 200.
 
 One channel task on a real Temporal dev server and a real worker process (``python -m
 harness.worker``, the offline model, replies posted to the bot's local Slack stand-in),
 fed the way the bot feeds it (``HarnessClient.receive``); every other message asks for
-one tool call. After each reply it reads every workflow history in the namespace and
-the worker's database and prints, for the messages measured: history events and bytes
-added (all workflows, continue-as-new runs included), as stored (compressed, encrypted:
-what Temporal's limits count) and as the codec opens them; activities scheduled;
-local activities (no task-queue round trip); workflows started; store bytes written; and
-where the last message's stored bytes go (local steps' markers, activities on the task
-queue, workflow tasks, updates, the rest).
+one tool call (the even ones: message 9 is the plain one measured, answered by triage).
+After each reply it reads every workflow history in the namespace and the worker's
+database and prints, for the messages measured: history events and bytes added (all
+workflows, continue-as-new runs included), as stored (compressed, encrypted: what
+Temporal's limits count) and as the codec opens them; activities scheduled; local
+activities (no task-queue round trip); workflows started; store bytes written; and where
+the last message's stored bytes go (local steps' markers, activities on the task queue,
+workflow tasks, updates, the rest).
 The last line is JSON; ``ratio`` is the stored
 history bytes added by the last message measured over those of message 2 (goal: at most
 1.5, issue 13: cost per message independent of thread length), ``opened_ratio`` the same
@@ -49,7 +50,7 @@ from harness.temporal.keys import new_key
 from tests.support.dev_server import DevServer
 
 ROOT = Path(__file__).resolve().parents[1]
-MEASURED = (2, 10, 50, 200)
+MEASURED = (2, 9, 10, 50, 200)
 CHANNEL = "CGROWTH"
 
 
@@ -63,8 +64,12 @@ def dev_server(workdir: Path) -> Iterator[str]:
         server.stop()
 
 
+def calls_a_tool(n: int) -> bool:
+    return n % 2 == 0
+
+
 def text_of(n: int) -> str:
-    if n % 2 == 0:
+    if calls_a_tool(n):
         return f'call echo {{"text": "tool message {n}"}}'
     return f"message {n}: please remember the number {n * 7} for later"
 
@@ -173,15 +178,15 @@ def main() -> None:
     with contextlib.redirect_stdout(io.StringIO()):  # the stand-in prints every post
         figures = asyncio.run(run(args.messages))
     print(
-        f"{'message':>8} {'events':>7} {'hist bytes':>11} {'opened':>9} {'activities':>10}"
-        f" {'local':>6} {'workflows':>9} {'store bytes':>11}"
+        f"{'message':>8} {'kind':>6} {'events':>7} {'hist bytes':>11} {'opened':>9}"
+        f" {'activities':>10} {'local':>6} {'workflows':>9} {'store bytes':>11}"
     )
     for n in MEASURED:
         if (row := figures.get(f"m{n}")) is not None:
             print(
-                f"{n:>8} {row['events']:>7} {row['bytes']:>11} {row['opened']:>9}"
-                f" {row['activities']:>10} {row['local']:>6} {row['workflows']:>9}"
-                f" {row['store']:>11}"
+                f"{n:>8} {'tool' if calls_a_tool(n) else 'plain':>6} {row['events']:>7}"
+                f" {row['bytes']:>11} {row['opened']:>9} {row['activities']:>10}"
+                f" {row['local']:>6} {row['workflows']:>9} {row['store']:>11}"
             )
     last = max(n for n in MEASURED if f"m{n}" in figures)
     row = figures[f"m{last}"]

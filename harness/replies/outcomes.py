@@ -40,6 +40,8 @@ SOMETHING_WRONG: Final = "something went wrong on the harness's side; the logs h
 
 _TRANSPORT: Final = frozenset({"HookTransportError"})
 _TIMEOUTS: Final = frozenset({"HookTimeoutError"})
+_LOST_MESSAGES: Final = frozenset({"MessagesMissing"})
+"""The harness's own store lost what it sent by reference: neither the model nor a service."""
 
 
 def refused(reason: str) -> str:
@@ -107,10 +109,16 @@ def retrying(outcome: Failed, attempt: int, limit: int) -> str:
     """The notice that an operation is being tried again (``attempt`` of ``limit``).
 
     A hook service that is down is named as such (by its configured name, never its
-    address); anything else that is retried aloud is the model not answering.
+    address); the thread's messages lost by the store (a model call sent them by
+    reference) as such; anything else that is retried aloud is the model not answering.
     """
     if service_down(outcome):
         return f"{_why(outcome)}; retrying, {attempt} of {limit}"
+    if outcome.error_type in _LOST_MESSAGES:
+        return (
+            "the thread's earlier messages could not be read back from storage; retrying "
+            f"with them in full, {attempt} of {limit}"
+        )
     return f"the model is not answering: {_why(outcome)}; retrying, {attempt} of {limit}"
 
 

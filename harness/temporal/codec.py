@@ -47,6 +47,8 @@ _ZLIB: Final = b"zlib"
 _NONE: Final = b"none"
 _NONCE_BYTES: Final = 12  # random per payload: fine for 2**32 payloads a key (NIST), so rotate
 _TAG_BYTES: Final = 16
+_MIN_WINDOW_BITS: Final = 10  # zlib's floor is 9, and it rounds 8 up
+_BLOCK_BITS_OVER_MEMORY: Final = 6  # zlib's block holds 2 ** (memLevel + 6) symbols
 
 
 @final
@@ -98,7 +100,7 @@ class EncryptionCodec(PayloadCodec):
         if payload.metadata.get("encoding") == ENCODING:
             return payload
         plain = payload.SerializeToString(deterministic=True)
-        packed = zlib.compress(plain)
+        packed = deflate(plain)
         compression, body = (_ZLIB, packed) if len(packed) < len(plain) else (_NONE, plain)
         nonce = os.urandom(_NONCE_BYTES)
         sealed = self._ciphers[self._key_id].encrypt(
@@ -142,6 +144,23 @@ class EncryptionCodec(PayloadCodec):
         except (zlib.error, DecodeError) as error:  # authentic, so written by a broken encoder
             problem = f"authentic but unreadable: {error}"
             raise PayloadCodecError(key_id=key_id, problem=problem) from error
+
+
+def deflate(plain: bytes) -> bytes:
+    """``plain`` as a zlib stream at the default level, with a window no wider than it needs.
+
+    ``zlib.compress`` sets up about 256 KB of tables for its 32 KB window on every call,
+    past malloc's mmap threshold: 8-80 us a call on this 2-core machine, more than
+    compressing a payload of a few KB takes (5-14 us with a fitting window). Sealing and
+    opening were 9 % of the worker's samples under bench/load.py (issue 27). A window as
+    wide as the payload finds every match the full one would, and a block as long as it
+    keeps one Huffman table, so the bytes are as few; the stream names its window, so any
+    zlib reader opens it.
+    """
+    bits = min(max(len(plain).bit_length(), _MIN_WINDOW_BITS), zlib.MAX_WBITS)
+    memory = min(bits - _BLOCK_BITS_OVER_MEMORY, zlib.DEF_MEM_LEVEL)  # a block holds it all
+    deflater = zlib.compressobj(zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, bits, memory)
+    return deflater.compress(plain) + deflater.flush()
 
 
 def _associated(key_id: str, compression: bytes) -> bytes:

@@ -13,7 +13,9 @@ from harness.domain import (
 from harness.hooks.contexts.base import HookContext
 
 
-class PlanCreatedContext(HookContext, operation="plan.created", progress=("post",)):
+class PlanCreatedContext(
+    HookContext, operation="plan.created", calls_model=True, progress=("post",)
+):
     """The model writes a plan for a goal."""
 
     goal: str

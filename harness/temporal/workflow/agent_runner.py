@@ -13,7 +13,7 @@ up as :class:`~harness.temporal.workflow.failures.GaveUpError` (the request ends
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from temporalio import workflow
 
@@ -21,11 +21,30 @@ with workflow.unsafe.imports_passed_through():
     from harness import replies
     from harness.domain.outcome import Asked, Done, Failed, Stopped
     from harness.hooks import HookAbort, HookContext, entry_of
+    from harness.hooks.contexts import PlanCreatedContext
     from harness.temporal.workflow.failures import GaveUpError
     from harness.temporal.workflow.retries import HOOK_OUTAGE_NOTICES, SAY_RETRIES, OperationRunner
     from harness.temporal.workflow.turn import Turn
 
 C = TypeVar("C", bound=HookContext)
+
+PLAN_RETRIES_SAID = "plan-retries-said-v1"
+"""``workflow.patched`` id: since issue 27 ``plan.created``'s row says ``calls_model`` (writing
+a plan is a model call), so its retries are said as a model's; before, only a hook service's
+outage was said while it was retried (:data:`HOOK_OUTAGE_NOTICES`)."""
+
+MODEL_ROWS_SINCE: Final = {PlanCreatedContext.operation: PLAN_RETRIES_SAID}
+"""Rows that came to say ``calls_model`` after :data:`SAY_RETRIES`, by the id since which a run
+says their retries as a model's."""
+
+
+def says_model_retries(operation: str) -> bool:
+    """Whether this run says ``operation``'s retries as a model's: its row says
+    ``calls_model``, and said so when the run began (:data:`MODEL_ROWS_SINCE`)."""
+    if not entry_of(operation).calls_model:
+        return False
+    since = MODEL_ROWS_SINCE.get(operation)
+    return since is None or workflow.patched(since)
 
 
 class LoopOperations:
@@ -93,7 +112,7 @@ class LoopOperations:
         if self._before is not None:
             await self._before(ctx)
         operation = type(ctx).operation
-        since = SAY_RETRIES if entry_of(operation).calls_model else HOOK_OUTAGE_NOTICES
+        since = SAY_RETRIES if says_model_retries(operation) else HOOK_OUTAGE_NOTICES
         turn = self.turn
         if turn is not None:
             ctx = ctx.model_copy(update={"entities": {**ctx.entities, **turn.entity()}})
@@ -113,7 +132,7 @@ class LoopOperations:
         Said on the first retry and on the last one, not on each: enough to know the task
         is alive without filling the thread. A notice that itself fails is not retold.
         """
-        said = entry_of(failure.operation).calls_model or replies.service_down(failure)
+        said = says_model_retries(failure.operation) or replies.service_down(failure)
         if self._say is None or attempt not in (2, limit) or not said or self._saying:
             return
         self._saying = True

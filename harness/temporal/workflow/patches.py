@@ -29,6 +29,7 @@ with workflow.unsafe.imports_passed_through():
         SUBTASK_THREAD_PATCH,
         SUBTASKS_PATCH,
     )
+    from harness.temporal.workflow.agent_runner import PLAN_RETRIES_SAID
     from harness.temporal.workflow.local_steps import LOCAL_STEPS, SHORT_STEPS_LOCAL
     from harness.temporal.workflow.people import QUESTIONS_CLOSED_PATCH, TURN_THREAD_PATCH
     from harness.temporal.workflow.retries import (
@@ -68,6 +69,7 @@ PATCHES: Final = (
     RECORDED_LOAD_PATCH,
     SHORT_STEPS_LOCAL,
     MESSAGES_BY_REF,
+    PLAN_RETRIES_SAID,
 )
 """Every id but :data:`LOCAL_STEPS`, in the order a run with local steps records them."""
 

@@ -164,6 +164,10 @@ async def test_a_store_that_lost_the_messages_costs_one_attempt_not_the_task(
         if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED
     ]
     assert failures and set(failures) == {"MessagesMissing"}
+    # The thread is told what was retried: not the model, which answered every time.
+    said = [str(a.get("text", "")) for _, a in slack_api.calls if a.get("channel") == channel]
+    assert any("messages could not be read back from storage" in text for text in said)
+    assert not any("model is not answering" in text for text in said)
     await harness.finish(task_id)
     await harness.outcome(task_id)
     await assert_replays(client, [task_id])

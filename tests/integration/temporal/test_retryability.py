@@ -133,6 +133,29 @@ async def test_a_model_that_keeps_failing_is_said_in_the_thread_then_in_one_sent
     await assert_replays(client, [task_id])
 
 
+async def test_a_plan_whose_model_fails_once_is_said_as_a_model_retried(
+    harness, worker, replay, slack_api, client
+):
+    # Writing a plan is a model call: its retry is said as one (issue 27), not left silent.
+    replay.queue(
+        "openai/triage_plan",
+        "openai/error_502_html",
+        "openai/plan_two_steps",
+        "openai/tool_calls",
+        "openai/step_answer",
+        "openai/report",
+    )
+    task_id, _ = await ask(harness, slack_api, "gpt-x", "Greet and compute")
+    said = posts(slack_api, channel_of(task_id))
+    assert said[0] == (
+        f"{NOTICE}the model provider (openai) is failing or overloaded (HTTP 502); retrying, 2 of 4"
+    )
+    assert replay.requests[1].body == replay.requests[2].body  # the plan asked for again
+    await harness.finish(task_id)
+    await harness.outcome(task_id)
+    await assert_replays(client, [task_id])
+
+
 @pytest.mark.parametrize(
     ("error", "retryable"),
     [

@@ -94,6 +94,7 @@ def test_each_per_operation_fact_is_a_column_of_its_row():
         "llm.invoked",
         "system_one.invoked",
         "compaction.summarise",
+        "plan.created",
     }
     assert set(points_at("pre", lambda e: e.progress)) == {"llm.invoked.pre", "tool.invoked.pre"}
     assert set(points_at("pre", lambda e: e.policy)) == {"tool.invoked.pre", "command.invoked.pre"}

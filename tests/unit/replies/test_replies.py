@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from harness import replies
 from harness.domain.outcome import Failed
+from harness.temporal.errors import MessagesMissing
 
 TASK = "task/T1/C1"
 
@@ -50,6 +51,18 @@ def test_a_hook_service_retried_is_said_as_such_and_a_model_as_before():
     model = Failed(operation="llm.invoked", error_type="ModelUnavailable", user_message="x")
     assert not replies.service_down(model)
     assert replies.retrying(model, 2, 4) == "the model is not answering: x; retrying, 2 of 4"
+
+
+def test_messages_the_store_lost_are_not_said_to_be_the_model_not_answering():
+    lost = Failed(
+        operation="llm.invoked",
+        error_type=MessagesMissing.__name__,
+        error_message="2 of the 5 messages of run-1 sent by reference are not in the store",
+        retryable=True,
+    )
+    said = replies.retrying(lost, 2, 4)
+    assert said.startswith("the thread's earlier messages could not be read back from storage")
+    assert said.endswith("2 of 4") and "model" not in said and "run-1" not in said
 
 
 def test_a_text_too_long_for_slack_is_cut_at_a_line_and_says_how_much_is_left():

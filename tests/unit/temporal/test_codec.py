@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import os
+import zlib
 
 import pytest
 from temporalio.api.common.v1 import Payload
@@ -15,7 +17,14 @@ from temporalio.api.failure.v1 import Failure
 from temporalio.exceptions import ApplicationError
 
 from harness.domain import ChannelMessage
-from harness.temporal.codec import COMPRESSION, ENCODING, KEY_ID, EncryptionCodec, data_converter
+from harness.temporal.codec import (
+    COMPRESSION,
+    ENCODING,
+    KEY_ID,
+    EncryptionCodec,
+    data_converter,
+    deflate,
+)
 from harness.temporal.errors import PayloadCodecError
 from harness.temporal.keys import PayloadKey, new_key, parse_keys
 
@@ -60,6 +69,22 @@ async def test_compression_shrinks_a_repetitive_payload_and_says_so():
     sealed = await seal(codec, plain(data))
     assert sealed.metadata[COMPRESSION] == b"zlib"
     assert len(sealed.data) < len(data) // 50
+
+
+@pytest.mark.parametrize("count", [0, 1, 4, 40, 400, 4000])
+def test_compression_uses_a_window_that_fits_the_payload_and_loses_no_bytes(count):
+    # zlib.compress sets up its widest window for every payload: 50-80 us for a small
+    # one, where fitting the window costs 5 (issue 27). The stream must stay as small
+    # and open with any zlib reader.
+    rows = [
+        {"role": "user", "content": f"message {i}: {os.urandom(4).hex()}"} for i in range(count)
+    ]
+    data = json.dumps(rows).encode()
+    packed = deflate(data)
+    assert zlib.decompress(packed) == data
+    assert len(packed) <= len(zlib.compress(data))
+    window_bits = (packed[0] >> 4) + 8  # the stream's header (RFC 1950, CINFO)
+    assert window_bits <= max(len(data).bit_length(), 10)  # 1 KB at least
 
 
 async def test_an_incompressible_payload_is_stored_uncompressed_and_says_so():
