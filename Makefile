@@ -47,7 +47,9 @@ browser: $(CHROMIUM)
 
 # Lint runs beside the tests (make -j2: either failing fails the target). Three test processes,
 # a test file each at a time, on two cores: most tests wait on servers (2,477 tests: 327 s
-# with three, 410 s with two, on a fresh clone of the 2-core machine; issue 27).
+# with three, 410 s with two, on a fresh clone of the 2-core machine; four against three,
+# 244 against 253 s over two runs each, is within the machine's noise; issue 27). A fresh
+# clone's `.ci/run`: 4m46, of which pytest 263 s (2,486 tests).
 test: $(STAMP) $(CHROMIUM)
 	$(MAKE) --no-print-directory -j2 lint suite
 
