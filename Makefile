@@ -8,6 +8,11 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 FAST_TESTS := tests/unit tests/contract $(wildcard tests/test_*.py)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+# The tests' environment: the venv's tools first, and bytecode written (a PYTHONDONTWRITEBYTECODE
+# of the caller's is cleared): pytest keeps each test module with its asserts rewritten in a
+# .pyc of its own, which `make bytecode` does not write; else each of the pytest processes
+# rewrote every test module again at each run, ~3 s of CPU per collection.
+PYTEST_ENV := PYTHONDONTWRITEBYTECODE= PATH="$(CURDIR)/$(BIN):$$PATH"
 
 .PHONY: run test check lint suite fast bytecode bench docs histories corpus browser clean
 
@@ -42,18 +47,20 @@ browser: $(CHROMIUM)
 
 # Lint runs beside the tests (make -j2: either failing fails the target). Three test processes,
 # a test file each at a time, on two cores: most tests wait on servers (2,477 tests: 327 s
-# with three, 410 s with two, on a fresh clone of the 2-core machine; issue 27).
+# with three, 410 s with two, on a fresh clone of the 2-core machine; four against three,
+# 244 against 253 s over two runs each, is within the machine's noise; issue 27). A fresh
+# clone's `.ci/run`: 4m46, of which pytest 263 s (2,486 tests).
 test: $(STAMP) $(CHROMIUM)
 	$(MAKE) --no-print-directory -j2 lint suite
 
 suite: $(STAMP) $(CHROMIUM) bytecode
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -n 3 --dist loadfile
+	$(PYTEST_ENV) $(BIN)/pytest -n 3 --dist loadfile
 
 check: $(STAMP)  # the fast tier: lint beside unit and contract tests; no servers' scenarios, no browser
 	$(MAKE) --no-print-directory -j2 lint fast
 
 fast: $(STAMP) bytecode
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -n 3 --dist loadfile $(FAST_TESTS)
+	$(PYTEST_ENV) $(BIN)/pytest -n 3 --dist loadfile $(FAST_TESTS)
 
 bench: $(STAMP) bytecode  # each prints ours beside a baseline of the same run; the repo root is importable
 	for script in dispatch remote slack_ack thread_growth load; do \

@@ -107,6 +107,8 @@ class Settings(BaseSettings):
     (several workers may share a host); ``0``: a free port, logged."""
     sticky_queue_timeout_seconds: float = Field(default=10.0, gt=0)
     """How long a workflow task waits for the worker that cached it before any worker takes it."""
+    workflow_task_timeout_seconds: float = Field(default=10.0, gt=0, le=120)
+    """How long a killed worker's workflow task waits before another worker takes it."""
     worker_max_concurrent_activities: int | None = Field(default=None, ge=1)
     """Activities one worker runs at once (each hooked operation, model call and post is one);
     unset: the Temporal SDK's default (100)."""
@@ -351,11 +353,8 @@ class Settings(BaseSettings):
         )
 
     def secret_values(self) -> tuple[str, ...]:
-        """Every secret value this process is configured with, for the redactor.
-
-        A secret is masked wherever it appears, whatever its shape (issue 9), so a
-        token that looks like no known family still never reaches a log or a reply.
-        """
+        """Every secret value this process is configured with, for the redactor: masked wherever
+        it appears, whatever its shape (issue 9), a token of no known family too."""
         found = [self.openai_api_key, self.anthropic_api_key, self.slack_bot_token]
         found.append(self.database_url)
         values = [s.get_secret_value() for s in found if s is not None and s.get_secret_value()]

@@ -87,6 +87,7 @@ DEPLOYMENT: Final = frozenset(
         "health_host",
         "health_port",
         "sticky_queue_timeout_seconds",
+        "workflow_task_timeout_seconds",
         "worker_max_concurrent_activities",
         "worker_max_concurrent_workflow_tasks",
         "worker_activity_pollers",

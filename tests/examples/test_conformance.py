@@ -14,9 +14,11 @@ from collections.abc import AsyncIterator
 import pytest
 
 from harness.hook_server.conformance import JsonRpcTarget, McpTarget, load_fixtures
+from harness.hooks.__main__ import main
 from tests.examples.conftest import ROOT, SECRET, failures, free_port, started, stopped
 from tests.examples.test_mcp_rewriter import http_url  # noqa: F401  # the fixture, shared
 from tests.support.broken_executor import BROKEN_FIXTURES
+from tests.support.cli import run_here
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +76,12 @@ def kit(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
     )
 
 
+def kit_here(capsys, *args: str) -> subprocess.CompletedProcess[str]:
+    """:func:`kit` in this process: the same entry point, argv and output, without a fresh
+    interpreter loading the kit (the tests above and below run it as a user does)."""
+    return run_here(main, ["conformance", *args], capsys)
+
+
 def test_the_cli_prints_a_line_per_fixture_and_exits_0_only_at_100_percent(node_policy, broken):
     done = kit("--jsonrpc", node_policy, "--secret-env", "KIT_SECRET", env={"KIT_SECRET": SECRET})
     assert done.returncode == 0, done.stdout + done.stderr
@@ -107,8 +115,8 @@ def test_the_cli_runs_python_in_an_mcp_command_on_its_own_interpreter():
     assert done.stdout.splitlines()[-1] == "compliance: 1/1 (100.0 %)"
 
 
-def test_the_cli_lists_the_fixtures():
-    done = kit("--list")
+def test_the_cli_lists_the_fixtures(capsys):
+    done = kit_here(capsys, "--list")
     assert done.returncode == 0
     listed = [line.split()[:2] for line in done.stdout.splitlines()]
     assert listed == [[f.id, f.transport] for f in load_fixtures()]
@@ -134,25 +142,26 @@ def test_the_cli_lists_the_fixtures():
     ],
     ids=["neither", "both", "unreachable", "no-command", "unset-env", "unknown-only"],
 )
-def test_usage_errors_exit_2_with_one_line(args, says):
-    done = kit(*args)
+def test_usage_errors_exit_2_with_one_line(args, says, capsys):
+    done = kit_here(capsys, *args)
     assert done.returncode == 2
     assert done.stdout == "" and len(done.stderr.splitlines()) == 1, done.stderr
     assert says in done.stderr and "Traceback" not in done.stderr
 
 
-def test_a_refused_kit_is_told_to_give_credentials(policy):
-    done = kit("--jsonrpc", policy.url)
+def test_a_refused_kit_is_told_to_give_credentials(policy, capsys, monkeypatch):
+    done = kit_here(capsys, "--jsonrpc", policy.url)
     assert done.returncode == 2
     assert "refused the kit" in done.stderr and "--header" in done.stderr
-    ok = kit(
+    monkeypatch.setenv("KIT_TOKEN", policy.token)
+    ok = kit_here(
+        capsys,
         "--jsonrpc",
         policy.url,
         "--header",
         "Authorization: Bearer env:KIT_TOKEN",
         "--only",
         "profile.veto",
-        env={"KIT_TOKEN": policy.token},
     )
     assert ok.returncode == 0 and "PASS profile.veto" in ok.stdout
     assert policy.token not in ok.stdout + ok.stderr

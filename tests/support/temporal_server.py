@@ -22,7 +22,9 @@ from uuid import uuid4
 import pytest
 from temporalio.client import Client
 
+from harness.config import Settings
 from harness.storage import PayloadStore, database_url
+from harness.temporal.client.harness_client import rpc_retries
 from harness.temporal.codec import data_converter
 from harness.temporal.keys import new_key, parse_keys
 from tests.support.dev_server import DevServer
@@ -34,6 +36,9 @@ PAYLOADS_DB = Path(tempfile.gettempdir()) / f"harness-payloads-{uuid4().hex}.sql
 file for the session, as the client is one; each test's own database is its ``settings``')."""
 PAYLOADS = PayloadStore(database_url("", PAYLOADS_DB), migrate=True)
 DATA_CONVERTER = data_converter(parse_keys(PAYLOAD_KEY), PAYLOADS)
+RPC_RETRIES = rpc_retries(Settings.model_fields["temporal_rpc_seconds"].default)
+"""The session client retries as :meth:`HarnessClient.connect`'s does (the setting's default):
+a request past a task's in-flight limit is told busy in 1.5 s, not the SDK's 10 s."""
 
 
 @pytest.fixture(scope="session")
@@ -63,7 +68,9 @@ async def client(temporal_address: str, payloads_db: Path) -> Client:
     deadline = time.monotonic() + 30
     while True:
         try:
-            return await Client.connect(temporal_address, data_converter=DATA_CONVERTER)
+            return await Client.connect(
+                temporal_address, data_converter=DATA_CONVERTER, retry_config=RPC_RETRIES
+            )
         except RuntimeError:
             if time.monotonic() > deadline:
                 raise

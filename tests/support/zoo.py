@@ -34,7 +34,7 @@ from harness.hooks.remote.signing import (
 )
 from harness.hooks.remote.wire import ABORT, SCHEMA_HEADER
 
-if TYPE_CHECKING:  # an MCP member (a process per test, twice) loads neither: ~0.3 s each
+if TYPE_CHECKING:  # an MCP member (a process per test) loads neither: ~0.3 s each
     from aiohttp import web
 
 Reply = dict[str, Any]

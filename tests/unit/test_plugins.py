@@ -1,7 +1,8 @@
 """Code plugins by path, and the chains a worker would run, shown without a worker.
 
-The CLI runs as a user runs it (a subprocess); the plugin is the real ``commands``
-package, loaded by its ``module:function`` string.
+The CLI runs as a user runs it (a subprocess), or through the same ``main`` in this process
+where only its output is read; the plugin is the real ``commands`` package, loaded by its
+``module:function`` string.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import pytest
 from commands import COMMANDS
 from harness.config import Settings
 from harness.hooks import HookConfigError
+from harness.hooks.__main__ import main
 from harness.plugins import effective_manager, load_plugin
+from tests.support.cli import run_here
 
 
 def hooks_list(*args: str, plugins: str) -> subprocess.CompletedProcess[str]:
@@ -79,14 +82,22 @@ def test_cli_list_into_a_closed_pipe_exits_quietly():
     assert (process.returncode, stderr.decode()) == (141, "")
 
 
-def test_cli_list_without_plugins_has_no_role_guard():
-    run = hooks_list(plugins="[]")
+def hooks_list_here(capsys, monkeypatch, plugins: str) -> subprocess.CompletedProcess[str]:
+    """:func:`hooks_list` through the same ``main`` in this process, in the same environment."""
+    for name in [k for k in os.environ if k.startswith("HARNESS_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HARNESS_PLUGINS", plugins)
+    return run_here(main, ["list"], capsys)
+
+
+def test_cli_list_without_plugins_has_no_role_guard(capsys, monkeypatch):
+    run = hooks_list_here(capsys, monkeypatch, plugins="[]")
     assert run.returncode == 0, run.stderr
     assert "commands.guard.RoleGuard" not in run.stdout
 
 
-def test_cli_list_names_a_plugin_path_that_does_not_resolve():
-    run = hooks_list(plugins='["commands:nope"]')
+def test_cli_list_names_a_plugin_path_that_does_not_resolve(capsys, monkeypatch):
+    run = hooks_list_here(capsys, monkeypatch, plugins='["commands:nope"]')
     assert run.returncode == 2
     assert run.stderr.splitlines() == [
         "invalid hooks configuration HARNESS_PLUGINS:",

@@ -190,8 +190,12 @@ def _unlisted(record: logging.LogRecord) -> bool:
     return "not listed by server" not in record.getMessage()
 
 
-def run_command(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
-    """Run the parsed ``conformance`` command; the exit status (usage errors print one line)."""
+def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """Run the parsed ``conformance`` command; the exit status (usage errors print one line).
+
+    ``out``: where the report goes; ``sys.stdout`` as it is at the call (not at import).
+    """
+    out = out or sys.stdout
     # The MCP SDK's client (logger "client") warns of every probe at a point the server does
     # not list; probing those is the kit's purpose, so the warning is noise here.
     logging.getLogger("client").addFilter(_unlisted)

@@ -133,7 +133,7 @@ class McpConnection:
                     meta=cast(RequestParamsMeta, meta) if meta else None,
                 )
         except BaseException as error:
-            if _session_is_gone(error):
+            if _session_is_gone(error, isinstance(self._params, str)):
                 # The server exited or the transport broke: a new process (or HTTP
                 # session) on the next call, rather than failing every call from now on.
                 self._retire(owner)
@@ -156,7 +156,7 @@ class McpConnection:
                 if cursor is None:
                     return tools
         except BaseException as error:
-            if _session_is_gone(error):
+            if _session_is_gone(error, isinstance(self._params, str)):
                 self._retire(owner)
             raise
 
@@ -267,14 +267,15 @@ class _Owner:
                 self._ready.set_exception(ConnectionError("MCP session closed before it opened"))
 
 
-def _session_is_gone(error: BaseException) -> bool:
+def _session_is_gone(error: BaseException, over_http: bool) -> bool:
     """Whether a failed call means the session is unusable (inspected, not mapped, here)."""
     if isinstance(error, asyncio.CancelledError | TimeoutError):
         return False  # the caller gave up; the session itself may be fine
     if isinstance(error, MCPError):
         # INVALID_REQUEST is how the SDK reports an HTTP server that forgot our session
-        # (404 after a restart); anything else is the server answering, session intact.
-        return error.code in (CONNECTION_CLOSED, INVALID_REQUEST)
+        # (404 after a restart); a stdio server sending it refused one request (another
+        # schema in _meta): its process lives on. Anything else is the server answering.
+        return error.code == CONNECTION_CLOSED or (over_http and error.code == INVALID_REQUEST)
     return True
 
 

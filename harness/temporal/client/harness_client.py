@@ -59,6 +59,13 @@ from harness.temporal.models import (
 T = TypeVar("T")
 
 
+def rpc_retries(seconds: float) -> RetryConfig:
+    """How the client retries one request Temporal does not take (unreachable, or busy):
+    for ``seconds`` (``temporal_rpc_seconds``). The SDK's default is ~10 s: far past Slack's
+    3 s; a request that cannot get through fails in this budget."""
+    return RetryConfig(max_elapsed_time_millis=int(seconds * 1000), max_interval_millis=500)
+
+
 class HarnessClient:
     """Starts tasks and sends them messages, commands and queries.
 
@@ -107,12 +114,7 @@ class HarnessClient:
                 connection,
                 data_converter=converter,
                 runtime=runtime,
-                # The SDK retries an unreachable server for ~10 s by default: far past
-                # Slack's 3 s. A request that cannot get through fails in this budget.
-                retry_config=RetryConfig(
-                    max_elapsed_time_millis=int(settings.temporal_rpc_seconds * 1000),
-                    max_interval_millis=500,
-                ),
+                retry_config=rpc_retries(settings.temporal_rpc_seconds),
             )
         except RuntimeError as error:  # the SDK reports connection failures as RuntimeError
             raise TaskUnavailable(task_id="-", reason=explain(error, connection)) from error
@@ -184,6 +186,7 @@ class HarnessClient:
                     id=ref.task_id,
                     task_queue=self.settings.task_queue,
                     id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
+                    task_timeout=timedelta(seconds=self.settings.workflow_task_timeout_seconds),
                 )
             except WorkflowAlreadyStartedError:
                 return False

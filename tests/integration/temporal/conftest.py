@@ -72,6 +72,7 @@ def settings(
         retry_max_backoff_seconds=0.5,
         shutdown_grace_seconds=1,
         sticky_queue_timeout_seconds=1,
+        workflow_task_timeout_seconds=3,  # a killed worker's workflow task, not 10 s
         slack_api_url=slack_api.url,  # type: ignore[attr-defined]
         skills_dir=ROOT / "skills",
         agents={"reviewer": AgentProfile(instructions="Review.", tools=("echo",))},

@@ -1,8 +1,9 @@
 """More concurrent updates than Temporal allows per workflow: ``TaskBusy``, not "unreachable".
 
 Temporal accepts 10 in-flight updates per workflow (``history.maxInFlightUpdates``);
-the SDK retries the eleventh for about ten seconds and then gives up with
-``RESOURCE_EXHAUSTED``. Ten commands are held in a pre executor so the limit is
+the client retries the eleventh for ``temporal_rpc_seconds`` (the session client as
+``HarnessClient.connect``'s; the SDK's own default is about ten seconds) and then gives up
+with ``RESOURCE_EXHAUSTED``. Ten commands are held in a pre executor so the limit is
 reached on the real dev server, not simulated.
 """
 
@@ -21,7 +22,7 @@ LIMIT = 10  # Temporal's default history.maxInFlightUpdates
 
 @pytest.fixture
 def settings(settings):
-    """Held activities must outlive the SDK's ~15 s of retries of the eleventh update."""
+    """Held activities must outlive the client's retries of the eleventh update."""
     return settings.model_copy(update={"activity_start_to_close_seconds": 60})
 
 

@@ -5,8 +5,8 @@ while a worker subprocess is killed three times, each once it has taken work (it
 posted an answer), and a fresh one is started each time. Afterwards nothing is lost
 (every message in its transcript, every command applied), nothing failed (every task
 finishes ``succeeded``) and nothing is doubled (one transcript entry and one Slack
-post per message). A killed worker's workflow tasks wait out Temporal's workflow task
-timeout (10 s) before another worker takes them, which is most of this test's time.
+post per message). A killed worker's workflow tasks wait out their workflow task timeout
+(the suite's ``workflow_task_timeout_seconds``, 3 s) before another worker takes them.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ OWNER = "U0OWNER"
 
 @pytest.fixture
 def settings(settings):
-    """Held activities must outlive the SDK's ~15 s of retries of the eleventh update."""
+    """Held activities must outlive the client's retries of the eleventh update."""
     return settings.model_copy(update={"activity_start_to_close_seconds": 60})
 
 

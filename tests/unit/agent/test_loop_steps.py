@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from harness.agent.loop_steps import HelpAnswer
 from harness.domain import ToolCall, ToolResult, ToolSpec
 from harness.hooks import HookAbort
+from harness.hooks.__main__ import main
 from harness.hooks.contexts import ToolInvokedContext
 from harness.hooks.monitors.approvals import ApprovalRule, ApprovalsConfig
+from tests.support.cli import run_here
 
 from .conftest import build_manager, make_loop
 
@@ -254,11 +258,8 @@ async def test_where_nobody_can_be_asked_an_ask_is_a_refusal_and_the_tool_not_of
 
 
 async def test_asks_approvals_and_their_deciders_are_in_the_audit_the_cli_prints(
-    manager, people, tools, store, tmp_path
+    manager, people, tools, store, tmp_path, capsys
 ):
-    import subprocess
-    import sys
-
     from harness.storage.audit import SqlAuditStore
 
     audit = SqlAuditStore(store.database)
@@ -273,21 +274,8 @@ async def test_asks_approvals_and_their_deciders_are_in_the_audit_the_cli_prints
         'call write_artefact {"name": "a.md", "content": "x"} call post {"text": "y"}'
     )
     await audit.aclose()  # written, and its writer task ended (the fixture's manager is not closed)
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "harness.hooks",
-            "audit",
-            "--last",
-            "10",
-            "--database",
-            f"sqlite:///{tmp_path / 'artefacts.sqlite3'}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    argv = ["audit", "--last", "10", "--database", f"sqlite:///{tmp_path / 'artefacts.sqlite3'}"]
+    run = await asyncio.to_thread(run_here, main, argv, capsys)  # main runs its own loop
     assert run.returncode == 0, run.stderr
     lines = [" ".join(line.split()) for line in run.stdout.splitlines()]
     kinds = [line.split()[2] for line in lines]

@@ -9,8 +9,10 @@ import sys
 import pytest
 
 from harness.hooks import HookAbort, HookManager, HookTransportError, JsonRpcExecutor
+from harness.hooks.__main__ import main
 from harness.storage import database_url, open_database
 from harness.storage.audit import SqlAuditStore, recent_audit
+from tests.support.cli import run_here
 
 
 def closed_port() -> int:
@@ -113,23 +115,12 @@ async def test_cli_shows_the_last_records(store, tool_ctx, tmp_path):
     assert "task=T1 corr=corr-1" in lines[1] and "ignored_failure" in lines[1]
 
 
-def test_cli_names_an_unreachable_database_in_one_line_without_its_password(tmp_path):
+def test_cli_names_an_unreachable_database_in_one_line_without_its_password(tmp_path, capsys):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "harness.hooks",
-            "audit",
-            "--database",
-            f"postgresql://u:pw-s3cret@127.0.0.1:{port}/x",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    database = f"postgresql://u:pw-s3cret@127.0.0.1:{port}/x"
+    run = run_here(main, ["audit", "--database", database], capsys)  # the same main, in-process
     assert run.returncode == 2
     assert f"127.0.0.1:{port}" in run.stderr and "pw-s3cret" not in run.stderr
     assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1

@@ -12,9 +12,11 @@ import pytest
 from harness.bodies.activity import ActivityBodies
 from harness.domain import ToolResult
 from harness.hooks import HookConfigError, HookManager, HookTimeoutError, load_hooks_config
+from harness.hooks.__main__ import main
 from harness.hooks.catalogue import POINTS
 from harness.hooks.contexts import ActivityFailedContext, ToolInvokedContext
 from harness.providers import system_random
+from tests.support.cli import run_here
 
 CALLS: list[str] = []
 
@@ -302,7 +304,7 @@ async def test_retry_section_configures_the_default_activity_failed_body(tmp_pat
     assert (await plugin.activity_failed(one)).result.retry is False  # commands keep one attempt
 
 
-def test_cli_lists_the_effective_chains_and_refuses_a_bad_file(tmp_path):
+def test_cli_lists_the_effective_chains_and_refuses_a_bad_file(tmp_path, capsys):
     good = tmp_path / "good.toml"
     good.write_text(
         f'[[executor]]\nname = "tagger"\nkind = "local"\npoints = "tool.invoked.pre"\n'
@@ -324,10 +326,5 @@ def test_cli_lists_the_effective_chains_and_refuses_a_bad_file(tmp_path):
 
     bad = tmp_path / "bad.toml"
     bad.write_text('[[executor]]\nkind = "local"\npoints = "nope.pre"\ntarget = "m:a"\n')
-    run = subprocess.run(
-        [sys.executable, "-m", "harness.hooks", "list", "--config", str(bad)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run = run_here(main, ["list", "--config", str(bad)], capsys)  # the same main, in-process
     assert run.returncode == 2 and "'nope.pre' matches no hook point" in run.stderr

@@ -8,8 +8,6 @@ two hosts, is tests/unit/storage/test_decisions.py).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +23,7 @@ from harness.hooks import (
     describe_chains,
     load_hooks_config,
 )
+from harness.hooks.__main__ import main
 from harness.hooks.chain import IDENTITY_FIELDS
 from harness.hooks.config.wrappers import ConfiguredExecutor
 from harness.hooks.contexts import PersistenceWriteContext
@@ -32,6 +31,7 @@ from harness.hooks.pure import PER_ATTEMPT_FIELDS, decision_key, executor_identi
 from harness.storage import database_url, open_database
 from harness.storage.decisions import SqlDecisionStore
 from harness.storage.schema import hook_decision
+from tests.support.cli import run_here
 
 ME = "tests.unit.hooks.test_pure"
 CALLS: list[tuple[str, int]] = []
@@ -283,7 +283,7 @@ target = "{ME}:decide"
     assert not any(isinstance(r.executor.inner, PureExecutor) for r in bare)
 
 
-def test_the_cli_listing_marks_pure_entries_through_their_mode(tmp_path):
+def test_the_cli_listing_marks_pure_entries_through_their_mode(tmp_path, capsys):
     """docs/hooks/pure.md: ``python -m harness.hooks list`` marks a pure entry (issue 28)."""
     path = tmp_path / "listed.toml"
     path.write_text(
@@ -297,12 +297,7 @@ points = "persistence.write.pre"
 target = "{ME}:decide"
 '''
     )
-    run = subprocess.run(
-        [sys.executable, "-m", "harness.hooks", "list", "--config", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run = run_here(main, ["list", "--config", str(path)], capsys)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     at = lines.index("persistence.write.pre")

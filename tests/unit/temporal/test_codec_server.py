@@ -1,7 +1,7 @@
 """The codec server over real HTTP: what the Web UI and ``temporal --codec-endpoint`` send.
 
 The app is served by aiohttp on a loopback port; one test runs the module itself as a
-subprocess, as an operator starts it.
+subprocess, as an operator starts it, and its refusals to start run its ``main`` in-process.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from harness.temporal.codec_server import (
     allowed_origins,
     codec_app,
 )
+from harness.temporal.codec_server import main as codec_main
 from harness.temporal.keys import new_key, parse_keys
 
 UI = "http://localhost:8233"
@@ -144,10 +145,11 @@ async def test_every_origin_of_the_list_is_answered(http):
                 assert response.headers["Access-Control-Allow-Origin"] == origin
 
 
-def test_an_origin_that_is_not_one_stops_the_start_in_one_line():
-    proc = codec_server(free_port(), HARNESS_PAYLOAD_KEY=KEY, HARNESS_CODEC_SERVER_ORIGINS="ui")
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 2 and err.count("\n") == 1
+def test_an_origin_that_is_not_one_stops_the_start_in_one_line(monkeypatch, capsys):
+    err = refused_here(
+        monkeypatch, capsys, HARNESS_PAYLOAD_KEY=KEY, HARNESS_CODEC_SERVER_ORIGINS="ui"
+    )
+    assert err.count("\n") == 1
     assert err.startswith("codec server not starting: ") and "http://127.0.0.1:8233" in err
 
 
@@ -219,20 +221,33 @@ def codec_server(port: int, **env: str) -> subprocess.Popen[str]:
     )
 
 
-def test_it_will_not_listen_beyond_loopback_without_a_token(tmp_path):
-    proc = codec_server(free_port(), HARNESS_PAYLOAD_KEY=KEY, HARNESS_CODEC_SERVER_HOST="0.0.0.0")
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 2
+def refused_here(monkeypatch, capsys, **env: str) -> str:
+    """:func:`codec_server` refusing to start, through the same ``main`` in this process (the
+    same environment, exit status 2 and line; the last test starts it as an operator does)."""
+    for name in [k for k in os.environ if k.startswith("HARNESS_")]:
+        monkeypatch.delenv(name)
+    for name, value in {"HARNESS_CODEC_SERVER_PORT": str(free_port()), **env}.items():
+        monkeypatch.setenv(name, value)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exited:
+        codec_main()
+    assert exited.value.code == 2
+    return capsys.readouterr().err
+
+
+def test_it_will_not_listen_beyond_loopback_without_a_token(monkeypatch, capsys):
+    err = refused_here(
+        monkeypatch, capsys, HARNESS_PAYLOAD_KEY=KEY, HARNESS_CODEC_SERVER_HOST="0.0.0.0"
+    )
     assert err == (
         "codec server not starting: HARNESS_CODEC_SERVER_TOKEN is required to listen on "
         "0.0.0.0, which is not a loopback address\n"
     )
 
 
-def test_it_will_not_start_without_a_key(tmp_path):
-    proc = codec_server(free_port(), HARNESS_DATA_DIR=str(tmp_path))
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 2 and err.startswith("codec server not starting: HARNESS_PAYLOAD_KEY")
+def test_it_will_not_start_without_a_key(tmp_path, monkeypatch, capsys):
+    err = refused_here(monkeypatch, capsys, HARNESS_DATA_DIR=str(tmp_path))
+    assert err.startswith("codec server not starting: HARNESS_PAYLOAD_KEY")
 
 
 async def test_the_module_serves_the_protocol_as_started_by_an_operator(http):

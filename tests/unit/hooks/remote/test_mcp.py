@@ -16,12 +16,15 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_REQUEST
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from harness.domain import Message, ToolCall
 from harness.hooks import HookAbort, HookManager, HookTransportError, UnknownHookPointError
 from harness.hooks.contexts import LlmInvokedContext, ToolInvokedContext
 from harness.hooks.remote import McpConnection, McpExecutor
+from harness.hooks.remote.schema_version import SCHEMA_META_KEY
 
 ROOT = Path(__file__).resolve().parents[4]
 SERVER = [sys.executable, str(Path(__file__).with_name("servers") / "mcp_hooks.py")]
@@ -170,6 +173,20 @@ async def test_timeout_fails_the_call_and_keeps_the_session(connection):
     assert time.monotonic() - started < 1.5
     assert "time" in caught.value.cause.lower()
     assert await pid_of(hasty) == before
+
+
+async def test_a_request_the_stdio_server_refuses_as_invalid_keeps_its_process(connection):
+    """-32600 over stdio is the server refusing one call (here: another schema version in
+    ``_meta``), not a lost session as over HTTP: no new process for the next call."""
+    before = await pid_of(McpExecutor(connection, point="tool.invoked.pre"))
+    with pytest.raises(MCPError) as caught:
+        await connection.call_tool(
+            "hooks.tool.invoked.pre",
+            {"context": call("pass").model_dump(mode="json")},
+            meta={SCHEMA_META_KEY: "v999"},
+        )
+    assert caught.value.error.code == INVALID_REQUEST
+    assert await pid_of(McpExecutor(connection, point="tool.invoked.pre")) == before
 
 
 async def test_session_outlives_a_connect_timeout_and_respawns_after_the_server_dies():
