@@ -8,6 +8,7 @@ as a user does, in a subprocess.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Callable, Sequence
 
@@ -25,3 +26,12 @@ def run_here(
         status = exited.code if isinstance(exited.code, int) else 1
     out = capsys.readouterr()
     return subprocess.CompletedProcess(list(argv), status, out.out, out.err)
+
+
+def harness_env(monkeypatch: pytest.MonkeyPatch, **env: str) -> None:
+    """The process's ``HARNESS_*`` variables replaced by ``env``, as a subprocess started with
+    only these would see them (the caller's own settings must not leak into the command)."""
+    for name in [k for k in os.environ if k.startswith("HARNESS_")]:
+        monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)

@@ -18,7 +18,7 @@ from harness.config import Settings
 from harness.hooks import HookConfigError
 from harness.hooks.__main__ import main
 from harness.plugins import effective_manager, load_plugin
-from tests.support.cli import run_here
+from tests.support.cli import harness_env, run_here
 
 
 def hooks_list(*args: str, plugins: str) -> subprocess.CompletedProcess[str]:
@@ -84,9 +84,7 @@ def test_cli_list_into_a_closed_pipe_exits_quietly():
 
 def hooks_list_here(capsys, monkeypatch, plugins: str) -> subprocess.CompletedProcess[str]:
     """:func:`hooks_list` through the same ``main`` in this process, in the same environment."""
-    for name in [k for k in os.environ if k.startswith("HARNESS_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("HARNESS_PLUGINS", plugins)
+    harness_env(monkeypatch, HARNESS_PLUGINS=plugins)
     return run_here(main, ["list"], capsys)
 
 

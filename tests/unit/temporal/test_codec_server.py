@@ -31,6 +31,7 @@ from harness.temporal.codec_server import (
 )
 from harness.temporal.codec_server import main as codec_main
 from harness.temporal.keys import new_key, parse_keys
+from tests.support.cli import harness_env, run_here
 
 UI = "http://localhost:8233"
 TOKEN = "codec-" + os.urandom(8).hex()
@@ -224,15 +225,10 @@ def codec_server(port: int, **env: str) -> subprocess.Popen[str]:
 def refused_here(monkeypatch, capsys, **env: str) -> str:
     """:func:`codec_server` refusing to start, through the same ``main`` in this process (the
     same environment, exit status 2 and line; the last test starts it as an operator does)."""
-    for name in [k for k in os.environ if k.startswith("HARNESS_")]:
-        monkeypatch.delenv(name)
-    for name, value in {"HARNESS_CODEC_SERVER_PORT": str(free_port()), **env}.items():
-        monkeypatch.setenv(name, value)
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as exited:
-        codec_main()
-    assert exited.value.code == 2
-    return capsys.readouterr().err
+    harness_env(monkeypatch, HARNESS_CODEC_SERVER_PORT=str(free_port()), **env)
+    refused = run_here(lambda _: codec_main() or 0, [], capsys)
+    assert refused.returncode == 2
+    return refused.stderr
 
 
 def test_it_will_not_listen_beyond_loopback_without_a_token(monkeypatch, capsys):
